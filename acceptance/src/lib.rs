@@ -1,0 +1,10 @@
+//! The acceptance tier: everything the opt-in live lanes stand on.
+//!
+//! It parses the tier's selection from the environment once, builds disposable
+//! scratch worlds (HOME, XDG, state dir, private tmux socket dir) that a guarded
+//! sweeper removes without ever touching anything outside them, provisions real
+//! harness binaries against a local stub model provider, drives the real
+//! `studyloop` product as a subprocess (never by linking it), and writes one
+//! evidence-bundle schema shared with the UAT tier. The runner itself is
+//! `tests/acceptance.rs`; this library holds the mechanisms it and their ungated
+//! tests use.
