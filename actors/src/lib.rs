@@ -6,3 +6,7 @@
 //! budget guard that caps turns and output tokens before each turn. The mentor
 //! side is a `Mentor` trait implemented elsewhere (tmux panes, the web ACP
 //! socket); this crate never simulates a mentor outside its own tests.
+
+pub mod kind;
+
+pub use kind::{ActorKind, EnvVarDoc, UnknownActorKind};
