@@ -1,0 +1,131 @@
+//! The redacted summary: the only artefact allowed to leave a private evidence bundle.
+//!
+//! [`redact_summary`] keeps the rules' allow-listed top-level keys only, then scans every
+//! kept key and value, recursively through nested maps and arrays, and fails with every
+//! violation at once. It never rewrites a value into a "clean" one: a summary that needed
+//! rewriting was built wrong, and the fix belongs where it was built.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::error::RedactionError;
+use crate::redactor::Redactor;
+use crate::rules::RedactionRules;
+
+/// Which part of a JSON entry leaked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// An object key.
+    Key,
+    /// A string value.
+    Value,
+}
+
+/// One leak found in a summary. Its path is rendered with the offending text already
+/// redacted, so reporting a violation never repeats the secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Where: `$`, then `.key` and `[index]` steps (keys shown redacted).
+    pub path: String,
+    /// Key or value.
+    pub part: Part,
+    /// The rule that matched (pattern id or `known-secret:<NAME>`).
+    pub rule: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let part = match self.part {
+            Part::Key => "key",
+            Part::Value => "value",
+        };
+        write!(f, "{part} at `{}` matches `{}`", self.path, self.rule)
+    }
+}
+
+/// Keeps `rules`' allow-listed keys of `summary` and proves nothing in them leaks.
+///
+/// # Errors
+/// [`RedactionError::NotAnObject`] when `summary` is not an object;
+/// [`RedactionError::Leak`] listing every violation in the kept keys and values.
+pub fn redact_summary(
+    summary: &Value,
+    rules: &RedactionRules,
+) -> Result<Map<String, Value>, RedactionError> {
+    Redactor::new(rules).summary(summary)
+}
+
+impl Redactor {
+    /// [`redact_summary`] with this redactor, so caller-supplied secret values are
+    /// caught too.
+    ///
+    /// # Errors
+    /// As [`redact_summary`].
+    pub fn summary(&self, summary: &Value) -> Result<Map<String, Value>, RedactionError> {
+        let Value::Object(map) = summary else {
+            return Err(RedactionError::NotAnObject {
+                found: kind(summary),
+            });
+        };
+        let kept: Map<String, Value> = map
+            .iter()
+            .filter(|(k, _)| self.allowed_fields().contains(k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut violations = Vec::new();
+        for (key, value) in &kept {
+            // Allow-listed keys are fixed words, but scanning them keeps the rule simple:
+            // every key that leaves is scanned.
+            self.scan_entry("$", key, value, &mut violations);
+        }
+        if violations.is_empty() {
+            Ok(kept)
+        } else {
+            Err(RedactionError::Leak { violations })
+        }
+    }
+
+    fn scan_entry(&self, parent: &str, key: &str, value: &Value, out: &mut Vec<Violation>) {
+        let (shown, findings) = self.rewrite(key);
+        let path = format!("{parent}.{shown}");
+        out.extend(findings.into_iter().map(|f| Violation {
+            path: path.clone(),
+            part: Part::Key,
+            rule: f.rule,
+        }));
+        self.scan_value(&path, value, out);
+    }
+
+    fn scan_value(&self, path: &str, value: &Value, out: &mut Vec<Violation>) {
+        match value {
+            Value::String(text) => out.extend(self.findings(text).into_iter().map(|f| Violation {
+                path: path.to_owned(),
+                part: Part::Value,
+                rule: f.rule,
+            })),
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    self.scan_value(&format!("{path}[{index}]"), item, out);
+                }
+            }
+            Value::Object(map) => {
+                for (key, item) in map {
+                    self.scan_entry(path, key, item, out);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
