@@ -6,3 +6,5 @@
 //! The library part holds only what a driver must share with the stubs to check
 //! their output (the reply nonce formula and the request-log record). It depends
 //! on nothing else in the workspace.
+
+pub mod acp;
