@@ -1,0 +1,398 @@
+//! The one place that uses the `agent-client-protocol` crate: it runs the
+//! crate's v1 client over the agent's stdio and turns the conversation into
+//! [`AcpEvent`]s and simple commands (prompt, permission answer, stop).
+//!
+//! The crate's typed requests carry our outbound calls; inbound traffic is
+//! taken untyped so unknown `session/update` kinds pass through unchanged and
+//! permission requests reach the browser exactly as the agent sent them.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
+    InitializeRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
+    TextContent, WriteTextFileRequest, WriteTextFileResponse,
+};
+use agent_client_protocol::{Agent, Client, Error as RpcError, Responder, UntypedMessage};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use super::events::{AcpEvent, EventQueue, map_session_update};
+use super::fs::SessionFs;
+use super::process::AgentProcess;
+use super::{AcpError, AcpTimeouts, transport};
+
+/// What the owner asks of a running session.
+#[derive(Debug)]
+pub(super) enum Command {
+    Prompt(String),
+    Permission { request_id: String, outcome: Value },
+    Stop,
+}
+
+/// What the handshake learned.
+#[derive(Debug)]
+pub(super) struct Handshake {
+    pub agent_name: Option<String>,
+    pub session_id: String,
+}
+
+type PermissionResponders =
+    Arc<Mutex<HashMap<String, Responder<Value, agent_client_protocol::V1>>>>;
+
+/// Everything one driver task owns.
+pub(super) struct Driver {
+    pub process: AgentProcess,
+    pub stdin: tokio::process::ChildStdin,
+    pub stdout: tokio::process::ChildStdout,
+    pub cwd: PathBuf,
+    pub timeouts: AcpTimeouts,
+    pub events: Arc<EventQueue>,
+    pub commands: mpsc::UnboundedReceiver<Command>,
+    pub ready: oneshot::Sender<Result<Handshake, AcpError>>,
+}
+
+/// Drives one agent process from spawn to stop. Reports the handshake on
+/// `ready`, then serves `commands` until stop, EOF or a fatal transport error,
+/// and always ends by killing the process group and pushing `Stopped`.
+pub(super) async fn drive(driver: Driver) {
+    let Driver {
+        mut process,
+        stdin,
+        stdout,
+        cwd,
+        timeouts,
+        events,
+        commands,
+        ready,
+    } = driver;
+    let (lines, malformed) = transport::lines(stdin, stdout, events.clone());
+    let fs = SessionFs::new(&cwd).ok();
+    let responders: PermissionResponders = Arc::default();
+    let stderr = process.stderr.clone();
+    let mut ready = Some(ready);
+    let step: Arc<Mutex<&'static str>> = Arc::new(Mutex::new("initialize"));
+    let step_m = step.clone();
+    let outcome = {
+        let events_n = events.clone();
+        let events_r = events.clone();
+        let responders_r = responders.clone();
+        let events_m = events.clone();
+        let ready = &mut ready;
+        Client
+            .v1()
+            .on_receive_notification(
+                async move |msg: UntypedMessage, _cx: ConnectionTo<Agent>| {
+                    if msg.method() == "session/update"
+                        && let Some(event) = map_session_update(msg.params())
+                    {
+                        events_n.push(event);
+                    }
+                    // `_kiro.dev/*` and other notifications are not part of the console.
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_notification!(),
+            )
+            .on_receive_request(
+                async move |msg: UntypedMessage,
+                            responder: Responder<Value, agent_client_protocol::V1>,
+                            _cx: ConnectionTo<Agent>| {
+                    answer_request(msg, responder, fs.as_ref(), &responders_r, &events_r)
+                },
+                agent_client_protocol::on_receive_request!(),
+            )
+            .connect_with(lines, async move |conn: ConnectionTo<Agent>| {
+                let handshake = match handshake(&conn, &cwd, &timeouts, &step_m).await {
+                    Ok(h) => h,
+                    // Reported after the process is gone, with its exit status.
+                    Err(e) => return Ok(Ending::HandshakeFailed(e)),
+                };
+                let session_id = handshake.session_id.clone();
+                if let Some(tx) = ready.take() {
+                    let _ = tx.send(Ok(handshake));
+                }
+                Ok(serve(
+                    &conn,
+                    &session_id,
+                    &timeouts,
+                    &events_m,
+                    commands,
+                    &responders,
+                )
+                .await)
+            })
+            .await
+    };
+    let (reason, message, failed) = match outcome {
+        Ok(Ending::Cancel) => ("cancel", None, None),
+        Ok(Ending::Exit) if malformed.is_set() => ("error", None, None),
+        Ok(Ending::Exit) => ("exit", None, None),
+        Ok(Ending::HandshakeFailed(e)) => ("error", None, Some(e)),
+        Err(e) => ("error", Some(format!("ACP connection failed: {e}")), None),
+    };
+    if let Some(tx) = ready.take() {
+        // The handshake failed or the connection ended before it could report:
+        // say which step was running and how the agent exited.
+        let code = process.terminate(timeouts.stop_grace).await;
+        let status = code.map_or_else(
+            || "killed by a signal".to_owned(),
+            |c| format!("status {c}"),
+        );
+        let step = *step
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let err = match failed {
+            Some(AcpError::Handshake { step, detail, .. }) => AcpError::Handshake {
+                step,
+                detail: format!("{detail} (agent {status})"),
+                stderr_tail: stderr.text(),
+            },
+            Some(other) => other,
+            None => AcpError::Handshake {
+                step,
+                detail: message.clone().map_or_else(
+                    || format!("the agent exited ({status}) before answering"),
+                    |m| format!("{m} (agent {status})"),
+                ),
+                stderr_tail: stderr.text(),
+            },
+        };
+        let _ = tx.send(Err(err));
+    }
+    if let Some(message) = message {
+        events.push(AcpEvent::TransportError { message });
+    }
+    if reason == "cancel" {
+        // Give an agent that exits on cancel (or on stdin EOF) a moment to do so.
+        let _ = tokio::time::timeout(timeouts.stop_grace, process.wait()).await;
+    }
+    let returncode = process.terminate(timeouts.stop_grace).await;
+    events.push(AcpEvent::Stopped {
+        returncode,
+        reason: reason.to_owned(),
+    });
+}
+
+enum Ending {
+    Cancel,
+    Exit,
+    HandshakeFailed(AcpError),
+}
+
+async fn handshake(
+    conn: &ConnectionTo<Agent>,
+    cwd: &std::path::Path,
+    timeouts: &AcpTimeouts,
+    step: &Mutex<&'static str>,
+) -> Result<Handshake, AcpError> {
+    let caps = ClientCapabilities::new().fs(FileSystemCapabilities::new()
+        .read_text_file(true)
+        .write_text_file(true));
+    let init = InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
+        .client_capabilities(caps)
+        .client_info(Implementation::new("studyloop", env!("CARGO_PKG_VERSION")));
+    let init = call(
+        conn,
+        "initialize",
+        timeouts.initialize,
+        conn.send_request(init).block_task(),
+    )
+    .await?;
+    let agent_name = init.agent_info.as_ref().map(|i| i.name.clone());
+    *step
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = "session/new";
+    let new = NewSessionRequest::new(cwd.to_path_buf());
+    let new = call(
+        conn,
+        "session/new",
+        timeouts.new_session,
+        conn.send_request(new).block_task(),
+    )
+    .await?;
+    Ok(Handshake {
+        agent_name,
+        session_id: new.session_id.0.to_string(),
+    })
+}
+
+/// One request with a deadline, failing fast if the agent goes away.
+async fn call<T>(
+    conn: &ConnectionTo<Agent>,
+    step: &'static str,
+    timeout: Duration,
+    request: impl Future<Output = Result<T, RpcError>>,
+) -> Result<T, AcpError> {
+    tokio::select! {
+        result = request => result.map_err(|e| {
+            if agent_client_protocol::is_incoming_transport_closed(&e)
+                || agent_client_protocol::is_connection_terminated(&e)
+            {
+                AcpError::Handshake {
+                    step, detail: "the agent exited or closed stdout".into(), stderr_tail: String::new(),
+                }
+            } else {
+                AcpError::Rpc { step, detail: rpc_detail(&e) }
+            }
+        }),
+        () = conn.incoming_closed() => Err(AcpError::Handshake {
+            step, detail: "the agent exited or closed stdout".into(), stderr_tail: String::new(),
+        }),
+        () = tokio::time::sleep(timeout) => Err(AcpError::Timeout { step, after: timeout }),
+    }
+}
+
+async fn serve(
+    conn: &ConnectionTo<Agent>,
+    session_id: &str,
+    timeouts: &AcpTimeouts,
+    events: &Arc<EventQueue>,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    responders: &PermissionResponders,
+) -> Ending {
+    let mut in_flight: Vec<tokio::task::JoinHandle<()>> = Vec::new();
+    loop {
+        let command = tokio::select! {
+            command = commands.recv() => command,
+            () = conn.incoming_closed() => return Ending::Exit,
+        };
+        match command {
+            Some(Command::Prompt(text)) => {
+                let request = PromptRequest::new(
+                    session_id.to_owned(),
+                    vec![ContentBlock::Text(TextContent::new(text))],
+                );
+                let pending = conn.send_request(request).block_task();
+                let (events, timeout) = (events.clone(), timeouts.prompt);
+                in_flight.retain(|h| !h.is_finished());
+                // Fire and forget: the console stays responsive (cancel, permission).
+                in_flight.push(tokio::spawn(async move {
+                    let event = match tokio::time::timeout(timeout, pending).await {
+                        Ok(Ok(done)) => {
+                            let reason = serde_json::to_value(done.stop_reason)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_owned))
+                                .unwrap_or_else(|| "end_turn".into());
+                            AcpEvent::message("turn_end", json!({"reason": reason}))
+                        }
+                        Ok(Err(e)) => AcpEvent::TransportError {
+                            message: format!("session/prompt failed: {}", rpc_detail(&e)),
+                        },
+                        Err(_) => AcpEvent::TransportError {
+                            message: format!(
+                                "session/prompt got no answer within {}s",
+                                timeout.as_secs()
+                            ),
+                        },
+                    };
+                    let failed = matches!(event, AcpEvent::TransportError { .. });
+                    events.push(event);
+                    if failed {
+                        // The console waits for turn_end to re-enable input.
+                        events.push(AcpEvent::message("turn_end", json!({"reason": "error"})));
+                    }
+                }));
+            }
+            Some(Command::Permission {
+                request_id,
+                outcome,
+            }) => {
+                let responder = responders
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&request_id);
+                match responder {
+                    Some(r) => {
+                        let _ = r.respond(json!({ "outcome": outcome }));
+                    }
+                    None => events.push(AcpEvent::TransportError {
+                        message: format!("no pending permission request {request_id}"),
+                    }),
+                }
+            }
+            Some(Command::Stop) | None => {
+                let _ = conn.send_notification(CancelNotification::new(session_id.to_owned()));
+                // Keep the connection open briefly so a running prompt can finish
+                // with its cancelled stop reason (or the agent can exit on cancel).
+                let settle = futures::future::join_all(in_flight.drain(..));
+                tokio::select! {
+                    _ = settle => {}
+                    () = conn.incoming_closed() => {}
+                    () = tokio::time::sleep(timeouts.stop_grace) => {}
+                }
+                return Ending::Cancel;
+            }
+        }
+    }
+}
+
+/// Answers one agent→client request: permission (relayed, answered later),
+/// fs (answered now, confined to the session dir), anything else -32601.
+fn answer_request(
+    msg: UntypedMessage,
+    responder: Responder<Value, agent_client_protocol::V1>,
+    fs: Option<&SessionFs>,
+    responders: &PermissionResponders,
+    events: &EventQueue,
+) -> Result<(), RpcError> {
+    let (method, params) = msg.into_parts();
+    match method.as_str() {
+        "session/request_permission" => {
+            let request_id = responder.raw_id().to_string();
+            let mut payload = params;
+            if let Some(obj) = payload.as_object_mut() {
+                obj.insert("_request_id".into(), Value::String(request_id.clone()));
+            }
+            responders
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(request_id, responder);
+            events.push(AcpEvent::message("request_permission", payload));
+            Ok(())
+        }
+        "fs/read_text_file" | "fs/write_text_file" => {
+            let Some(fs) = fs else {
+                return responder
+                    .respond_with_error(RpcError::new(-32603, "session dir unavailable"));
+            };
+            let result = if method == "fs/read_text_file" {
+                serde_json::from_value::<ReadTextFileRequest>(params)
+                    .map_err(|e| RpcError::new(-32602, e.to_string()))
+                    .and_then(|r| {
+                        fs.read(&r.path, r.line, r.limit)
+                            .map(|content| to_json(&ReadTextFileResponse::new(content)))
+                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
+                    })
+            } else {
+                serde_json::from_value::<WriteTextFileRequest>(params)
+                    .map_err(|e| RpcError::new(-32602, e.to_string()))
+                    .and_then(|r| {
+                        fs.write(&r.path, &r.content)
+                            .map(|()| to_json(&WriteTextFileResponse::new()))
+                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
+                    })
+            };
+            match result {
+                Ok(value) => responder.respond(value),
+                Err(e) => responder.respond_with_error(e),
+            }
+        }
+        other => responder.respond_with_error(RpcError::new(
+            -32601,
+            format!("studyloop does not offer {other}"),
+        )),
+    }
+}
+
+fn to_json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn rpc_detail(e: &RpcError) -> String {
+    format!("{} (code {})", e.message, i32::from(e.code))
+}

@@ -1,0 +1,260 @@
+//! The ACP client of the web console: runs a harness's ACP agent (or
+//! `STUDYLOOP_TEST_ACP_CMD`) as a child process and exposes it as a small,
+//! crate-independent API: [`AcpSession::start`] (spawn, `initialize`,
+//! `session/new`), [`AcpSession::prompt`], [`AcpSession::respond_permission`],
+//! [`AcpSession::stop`] and a queue of [`AcpEvent`]s shaped as WS frames.
+//!
+//! Why the official `agent-client-protocol` crate (pinned `=5.2.0`): it owns
+//! the JSON-RPC engine (id correlation, error shapes, malformed-frame replies)
+//! and the v1 schema types, and its low-level `Lines` transport lets us keep
+//! everything a WS relay needs in our hands: we spawn the process (own group,
+//! scrubbed env, stderr tail), see every inbound line (malformed → reported and
+//! the session ends), and take inbound messages untyped so unknown update kinds
+//! pass through unchanged. Only `client.rs` and `transport.rs` name the crate, so
+//! a breaking release touches two files. The fallback (schema types plus our own
+//! NDJSON client) was not needed. Cost to know about: the crate turns on
+//! `serde_json/preserve_order` for every crate built with it, so code that needs
+//! sorted JSON keys must sort explicitly (structs or `BTreeMap`), not rely on
+//! `serde_json::Map` order.
+//!
+//! Not here: HTTP/WS routing and the session claim (see `web::server`), the
+//! choice of argv per harness (see `web::agents`).
+
+mod client;
+mod events;
+mod fs;
+mod process;
+mod transport;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+pub use events::{AcpEvent, EVENT_QUEUE_CAPACITY, EventQueue, map_session_update};
+pub use fs::{FsError, SessionFs};
+pub use process::{AgentCommand, STDERR_TAIL_BYTES, StderrTail, resolve_program};
+
+use client::Command;
+
+/// Deadlines for each request. A version-mismatched adapter (pi-acp against
+/// an old pi) hangs silently, so nothing waits forever.
+#[derive(Debug, Clone, Copy)]
+pub struct AcpTimeouts {
+    /// `initialize` (15 s as the reference).
+    pub initialize: Duration,
+    /// `session/new` (60 s: kiro starts its MCP servers first).
+    pub new_session: Duration,
+    /// One `session/prompt` turn.
+    pub prompt: Duration,
+    /// How long an agent gets to exit after cancel/SIGTERM before SIGKILL.
+    pub stop_grace: Duration,
+}
+
+impl Default for AcpTimeouts {
+    fn default() -> Self {
+        Self {
+            initialize: Duration::from_secs(15),
+            new_session: Duration::from_secs(60),
+            prompt: Duration::from_secs(600),
+            stop_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Why an ACP session could not start or a command could not be sent.
+#[derive(Debug, thiserror::Error)]
+pub enum AcpError {
+    /// The command line was empty.
+    #[error("the ACP agent command is empty; set the harness ACP argv or STUDYLOOP_TEST_ACP_CMD")]
+    EmptyCommand,
+    /// The program could not be started.
+    #[error("cannot start ACP agent `{program}`: {source}; is it installed and on PATH?")]
+    Spawn {
+        /// argv[0].
+        program: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The child's pipes were not available.
+    #[error("the ACP agent's stdio pipes could not be opened")]
+    Pipes,
+    /// The agent answered a request with an error.
+    #[error("ACP {step} failed: {detail}")]
+    Rpc {
+        /// The request.
+        step: &'static str,
+        /// The agent's error message and code.
+        detail: String,
+    },
+    /// The agent did not answer in time.
+    #[error("ACP {step} got no answer within {}s; the agent may be hung or the wrong version", after.as_secs())]
+    Timeout {
+        /// The request.
+        step: &'static str,
+        /// The deadline.
+        after: Duration,
+    },
+    /// The agent went away during the handshake.
+    #[error("ACP {step} failed: {detail}; agent stderr (last 4 KB): {stderr_tail}")]
+    Handshake {
+        /// The request in progress.
+        step: &'static str,
+        /// What happened.
+        detail: String,
+        /// The agent's last stderr bytes.
+        stderr_tail: String,
+    },
+    /// The session already ended.
+    #[error("the ACP session has ended; start a new one")]
+    Ended,
+}
+
+/// A live ACP session: the agent process, its connection and its events.
+#[derive(Debug)]
+pub struct AcpSession {
+    commands: mpsc::UnboundedSender<Command>,
+    events: Arc<EventQueue>,
+    stderr: StderrTail,
+    agent_name: Option<String>,
+    session_id: String,
+    pid: Option<u32>,
+    driver: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl AcpSession {
+    /// Spawns the agent and runs the handshake; on any failure the agent's
+    /// whole process group is killed before the error returns.
+    ///
+    /// # Errors
+    /// [`AcpError`] naming the failed step (spawn, initialize, session/new).
+    pub async fn start(cmd: AgentCommand, timeouts: AcpTimeouts) -> Result<Self, AcpError> {
+        let (process, stdin, stdout) = process::AgentProcess::spawn(&cmd)?;
+        let stderr = process.stderr.clone();
+        let pid = process.pid();
+        let events = Arc::new(EventQueue::default());
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (ready_tx, ready_rx) = oneshot::channel();
+        let driver = tokio::spawn(client::drive(client::Driver {
+            process,
+            stdin,
+            stdout,
+            cwd: cmd.cwd.clone(),
+            timeouts,
+            events: events.clone(),
+            commands: rx,
+            ready: ready_tx,
+        }));
+        let handshake = ready_rx.await.unwrap_or(Err(AcpError::Ended));
+        let handshake = match handshake {
+            Ok(h) => h,
+            Err(err) => {
+                // The driver kills the group on its way out; wait so no orphan remains.
+                let _ = driver.await;
+                return Err(with_stderr(err, &stderr));
+            }
+        };
+        Ok(Self {
+            commands: tx,
+            events,
+            stderr,
+            agent_name: handshake.agent_name,
+            session_id: handshake.session_id,
+            pid,
+            driver: Some(driver),
+        })
+    }
+
+    /// The agent's self-reported name (`agentInfo.name`).
+    #[must_use]
+    pub fn agent_name(&self) -> Option<&str> {
+        self.agent_name.as_deref()
+    }
+
+    /// The ACP session id from `session/new`.
+    #[must_use]
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The agent's process id (also its process group id), for `child_pid`.
+    #[must_use]
+    pub fn agent_pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The event queue (one consumer at a time).
+    #[must_use]
+    pub fn events(&self) -> Arc<EventQueue> {
+        self.events.clone()
+    }
+
+    /// The agent's last stderr bytes.
+    #[must_use]
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.text()
+    }
+
+    /// Sends one `session/prompt`; its end arrives as an `agent_message`
+    /// `turn_end` event (or a `transport_error`).
+    ///
+    /// # Errors
+    /// [`AcpError::Ended`] once the session is over.
+    pub fn prompt(&self, text: &str) -> Result<(), AcpError> {
+        self.commands
+            .send(Command::Prompt(text.to_owned()))
+            .map_err(|_| AcpError::Ended)
+    }
+
+    /// Answers the permission request `request_id` (from the event's
+    /// `_request_id`) with an ACP outcome, e.g.
+    /// `{"outcome":"selected","optionId":"opt-allow"}` or `{"outcome":"cancelled"}`.
+    ///
+    /// # Errors
+    /// [`AcpError::Ended`] once the session is over.
+    pub fn respond_permission(&self, request_id: &str, outcome: Value) -> Result<(), AcpError> {
+        let request_id = request_id.to_owned();
+        self.commands
+            .send(Command::Permission {
+                request_id,
+                outcome,
+            })
+            .map_err(|_| AcpError::Ended)
+    }
+
+    /// Sends `session/cancel`, closes the agent's stdin, and kills its process
+    /// group if it has not exited within the grace period. Waits until done.
+    pub async fn stop(mut self) {
+        let _ = self.commands.send(Command::Stop);
+        if let Some(driver) = self.driver.take() {
+            let _ = driver.await;
+        }
+    }
+}
+
+impl Drop for AcpSession {
+    fn drop(&mut self) {
+        // Dropping without stop still ends the agent: the driver sees the
+        // closed command channel, cancels and kills the group.
+        let _ = self.commands.send(Command::Stop);
+    }
+}
+
+fn with_stderr(err: AcpError, stderr: &StderrTail) -> AcpError {
+    match err {
+        AcpError::Handshake {
+            step,
+            detail,
+            stderr_tail,
+        } if stderr_tail.is_empty() => AcpError::Handshake {
+            step,
+            detail,
+            stderr_tail: stderr.text(),
+        },
+        other => other,
+    }
+}
