@@ -1,0 +1,321 @@
+// StudyLoop web console: a small single-page app with no build step and no
+// third-party code (the server's CSP is default-src 'self'). Views: Dashboard,
+// live session console (PTY bytes or ACP chat over one WebSocket), Plans, Today.
+// State the browser tests wait on is mirrored into data-* attributes.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const VIEWS = ["dashboard", "study-session", "study-plans", "today"];
+const PURPOSE_LABELS = {
+  planning: "Planning session — study-plan architect",
+  focus: "Focus session",
+};
+
+async function api(path, options = {}) {
+  const init = { headers: { "Content-Type": "application/json" }, ...options };
+  if (init.body && typeof init.body !== "string") init.body = JSON.stringify(init.body);
+  const res = await fetch(path, init);
+  let body = {};
+  try { body = await res.json(); } catch (_) { body = {}; }
+  return { status: res.status, ok: res.ok, body };
+}
+
+function show(el, visible) { el.hidden = !visible; }
+function setError(el, text) { el.textContent = text || ""; show(el, Boolean(text)); }
+
+// ---------------------------------------------------------------- routing
+function route() {
+  const name = (location.hash || "#dashboard").slice(1);
+  const view = VIEWS.includes(name) ? name : "dashboard";
+  for (const v of VIEWS) show($("view-" + v), v === view);
+  document.querySelectorAll("[data-nav]").forEach((a) =>
+    a.classList.toggle("active", a.dataset.nav === view));
+  if (view === "dashboard") loadDashboard();
+  if (view === "study-session") attachConsole();
+  if (view === "study-plans") loadPlans();
+  if (view === "today") loadToday();
+}
+
+// ---------------------------------------------------------------- dashboard
+let resolvedAgent = null;
+
+async function loadOptions() {
+  const { ok, body } = await api("/api/session/options");
+  const select = $("start-agent");
+  select.textContent = "";
+  const agents = ok && Array.isArray(body.agents) ? body.agents : [];
+  for (const a of agents) {
+    const opt = document.createElement("option");
+    opt.value = a.name;
+    opt.textContent = a.name + (a.installed === false ? " (not installed)" : "");
+    select.appendChild(opt);
+  }
+  resolvedAgent = body.default_agent || (agents[0] && agents[0].name) || null;
+  if (resolvedAgent) select.value = resolvedAgent;
+  document.body.dataset.agentResolved = resolvedAgent ? "true" : "false";
+}
+
+async function loadDashboard() {
+  const { body } = await api("/api/session/state");
+  const active = Boolean(body.active);
+  show($("dash-active"), active);
+  show($("start-form"), !active);
+  if (active) {
+    $("dash-topic").textContent = body.topic || "";
+    $("dash-agent").textContent = body.agent || "";
+    $("dash-transport").textContent = body.transport || "cli";
+  }
+  const last = body.last_release;
+  $("dash-last").textContent = last ? `Last session: ${last.topic || ""} (${last.reason || "ended"})` : "";
+}
+
+async function startSession(payload, errorEl) {
+  setError(errorEl, "");
+  const { status, body } = await api("/api/session/start", { method: "POST", body: payload });
+  if (status !== 201) {
+    const hint = body.install_hint ? ` — ${body.install_hint}` : "";
+    setError(errorEl, `${body.error || "Could not start the session"} (HTTP ${status})${hint}`);
+    return null;
+  }
+  if (body.persona_text) sessionStorage.setItem("persona:" + body.study_session_id, body.persona_text);
+  location.hash = "#study-session";
+  return body;
+}
+
+// ---------------------------------------------------------------- console
+const consoleState = { ws: null, id: null, mode: "none", hiddenTurn: false, current: null };
+
+function consoleAttr(name, value) { $("agent-console").dataset[name] = String(value); }
+
+async function attachConsole() {
+  const { body } = await api("/api/session/state");
+  const active = Boolean(body.active) && (body.transport === "pty" || body.transport === "acp");
+  show($("console-idle"), !active);
+  $("console-purpose").textContent = active ? (PURPOSE_LABELS[body.purpose] || PURPOSE_LABELS.focus) : "";
+  if (!active) { closeSocket(); return; }
+  if (consoleState.ws && consoleState.id === body.study_session_id) return;
+  closeSocket();
+  consoleState.id = body.study_session_id;
+  consoleState.mode = body.transport === "acp" ? "acp-chat" : "pty";
+  consoleAttr("mode", consoleState.mode);
+  show($("pty-screen"), consoleState.mode === "pty");
+  show($("acp-log"), consoleState.mode === "acp-chat");
+  show($("console-form"), true);
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}${body.ws_url}`);
+  ws.binaryType = "arraybuffer";
+  consoleState.ws = ws;
+  ws.onopen = () => { consoleAttr("connected", true); $("console-status").textContent = "Connected"; };
+  ws.onclose = () => {
+    consoleAttr("connected", false);
+    if (consoleState.ws === ws) consoleState.ws = null;
+  };
+  ws.onmessage = (ev) => {
+    if (typeof ev.data !== "string") { ptyWrite(new Uint8Array(ev.data)); return; }
+    let frame;
+    try { frame = JSON.parse(ev.data); } catch (_) { return; }
+    onFrame(frame);
+  };
+}
+
+function closeSocket() {
+  if (consoleState.ws) consoleState.ws.close();
+  consoleState.ws = null;
+  consoleAttr("connected", false);
+}
+
+function send(frame) {
+  if (consoleState.ws && consoleState.ws.readyState === WebSocket.OPEN) {
+    consoleState.ws.send(JSON.stringify(frame));
+    return true;
+  }
+  return false;
+}
+
+function onFrame(frame) {
+  switch (frame.type) {
+    case "started": {
+      $("console-status").textContent = `Agent: ${frame.agent || "?"}`;
+      const key = "persona:" + consoleState.id;
+      const persona = sessionStorage.getItem(key);
+      if (consoleState.mode === "acp-chat" && persona && !sessionStorage.getItem(key + ":sent")) {
+        // The persona is the first prompt; its reply is not shown.
+        consoleState.hiddenTurn = true;
+        consoleAttr("busy", true);
+        send({ type: "input", data: persona });
+        sessionStorage.setItem(key + ":sent", "1");
+      }
+      break;
+    }
+    case "agent_message": onAgentMessage(frame.kind, frame.payload || {}); break;
+    case "transport_error": addMessage("system", "Error: " + frame.message, "final"); break;
+    case "attach_superseded": addMessage("system", "This console was opened elsewhere.", "final"); break;
+    case "stopped":
+      addMessage("system", `Session ended (${frame.reason || "exit"})`, "final");
+      consoleAttr("busy", false);
+      consoleAttr("stopped", true);
+      break;
+    default: break;
+  }
+}
+
+function onAgentMessage(kind, payload) {
+  if (kind === "agent_chunk") {
+    if (consoleState.hiddenTurn) return;
+    const text = payload.content && payload.content.text ? payload.content.text : "";
+    if (!consoleState.current) consoleState.current = addMessage("assistant", "", "streaming");
+    consoleState.current.textContent += text;
+  } else if (kind === "turn_end") {
+    if (consoleState.current) consoleState.current.dataset.status = "final";
+    else if (!consoleState.hiddenTurn) addMessage("assistant", "", "final");
+    consoleState.current = null;
+    consoleState.hiddenTurn = false;
+    consoleAttr("busy", false);
+    consoleAttr("turns", Number($("agent-console").dataset.turns || 0) + 1);
+  } else if (kind === "request_permission") {
+    askPermission(payload);
+  } else if (kind === "tool_call") {
+    if (!consoleState.hiddenTurn) addMessage("system", "Tool: " + (payload.title || payload.toolCallId || ""), "final");
+  }
+}
+
+function askPermission(payload) {
+  const options = Array.isArray(payload.options) ? payload.options : [];
+  const answer = (optionId) => send({
+    type: "permission_response", requestId: payload._request_id,
+    outcome: optionId ? { outcome: "selected", optionId } : { outcome: "cancelled" },
+  });
+  if (consoleState.hiddenTurn) {
+    const pick = options.find((o) => o.kind === "allow_once") ||
+      options.find((o) => o.kind === "allow_always") || options[0];
+    answer(pick ? pick.optionId : null);
+    return;
+  }
+  const li = addMessage("permission", (payload.toolCall && payload.toolCall.title) || "The agent asks for permission", "pending");
+  for (const o of options) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = o.name || o.optionId;
+    b.dataset.optionId = o.optionId;
+    b.onclick = () => { answer(o.optionId); li.dataset.status = "final"; li.querySelectorAll("button").forEach((x) => { x.disabled = true; }); };
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(b);
+  }
+}
+
+function addMessage(role, text, status) {
+  const li = document.createElement("li");
+  li.className = "acp-msg";
+  li.dataset.role = role;
+  li.dataset.status = status;
+  li.textContent = text;
+  const log = $("acp-log");
+  log.appendChild(li);
+  log.scrollTop = log.scrollHeight;
+  return li;
+}
+
+// PTY bytes: decoded as UTF-8 and stripped of terminal control sequences. It is
+// a readable transcript, not a terminal emulator.
+const decoder = new TextDecoder();
+const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78DEHMc]/g;
+function ptyWrite(bytes) {
+  const screen = $("pty-screen");
+  const text = decoder.decode(bytes, { stream: true }).replace(ANSI, "").replace(/\r\n/g, "\n").replace(/\r/g, "");
+  screen.textContent = (screen.textContent + text).slice(-200000);
+  screen.scrollTop = screen.scrollHeight;
+}
+
+function sendInput() {
+  const input = $("console-input");
+  const text = input.value;
+  if (!text.trim()) return;
+  if (consoleState.mode === "pty") {
+    send({ type: "input", data: text + "\r" });
+  } else {
+    if ($("agent-console").dataset.busy === "true") return;
+    if (!send({ type: "input", data: text })) return;
+    addMessage("user", text, "final");
+    consoleAttr("busy", true);
+  }
+  input.value = "";
+}
+
+// ---------------------------------------------------------------- plans
+async function loadPlans() {
+  if (!resolvedAgent) await loadOptions();
+  const { status, body } = await api("/api/plans");
+  const list = $("plans-list");
+  list.textContent = "";
+  const plans = status === 200 && Array.isArray(body.plans) ? body.plans : [];
+  for (const p of plans) {
+    const li = document.createElement("li");
+    li.dataset.planId = p.plan_id || p.id || "";
+    li.textContent = `${p.title || li.dataset.planId} — ${p.status || ""}`;
+    list.appendChild(li);
+  }
+  $("plans-empty").textContent = status === 200 ? "No plans yet." : `Plans are unavailable (HTTP ${status}).`;
+  show($("plans-empty"), plans.length === 0);
+  document.body.dataset.plansReady = "true";
+}
+
+async function planWithArchitect() {
+  const button = $("plan-architect");
+  button.disabled = true;
+  try {
+    const topic = $("plan-subject").value.trim() || "Study plan";
+    await startSession({ topic, energy: 5, agent: resolvedAgent, transport: "pty", purpose: "planning" }, $("plans-error"));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------- today
+async function loadToday() {
+  const holder = $("today-cards");
+  holder.textContent = "";
+  const { status, body } = await api("/api/now");
+  if (status !== 200) { setError($("today-error"), `Today's plan is unavailable (HTTP ${status}).`); return; }
+  setError($("today-error"), "");
+  const card = document.createElement("div");
+  card.className = "today-card" + (body.starter ? " today-starter" : "");
+  const primary = body.primary || {};
+  const h = document.createElement("h2");
+  h.textContent = primary.title || primary.topic || "Nothing scheduled";
+  card.appendChild(h);
+  const plans = Array.isArray(body.active_plans) ? body.active_plans : [];
+  const ref = Array.isArray(primary.plan_refs) && primary.plan_refs[0];
+  const plan = ref ? plans.find((p) => p.plan_id === ref.plan_id) : plans[0];
+  if (plan) {
+    const line = document.createElement("p");
+    line.className = "today-plan";
+    line.textContent = `Advances plan: ${plan.title}` + (plan.next_milestone ? ` — next: ${plan.next_milestone}` : "");
+    card.appendChild(line);
+  }
+  holder.appendChild(card);
+}
+
+// ---------------------------------------------------------------- wiring
+window.addEventListener("hashchange", route);
+document.addEventListener("DOMContentLoaded", async () => {
+  $("start-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    startSession({
+      topic: $("start-topic").value.trim(),
+      energy: Number($("start-energy").value) || 5,
+      agent: $("start-agent").value || resolvedAgent,
+      transport: $("start-transport").value,
+      purpose: "focus",
+    }, $("dash-error"));
+  });
+  $("dash-open").addEventListener("click", () => { location.hash = "#study-session"; });
+  $("dash-end").addEventListener("click", async () => { await api("/api/session/end", { method: "POST" }); loadDashboard(); });
+  $("console-form").addEventListener("submit", (e) => { e.preventDefault(); sendInput(); });
+  $("console-input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); sendInput(); }
+  });
+  $("console-stop").addEventListener("click", () => { if (!send({ type: "stop" })) api("/api/session/end", { method: "POST" }); });
+  $("plan-architect").addEventListener("click", planWithArchitect);
+  await loadOptions();
+  route();
+});
