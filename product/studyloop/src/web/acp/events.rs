@@ -6,13 +6,10 @@
 //! (`agent_message`, `transport_error`, `stopped`), so the relay forwards it
 //! as is. Nothing here talks to the agent process.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
+
+use crate::web::queue::{Final, Queue};
 
 /// How many undelivered events are held before the oldest is dropped.
 pub const EVENT_QUEUE_CAPACITY: usize = 256;
@@ -81,65 +78,14 @@ pub fn map_session_update(params: &Value) -> Option<AcpEvent> {
     Some(AcpEvent::message(kind, Value::Object(payload)))
 }
 
-/// A single-consumer queue of events that never blocks the producer: when
-/// [`EVENT_QUEUE_CAPACITY`] events are waiting, the oldest is dropped.
-#[derive(Debug, Default)]
-pub struct EventQueue {
-    items: Mutex<VecDeque<AcpEvent>>,
-    notify: Notify,
-    closed: AtomicBool,
-    dropped: AtomicU64,
-}
-
-impl EventQueue {
-    /// Adds an event; a `Stopped` event also closes the queue.
-    pub fn push(&self, event: AcpEvent) {
-        let stop = matches!(event, AcpEvent::Stopped { .. });
-        {
-            let mut items = self
-                .items
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if items.len() >= EVENT_QUEUE_CAPACITY {
-                items.pop_front();
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-            }
-            items.push_back(event);
-        }
-        if stop {
-            self.closed.store(true, Ordering::Release);
-        }
-        self.notify.notify_one();
-    }
-
-    /// The next event; `None` once the session stopped and everything was read.
-    pub async fn recv(&self) -> Option<AcpEvent> {
-        loop {
-            if let Some(event) = self.try_recv() {
-                return Some(event);
-            }
-            if self.closed.load(Ordering::Acquire) {
-                return None;
-            }
-            // notify_one stores a permit when nobody waits, so no wake-up is lost.
-            self.notify.notified().await;
-        }
-    }
-
-    /// The next event if one is waiting.
-    pub fn try_recv(&self) -> Option<AcpEvent> {
-        self.items
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop_front()
-    }
-
-    /// How many events were dropped because nobody read them in time.
-    #[must_use]
-    pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
+impl Final for AcpEvent {
+    fn is_final(&self) -> bool {
+        matches!(self, Self::Stopped { .. })
     }
 }
+
+/// The ACP session's event queue (oldest dropped beyond [`EVENT_QUEUE_CAPACITY`]).
+pub type EventQueue = Queue<AcpEvent>;
 
 #[cfg(test)]
 mod tests {
@@ -169,7 +115,7 @@ mod tests {
 
     #[test]
     fn queue_drops_oldest_and_closes_on_stop() {
-        let q = EventQueue::default();
+        let q = EventQueue::new(EVENT_QUEUE_CAPACITY);
         for i in 0..=EVENT_QUEUE_CAPACITY {
             q.push(AcpEvent::message("n", json!(i)));
         }

@@ -136,7 +136,7 @@ impl AcpSession {
         let (process, stdin, stdout) = process::AgentProcess::spawn(&cmd)?;
         let stderr = process.stderr.clone();
         let pid = process.pid();
-        let events = Arc::new(EventQueue::default());
+        let events = Arc::new(EventQueue::new(EVENT_QUEUE_CAPACITY));
         let (tx, rx) = mpsc::unbounded_channel();
         let (ready_tx, ready_rx) = oneshot::channel();
         let driver = tokio::spawn(client::drive(client::Driver {
