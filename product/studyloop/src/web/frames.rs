@@ -1,0 +1,143 @@
+//! The WebSocket frame protocol of `/api/session/ws` (reference §5.2).
+//!
+//! Client→server frames are JSON text: `input`, `resize`, `stop`,
+//! `permission_response`. Server→client frames are binary (raw PTY bytes) or
+//! JSON text: `started`, `agent_message`, `transport_error`, `stopped`,
+//! `attach_superseded`. The ACP events already serialise as their frames
+//! (`AcpEvent`); this module adds the rest.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A frame from the browser (or a non-browser driver).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientFrame {
+    /// Keyboard input (PTY) or one prompt (ACP).
+    Input {
+        /// The text.
+        data: String,
+    },
+    /// A terminal resize (PTY only; ignored for ACP).
+    Resize {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// End the session now.
+    Stop,
+    /// The answer to an ACP permission request.
+    PermissionResponse {
+        /// The `_request_id` of the `request_permission` message.
+        #[serde(rename = "requestId")]
+        request_id: String,
+        /// `{"outcome":"selected","optionId":…}` or `{"outcome":"cancelled"}`.
+        outcome: Value,
+    },
+}
+
+impl ClientFrame {
+    /// Parses one text frame; the error text is sent back as a `transport_error`.
+    ///
+    /// # Errors
+    /// A message naming the accepted frame types when the JSON does not fit.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| {
+            format!(
+                "unreadable frame ({e}); send JSON with type input|resize|stop|permission_response"
+            )
+        })
+    }
+}
+
+/// The server frames that are not ACP events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerFrame {
+    /// The socket is attached to a live session.
+    Started {
+        /// The harness name.
+        agent: String,
+    },
+    /// Something failed; the text says what.
+    TransportError {
+        /// The cause.
+        message: String,
+    },
+    /// The session ended.
+    Stopped {
+        /// The child's exit status (`None`: killed by a signal).
+        returncode: Option<i32>,
+        /// `exit`, `cancel` or `error`.
+        reason: String,
+    },
+    /// A newer socket took over this session.
+    AttachSuperseded {
+        /// The session.
+        study_session_id: String,
+    },
+}
+
+impl ServerFrame {
+    /// The frame as JSON text.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_every_client_frame_and_names_the_set_on_error() {
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"input","data":"hi"}"#),
+            Ok(ClientFrame::Input { data: "hi".into() })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"resize","cols":100,"rows":30}"#),
+            Ok(ClientFrame::Resize {
+                cols: 100,
+                rows: 30
+            })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"stop"}"#),
+            Ok(ClientFrame::Stop)
+        );
+        let perm =
+            r#"{"type":"permission_response","requestId":"7","outcome":{"outcome":"cancelled"}}"#;
+        assert_eq!(
+            ClientFrame::parse(perm),
+            Ok(ClientFrame::PermissionResponse {
+                request_id: "7".into(),
+                outcome: json!({"outcome": "cancelled"})
+            })
+        );
+        let err = ClientFrame::parse(r#"{"type":"dance"}"#).expect_err("unknown type");
+        assert!(
+            err.contains("input|resize|stop|permission_response"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn server_frames_have_the_reference_shape() {
+        let f = ServerFrame::Stopped {
+            returncode: None,
+            reason: "cancel".into(),
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(&f.to_text()).expect("json"),
+            json!({"type": "stopped", "returncode": null, "reason": "cancel"})
+        );
+        let f = ServerFrame::Started {
+            agent: "codex".into(),
+        };
+        assert_eq!(f.to_text(), r#"{"type":"started","agent":"codex"}"#);
+    }
+}
