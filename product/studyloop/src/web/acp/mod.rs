@@ -123,7 +123,7 @@ pub struct AcpSession {
     agent_name: Option<String>,
     session_id: String,
     pid: Option<u32>,
-    driver: Option<tokio::task::JoinHandle<()>>,
+    driver: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl AcpSession {
@@ -165,7 +165,7 @@ impl AcpSession {
             agent_name: handshake.agent_name,
             session_id: handshake.session_id,
             pid,
-            driver: Some(driver),
+            driver: std::sync::Mutex::new(Some(driver)),
         })
     }
 
@@ -227,12 +227,24 @@ impl AcpSession {
     }
 
     /// Sends `session/cancel`, closes the agent's stdin, and kills its process
-    /// group if it has not exited within the grace period. Waits until done.
-    pub async fn stop(mut self) {
+    /// group if it has not exited within the grace period. Waits until done;
+    /// a second call returns at once.
+    pub async fn stop(&self) {
         let _ = self.commands.send(Command::Stop);
-        if let Some(driver) = self.driver.take() {
+        let driver = self
+            .driver
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(driver) = driver {
             let _ = driver.await;
         }
+    }
+
+    /// Whether the session has stopped (its final event was queued).
+    #[must_use]
+    pub fn has_stopped(&self) -> bool {
+        self.events.is_closed()
     }
 }
 
