@@ -1,6 +1,26 @@
-//! The `studyloop` command-line entry point.
+//! The `studyloop` command-line entry point: parse, run, map errors to a
+//! one-line message and an exit code (2 = scope gate, 1 = other errors).
 
-fn main() -> std::process::ExitCode {
-    eprintln!("studyloop: the CLI is being built (see issue 3)");
-    std::process::ExitCode::from(1)
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let cli = studyloop::cli::Cli::parse();
+    let ctx = match studyloop::context::Ctx::from_process() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!(
+                "studyloop: error: cannot determine the working directory or executable: {e}"
+            );
+            return ExitCode::from(1);
+        }
+    };
+    match studyloop::cli::run(cli, &ctx) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("studyloop: error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
 }

@@ -1,0 +1,392 @@
+//! The `studyloop` command line: clap definitions and one dispatch function.
+//! Each arm parses the user's values into typed ones (so bad input becomes a
+//! one-line error naming the value and the accepted set), calls the library,
+//! and prints. A new subcommand (e.g. `web`) is one enum variant and one arm.
+
+use std::io::Write as _;
+
+use clap::{Parser, Subcommand};
+
+use crate::adapters::Harness;
+use crate::context::Ctx;
+use crate::feeds::{self, TopicStatus};
+use crate::persona::Mode;
+use crate::session::{self, EndOutcome, Energy, ResumeOutcome, SessionError, StartRequest};
+use crate::settings::{self, SettingsError};
+use crate::{config, doctor, sidebar, state, status, store};
+
+/// StudyLoop: a study mentor that runs a coding-agent CLI in tmux.
+#[derive(Debug, Parser)]
+#[command(name = "studyloop", version, about, long_about = None)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `studyloop study` options.
+#[derive(Debug, clap::Args)]
+pub struct StudyArgs {
+    /// What to study, e.g. "SQL window functions".
+    pub topic: Option<String>,
+    /// Harness: codex, claude, kiro, pi, opencode or grok (default: detected).
+    #[arg(short, long)]
+    pub agent: Option<String>,
+    /// Energy 1 (low) .. 10 (high).
+    #[arg(short, long, default_value = "5")]
+    pub energy: String,
+    /// Persona mode: study, co-study or plan-architect.
+    #[arg(short, long, default_value = "study")]
+    pub mode: String,
+    /// Resume the last session (same tmux name and dir, harness resume flags).
+    #[arg(long, conflicts_with = "end")]
+    pub resume: bool,
+    /// End the active session.
+    #[arg(long)]
+    pub end: bool,
+    /// Remove credential-like variables from the harness environment.
+    #[arg(long)]
+    pub scrub_env: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start, resume (--resume) or end (--end) a tmux study session.
+    Study(StudyArgs),
+    /// Log a topic to the live session (the agent calls this).
+    Topic {
+        /// The topic or concept.
+        name: String,
+        /// learning, struggling, insight, win or parked.
+        #[arg(short, long, default_value = "learning")]
+        status: String,
+        /// A short note.
+        #[arg(short, long, default_value = "")]
+        note: String,
+    },
+    /// Park a question for later (the agent calls this).
+    Park {
+        /// The question.
+        question: String,
+    },
+    /// Show the live session.
+    Status {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The sidebar pane (run by `study`).
+    Sidebar {
+        /// Print one frame and exit.
+        #[arg(long)]
+        once: bool,
+    },
+    /// Read-only health checks.
+    Doctor {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write or show config.yaml.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Search what past sessions recorded.
+    Search {
+        /// Words to look for.
+        query: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// At most this many hits.
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
+    },
+    /// Internal: run by the agent pane when the agent exits.
+    #[command(hide = true)]
+    EndOnExit {
+        /// Only end this study session.
+        #[arg(long)]
+        study_id: String,
+    },
+    /// Internal: exec a command with credentials scrubbed from the environment.
+    #[command(hide = true)]
+    ScrubbedExec {
+        /// The command and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<String>,
+    },
+}
+
+/// `studyloop config …`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Write the commented default config (passes the scope gate).
+    Init {
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the config file and the resolved paths.
+    Show,
+}
+
+/// A command failed; the message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A session operation.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Paths.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// Config.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    /// State.
+    #[error(transparent)]
+    State(#[from] state::StateError),
+    /// Status.
+    #[error(transparent)]
+    Status(#[from] status::StatusError),
+    /// Store.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// Anything else the user must fix.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl CliError {
+    /// Exit code: 2 for the scope gate, else 1.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Session(e) => e.exit_code(),
+            _ => 1,
+        }
+    }
+}
+
+fn json_line(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
+}
+
+fn warn(text: &str) {
+    eprintln!("studyloop: warning: {text}");
+}
+
+/// Run one command; returns the exit code.
+pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
+    match cli.command {
+        Command::Study(args) => study(ctx, args),
+        Command::Topic { name, status, note } => {
+            let status = TopicStatus::parse(&status).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "status `{status}` is not accepted; use one of: {}",
+                    TopicStatus::ACCEPTED
+                ))
+            })?;
+            let paths = require_active(ctx)?;
+            let f = paths.topics();
+            feeds::append_topic(&paths, &crate::context::now_hhmm(), &name, status, &note)
+                .map_err(|e| CliError::Usage(format!("cannot append to {}: {e}", f.display())))?;
+            Ok(0)
+        }
+        Command::Park { question } => {
+            let paths = require_active(ctx)?;
+            let f = paths.parking();
+            feeds::append_parked(&paths, &question)
+                .map_err(|e| CliError::Usage(format!("cannot append to {}: {e}", f.display())))?;
+            Ok(0)
+        }
+        Command::Status { json } => {
+            let st = status::read(&settings::session_paths(&ctx.env)?)?;
+            out(&if json {
+                json_line(&st) + "\n"
+            } else {
+                status::render(&st)
+            });
+            Ok(0)
+        }
+        Command::Sidebar { once } => {
+            sidebar::run(&settings::session_paths(&ctx.env)?, once)?;
+            Ok(0)
+        }
+        Command::Doctor { json } => {
+            let report = doctor::run(ctx);
+            out(&if json {
+                json_line(&report) + "\n"
+            } else {
+                doctor::render(&report)
+            });
+            Ok(report.exit_code)
+        }
+        Command::Config(ConfigCommand::Init { force }) => {
+            let path = settings::config_file(&ctx.env)?;
+            config::init(&path, force)?;
+            out(&format!("Wrote {}\n", path.display()));
+            Ok(0)
+        }
+        Command::Config(ConfigCommand::Show) => config_show(ctx),
+        Command::Search { query, json, limit } => search(ctx, &query, json, limit),
+        Command::EndOnExit { study_id } => {
+            session::end_if_current(ctx, &study_id)?;
+            Ok(0)
+        }
+        Command::ScrubbedExec { argv } => scrubbed_exec(ctx, &argv),
+    }
+}
+
+fn require_active(ctx: &Ctx) -> Result<crate::settings::SessionPaths, CliError> {
+    let paths = settings::session_paths(&ctx.env)?;
+    match state::StateStore::new(&paths).read()? {
+        Some(s) if s.is_active() => Ok(paths),
+        _ => Err(CliError::Usage(
+            "No active session; start one with `studyloop study TOPIC --agent NAME`".into(),
+        )),
+    }
+}
+
+fn study(ctx: &Ctx, args: StudyArgs) -> Result<u8, CliError> {
+    if args.end {
+        match session::end(ctx)? {
+            EndOutcome::NothingActive => out("No active session found.\n"),
+            EndOutcome::Ended(e) => {
+                e.warnings.iter().for_each(|w| warn(w));
+                out(&format!(
+                    "Ended study session {} (`{}`): {} min, {} wins, {} struggles.\n",
+                    e.study_id, e.topic, e.duration_minutes, e.win_count, e.struggle_count
+                ));
+            }
+        }
+        return Ok(0);
+    }
+    if args.resume {
+        return match session::resume(ctx, args.scrub_env)? {
+            ResumeOutcome::StillRunning { name, tmux } => {
+                if !tmux.attach(&name).map_err(SessionError::from)? {
+                    out(&format!(
+                        "Session {name} is still running; attach with: tmux attach -t {name}\n"
+                    ));
+                }
+                Ok(0)
+            }
+            ResumeOutcome::Restarted(started) => launched(started, "Resumed"),
+        };
+    }
+    // Validate every value before anything touches the disk.
+    let agent = args
+        .agent
+        .as_deref()
+        .map(Harness::parse)
+        .transpose()
+        .map_err(SessionError::from)?;
+    let energy = Energy::parse(&args.energy)?;
+    let mode =
+        Mode::parse_cli(&args.mode).ok_or_else(|| SessionError::InvalidMode(args.mode.clone()))?;
+    let topic = args.topic.unwrap_or_default();
+    let started = session::start(
+        ctx,
+        &StartRequest {
+            topic,
+            agent,
+            energy,
+            mode,
+            scrub_env: args.scrub_env,
+        },
+    )?;
+    launched(started, "Started")
+}
+
+fn launched(started: session::Started, verb: &str) -> Result<u8, CliError> {
+    started.warnings.iter().for_each(|w| warn(w));
+    let s = &started.state;
+    let name = s.mux_session().unwrap_or_default().to_owned();
+    out(&format!(
+        "{verb} study session {} in tmux session {name} (agent {}, energy {}/10, mode {}).\n",
+        s.study_session_id.as_deref().unwrap_or("?"),
+        s.agent.as_deref().unwrap_or("?"),
+        s.energy.unwrap_or_default(),
+        s.mode.as_deref().unwrap_or("?"),
+    ));
+    // Attaching replaces this process when stdin is a terminal; otherwise say how.
+    if !started.tmux.attach(&name).map_err(SessionError::from)? {
+        out(&format!("Attach with: tmux attach -t {name}\n"));
+    }
+    Ok(0)
+}
+
+fn config_show(ctx: &Ctx) -> Result<u8, CliError> {
+    let path = settings::config_file(&ctx.env)?;
+    let loaded = config::load(&path)?;
+    let paths = settings::Paths::resolve(&ctx.env, &loaded.config)?;
+    let mut text = format!(
+        "config file:  {}{}\nsession dir:  {}\nstate dir:    {}\ndatabase:     {}\n",
+        path.display(),
+        if loaded.exists {
+            ""
+        } else {
+            " (missing; `studyloop config init` writes one)"
+        },
+        paths.session.dir.display(),
+        paths.state_dir.display(),
+        paths.db.display(),
+    );
+    if !loaded.unknown_keys.is_empty() {
+        text.push_str(&format!(
+            "unknown keys: {}\n",
+            loaded.unknown_keys.join(", ")
+        ));
+    }
+    if loaded.exists {
+        let body = std::fs::read_to_string(&path).unwrap_or_default();
+        text.push_str("---\n");
+        text.push_str(&body);
+    }
+    out(&text);
+    Ok(0)
+}
+
+fn search(ctx: &Ctx, query: &str, json: bool, limit: u32) -> Result<u8, CliError> {
+    let loaded = session::load(ctx)?;
+    let hits = match store::Store::open_read_only(&loaded.paths.db)? {
+        Some(db) => db.session_search(query, limit)?,
+        None => {
+            store::fts_query(query).ok_or(store::StoreError::EmptyQuery)?;
+            Vec::new()
+        }
+    };
+    if json {
+        out(&(json_line(&hits) + "\n"));
+    } else if hits.is_empty() {
+        out(&format!("No matches for `{query}`.\n"));
+    } else {
+        for h in &hits {
+            out(&format!(
+                "{}  {}  {}\n    {}\n",
+                h.timestamp, h.source, h.session_id, h.preview
+            ));
+        }
+    }
+    Ok(0)
+}
+
+fn scrubbed_exec(ctx: &Ctx, argv: &[String]) -> Result<u8, CliError> {
+    use std::os::unix::process::CommandExt;
+    let env = crate::child_env::scrub(&ctx.env);
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| CliError::Usage("scrubbed-exec needs a command".into()))?;
+    let err = std::process::Command::new(program)
+        .args(args)
+        .env_clear()
+        .envs(env.iter())
+        .exec();
+    Err(CliError::Usage(format!("cannot run `{program}`: {err}")))
+}

@@ -1,0 +1,499 @@
+//! `config.yaml`: the keys StudyLoop reads, loading rules (flat dotted keys
+//! expanded, nested form wins), errors that name the file and line, and the
+//! commented template written by `studyloop config init`.
+//!
+//! YAML is parsed here and nowhere else (serde-saphyr). Unknown top-level keys
+//! are kept in [`Loaded::unknown_keys`] for `doctor`; they are not an error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The most configured topics that count; later entries are ignored (reference
+/// `MAX_ACTIVE_TOPICS`).
+pub const MAX_ACTIVE_TOPICS: usize = 3;
+
+/// Every top-level key the reference product's config knows; anything else is
+/// reported by `doctor` as unknown.
+pub const KNOWN_TOP_LEVEL_KEYS: &[&str] = &[
+    "obsidian_base",
+    "notes_path",
+    "session_db",
+    "state_dir",
+    "sync_remote",
+    "sync_user",
+    "web_port",
+    "browser",
+    "lan_username",
+    "lan_password",
+    "topics",
+    "memory",
+    "agents",
+    "pomodoro",
+    "content",
+    "review",
+    "card_generator",
+    "obsidian",
+    "second_brain",
+    "knowledge_domains",
+    "notebooklm",
+    "tts",
+    "focus",
+    "database",
+    "semantic_search",
+    "hosts",
+    "logging",
+    "thresholds",
+    "excluded_dirs",
+    "multiplexer",
+];
+
+/// Why the config could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error(
+        "cannot read config file {path}: {source}; fix its permissions or point STUDYLOOP_CONFIG elsewhere"
+    )]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// YAML syntax or a value of the wrong type.
+    #[error("malformed config file {path}{}: {message}; fix that line or regenerate it with `studyloop config init --force`", line.map(|l| format!(" at line {l}")).unwrap_or_default())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line, when known.
+        line: Option<u64>,
+        /// What is wrong there.
+        message: String,
+    },
+    /// The document is valid YAML but not a mapping.
+    #[error(
+        "config file {path} must be a YAML mapping at the top level (found {found}); fix it or regenerate it with `studyloop config init --force`"
+    )]
+    NotMapping {
+        /// The file.
+        path: PathBuf,
+        /// What was found instead.
+        found: &'static str,
+    },
+    /// `config init` would overwrite an existing file.
+    #[error("config file {0} already exists; pass --force to overwrite it")]
+    Exists(PathBuf),
+    /// Writing the template failed.
+    #[error("cannot write config file {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// A memory scope (reference `ScopePolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeName {
+    /// Personal study.
+    Personal,
+    /// Work study.
+    Work,
+    /// No classification (what the acceptance scratch config uses).
+    Unclassified,
+}
+
+impl ScopeName {
+    /// Accepted spellings, for error messages.
+    pub const ACCEPTED: &'static str = "personal, work, unclassified";
+
+    /// Parse a scope name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "personal" => Some(Self::Personal),
+            "work" => Some(Self::Work),
+            "unclassified" => Some(Self::Unclassified),
+            _ => None,
+        }
+    }
+
+    /// The canonical name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Personal => "personal",
+            Self::Work => "work",
+            Self::Unclassified => "unclassified",
+        }
+    }
+}
+
+/// A configured topic: a bare string or a mapping.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum TopicEntry {
+    /// `- SQL`
+    Name(String),
+    /// `- {name: SQL, slug: sql}`
+    Full {
+        /// Display name.
+        name: String,
+        /// Slug; defaults to the slugified name.
+        #[serde(default)]
+        slug: Option<String>,
+    },
+}
+
+impl TopicEntry {
+    /// The display name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Name(n) | Self::Full { name: n, .. } => n,
+        }
+    }
+    /// The slug (explicit, or derived from the name).
+    pub fn slug(&self) -> String {
+        match self {
+            Self::Full { slug: Some(s), .. } => s.clone(),
+            _ => crate::ids::config_slug(self.name()),
+        }
+    }
+}
+
+/// A project whose roots select a scope.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Project {
+    /// The scope for work under the roots.
+    pub scope: ScopeName,
+    /// Absolute directories.
+    #[serde(default)]
+    pub roots: Vec<PathBuf>,
+}
+
+/// `memory:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Memory {
+    /// Scope when no env override and no project matches.
+    #[serde(default)]
+    pub default_scope: Option<ScopeName>,
+    /// Projects by id.
+    #[serde(default)]
+    pub projects: BTreeMap<String, Project>,
+}
+
+/// `agents:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Agents {
+    /// Detection order when `--agent` and `STUDYLOOP_AGENT` are absent.
+    #[serde(default)]
+    pub priority: Vec<String>,
+}
+
+/// `database:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Database {
+    /// DB path.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// The keys StudyLoop reads. Missing file = all defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Durable data dir.
+    pub state_dir: Option<String>,
+    /// DB path (wins over `database.path`).
+    pub session_db: Option<String>,
+    /// `database.path`.
+    pub database: Option<Database>,
+    /// Configured topics (first three count).
+    pub topics: Vec<TopicEntry>,
+    /// Scope policy.
+    pub memory: Memory,
+    /// Harness detection order.
+    pub agents: Agents,
+    /// Web UI port (phase 2).
+    pub web_port: Option<u16>,
+}
+
+impl Config {
+    /// `database.path`, if set.
+    pub fn database_path(&self) -> Option<&str> {
+        self.database.as_ref().and_then(|d| d.path.as_deref())
+    }
+
+    /// The active configured topics (at most [`MAX_ACTIVE_TOPICS`]).
+    pub fn active_topics(&self) -> &[TopicEntry] {
+        &self.topics[..self.topics.len().min(MAX_ACTIVE_TOPICS)]
+    }
+}
+
+/// A loaded config and what `doctor` needs to know about it.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The file (which may not exist).
+    pub path: PathBuf,
+    /// Whether it existed.
+    pub exists: bool,
+    /// The parsed keys.
+    pub config: Config,
+    /// Top-level keys not in [`KNOWN_TOP_LEVEL_KEYS`] (after dotted expansion).
+    pub unknown_keys: Vec<String>,
+}
+
+fn kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "an empty document",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "a mapping",
+    }
+}
+
+fn malformed(path: &Path, err: &serde_saphyr::Error) -> ConfigError {
+    let mut options = serde_saphyr::RenderOptions::default();
+    options.snippets = serde_saphyr::SnippetMode::Off;
+    let message = err
+        .render_with_options(options)
+        .lines()
+        .next()
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_owned();
+    ConfigError::Malformed {
+        path: path.to_owned(),
+        line: err.location().map(|l| l.line()),
+        message,
+    }
+}
+
+/// Insert `value` at `path` unless something is already there (nested wins).
+fn insert_missing(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+    path: &[&str],
+    value: serde_json::Value,
+) {
+    match path {
+        [] => {}
+        [leaf] => {
+            map.entry((*leaf).to_owned()).or_insert(value);
+        }
+        [head, rest @ ..] => {
+            let slot = map
+                .entry((*head).to_owned())
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if let serde_json::Value::Object(inner) = slot {
+                insert_missing(inner, rest, value);
+            }
+        }
+    }
+}
+
+/// Expand `a.b: v` into `a: {b: v}`; where both forms exist the nested one wins.
+fn expand_dotted(map: &mut serde_json::Map<String, serde_json::Value>) {
+    let dotted: Vec<String> = map.keys().filter(|k| k.contains('.')).cloned().collect();
+    for key in dotted {
+        if let Some(value) = map.remove(&key) {
+            let parts: Vec<&str> = key.split('.').collect();
+            insert_missing(map, &parts, value);
+        }
+    }
+}
+
+/// Parse config text. `path` is only used in error messages.
+pub fn parse(path: &Path, text: &str) -> Result<(Config, Vec<String>), ConfigError> {
+    let value: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| malformed(path, &e))?;
+    let mut map = match value {
+        serde_json::Value::Object(m) => m,
+        // An empty file is an empty config, not an error.
+        serde_json::Value::Null => return Ok((Config::default(), Vec::new())),
+        other => {
+            return Err(ConfigError::NotMapping {
+                path: path.to_owned(),
+                found: kind(&other),
+            });
+        }
+    };
+    expand_dotted(&mut map);
+    let unknown = map
+        .keys()
+        .filter(|k| !KNOWN_TOP_LEVEL_KEYS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    match serde_json::from_value::<Config>(serde_json::Value::Object(map)) {
+        Ok(config) => Ok((config, unknown)),
+        Err(json_err) => {
+            // Re-parse typed straight from YAML to recover the line number of
+            // the bad value; dotted keys are the one case it cannot locate.
+            match serde_saphyr::from_str::<Config>(text) {
+                Err(e) => Err(malformed(path, &e)),
+                Ok(_) => Err(ConfigError::Malformed {
+                    path: path.to_owned(),
+                    line: None,
+                    message: json_err.to_string(),
+                }),
+            }
+        }
+    }
+}
+
+/// Load the config file at `path`; a missing file is the default config.
+pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded {
+                path: path.to_owned(),
+                ..Loaded::default()
+            });
+        }
+        Err(source) => {
+            return Err(ConfigError::Unreadable {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let (config, unknown_keys) = parse(path, &text)?;
+    Ok(Loaded {
+        path: path.to_owned(),
+        exists: true,
+        config,
+        unknown_keys,
+    })
+}
+
+/// The commented template written by `config init`. It passes the scope gate
+/// (`memory.default_scope: unclassified`), as the newer reference spec requires.
+pub const TEMPLATE: &str = "\
+# StudyLoop configuration (written by `studyloop config init`).
+# Paths may start with ~/ . Unknown top-level keys are reported by `studyloop doctor`.
+
+# Up to three active study topics: bare names or {name, slug}.
+topics: []
+
+# Context scope for the history database. `studyloop study` refuses to start
+# without one (SESSION_CONTEXT_SCOPE, a project root below, or default_scope).
+memory:
+  default_scope: unclassified   # personal | work | unclassified
+  projects: {}
+  #   my-project:
+  #     scope: work
+  #     roots: [/abs/path/to/project]
+
+# Harness detection order when --agent and STUDYLOOP_AGENT are absent.
+agents:
+  priority: [kiro, codex, claude, pi, opencode, grok]
+
+# state_dir: ~/.local/share/studyloop
+# session_db: ~/.config/studyloop/sessions.db
+# web_port: 8567
+";
+
+/// Write [`TEMPLATE`] to `path` (0600, parent 0700). Refuses to overwrite an
+/// existing file unless `force`.
+pub fn init(path: &Path, force: bool) -> Result<(), ConfigError> {
+    if path.exists() && !force {
+        return Err(ConfigError::Exists(path.to_owned()));
+    }
+    let write_err = |source| ConfigError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        crate::fsutil::ensure_private_dir(parent).map_err(write_err)?;
+    }
+    crate::fsutil::atomic_write(path, TEMPLATE.as_bytes(), 0o600).map_err(write_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> PathBuf {
+        PathBuf::from("/cfg/config.yaml")
+    }
+
+    #[test]
+    fn template_parses_and_passes_the_gate() {
+        let (cfg, unknown) = parse(&p(), TEMPLATE).unwrap();
+        assert!(unknown.is_empty());
+        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Unclassified));
+        assert_eq!(cfg.agents.priority.len(), 6);
+    }
+
+    #[test]
+    fn scratch_config_of_the_acceptance_tier_parses() {
+        let (cfg, _) = parse(&p(), "topics: []\nmemory: {default_scope: unclassified}\n").unwrap();
+        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Unclassified));
+    }
+
+    #[test]
+    fn dotted_keys_expand_and_nested_wins() {
+        let (cfg, unknown) = parse(
+            &p(),
+            "memory.default_scope: work\ndatabase.path: /d.db\nfoo: 1\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Work));
+        assert_eq!(cfg.database_path(), Some("/d.db"));
+        assert_eq!(unknown, vec!["foo".to_owned()]);
+        let (cfg, _) = parse(
+            &p(),
+            "memory.default_scope: work\nmemory:\n  default_scope: personal\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Personal));
+    }
+
+    #[test]
+    fn topics_cap_and_slugs() {
+        let (cfg, _) = parse(
+            &p(),
+            "topics: [SQL Window Functions, {name: Rust, slug: rusty}, c, d]\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.active_topics().len(), 3);
+        assert_eq!(cfg.topics[0].slug(), "sql-window-functions");
+        assert_eq!(cfg.topics[1].slug(), "rusty");
+    }
+
+    #[test]
+    fn syntax_error_names_file_and_line() {
+        let err = parse(&p(), "topics: []\nmemory:\n  default_scope: [unclosed\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/cfg/config.yaml") && err.contains("line"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "one line: {err}");
+    }
+
+    #[test]
+    fn type_error_names_line() {
+        let err = parse(&p(), "topics: []\nmemory:\n  default_scope: galaxy\n").unwrap_err();
+        match &err {
+            ConfigError::Malformed { line, .. } => assert_eq!(*line, Some(3), "{err}"),
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn top_level_must_be_a_mapping() {
+        assert!(matches!(
+            parse(&p(), "- a\n- b\n"),
+            Err(ConfigError::NotMapping {
+                found: "a list",
+                ..
+            })
+        ));
+        assert!(parse(&p(), "").is_ok());
+    }
+}

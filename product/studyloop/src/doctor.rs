@@ -1,0 +1,426 @@
+//! `studyloop doctor`: read-only health checks: tmux ≥ 3.1, each harness
+//! binary and its version (with a timeout), config parse and unknown keys,
+//! the history DB, the scope gate and the state file. Exit 0 when healthy,
+//! 1 when something needs fixing, 2 when a core check fails.
+//!
+//! Nothing here writes: the DB is opened read-only and never migrated, and no
+//! tmux server is started (`tmux -V` only).
+
+use std::io::Read as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::adapters::HARNESS_ORDER;
+use crate::context::Ctx;
+use crate::env::Env;
+use crate::{config, scope, settings, state, store, tmux};
+
+/// How long a harness gets to print its version.
+pub const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Fine.
+    Ok,
+    /// Worth knowing; does not fail the run.
+    Warn,
+    /// Needs fixing.
+    Fail,
+}
+
+/// One check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// Check name.
+    pub name: String,
+    /// core | config | database | harness | session.
+    pub category: &'static str,
+    /// Verdict.
+    pub status: Verdict,
+    /// What was found.
+    pub detail: String,
+    /// How to fix it, when not ok.
+    pub fix: Option<String>,
+    /// A failing core check makes the exit code 2.
+    pub core: bool,
+}
+
+/// One harness as found.
+#[derive(Debug, Clone, Serialize)]
+pub struct HarnessInfo {
+    /// Harness name.
+    pub name: &'static str,
+    /// Absolute binary path, when on PATH.
+    pub binary: Option<String>,
+    /// First line of `--version`, when it answered in time.
+    pub version: Option<String>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Every check, in order.
+    pub checks: Vec<Check>,
+    /// The six harnesses.
+    pub harnesses: Vec<HarnessInfo>,
+    /// 0, 1 or 2.
+    pub exit_code: u8,
+}
+
+fn check(
+    name: &str,
+    category: &'static str,
+    status: Verdict,
+    detail: impl Into<String>,
+    fix: Option<&str>,
+    core: bool,
+) -> Check {
+    Check {
+        name: name.to_owned(),
+        category,
+        status,
+        detail: detail.into(),
+        fix: fix.map(str::to_owned),
+        core,
+    }
+}
+
+/// Run `bin --version` with a timeout; the first non-empty output line.
+pub fn probe_version(
+    env: &Env,
+    bin: &std::path::Path,
+    timeout: Duration,
+) -> Result<String, String> {
+    let mut child_env = env.clone();
+    crate::child_env::strip_hatches(&mut child_env);
+    let mut child = Command::new(bin)
+        .arg("--version")
+        .env_clear()
+        .envs(child_env.iter())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run: {e}"))?;
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "`--version` did not answer within {}s",
+                    timeout.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("cannot wait: {e}")),
+        }
+    };
+    let mut text = String::new();
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut text);
+    }
+    if text.trim().is_empty()
+        && let Some(mut e) = child.stderr.take()
+    {
+        let _ = e.read_to_string(&mut text);
+    }
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .to_owned();
+    if status.success() && !first.is_empty() {
+        Ok(first)
+    } else {
+        Err(format!("`--version` failed ({status}): {first}"))
+    }
+}
+
+fn harness_checks(ctx: &Ctx) -> (Vec<Check>, Vec<HarnessInfo>) {
+    let found: Vec<_> = HARNESS_ORDER
+        .iter()
+        .map(|h| (h.adapter(), h.adapter().resolve_binary(&ctx.env)))
+        .collect();
+    // Versions in parallel: some CLIs take seconds to print one.
+    let versions: Vec<Option<Result<String, String>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = found
+            .iter()
+            .map(|(_, bin)| {
+                bin.as_ref()
+                    .map(|b| s.spawn(move || probe_version(&ctx.env, b, VERSION_TIMEOUT)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.map(|h| h.join().unwrap_or_else(|_| Err("probe panicked".into()))))
+            .collect()
+    });
+    let mut checks = Vec::new();
+    let mut infos = Vec::new();
+    for ((adapter, bin), version) in found.into_iter().zip(versions) {
+        let name = format!("harness {}", adapter.name);
+        let (status, detail, fix) = match (&bin, &version) {
+            (None, _) => (
+                Verdict::Warn,
+                format!("`{}` not on PATH", adapter.binaries[0]),
+                Some("install it with `just harnesses`, or ignore if you do not use it"),
+            ),
+            (Some(b), Some(Ok(v))) => (Verdict::Ok, format!("{} ({v})", b.display()), None),
+            (Some(b), Some(Err(e))) => (
+                Verdict::Warn,
+                format!("{}: {e}", b.display()),
+                Some("reinstall the harness"),
+            ),
+            (Some(b), None) => (Verdict::Warn, b.display().to_string(), None),
+        };
+        checks.push(check(&name, "harness", status, detail, fix, false));
+        infos.push(HarnessInfo {
+            name: adapter.name,
+            binary: bin.map(|b| b.display().to_string()),
+            version: version.and_then(Result::ok),
+        });
+    }
+    if infos.iter().all(|i| i.binary.is_none()) {
+        checks.push(check(
+            "harnesses",
+            "harness",
+            Verdict::Fail,
+            "no harness is installed",
+            Some("install at least one (e.g. `just harnesses`)"),
+            false,
+        ));
+    }
+    (checks, infos)
+}
+
+/// Run every check.
+pub fn run(ctx: &Ctx) -> Report {
+    let mut checks = Vec::new();
+    match tmux::Tmux::new(&ctx.env).and_then(|t| t.check_version()) {
+        Ok(v) => checks.push(check("tmux", "core", Verdict::Ok, v, None, true)),
+        Err(e) => checks.push(check(
+            "tmux",
+            "core",
+            Verdict::Fail,
+            e.to_string(),
+            Some("install tmux 3.1 or later"),
+            true,
+        )),
+    }
+    let config_file = settings::config_file(&ctx.env);
+    let loaded = match &config_file {
+        Err(e) => {
+            checks.push(check(
+                "paths",
+                "core",
+                Verdict::Fail,
+                e.to_string(),
+                Some("set HOME"),
+                true,
+            ));
+            None
+        }
+        Ok(path) => match config::load(path) {
+            Ok(l) => {
+                if !l.exists {
+                    checks.push(check(
+                        "config",
+                        "config",
+                        Verdict::Warn,
+                        format!("no config file at {}", path.display()),
+                        Some("run `studyloop config init`"),
+                        false,
+                    ));
+                } else if l.unknown_keys.is_empty() {
+                    checks.push(check(
+                        "config",
+                        "config",
+                        Verdict::Ok,
+                        format!("{} parses", path.display()),
+                        None,
+                        false,
+                    ));
+                } else {
+                    let keys = l.unknown_keys.join(", ");
+                    checks.push(check(
+                        "config",
+                        "config",
+                        Verdict::Warn,
+                        format!("unknown top-level keys in {}: {keys}", path.display()),
+                        Some("remove or fix them"),
+                        false,
+                    ));
+                }
+                Some(l)
+            }
+            Err(e) => {
+                checks.push(check(
+                    "config",
+                    "config",
+                    Verdict::Fail,
+                    e.to_string(),
+                    Some("fix the file or run `studyloop config init --force`"),
+                    true,
+                ));
+                None
+            }
+        },
+    };
+    if let (Some(l), Ok(path)) = (&loaded, &config_file) {
+        match scope::resolve(&ctx.env, &l.config, path, &ctx.cwd) {
+            Ok(s) => checks.push(check(
+                "scope",
+                "config",
+                Verdict::Ok,
+                format!("{} (from {})", s.name.as_str(), s.source),
+                None,
+                false,
+            )),
+            Err(e) => checks.push(check(
+                "scope",
+                "config",
+                Verdict::Fail,
+                e.to_string(),
+                Some("run `studyloop config init` or set memory.default_scope"),
+                false,
+            )),
+        }
+        match settings::Paths::resolve(&ctx.env, &l.config) {
+            Err(e) => checks.push(check(
+                "paths",
+                "core",
+                Verdict::Fail,
+                e.to_string(),
+                Some("fix the path settings"),
+                true,
+            )),
+            Ok(paths) => {
+                checks.push(db_check(&paths.db));
+                match state::StateStore::new(&paths.session).read() {
+                    Ok(Some(s)) if s.is_active() => checks.push(check(
+                        "session",
+                        "session",
+                        Verdict::Ok,
+                        format!("active: {}", s.mux_session().unwrap_or("web")),
+                        None,
+                        false,
+                    )),
+                    Ok(_) => checks.push(check(
+                        "session",
+                        "session",
+                        Verdict::Ok,
+                        "no active session",
+                        None,
+                        false,
+                    )),
+                    Err(e) => checks.push(check(
+                        "session",
+                        "session",
+                        Verdict::Fail,
+                        e.to_string(),
+                        Some("move the state file aside"),
+                        false,
+                    )),
+                }
+            }
+        }
+    }
+    let (hc, harnesses) = harness_checks(ctx);
+    checks.extend(hc);
+    let exit_code = if checks.iter().any(|c| c.core && c.status == Verdict::Fail) {
+        2
+    } else if checks.iter().any(|c| c.status == Verdict::Fail) {
+        1
+    } else {
+        0
+    };
+    Report {
+        checks,
+        harnesses,
+        exit_code,
+    }
+}
+
+fn db_check(path: &std::path::Path) -> Check {
+    match store::Store::open_read_only(path).and_then(|s| s.map(|s| s.schema_version()).transpose())
+    {
+        Ok(None) => check(
+            "database",
+            "database",
+            Verdict::Ok,
+            format!(
+                "{} not created yet (the first study session creates it)",
+                path.display()
+            ),
+            None,
+            false,
+        ),
+        Ok(Some(v)) if v > store::SCHEMA_VERSION => check(
+            "database",
+            "database",
+            Verdict::Fail,
+            format!(
+                "{} has schema v{v}, newer than this studyloop (v{})",
+                path.display(),
+                store::SCHEMA_VERSION
+            ),
+            Some("upgrade studyloop"),
+            true,
+        ),
+        Ok(Some(v)) if v < store::SCHEMA_VERSION => check(
+            "database",
+            "database",
+            Verdict::Warn,
+            format!(
+                "{} at schema v{v}; the next session migrates it to v{}",
+                path.display(),
+                store::SCHEMA_VERSION
+            ),
+            None,
+            false,
+        ),
+        Ok(Some(v)) => check(
+            "database",
+            "database",
+            Verdict::Ok,
+            format!("{} (schema v{v})", path.display()),
+            None,
+            false,
+        ),
+        Err(e) => check(
+            "database",
+            "database",
+            Verdict::Fail,
+            e.to_string(),
+            Some("check the DB path and permissions"),
+            true,
+        ),
+    }
+}
+
+/// The human-readable report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    for c in &r.checks {
+        let mark = match c.status {
+            Verdict::Ok => "ok  ",
+            Verdict::Warn => "warn",
+            Verdict::Fail => "FAIL",
+        };
+        out.push_str(&format!("[{mark}] {:<18} {}\n", c.name, c.detail));
+        if let (Some(fix), false) = (&c.fix, c.status == Verdict::Ok) {
+            out.push_str(&format!("       fix: {fix}\n"));
+        }
+    }
+    out
+}

@@ -1,0 +1,147 @@
+//! Small file-system primitives every writer uses: private directories,
+//! atomic replace (temp file in the same dir, then rename), single-write
+//! appends, and an exclusive `flock` guard.
+//!
+//! Atomic here means "a reader never sees a half-written file"; files are not
+//! fsynced (a power cut may lose the last write, never corrupt it).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Create `dir` (and missing parents) with mode 0700. An existing dir is left as is.
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+fn temp_sibling(path: &Path) -> io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    let mut tmp = std::ffi::OsString::from(".");
+    tmp.push(name);
+    tmp.push(format!(
+        ".tmp-{}-{}",
+        std::process::id(),
+        crate::ids::random_hex(4)
+    ));
+    Ok(path.with_file_name(tmp))
+}
+
+/// Write `bytes` to `path` atomically with `mode` (temp file + rename).
+pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let tmp = temp_sibling(path)?;
+    let result = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        // The umask may have narrowed the mode; never widen it, but make it exact.
+        f.set_permissions(fs::Permissions::from_mode(mode))?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Append one line (a `\n` is added) with a single `write` on an `O_APPEND`
+/// descriptor, so concurrent writers never interleave or lose lines. Creates
+/// the file with `mode` if missing.
+pub fn append_line(path: &Path, line: &str, mode: u32) -> io::Result<()> {
+    let mut buf = String::with_capacity(line.len() + 1);
+    buf.push_str(line);
+    buf.push('\n');
+    let mut f = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(mode)
+        .open(path)?;
+    let n = f.write(buf.as_bytes())?;
+    if n != buf.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::WriteZero,
+            format!("short append to {}", path.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Create an empty file with `mode` if it does not exist.
+pub fn touch(path: &Path, mode: u32) -> io::Result<()> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(mode)
+        .open(path)
+        .map(drop)
+}
+
+/// Remove a file; a missing file is fine.
+pub fn remove_if_exists(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// An exclusive advisory lock held until drop (the fd closes, the lock goes).
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Block until `path` (created 0600 if needed) is exclusively locked.
+    pub fn exclusive(path: &Path) -> io::Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+        Ok(Self { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_sets_mode_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        atomic_write(&p, b"{}", 0o600).unwrap();
+        atomic_write(&p, b"{\"a\":1}", 0o600).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "{\"a\":1}");
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn private_dir_is_0700() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b");
+        ensure_private_dir(&p).unwrap();
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+    }
+}

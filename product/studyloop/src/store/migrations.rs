@@ -1,0 +1,148 @@
+//! Forward-only schema migrations. Migration `i` (0-based) moves the DB from
+//! `user_version = i` to `i + 1`. Never edit a shipped migration; append.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::{SCHEMA_VERSION, StoreError, q};
+
+/// Every migration, in order.
+pub(super) const MIGRATIONS: &[&str] = &[
+    // v1: history (sessions, messages, FTS5) and study tables.
+    "
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        project_path TEXT,
+        git_branch TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        metadata TEXT
+    );
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        parent_id INTEGER,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        model TEXT,
+        timestamp TEXT NOT NULL,
+        metadata TEXT,
+        seq INTEGER
+    );
+    CREATE INDEX messages_by_session ON messages(session_id, seq);
+    CREATE VIRTUAL TABLE messages_fts USING fts5(
+        content, session_id UNINDEXED, role UNINDEXED,
+        content = 'messages', content_rowid = 'id', tokenize = 'porter unicode61'
+    );
+    CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts(rowid, content, session_id, role) VALUES (new.id, new.content, new.session_id, new.role);
+    END;
+    CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content, session_id, role) VALUES ('delete', old.id, old.content, old.session_id, old.role);
+    END;
+    CREATE TRIGGER messages_fts_au AFTER UPDATE ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content, session_id, role) VALUES ('delete', old.id, old.content, old.session_id, old.role);
+        INSERT INTO messages_fts(rowid, content, session_id, role) VALUES (new.id, new.content, new.session_id, new.role);
+    END;
+    CREATE TABLE study_sessions (
+        id TEXT PRIMARY KEY,
+        session_id TEXT,
+        topic TEXT NOT NULL,
+        energy_level TEXT,
+        energy INTEGER,
+        mode TEXT,
+        agent TEXT,
+        tmux_session TEXT,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        duration_minutes INTEGER,
+        pomodoro_cycles INTEGER,
+        notes TEXT,
+        created_at TEXT NOT NULL,
+        persona_hash TEXT,
+        win_count INTEGER,
+        struggle_count INTEGER,
+        topic_slug TEXT,
+        outcome TEXT NOT NULL DEFAULT 'active'
+    );
+    CREATE TABLE study_progress (
+        id INTEGER PRIMARY KEY,
+        topic TEXT NOT NULL,
+        concept TEXT NOT NULL,
+        confidence TEXT NOT NULL,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        session_count INTEGER NOT NULL DEFAULT 1,
+        notes TEXT,
+        study_session_id TEXT,
+        UNIQUE (topic, concept)
+    );
+    ",
+];
+
+pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let current: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(q("reading the schema version"))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            path: path.to_owned(),
+            found: current,
+            known: SCHEMA_VERSION,
+        });
+    }
+    if current == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(q("starting the migration"))?;
+    // Re-read inside the lock: another process may have migrated meanwhile.
+    let current: i64 = tx
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(q("reading the schema version"))?;
+    let start = usize::try_from(current).unwrap_or(0);
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(start) {
+        tx.execute_batch(sql).map_err(q("migrating the schema"))?;
+        tx.pragma_update(
+            None,
+            "user_version",
+            i64::try_from(i + 1).unwrap_or(i64::MAX),
+        )
+        .map_err(q("recording the schema version"))?;
+    }
+    tx.commit().map_err(q("committing the migration"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Store;
+    use super::*;
+
+    #[test]
+    fn migrates_once_and_refuses_newer() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("db/sessions.db");
+        let s = Store::open(&p).unwrap();
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+        let mode: String = s
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        drop(s);
+        let s = Store::open(&p).unwrap();
+        s.conn()
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(s);
+        assert!(matches!(Store::open(&p), Err(StoreError::TooNew { .. })));
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+}
