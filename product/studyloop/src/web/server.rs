@@ -1,0 +1,137 @@
+//! The axum application of `studyloop web`: shared state, the router, and
+//! the serve loop with its reaper.
+//!
+//! Routes: `GET /` and `/static/{file}` (the SPA), `GET /session` (redirect),
+//! `GET /api/session/state`, `POST /api/session/end`, `WS /api/session/ws`, and
+//! whatever `extra` routes the caller adds (session start and options live with
+//! the product's session core). Every response gets the security headers; the
+//! password gate applies when a password is set.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router, middleware};
+use serde_json::{Value, json};
+
+use super::security::{self, Password};
+use super::slot::{ATTACH_GRACE, Slot};
+use super::{assets, ws};
+
+/// State shared by every handler.
+#[derive(Debug)]
+pub struct AppState {
+    /// The live session slot.
+    pub slot: Slot,
+    /// Extra exact origins allowed to open the WebSocket (`STUDYLOOP_ALLOWED_ORIGINS`).
+    pub allowed_origins: Vec<String>,
+    /// How long detached or never-attached sessions are held.
+    pub grace: Duration,
+}
+
+impl AppState {
+    /// State around `slot` with the reference grace period.
+    #[must_use]
+    pub fn new(slot: Slot, allowed_origins: Vec<String>) -> Self {
+        Self {
+            slot,
+            allowed_origins,
+            grace: ATTACH_GRACE,
+        }
+    }
+}
+
+/// The whole application: built-in routes, `extra` routes, headers and auth.
+pub fn router(state: Arc<AppState>, extra: Router<Arc<AppState>>, password: Password) -> Router {
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/static/{file}", get(assets::file))
+        .route("/session", get(assets::session_redirect))
+        .route("/api/session/state", get(live_state))
+        .route("/api/session/end", post(end))
+        .route("/api/session/ws", get(ws::handler))
+        .merge(extra)
+        .layer(middleware::from_fn_with_state(
+            password,
+            security::basic_auth,
+        ))
+        .layer(middleware::from_fn(security::headers))
+        .with_state(state)
+}
+
+/// The live slot as JSON: the session's fields plus `active`, `detached`,
+/// `reattach_url`; `last_release` when idle. The caller may overlay the
+/// state file (which also knows CLI sessions).
+#[must_use]
+pub fn slot_json(state: &AppState) -> Value {
+    match state.slot.current() {
+        Some(live) => {
+            let mut v = serde_json::to_value(&live.info).unwrap_or_else(|_| json!({}));
+            if let Some(obj) = v.as_object_mut() {
+                let id = &live.info.study_session_id;
+                obj.insert("active".into(), json!(true));
+                obj.insert("detached".into(), json!(live.detached()));
+                obj.insert("child_pid".into(), json!(live.child_pid()));
+                obj.insert("ws_url".into(), json!(ws_url(id)));
+                obj.insert("reattach_url".into(), json!("/#study-session"));
+            }
+            v
+        }
+        None => json!({ "active": false, "last_release": state.slot.last_release() }),
+    }
+}
+
+/// The WS address of session `id`.
+#[must_use]
+pub fn ws_url(id: &str) -> String {
+    format!("/api/session/ws?study_session_id={id}")
+}
+
+async fn live_state(State(state): State<Arc<AppState>>) -> Json<Value> {
+    Json(slot_json(&state))
+}
+
+async fn end(State(state): State<Arc<AppState>>) -> Response {
+    match state.slot.end(None, "ended", true).await {
+        Some(info) => Json(json!({ "ended": true, "topic": info.topic })).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            Json(json!({ "error": "No active session" })),
+        )
+            .into_response(),
+    }
+}
+
+/// Serves `app` on `addr` until `shutdown` resolves, reaping abandoned or
+/// exited sessions every few seconds; ends the live session on the way out.
+///
+/// # Errors
+/// The bind or serve error.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    state: Arc<AppState>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let reaper_state = state.clone();
+    let reaper = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(2));
+        loop {
+            tick.tick().await;
+            reaper_state.slot.reap(reaper_state.grace).await;
+        }
+    });
+    let result = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await;
+    reaper.abort();
+    state.slot.end(None, "server-stopped", true).await;
+    result
+}

@@ -1,0 +1,202 @@
+//! `WS /api/session/ws?study_session_id=<id>`: attaches a browser (or the
+//! acceptance lane) to the live session and relays in both directions.
+//!
+//! Refused before the upgrade (HTTP 403) when the Origin is not allowed (see
+//! `origin`), no session is live, or the id does not match. After the upgrade:
+//! `started` first; PTY output as binary frames; ACP events as JSON frames;
+//! client frames dispatched to the transport; `stop` ends the session; a newer
+//! socket supersedes this one; a plain disconnect starts the grace period.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::acp::AcpEvent;
+use super::frames::{ClientFrame, ServerFrame};
+use super::origin;
+use super::pty::PtyEvent;
+use super::server::AppState;
+use super::slot::{Live, Transport};
+
+/// The query string.
+#[derive(Debug, Deserialize)]
+pub struct WsQuery {
+    /// The session to attach to.
+    pub study_session_id: Option<String>,
+}
+
+/// The upgrade handler.
+pub async fn handler(
+    State(state): State<Arc<AppState>>,
+    Query(query): Query<WsQuery>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let header_str = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    if !origin::allowed(
+        header_str(header::ORIGIN),
+        header_str(header::HOST),
+        &state.allowed_origins,
+    ) {
+        return refuse("origin not allowed; open the console from the StudyLoop server's own page");
+    }
+    let Some(live) = state.slot.current() else {
+        return refuse("no active web session; start one with POST /api/session/start");
+    };
+    if query.study_session_id.as_deref() != Some(live.info.study_session_id.as_str()) {
+        return refuse("study_session_id does not match the active session");
+    }
+    upgrade
+        .on_upgrade(move |socket| relay(socket, live, state))
+        .into_response()
+}
+
+fn refuse(message: &str) -> Response {
+    (
+        StatusCode::FORBIDDEN,
+        axum::Json(json!({ "error": message })),
+    )
+        .into_response()
+}
+
+enum Outbound {
+    Text(String),
+    Binary(Vec<u8>),
+    Final(String),
+}
+
+async fn relay(mut socket: WebSocket, live: Arc<Live>, state: Arc<AppState>) {
+    let (generation, mut newer) = live.attach();
+    let started = ServerFrame::Started {
+        agent: live.info.agent.clone(),
+    };
+    if socket
+        .send(Message::Text(started.to_text().into()))
+        .await
+        .is_err()
+    {
+        live.detach(generation);
+        return;
+    }
+    loop {
+        tokio::select! {
+            biased;
+            _ = newer.changed() => {
+                let f = ServerFrame::AttachSuperseded {
+                    study_session_id: live.info.study_session_id.clone(),
+                };
+                let _ = socket.send(Message::Text(f.to_text().into())).await;
+                let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    if let Some(reply) = dispatch(&live, &state, &text).await {
+                        let _ = socket.send(Message::Text(reply.into())).await;
+                    }
+                }
+                Some(Ok(Message::Close(_)) | Err(_)) | None => {
+                    live.detach(generation);
+                    return;
+                }
+                Some(Ok(_)) => {}
+            },
+            out = next_outbound(&live) => match out {
+                Some(Outbound::Text(t)) => { let _ = socket.send(Message::Text(t.into())).await; }
+                Some(Outbound::Binary(b)) => { let _ = socket.send(Message::Binary(b.into())).await; }
+                Some(Outbound::Final(t)) => {
+                    let _ = socket.send(Message::Text(t.into())).await;
+                    let reason = if live_was_stopped(&state, &live) { "ended" } else { "exit" };
+                    state.slot.end(Some(&live.info.study_session_id), reason, true).await;
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+                None => {
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+            },
+        }
+    }
+}
+
+/// Whether the session was already taken out of the slot (ended by request).
+fn live_was_stopped(state: &AppState, live: &Live) -> bool {
+    state
+        .slot
+        .current()
+        .is_none_or(|l| l.info.study_session_id != live.info.study_session_id)
+}
+
+async fn next_outbound(live: &Live) -> Option<Outbound> {
+    match &live.transport {
+        Transport::Pty(p) => match p.events().recv().await? {
+            PtyEvent::Output(bytes) => Some(Outbound::Binary(bytes)),
+            PtyEvent::Stopped { returncode, reason } => Some(Outbound::Final(
+                ServerFrame::Stopped {
+                    returncode,
+                    reason: reason.to_owned(),
+                }
+                .to_text(),
+            )),
+        },
+        Transport::Acp(a) => {
+            let event = a.events().recv().await?;
+            let text = serde_json::to_string(&event).unwrap_or_default();
+            Some(if matches!(event, AcpEvent::Stopped { .. }) {
+                Outbound::Final(text)
+            } else {
+                Outbound::Text(text)
+            })
+        }
+    }
+}
+
+/// Applies one client frame; returns an error frame to send back, if any.
+async fn dispatch(live: &Live, state: &AppState, text: &str) -> Option<String> {
+    let error = |message: String| Some(ServerFrame::TransportError { message }.to_text());
+    let frame = match ClientFrame::parse(text) {
+        Ok(frame) => frame,
+        Err(message) => return error(message),
+    };
+    match (frame, &live.transport) {
+        (ClientFrame::Stop, _) => {
+            // The transport's own `stopped` event then reaches this socket.
+            state
+                .slot
+                .end(Some(&live.info.study_session_id), "ended", true)
+                .await;
+            None
+        }
+        (ClientFrame::Input { data }, Transport::Pty(p)) => {
+            p.write(data.as_bytes());
+            None
+        }
+        (ClientFrame::Input { data }, Transport::Acp(a)) => {
+            a.prompt(&data).err().and_then(|e| error(e.to_string()))
+        }
+        (ClientFrame::Resize { cols, rows }, Transport::Pty(p)) => {
+            p.resize(cols, rows);
+            None
+        }
+        (ClientFrame::Resize { .. }, Transport::Acp(_)) => None,
+        (
+            ClientFrame::PermissionResponse {
+                request_id,
+                outcome,
+            },
+            Transport::Acp(a),
+        ) => a
+            .respond_permission(&request_id, outcome)
+            .err()
+            .and_then(|e| error(e.to_string())),
+        (ClientFrame::PermissionResponse { .. }, Transport::Pty(_)) => {
+            error("permission_response applies to ACP sessions only".into())
+        }
+    }
+}
