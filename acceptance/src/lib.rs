@@ -8,3 +8,16 @@
 //! evidence-bundle schema shared with the UAT tier. The runner itself is
 //! `tests/acceptance.rs`; this library holds the mechanisms it and their ungated
 //! tests use.
+
+pub mod bins;
+pub mod caller_env;
+pub mod clock;
+pub mod command;
+pub mod evidence;
+pub mod hex;
+pub mod ledger;
+pub mod private_fs;
+pub mod procfs;
+pub mod scratch;
+pub mod selection;
+pub mod sweep;

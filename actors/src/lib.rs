@@ -8,5 +8,6 @@
 //! socket); this crate never simulates a mentor outside its own tests.
 
 pub mod kind;
+pub mod turn_script;
 
 pub use kind::{ActorKind, EnvVarDoc, UnknownActorKind};

@@ -1,0 +1,148 @@
+//! Unit tests of the bundle writer, the path guard and `verify`.
+
+use std::os::unix::fs::PermissionsExt;
+
+use super::*;
+use crate::evidence::{Manifest, RunId, Surface, Tier, verify};
+
+fn manifest() -> Manifest {
+    Manifest::new(
+        &RunId::generate(),
+        Tier::Acceptance,
+        "probe::codex",
+        Surface::Probe,
+    )
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn writes_private_files_and_a_manifest_that_verifies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("evidence/run");
+    let mut w = BundleWriter::create(&dir, manifest()).unwrap();
+    w.write_file("probe.txt", b"codex 1.2.3\n").unwrap();
+    w.write_json("turns/1.json", &serde_json::json!({"prompt": "hi"}))
+        .unwrap();
+    w.manifest_mut().outcome = Outcome::Completed;
+    let out = w.finish().unwrap();
+    assert_eq!(mode(&out), 0o700);
+    assert_eq!(mode(&out.join("turns")), 0o700);
+    for f in ["probe.txt", "turns/1.json", MANIFEST_NAME] {
+        assert_eq!(mode(&out.join(f)), 0o600, "{f}");
+    }
+    let text = std::fs::read_to_string(out.join(MANIFEST_NAME)).unwrap();
+    let m: Manifest = serde_json::from_str(&text).unwrap();
+    assert_eq!(m.file_inventory.len(), 2);
+    assert_eq!(
+        m.file_inventory["probe.txt"],
+        crate::evidence::hash_file(&out.join("probe.txt")).unwrap()
+    );
+    let report = verify(&out).unwrap();
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.matched, 2);
+    // No temp file is left beside the final ones.
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+#[test]
+fn an_existing_dir_is_tightened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("loose");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    BundleWriter::create(&dir, manifest())
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(mode(&dir), 0o700);
+}
+
+#[test]
+fn verify_reports_every_mismatch_missing_and_extra_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut w = BundleWriter::create(tmp.path(), manifest()).unwrap();
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        w.write_file(f, f.as_bytes()).unwrap();
+    }
+    let dir = w.finish().unwrap();
+    std::fs::write(dir.join("a.txt"), b"tampered").unwrap();
+    std::fs::remove_file(dir.join("b.txt")).unwrap();
+    std::fs::write(dir.join("d.txt"), b"new").unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", dir.join("link")).unwrap();
+    let report = verify(&dir).unwrap();
+    assert_eq!(report.matched, 1);
+    assert_eq!(report.mismatched.len(), 1);
+    assert_eq!(report.mismatched[0].path, "a.txt");
+    assert_eq!(report.missing, ["b.txt"]);
+    assert_eq!(report.extra, ["d.txt", "link"]);
+    assert!(!report.is_clean());
+}
+
+#[test]
+fn unsafe_paths_are_refused_before_writing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let mut w = BundleWriter::create(tmp.path(), manifest()).unwrap();
+    std::os::unix::fs::symlink(outside.path(), tmp.path().join("escape")).unwrap();
+    for bad in [
+        "",
+        "/etc/passwd",
+        "../x",
+        "a/../../x",
+        "./x",
+        "manifest.json",
+    ] {
+        assert!(
+            matches!(
+                w.write_file(bad, b"x"),
+                Err(EvidenceError::UnsafePath { .. })
+            ),
+            "{bad:?} accepted"
+        );
+    }
+    assert!(matches!(
+        w.write_file("escape/x", b"x"),
+        Err(EvidenceError::SymlinkEscape { .. })
+    ));
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    std::fs::remove_file(tmp.path().join("escape")).unwrap();
+    w.finish().unwrap();
+}
+
+#[test]
+fn dropping_an_unfinished_writer_still_leaves_an_errored_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let mut w = BundleWriter::create(tmp.path(), manifest()).unwrap();
+        w.manifest_mut().outcome = Outcome::Completed;
+        w.write_file("partial.txt", b"turn 1").unwrap();
+    }
+    let m: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join(MANIFEST_NAME)).unwrap())
+            .unwrap();
+    assert_eq!(m.outcome, Outcome::Errored);
+    assert_eq!(m.file_inventory.len(), 1);
+    assert!(
+        m.notes[0].contains("before the run finished"),
+        "{:?}",
+        m.notes
+    );
+}
+
+#[test]
+fn verify_rejects_a_future_schema_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join(MANIFEST_NAME), r#"{"schema_version": 2}"#).unwrap();
+    let err = verify(tmp.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("schema_version 2") && err.contains("version 1"),
+        "{err}"
+    );
+}

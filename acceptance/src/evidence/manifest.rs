@@ -1,0 +1,225 @@
+//! The manifest schema (version 1). `null` means unknown, never zero.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::evidence::RunId;
+use crate::selection::AuthMode;
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which tier wrote a bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tier {
+    /// The acceptance tier.
+    Acceptance,
+    /// The UAT sign-off tier.
+    Uat,
+}
+
+/// Which product surface a cell drove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Surface {
+    /// A harness availability probe (binary + version), no product.
+    Probe,
+    /// `studyloop study` in tmux.
+    CliTmux,
+    /// The web server's ACP session over HTTP/WS.
+    WebAcp,
+    /// The same, driven through a real browser.
+    WebAcpBrowser,
+    /// A UAT journey.
+    Journey,
+}
+
+/// How a cell ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Every step ran and every check passed.
+    Completed,
+    /// A budget (turns, tokens, a turn timeout) ended it.
+    BudgetExhausted,
+    /// Cancelled from outside.
+    Cancelled,
+    /// A step or check failed, or the run died.
+    Errored,
+    /// It did not run; the notes say why.
+    Skipped,
+}
+
+/// Pass/skip/fail counts of the checks or cells a bundle covers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// Passed.
+    pub passed: u64,
+    /// Skipped.
+    pub skipped: u64,
+    /// Failed.
+    pub failed: u64,
+}
+
+/// `manifest.json`. Serialised with sorted keys by the bundle writer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Always [`SCHEMA_VERSION`] when written by this build.
+    pub schema_version: u32,
+    /// The bundle's run id.
+    pub run_id: String,
+    /// When the bundle was opened (RFC 3339 UTC).
+    pub date: String,
+    /// Which tier.
+    pub tier: Tier,
+    /// The trial or cell name.
+    pub cell: String,
+    /// Which surface.
+    pub surface: Surface,
+    /// Harness name, when one was involved.
+    pub harness: Option<String>,
+    /// The harness's own version output, when known.
+    pub harness_version: Option<String>,
+    /// The resolved harness binary, when known.
+    pub binary_path: Option<String>,
+    /// How the harness reached a model.
+    pub auth_mode: Option<AuthMode>,
+    /// Learner backend, when a conversation ran.
+    pub actor_backend: Option<String>,
+    /// Learner model, when a model played the learner.
+    pub actor_model: Option<String>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Check counts.
+    pub counts: Counts,
+    /// `git rev-parse HEAD` of the workspace, when known.
+    pub repo_sha: Option<String>,
+    /// Whether the work tree had changes, when known.
+    pub dirty: Option<bool>,
+    /// sha256 of the uncommitted changes, when dirty.
+    pub patch_identity: Option<String>,
+    /// `<os>-<arch>`.
+    pub platform: String,
+    /// Rubric version graded against, when graded.
+    pub rubric_version: Option<String>,
+    /// Its pinned sha256.
+    pub rubric_hash: Option<String>,
+    /// Redaction rules version, when redaction ran.
+    pub redaction_version: Option<String>,
+    /// Its pinned sha256.
+    pub redaction_hash: Option<String>,
+    /// Every seed used, by name, so the run can be replayed.
+    pub seeds: BTreeMap<String, u64>,
+    /// Bundle-relative paths of the files that explain a failure.
+    pub failure_artifacts: Vec<String>,
+    /// sha256 of every other regular file in the bundle, by relative path.
+    pub file_inventory: BTreeMap<String, String>,
+    /// Free-text notes (skip reasons, early ends).
+    pub notes: Vec<String>,
+}
+
+impl Manifest {
+    /// A manifest for `cell` with every unknown field `null`, outcome
+    /// `errored` until the writer says otherwise (so a bundle closed early
+    /// never claims success).
+    pub fn new(run_id: &RunId, tier: Tier, cell: &str, surface: Surface) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            run_id: run_id.to_string(),
+            date: crate::clock::now_rfc3339(),
+            tier,
+            cell: cell.to_owned(),
+            surface,
+            harness: None,
+            harness_version: None,
+            binary_path: None,
+            auth_mode: None,
+            actor_backend: None,
+            actor_model: None,
+            outcome: Outcome::Errored,
+            counts: Counts::default(),
+            repo_sha: None,
+            dirty: None,
+            patch_identity: None,
+            platform: platform(),
+            rubric_version: None,
+            rubric_hash: None,
+            redaction_version: None,
+            redaction_hash: None,
+            seeds: BTreeMap::new(),
+            failure_artifacts: Vec::new(),
+            file_inventory: BTreeMap::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The manifest as JSON text: keys sorted at every level, 2-space indent,
+    /// trailing newline.
+    pub fn to_json(&self) -> String {
+        let value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        let mut text = serde_json::to_string_pretty(&sorted(value)).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+/// `<os>-<arch>` of this build, e.g. `linux-x86_64`.
+pub fn platform() -> String {
+    format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+/// Rebuilds every object with its keys in sorted order, so the output is sorted
+/// even if some crate in the build enables serde_json's `preserve_order`.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<_> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.into_iter().map(sorted).collect())
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_has_sorted_keys_nulls_and_a_trailing_newline() {
+        let mut m = Manifest::new(
+            &RunId::generate(),
+            Tier::Acceptance,
+            "probe::kiro",
+            Surface::Probe,
+        );
+        m.auth_mode = Some(AuthMode::StubProvider);
+        m.seeds.insert("zeta".into(), 1);
+        m.seeds.insert("alpha".into(), 2);
+        let text = m.to_json();
+        assert!(text.ends_with("}\n"));
+        assert!(text.contains("\n  \"actor_backend\": null,"), "{text}");
+        assert!(text.contains("\"auth_mode\": \"stub-provider\""), "{text}");
+        assert!(text.contains("\"surface\": \"probe\""), "{text}");
+        assert!(text.contains("\"outcome\": \"errored\""), "{text}");
+        let keys: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  \""))
+            .map(|l| l.trim().split('"').nth(1).unwrap())
+            .collect();
+        let mut sorted_keys = keys.clone();
+        sorted_keys.sort_unstable();
+        assert_eq!(keys, sorted_keys);
+        assert_eq!(keys.len(), 26);
+        assert!(text.find("\"alpha\"").unwrap() < text.find("\"zeta\"").unwrap());
+        let back: Manifest = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, m);
+    }
+}

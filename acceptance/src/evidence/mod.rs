@@ -1,0 +1,25 @@
+//! Evidence bundles: one schema for every tier.
+//!
+//! A bundle is a private directory (0700) of files (0600), each written
+//! temp-then-rename in the same directory, closed by `manifest.json`, which is
+//! written last and holds a sha256 inventory of every other regular file. Names
+//! inside a bundle are plain relative paths: an absolute path, `..`, or a path
+//! through a symlink is refused before anything is written. Acceptance bundles
+//! live in the run directory; UAT bundles in the durable root resolved from the
+//! real environment (never a scratch one) and are never swept. `verify` re-hashes
+//! a bundle and lists every mismatch, missing and extra file. This module writes
+//! and checks bundles; it does not decide what a lane records.
+
+mod bundle;
+mod durable;
+mod inventory;
+mod manifest;
+mod repo;
+mod run_id;
+
+pub use bundle::{BundleWriter, EvidenceError, MANIFEST_NAME};
+pub use durable::{DurableRootError, durable_root};
+pub use inventory::{Mismatch, VerifyError, VerifyReport, hash_file, inventory, verify};
+pub use manifest::{Counts, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform};
+pub use repo::RepoIdentity;
+pub use run_id::{InvalidRunId, RunId};

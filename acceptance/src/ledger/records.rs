@@ -1,0 +1,63 @@
+//! The two line formats.
+
+use serde::{Deserialize, Serialize};
+
+/// How a trial ended, as recorded in `results.jsonl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrialOutcome {
+    /// It ran and passed.
+    Passed,
+    /// It did not run (or stopped itself); the reason says why.
+    Skipped,
+    /// It ran and failed.
+    Failed,
+}
+
+impl TrialOutcome {
+    /// Rank for merging runs: the worse outcome wins.
+    pub(crate) fn severity(self) -> u8 {
+        match self {
+            TrialOutcome::Passed => 0,
+            TrialOutcome::Skipped => 1,
+            TrialOutcome::Failed => 2,
+        }
+    }
+
+    /// The word used in the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrialOutcome::Passed => "passed",
+            TrialOutcome::Skipped => "skipped",
+            TrialOutcome::Failed => "failed",
+        }
+    }
+}
+
+/// One `skip-ledger.jsonl` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkipRecord {
+    /// Trial name.
+    pub trial: String,
+    /// The named reason.
+    pub reason: String,
+    /// RFC 3339 UTC.
+    pub time: String,
+}
+
+/// One `results.jsonl` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultRecord {
+    /// Trial name.
+    pub trial: String,
+    /// How it ended.
+    pub outcome: TrialOutcome,
+    /// RFC 3339 UTC.
+    pub time: String,
+    /// The failure message or skip reason.
+    pub message: Option<String>,
+    /// The evidence bundle it wrote, if any.
+    pub bundle: Option<String>,
+}

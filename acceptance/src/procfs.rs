@@ -1,0 +1,77 @@
+//! Liveness of processes and process groups, zombies counted as gone.
+//!
+//! `kill(pid, 0)` succeeds for a zombie, and on machines whose pid 1 never
+//! reaps (some container and micro-VM inits), a killed daemon or orphan stays a
+//! zombie indefinitely. Stopping logic must therefore read process states from
+//! `/proc`; where `/proc` is unavailable it falls back to `kill(…, 0)`.
+
+use rustix::io::Errno;
+use rustix::process::{Pid, test_kill_process, test_kill_process_group};
+
+/// Whether `pid` exists and is not a zombie.
+pub fn process_alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => parse_stat(&stat).is_some_and(|(state, _)| state != 'Z' && state != 'X'),
+        Err(_) if proc_mounted() => false,
+        Err(_) => {
+            Pid::from_raw(pid).is_some_and(|p| !matches!(test_kill_process(p), Err(Errno::SRCH)))
+        }
+    }
+}
+
+/// Whether any non-zombie process is in process group `pgid`.
+pub fn group_alive(pgid: i32) -> bool {
+    if !proc_mounted() {
+        return Pid::from_raw(pgid)
+            .is_some_and(|p| !matches!(test_kill_process_group(p), Err(Errno::SRCH)));
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|stat| parse_stat(&stat))
+        .any(|(state, group)| group == pgid && state != 'Z' && state != 'X')
+}
+
+fn proc_mounted() -> bool {
+    std::path::Path::new("/proc/self/stat").exists()
+}
+
+/// `(state, pgrp)` from a `/proc/<pid>/stat` line. The command name is in
+/// parentheses and may itself contain spaces or `)`, so fields are counted
+/// from the last `)`.
+fn parse_stat(stat: &str) -> Option<(char, i32)> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_with_spaces_and_parens() {
+        assert_eq!(parse_stat("42 (tmux: server) S 1 42 42 0"), Some(('S', 42)));
+        assert_eq!(parse_stat("7 (a) b) Z 1 9 9"), Some(('Z', 9)));
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn this_process_is_alive_and_a_free_pid_is_not() {
+        let me = i32::try_from(std::process::id()).unwrap();
+        assert!(process_alive(me));
+        assert!(!process_alive(i32::MAX));
+        assert!(!group_alive(i32::MAX));
+    }
+}

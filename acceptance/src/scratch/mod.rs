@@ -1,0 +1,21 @@
+//! The scratch world: a disposable HOME, XDG tree, state dir, seeded config and
+//! private tmux socket dir for one trial, the exact environment its children
+//! get, the process groups it started, and its guarded removal.
+//!
+//! Layout under one root (`/tmp/sl-acc-XXXXXX`, 0700):
+//! `home/` (with `.config`, `.local/share`, `.local/state`, `.cache`),
+//! `home/.config/studyloop/config.yaml` (seeded), the state dir
+//! `home/.local/share/studyloop`, the sentinel
+//! `home/.studyloop-acceptance-sentinel` (32 hex), `tmp/` (the child's
+//! `TMPDIR`) and the short tmux socket dir `t/`. The root lives directly under
+//! `/tmp` so `t/tmux-<uid>/default` stays far below the 104-byte `sun_path`
+//! limit. Deletion is the `sweep` module's job.
+
+mod credentials;
+mod env;
+mod groups;
+mod world;
+
+pub use credentials::{EXACT_DENY, is_denied, looks_like_credential};
+pub use env::{Env, EnvError, TestHatch, find_on_path};
+pub use world::{CONFIG_SEED, SENTINEL_NAME, SOCKET_PATH_LIMIT, Scratch, ScratchError};

@@ -1,0 +1,199 @@
+//! Unit tests of the selection parser: every rule of the module doc, and the
+//! drift guard between the run order and the release contract.
+
+use super::*;
+
+fn env(pairs: &[(&str, &str)]) -> CallerEnv {
+    CallerEnv::from_pairs(pairs.iter().copied())
+}
+
+#[test]
+fn gate_opens_only_on_exactly_one() {
+    for (value, open) in [
+        ("1", true),
+        (" 1", false),
+        ("1 ", false),
+        ("true", false),
+        ("", false),
+    ] {
+        let gates = Gates::from_env(&env(&[(ACC, value), (UAT, value)]));
+        assert_eq!(gates.acceptance, open, "{value:?}");
+        assert_eq!(gates.uat, open, "{value:?}");
+    }
+    assert!(!Gates::from_env(&env(&[])).acceptance);
+}
+
+#[test]
+fn unset_or_empty_selects_defaults() {
+    assert_eq!(
+        Selection::from_env(&env(&[])).unwrap(),
+        Selection::defaults()
+    );
+    let blank = env(&[
+        (ACC_HARNESS, " , ,"),
+        (ACC_ACTOR, "  "),
+        (ACC_REAL_AUTH, ""),
+    ]);
+    assert_eq!(Selection::from_env(&blank).unwrap(), Selection::defaults());
+}
+
+#[test]
+fn harness_list_is_trimmed_deduplicated_and_ordered_as_given() {
+    let sel = Selection::from_env(&env(&[(ACC_HARNESS, " kiro, codex,,kiro ,pi")])).unwrap();
+    assert_eq!(
+        sel.harnesses,
+        [HarnessName::Kiro, HarnessName::Codex, HarnessName::Pi]
+    );
+    assert_eq!(sel.harness_list(), "kiro, codex, pi");
+    assert!(sel.selects(HarnessName::Pi));
+    assert!(!sel.selects(HarnessName::Grok));
+}
+
+#[test]
+fn unknown_harness_names_value_known_set_and_fix() {
+    let err = Selection::from_env(&env(&[(ACC_HARNESS, "oclode, kiro, Codex")])).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("`oclode`, `Codex`"), "{msg}");
+    assert!(msg.contains(ACC_HARNESS), "{msg}");
+    assert!(
+        msg.contains("known: codex, claude, kiro, pi, opencode, grok"),
+        "{msg}"
+    );
+    assert!(msg.contains("fix:"), "{msg}");
+}
+
+#[test]
+fn unknown_actor_names_value_known_set_and_fix() {
+    let err = Selection::from_env(&env(&[(ACC_ACTOR, " scriptd ")])).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("`scriptd`"), "{msg}");
+    assert!(
+        msg.contains("known: scripted, gateway, direct, harness"),
+        "{msg}"
+    );
+    assert!(msg.contains(ACC_ACTOR), "{msg}");
+}
+
+#[test]
+fn actor_is_trimmed() {
+    let sel = Selection::from_env(&env(&[(ACC_ACTOR, " gateway\t")])).unwrap();
+    assert_eq!(sel.actor, ActorKind::Gateway);
+}
+
+#[test]
+fn every_bad_variable_is_reported_at_once() {
+    let err = Selection::from_env(&env(&[
+        (ACC_HARNESS, "oclode"),
+        (ACC_ACTOR, "robot"),
+        (ACC_REAL_AUTH, "yes"),
+    ]))
+    .unwrap_err();
+    assert_eq!(err.0.len(), 3);
+    assert_eq!(err.to_string().lines().count(), 3);
+}
+
+#[test]
+fn auth_mode_rules() {
+    let mode = |pairs: &[(&str, &str)]| Selection::from_env(&env(pairs)).map(|s| s.auth_mode);
+    assert_eq!(mode(&[]), Ok(AuthMode::StubProvider));
+    assert_eq!(
+        mode(&[(ACC_AUTH_MODE, " scrubbed ")]),
+        Ok(AuthMode::Scrubbed)
+    );
+    assert_eq!(mode(&[(ACC_REAL_AUTH, " 1 ")]), Ok(AuthMode::RealAuth));
+    // Real-auth is forced whatever the auth mode says.
+    assert_eq!(
+        mode(&[(ACC_REAL_AUTH, "1"), (ACC_AUTH_MODE, "scrubbed")]),
+        Ok(AuthMode::RealAuth)
+    );
+    let typo = mode(&[(ACC_REAL_AUTH, "true")]).unwrap_err().to_string();
+    assert!(
+        typo.contains("`true`") && typo.contains(ACC_REAL_AUTH),
+        "{typo}"
+    );
+    let bad = mode(&[(ACC_AUTH_MODE, "real-auth")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        bad.contains("stub-provider, scrubbed") && bad.contains(ACC_REAL_AUTH),
+        "{bad}"
+    );
+}
+
+#[test]
+fn binaries_per_harness() {
+    let pairs: Vec<_> = HARNESS_ORDER
+        .iter()
+        .map(|h| (h.as_str(), h.binary()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("codex", "codex"),
+            ("claude", "claude"),
+            ("kiro", "kiro-cli"),
+            ("pi", "pi"),
+            ("opencode", "opencode"),
+            ("grok", "grok"),
+        ]
+    );
+}
+
+#[test]
+fn env_var_docs_name_every_constant_once() {
+    let mut names: Vec<_> = ENV_VARS.iter().map(|d| d.name).collect();
+    let count = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), count, "duplicate ENV_VARS entry");
+    for name in [
+        ACC,
+        ACC_HARNESS,
+        ACC_ACTOR,
+        ACC_REAL_AUTH,
+        ACC_AUTH_MODE,
+        ACC_RESULTS_DIR,
+        UAT,
+        UAT_EVIDENCE_ROOT,
+    ] {
+        assert!(names.contains(&name), "{name} missing from ENV_VARS");
+    }
+}
+
+/// The drift guard: the run order is a literal re-ordering of the release
+/// contract. Full order, length and no duplicates, not just a set comparison,
+/// because a set comparison passes when a name is repeated and another dropped.
+#[test]
+fn harness_order_is_a_full_reordering_of_release_harnesses() {
+    use HarnessName::*;
+    assert_eq!(HARNESS_ORDER, [Codex, Claude, Kiro, Pi, Opencode, Grok]);
+    assert_eq!(RELEASE_HARNESSES, [Kiro, Codex, Claude, Pi, Opencode, Grok]);
+    assert_eq!(HARNESS_ORDER.len(), RELEASE_HARNESSES.len());
+    for list in [HARNESS_ORDER, RELEASE_HARNESSES] {
+        let mut sorted = list.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), list.len(), "duplicate in {list:?}");
+    }
+    let mut order = HARNESS_ORDER.to_vec();
+    let mut release = RELEASE_HARNESSES.to_vec();
+    order.sort();
+    release.sort();
+    assert_eq!(order, release);
+    // Core before preview in the run order, so a preview harness never delays
+    // the release-blocking ones.
+    let first_preview = HARNESS_ORDER
+        .iter()
+        .position(|h| h.maturity() == Maturity::Preview)
+        .unwrap();
+    assert!(
+        HARNESS_ORDER[first_preview..]
+            .iter()
+            .all(|h| h.maturity() == Maturity::Preview)
+    );
+    let core: Vec<_> = RELEASE_HARNESSES
+        .iter()
+        .filter(|h| h.maturity() == Maturity::Core)
+        .collect();
+    assert_eq!(core, [&Kiro, &Codex, &Claude, &Pi]);
+}

@@ -1,0 +1,20 @@
+//! The guarded sweeper: removes one scratch tree and nothing else.
+//!
+//! Before deleting anything it hard-errors, leaving the tree for inspection, if
+//! (every path symlink-resolved first) the scratch home is, or is under, the
+//! real home; the real home is, or is under, the scratch root; the scratch
+//! config dir is, or is under, the real `~/.config/studyloop`; the root is not a
+//! `sl-acc-*` directory directly under `/tmp`; or the ownership sentinel is
+//! missing or wrong. The sentinel is read through a directory fd opened (without
+//! following symlinks) on the very root that is then deleted through that same
+//! fd, with `openat`/`unlinkat` and `O_NOFOLLOW` all the way down: a symlink
+//! inside the tree is removed as a link and its target is never touched, and
+//! there is no window in which a checked path can be swapped for another.
+//! This module deletes; it does not stop processes (see `scratch`).
+
+mod guard;
+mod remove;
+
+pub(crate) use guard::{SCRATCH_PARENT, SCRATCH_PREFIX};
+pub use guard::{SweepError, SweepTarget, check_path_guards, default_real_home};
+pub use remove::sweep;

@@ -1,0 +1,259 @@
+//! Turn scripts: the versioned JSON a scripted learner replays.
+//!
+//! Version 1:
+//! ```json
+//! { "version": 1,
+//!   "turns": [ { "prompt": "In one sentence, what is a Python decorator?" },
+//!              { "prompt": "And a closure?" } ] }
+//! ```
+//! The loader is strict: an unknown field at the top level or on a turn is an
+//! error naming it; `version` must be the integer 1 (a future version is
+//! rejected by number, not misread); `turns` must be a non-empty list; each
+//! `prompt` a non-empty string. `expect_contains` and `expect_not_contains` are
+//! reserved: accepted only absent, `null` or `[]`, because no executor checks them
+//! yet and a predicate nothing checks must not look like a passing check. This
+//! module parses; the scripted actor replays.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// The only version this build reads.
+pub const SUPPORTED_VERSION: u64 = 1;
+
+const TOP_LEVEL_FIELDS: [&str; 2] = ["version", "turns"];
+const TURN_FIELDS: [&str; 3] = ["prompt", "expect_contains", "expect_not_contains"];
+const RESERVED_FIELDS: [&str; 2] = ["expect_contains", "expect_not_contains"];
+
+/// A loaded, valid turn script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnScript {
+    /// Always [`SUPPORTED_VERSION`].
+    pub version: u64,
+    /// The turns, in order; never empty.
+    pub turns: Vec<ScriptTurn>,
+}
+
+/// One learner turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptTurn {
+    /// What the learner sends, verbatim.
+    pub prompt: String,
+}
+
+/// Why a turn script was rejected. Every message names the field or turn.
+#[derive(Debug, thiserror::Error)]
+pub enum TurnScriptError {
+    /// The file could not be read.
+    #[error("failed to read turn script {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not JSON.
+    #[error(
+        "turn script is not valid JSON: {0} (fix the syntax; see the format in the turn_script module doc)"
+    )]
+    NotJson(#[source] serde_json::Error),
+    /// The top level is not an object.
+    #[error("turn script must be a JSON object with `version` and `turns`")]
+    NotAnObject,
+    /// Top-level fields other than `version` and `turns`.
+    #[error("unknown top-level field(s) in turn script: {0} (allowed: version, turns)")]
+    UnknownTopLevel(String),
+    /// No `version`.
+    #[error("turn script has no `version` (add \"version\": 1)")]
+    MissingVersion,
+    /// `version` is not a supported integer.
+    #[error(
+        "unsupported turn script version {0}; this build reads version 1 (convert the script or use a newer build)"
+    )]
+    UnsupportedVersion(String),
+    /// `turns` is missing, not a list, or empty.
+    #[error("turn script must have a non-empty `turns` list")]
+    NoTurns,
+    /// A turn is not an object.
+    #[error("turns[{index}] must be an object with a `prompt`")]
+    TurnNotAnObject {
+        /// 0-based turn index.
+        index: usize,
+    },
+    /// Unknown fields on a turn.
+    #[error(
+        "unknown field(s) on turns[{index}]: {fields} (allowed: prompt, expect_contains, expect_not_contains)"
+    )]
+    UnknownTurnField {
+        /// 0-based turn index.
+        index: usize,
+        /// The unknown names, sorted.
+        fields: String,
+    },
+    /// `prompt` missing, not a string, or blank.
+    #[error("turns[{index}].prompt must be a non-empty string")]
+    BadPrompt {
+        /// 0-based turn index.
+        index: usize,
+    },
+    /// A reserved field carries a value.
+    #[error(
+        "turns[{index}].{field} is reserved and not checked by anything yet; leave it unset or empty until an executor honours it (see the turn_script module doc)"
+    )]
+    Reserved {
+        /// 0-based turn index.
+        index: usize,
+        /// The reserved field.
+        field: &'static str,
+    },
+}
+
+impl TurnScript {
+    /// Parses and validates a turn script from JSON text.
+    pub fn from_json_str(text: &str) -> Result<Self, TurnScriptError> {
+        let value: Value = serde_json::from_str(text).map_err(TurnScriptError::NotJson)?;
+        Self::from_value(&value)
+    }
+
+    /// Reads and validates the turn script at `path`.
+    pub fn load(path: &Path) -> Result<Self, TurnScriptError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TurnScriptError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_json_str(&text)
+    }
+
+    /// Validates an already-parsed JSON value, checks in a fixed order.
+    pub fn from_value(value: &Value) -> Result<Self, TurnScriptError> {
+        let top = value.as_object().ok_or(TurnScriptError::NotAnObject)?;
+        if let Some(unknown) = unknown_fields(top, &TOP_LEVEL_FIELDS) {
+            return Err(TurnScriptError::UnknownTopLevel(unknown));
+        }
+        let version = top.get("version").ok_or(TurnScriptError::MissingVersion)?;
+        if version.as_u64() != Some(SUPPORTED_VERSION) {
+            return Err(TurnScriptError::UnsupportedVersion(version.to_string()));
+        }
+        let turns = match top.get("turns") {
+            Some(Value::Array(turns)) if !turns.is_empty() => turns,
+            _ => return Err(TurnScriptError::NoTurns),
+        };
+        let turns = turns
+            .iter()
+            .enumerate()
+            .map(|(index, turn)| parse_turn(index, turn))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            version: SUPPORTED_VERSION,
+            turns,
+        })
+    }
+
+    /// The prompts in order, as the scripted actor takes them.
+    pub fn prompts(&self) -> Vec<String> {
+        self.turns.iter().map(|t| t.prompt.clone()).collect()
+    }
+}
+
+fn parse_turn(index: usize, turn: &Value) -> Result<ScriptTurn, TurnScriptError> {
+    let turn = turn
+        .as_object()
+        .ok_or(TurnScriptError::TurnNotAnObject { index })?;
+    if let Some(fields) = unknown_fields(turn, &TURN_FIELDS) {
+        return Err(TurnScriptError::UnknownTurnField { index, fields });
+    }
+    let prompt = match turn.get("prompt") {
+        Some(Value::String(p)) if !p.trim().is_empty() => p.clone(),
+        _ => return Err(TurnScriptError::BadPrompt { index }),
+    };
+    for field in RESERVED_FIELDS {
+        match turn.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) if items.is_empty() => {}
+            Some(_) => return Err(TurnScriptError::Reserved { index, field }),
+        }
+    }
+    Ok(ScriptTurn { prompt })
+}
+
+fn unknown_fields(object: &Map<String, Value>, allowed: &[&str]) -> Option<String> {
+    let mut unknown: Vec<&str> = object
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !allowed.contains(k))
+        .collect();
+    unknown.sort_unstable();
+    (!unknown.is_empty()).then(|| unknown.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        TurnScript::from_json_str(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads_a_valid_script() {
+        let s = TurnScript::from_json_str(
+            r#"{"version": 1, "turns": [{"prompt": "a"}, {"prompt": "b", "expect_contains": [], "expect_not_contains": null}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.prompts(), ["a", "b"]);
+    }
+
+    #[test]
+    fn unknown_fields_are_named_at_both_levels() {
+        let top = err(r#"{"version": 1, "turns": [{"prompt": "a"}], "zeta": 1, "alpha": 2}"#);
+        assert!(top.contains("alpha, zeta"), "{top}");
+        let turn =
+            err(r#"{"version": 1, "turns": [{"prompt": "a"}, {"prompt": "b", "promt": "c"}]}"#);
+        assert!(
+            turn.contains("turns[1]") && turn.contains("promt"),
+            "{turn}"
+        );
+    }
+
+    #[test]
+    fn version_rules() {
+        assert!(err(r#"{"turns": [{"prompt": "a"}]}"#).contains("no `version`"));
+        let future = err(r#"{"version": 2, "turns": [{"prompt": "a"}]}"#);
+        assert!(
+            future.contains("version 2") && future.contains("reads version 1"),
+            "{future}"
+        );
+        assert!(err(r#"{"version": "1", "turns": [{"prompt": "a"}]}"#).contains("version \"1\""));
+        assert!(err(r#"{"version": 1.5, "turns": [{"prompt": "a"}]}"#).contains("1.5"));
+    }
+
+    #[test]
+    fn turns_and_prompts_must_be_present_and_non_empty() {
+        assert!(err(r#"{"version": 1}"#).contains("non-empty `turns`"));
+        assert!(err(r#"{"version": 1, "turns": []}"#).contains("non-empty `turns`"));
+        assert!(err(r#"{"version": 1, "turns": {}}"#).contains("non-empty `turns`"));
+        assert!(err(r#"{"version": 1, "turns": ["a"]}"#).contains("turns[0] must be an object"));
+        assert!(err(r#"{"version": 1, "turns": [{}]}"#).contains("turns[0].prompt"));
+        assert!(err(r#"{"version": 1, "turns": [{"prompt": 3}]}"#).contains("turns[0].prompt"));
+        assert!(err(r#"{"version": 1, "turns": [{"prompt": "  "}]}"#).contains("turns[0].prompt"));
+        assert!(err("[1]").contains("JSON object"));
+        assert!(err("{").contains("not valid JSON"));
+    }
+
+    #[test]
+    fn reserved_fields_with_values_are_refused_by_name() {
+        for field in RESERVED_FIELDS {
+            for value in [r#"["x"]"#, r#""x""#, "true"] {
+                let text = format!(
+                    r#"{{"version": 1, "turns": [{{"prompt": "a", "{field}": {value}}}]}}"#
+                );
+                let msg = err(&text);
+                assert!(
+                    msg.contains(&format!("turns[0].{field} is reserved")),
+                    "{msg}"
+                );
+            }
+        }
+    }
+}
