@@ -3,8 +3,19 @@
 //! server speaking the OpenAI Chat Completions, OpenAI Responses and Anthropic
 //! Messages protocols, and `studyloop-stub-acp`, a scripted ACP agent.
 //!
-//! The library part holds only what a driver must share with the stubs to check
-//! their output (the reply nonce formula and the request-log record). It depends
-//! on nothing else in the workspace.
+//! The library holds what a driver shares with the stubs to check their output
+//! (the reply rules and nonce in [`reply`], the request-log record in [`log`],
+//! the roles script in [`roles`]) and the servers themselves ([`provider`]), so
+//! the binaries stay thin. It depends on nothing else in the workspace.
 
 pub mod acp;
+pub mod log;
+pub mod provider;
+pub mod reply;
+pub mod roles;
+pub mod spawn;
+
+pub use log::{LogRecord, Protocol, RequestLog, UsageRecord};
+pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text};
+pub use roles::{Role, RolesScript};
+pub use spawn::{SpawnError, StubProvider};

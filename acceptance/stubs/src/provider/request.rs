@@ -1,0 +1,301 @@
+//! Reading what a real client sent: the three request shapes (Chat Completions,
+//! Responses, Anthropic Messages) reduced to the facts the reply needs.
+//!
+//! Tolerant by design (real CLIs send tools, `role: system`/`developer` messages,
+//! system blocks, tool results, xAI's `search_parameters`…), strict only where the
+//! real vendor API is strict and a client bug would otherwise hide: Chat needs
+//! `messages`, Messages needs `messages` and `max_tokens` and must start with a
+//! user message (after any `system` entries).
+
+use serde_json::Value;
+
+use crate::reply::{count_tokens, persona, real_user_text};
+
+/// The facts of one model request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Exchange {
+    pub model: Option<String>,
+    pub stream: bool,
+    pub message_count: u64,
+    pub user_turns: u64,
+    pub last_user_text: Option<String>,
+    pub assistant_messages: u64,
+    /// Words across every text the model reads: system/instructions and every
+    /// message's text blocks, any role (see `reply::count_tokens`).
+    pub input_tokens: u64,
+    pub persona: Option<String>,
+    /// The JSON schema of a structured-output side request, if one was asked for.
+    pub schema: Option<Value>,
+}
+
+/// The text blocks of an OpenAI or Anthropic `content` field: a plain string, or
+/// the `text` of `text`/`input_text`/`output_text` parts (tool calls, tool
+/// results and images carry no learner text).
+fn texts(content: &Value) -> Vec<&str> {
+    match content {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| match part {
+                Value::String(s) => Some(s.as_str()),
+                Value::Object(o) => {
+                    let kind = o.get("type").and_then(Value::as_str);
+                    matches!(kind, Some("text" | "input_text" | "output_text"))
+                        .then(|| o.get("text").and_then(Value::as_str))
+                        .flatten()
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    words: u64,
+    users: u64,
+    last_user: Option<String>,
+    assistants: u64,
+    count: u64,
+}
+
+impl Tally {
+    fn system(&mut self, content: &Value) {
+        self.words += texts(content).iter().map(|t| count_tokens(t)).sum::<u64>();
+    }
+
+    fn message(&mut self, role: Option<&str>, content: &Value) {
+        self.count += 1;
+        let blocks = texts(content);
+        self.words += blocks.iter().map(|t| count_tokens(t)).sum::<u64>();
+        match role {
+            Some("user") => {
+                if let Some(text) = real_user_text(blocks) {
+                    self.users += 1;
+                    self.last_user = Some(text.to_owned());
+                }
+            }
+            Some("assistant") => self.assistants += 1,
+            _ => {}
+        }
+    }
+
+    fn finish(self, body: &Value, raw: &str) -> Exchange {
+        Exchange {
+            model: body.get("model").and_then(Value::as_str).map(str::to_owned),
+            stream: body.get("stream").and_then(Value::as_bool).unwrap_or(false),
+            message_count: self.count,
+            user_turns: self.users,
+            last_user_text: self.last_user,
+            assistant_messages: self.assistants,
+            input_tokens: self.words,
+            persona: persona(raw).map(str::to_owned),
+            schema: schema_of(body).cloned(),
+        }
+    }
+}
+
+fn object(body: &Value) -> Result<&serde_json::Map<String, Value>, String> {
+    body.as_object()
+        .ok_or_else(|| "the request body must be a JSON object".to_owned())
+}
+
+fn role(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+/// Chat Completions: `messages` (required, array); system/developer messages
+/// count as system text.
+pub(crate) fn chat(body: &Value, raw: &str) -> Result<Exchange, String> {
+    let messages = object(body)?
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or("messages: field required (a JSON array)")?;
+    let mut tally = Tally::default();
+    for m in messages {
+        let content = m.get("content").unwrap_or(&Value::Null);
+        match role(m) {
+            Some("system" | "developer") => {
+                tally.count += 1;
+                tally.system(content);
+            }
+            r => tally.message(r, content),
+        }
+    }
+    Ok(tally.finish(body, raw))
+}
+
+/// Responses: `input` (a string = one user message, or an array of items;
+/// items without a role, such as function-call outputs, count but carry no
+/// turn) plus `instructions`.
+pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, String> {
+    let fields = object(body)?;
+    let mut tally = Tally::default();
+    if let Some(instructions) = fields.get("instructions") {
+        tally.system(instructions);
+    }
+    match fields.get("input") {
+        Some(text @ Value::String(_)) => tally.message(Some("user"), text),
+        Some(Value::Array(items)) => {
+            for item in items {
+                let content = item.get("content").unwrap_or(&Value::Null);
+                match role(item) {
+                    Some("system" | "developer") => {
+                        tally.count += 1;
+                        tally.system(content);
+                    }
+                    r => tally.message(r, content),
+                }
+            }
+        }
+        _ => return Err("input: field required (a string or an array of items)".to_owned()),
+    }
+    Ok(tally.finish(body, raw))
+}
+
+/// Anthropic Messages: `system` (string or blocks), `messages` (required),
+/// `max_tokens` (required, as the real API). `role: system` entries inside
+/// `messages` (Claude Code's environment block) are tolerated; the first
+/// user/assistant message must be a user message, as the real API requires.
+pub(crate) fn messages(body: &Value, raw: &str) -> Result<Exchange, String> {
+    let fields = object(body)?;
+    let messages = fields
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or("messages: field required (a JSON array)")?;
+    if !fields.get("max_tokens").is_some_and(Value::is_u64) {
+        return Err("max_tokens: field required (a non-negative integer)".to_owned());
+    }
+    let first = messages.iter().filter_map(role).find(|r| *r != "system");
+    if first.is_some_and(|r| r != "user") {
+        return Err(format!(
+            "messages: first message must use the \"user\" role, got {:?}",
+            first.unwrap_or_default()
+        ));
+    }
+    let mut tally = Tally::default();
+    if let Some(system) = fields.get("system") {
+        tally.system(system);
+    }
+    for m in messages {
+        let content = m.get("content").unwrap_or(&Value::Null);
+        match role(m) {
+            Some("system") => {
+                tally.count += 1;
+                tally.system(content);
+            }
+            r => tally.message(r, content),
+        }
+    }
+    Ok(tally.finish(body, raw))
+}
+
+/// The JSON schema of a structured-output request in any of the three shapes:
+/// Anthropic `output_config.format`, Responses `text.format`, Chat
+/// `response_format.json_schema`; only `type: json_schema` counts.
+fn schema_of(body: &Value) -> Option<&Value> {
+    let anthropic = body.pointer("/output_config/format");
+    let responses = body.pointer("/text/format");
+    for format in [anthropic, responses].into_iter().flatten() {
+        if format.get("type").and_then(Value::as_str) == Some("json_schema") {
+            return Some(format.get("schema").unwrap_or(&Value::Null));
+        }
+    }
+    let chat = body.get("response_format")?;
+    (chat.get("type").and_then(Value::as_str) == Some("json_schema"))
+        .then(|| chat.pointer("/json_schema/schema").unwrap_or(&Value::Null))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(
+        f: fn(&Value, &str) -> Result<Exchange, String>,
+        body: Value,
+    ) -> Result<Exchange, String> {
+        let raw = body.to_string();
+        f(&body, &raw)
+    }
+
+    #[test]
+    fn chat_counts_real_user_turns_and_system_words() {
+        let ex = run(chat, json!({"model":"m","stream":true,"messages":[
+            {"role":"system","content":"PERSONA=owl be kind"},
+            {"role":"user","content":[{"type":"text","text":"<environment_context>x</environment_context>"},{"type":"text","text":"hello there"}]},
+            {"role":"assistant","content":"hi"},
+            {"role":"tool","content":"tool output"},
+            {"role":"user","content":"<system-reminder>only</system-reminder>"},
+            {"role":"user","content":"second question"}]}))
+        .unwrap();
+        assert_eq!(ex.user_turns, 2);
+        assert_eq!(ex.last_user_text.as_deref(), Some("second question"));
+        assert_eq!(ex.assistant_messages, 1);
+        assert_eq!(ex.message_count, 6);
+        assert_eq!(ex.persona.as_deref(), Some("owl"));
+        assert!(ex.stream);
+        // 3 system + 1 + 2 + 1 + 2 + 1 + 2 words.
+        assert_eq!(ex.input_tokens, 12);
+    }
+
+    #[test]
+    fn responses_accepts_string_input_and_developer_items() {
+        let ex = run(responses, json!({"input":"just one"})).unwrap();
+        assert_eq!((ex.user_turns, ex.message_count), (1, 1));
+        let ex = run(
+            responses,
+            json!({"instructions":"be brief","input":[
+            {"role":"developer","content":[{"type":"input_text","text":"base prompt"}]},
+            {"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},
+            {"type":"function_call_output","call_id":"c","output":"x"}]}),
+        )
+        .unwrap();
+        assert_eq!(
+            (ex.user_turns, ex.message_count, ex.input_tokens),
+            (1, 3, 5)
+        );
+        assert!(run(responses, json!({"model":"m"})).is_err());
+    }
+
+    #[test]
+    fn messages_requires_max_tokens_and_user_first() {
+        let ok = run(
+            messages,
+            json!({"max_tokens":5,"system":[{"type":"text","text":"sys"}],"messages":[
+            {"role":"system","content":"env block"},
+            {"role":"user","content":"a b"}]}),
+        )
+        .unwrap();
+        assert_eq!((ok.user_turns, ok.input_tokens), (1, 5));
+        let err = run(
+            messages,
+            json!({"max_tokens":5,"messages":[{"role":"assistant","content":"x"}]}),
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("first message must use the \"user\" role"),
+            "{err}"
+        );
+        let err = run(messages, json!({"messages":[]})).unwrap_err();
+        assert!(err.contains("max_tokens"), "{err}");
+    }
+
+    #[test]
+    fn finds_schema_in_every_shape() {
+        let schema = json!({"type":"object"});
+        for body in [
+            json!({"output_config":{"format":{"type":"json_schema","schema":schema}}}),
+            json!({"text":{"format":{"type":"json_schema","name":"t","schema":schema}}}),
+            json!({"response_format":{"type":"json_schema","json_schema":{"name":"t","schema":schema}}}),
+        ] {
+            assert_eq!(schema_of(&body), Some(&schema));
+        }
+        assert_eq!(
+            schema_of(&json!({"response_format":{"type":"json_object"}})),
+            None
+        );
+        assert_eq!(schema_of(&json!({"text":{"format":{"type":"text"}}})), None);
+    }
+}
