@@ -1,0 +1,154 @@
+//! The strict runner's verdict: which cells a sign-off needs and whether the recorded
+//! results (merged across every shard's results log and skip ledger) satisfy them.
+//!
+//! Strictness is the point: zero cells selected is a FAIL, and a required cell that is
+//! missing, skipped or failed is a FAIL, each with a reason naming the cell. Outcomes are
+//! compared as enum values (the reference compared by identity, so a plain "skipped"
+//! string passed). Non-required cells never change the verdict. This module does not read
+//! files; `RunRecords` (the acceptance crate's one ledger reader and merger) does, and
+//! [`Results`] adds what a bundle's own manifest recorded, worst outcome winning.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
+
+/// One cell a sign-off considers: a trial name and whether the sign-off needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cell {
+    /// The trial name exactly as the runner records it.
+    pub id: String,
+    /// Whether a missing, skipped or failed result fails the sign-off.
+    pub required: bool,
+}
+
+/// PASS or FAIL, with every reason for a FAIL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Every reason the sign-off cannot pass; empty means PASS.
+    pub reasons: Vec<String>,
+}
+
+impl Verdict {
+    /// Whether there is no reason to fail.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// `PASS` or `FAIL`.
+    #[must_use]
+    pub fn word(&self) -> &'static str {
+        if self.passed() { "PASS" } else { "FAIL" }
+    }
+}
+
+/// One cell's recorded result, from whichever source recorded the worst outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellResult {
+    /// How it ended (an enum: compared by value, never by identity or string).
+    pub outcome: TrialOutcome,
+    /// The skip reason or failure message, if any.
+    pub message: Option<String>,
+    /// The evidence bundle the runner recorded, if any.
+    pub bundle: Option<PathBuf>,
+}
+
+/// Recorded results per cell, merged from every source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Results {
+    cells: BTreeMap<String, CellResult>,
+}
+
+impl Results {
+    /// The results and skip ledgers of every shard, as the acceptance crate's one
+    /// reader merged them (last line per trial; across shards the worse outcome wins).
+    /// A relative bundle path is taken relative to the shard directory that recorded it.
+    #[must_use]
+    pub fn from_records(records: &RunRecords) -> Self {
+        let cells = records
+            .trials()
+            .iter()
+            .map(|(trial, status)| {
+                let bundle = status.bundle.as_ref().map(|b| status.source.join(b));
+                (
+                    trial.clone(),
+                    CellResult {
+                        outcome: status.outcome,
+                        message: status.message.clone(),
+                        bundle,
+                    },
+                )
+            })
+            .collect();
+        Self { cells }
+    }
+
+    /// Adds a result from another source (a bundle's own manifest); it replaces the
+    /// existing one only when its outcome is worse, so no source can hide another's
+    /// failure or skip.
+    pub fn record(&mut self, cell: &str, result: CellResult) {
+        match self.cells.get(cell) {
+            Some(existing) if rank(existing.outcome) >= rank(result.outcome) => {}
+            _ => {
+                self.cells.insert(cell.to_owned(), result);
+            }
+        }
+    }
+
+    /// One cell's result.
+    #[must_use]
+    pub fn get(&self, cell: &str) -> Option<&CellResult> {
+        self.cells.get(cell)
+    }
+}
+
+/// Worse outcomes rank higher: failed, then skipped, then passed.
+fn rank(outcome: TrialOutcome) -> u8 {
+    match outcome {
+        TrialOutcome::Passed => 0,
+        TrialOutcome::Skipped => 1,
+        TrialOutcome::Failed => 2,
+    }
+}
+
+/// Applies the strict rules to `results` for `cells`.
+#[must_use]
+pub fn evaluate(cells: &[Cell], results: &Results) -> Verdict {
+    let mut reasons = Vec::new();
+    if cells.is_empty() {
+        reasons.push(
+            "zero cells selected: the sign-off definition names no cells, so nothing was signed off".to_owned(),
+        );
+    } else if cells.iter().all(|cell| results.get(&cell.id).is_none()) {
+        reasons.push(format!(
+            "zero cells selected: none of the {} cell(s) has a recorded result (pass every shard's run directory)",
+            cells.len()
+        ));
+    }
+    for cell in cells.iter().filter(|c| c.required) {
+        let reason = match results.get(&cell.id) {
+            None => Some(format!(
+                "required cell `{}` has no recorded result: it never ran, or its shard's run directory was not passed",
+                cell.id
+            )),
+            Some(result) => match result.outcome {
+                TrialOutcome::Passed => None,
+                TrialOutcome::Skipped => Some(format!(
+                    "required cell `{}` was skipped ({}): a sign-off cannot pass through skips",
+                    cell.id,
+                    result.message.as_deref().unwrap_or("no reason recorded")
+                )),
+                TrialOutcome::Failed => Some(format!(
+                    "required cell `{}` failed: {}",
+                    cell.id,
+                    result.message.as_deref().unwrap_or("no message recorded")
+                )),
+            },
+        };
+        reasons.extend(reason);
+    }
+    Verdict { reasons }
+}
