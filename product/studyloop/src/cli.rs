@@ -3,6 +3,7 @@
 //! one-line error naming the value and the accepted set), calls the library,
 //! and prints. A new subcommand (e.g. `web`) is one enum variant and one arm.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 
 use clap::{Parser, Subcommand};
@@ -277,7 +278,7 @@ fn study(ctx: &Ctx, args: StudyArgs) -> Result<u8, CliError> {
                 }
                 Ok(0)
             }
-            ResumeOutcome::Restarted(started) => launched(started, "Resumed"),
+            ResumeOutcome::Restarted(started) => launched(*started, "Resumed"),
         };
     }
     // Validate every value before anything touches the disk.
@@ -339,10 +340,7 @@ fn config_show(ctx: &Ctx) -> Result<u8, CliError> {
         paths.db.display(),
     );
     if !loaded.unknown_keys.is_empty() {
-        text.push_str(&format!(
-            "unknown keys: {}\n",
-            loaded.unknown_keys.join(", ")
-        ));
+        let _ = writeln!(text, "unknown keys: {}", loaded.unknown_keys.join(", "));
     }
     if loaded.exists {
         let body = std::fs::read_to_string(&path).unwrap_or_default();

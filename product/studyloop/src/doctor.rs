@@ -6,6 +6,8 @@
 //! Nothing here writes: the DB is opened read-only and never migrated, and no
 //! tmux server is started (`tmux -V` only).
 
+use std::fmt::Write as _;
+
 use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -417,9 +419,9 @@ pub fn render(r: &Report) -> String {
             Verdict::Warn => "warn",
             Verdict::Fail => "FAIL",
         };
-        out.push_str(&format!("[{mark}] {:<18} {}\n", c.name, c.detail));
+        let _ = writeln!(out, "[{mark}] {:<18} {}", c.name, c.detail);
         if let (Some(fix), false) = (&c.fix, c.status == Verdict::Ok) {
-            out.push_str(&format!("       fix: {fix}\n"));
+            let _ = writeln!(out, "       fix: {fix}");
         }
     }
     out

@@ -3,6 +3,8 @@
 //! recent topics, parked count). It owns nothing; tmux kills it with the
 //! session.
 
+use std::fmt::Write as _;
+
 use std::io::Write as _;
 
 use crate::settings::SessionPaths;
@@ -15,19 +17,21 @@ pub fn frame(st: &Status) -> String {
         out.push_str("No active session.\n");
         return out;
     };
-    out.push_str(&format!("{}\n\n", s.topic.as_deref().unwrap_or("?")));
-    out.push_str(&format!(
-        "Energy  {}/10 {}\n",
+    let _ = writeln!(out, "{}\n", s.topic.as_deref().unwrap_or("?"));
+    let _ = writeln!(
+        out,
+        "Energy  {}/10 {}",
         s.energy.map_or("?".into(), |e| e.to_string()),
         s.energy_label.as_deref().unwrap_or("")
-    ));
-    out.push_str(&format!("Mode    {}\n", s.mode.as_deref().unwrap_or("?")));
-    out.push_str(&format!("Agent   {}\n", s.agent.as_deref().unwrap_or("?")));
-    out.push_str(&format!(
-        "Time    {}\n\n",
+    );
+    let _ = writeln!(out, "Mode    {}", s.mode.as_deref().unwrap_or("?"));
+    let _ = writeln!(out, "Agent   {}", s.agent.as_deref().unwrap_or("?"));
+    let _ = writeln!(
+        out,
+        "Time    {}\n",
         st.elapsed_seconds
             .map_or("?".into(), status::human_duration)
-    ));
+    );
     out.push_str("Recent topics\n");
     if st.recent.is_empty() {
         out.push_str("  (none yet)\n");
@@ -39,9 +43,9 @@ pub fn frame(st: &Status) -> String {
             crate::feeds::TopicStatus::Parked => "…",
             crate::feeds::TopicStatus::Learning => "·",
         };
-        out.push_str(&format!("  {mark} {}\n", t.name));
+        let _ = writeln!(out, "  {mark} {}", t.name);
     }
-    out.push_str(&format!("\nParked  {}\n", st.parked));
+    let _ = writeln!(out, "\nParked  {}", st.parked);
     out
 }
 

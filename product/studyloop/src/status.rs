@@ -2,6 +2,8 @@
 //! and the feeds alone. No tmux, no config, no DB: it must stay fast enough
 //! for shell prompts and status bars.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::feeds::{self, TopicLine};
@@ -101,12 +103,7 @@ pub fn render(st: &Status) -> String {
         st.parked,
     );
     for t in &st.recent {
-        out.push_str(&format!(
-            "    [{}] {} ({})\n",
-            t.time,
-            t.name,
-            t.status.as_str()
-        ));
+        let _ = writeln!(out, "    [{}] {} ({})", t.time, t.name, t.status.as_str());
     }
     out
 }

@@ -95,21 +95,16 @@ pub fn prepare(input: &PrepareInput<'_>) -> Result<Prepared, AdapterError> {
     }
     let parent = dir.parent().unwrap_or(dir);
     let trusted = [parent, dir];
-    match input.harness {
-        Harness::Claude => {
-            if trust::claude(input.env, input.home, &trusted)? {
-                out.written
-                    .push(trust::claude_config_file(input.env, input.home)?);
-            }
+    let trust_file = match input.harness {
+        Harness::Claude if trust::claude(input.env, input.home, &trusted)? => {
+            Some(trust::claude_config_file(input.env, input.home)?)
         }
-        Harness::Grok => {
-            if trust::grok(input.env, input.home, &trusted, input.now_epoch)? {
-                out.written
-                    .push(trust::grok_home(input.env, input.home)?.join("trusted_folders.toml"));
-            }
+        Harness::Grok if trust::grok(input.env, input.home, &trusted, input.now_epoch)? => {
+            Some(trust::grok_home(input.env, input.home)?.join("trusted_folders.toml"))
         }
-        _ => {}
-    }
+        _ => None,
+    };
+    out.written.extend(trust_file);
     Ok(out)
 }
 

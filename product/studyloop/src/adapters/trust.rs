@@ -9,6 +9,7 @@
 //! - Grok: only with `STUDYLOOP_GROK_TRUST_SESSION_DIR=1` and an existing
 //!   `$GROK_HOME`; appends TOML tables, never rewrites the file.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -76,7 +77,9 @@ fn toml_string(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
@@ -112,9 +115,7 @@ pub fn grok(env: &Env, home: &Path, dirs: &[&Path], now_epoch: i64) -> Result<bo
     for d in dirs {
         let header = format!("[folders.{}]", toml_string(&d.to_string_lossy()));
         if !existing.lines().any(|l| l.trim() == header) {
-            add.push_str(&format!(
-                "\n{header}\ntrusted = true\ndecided_at = {now_epoch}\n"
-            ));
+            let _ = writeln!(add, "\n{header}\ntrusted = true\ndecided_at = {now_epoch}");
         }
     }
     if add.is_empty() {

@@ -3,6 +3,8 @@
 //! variables (a pre-existing tmux server has its own environment), removes the
 //! test hatches, runs the agent, and ends the session when the agent exits.
 
+use std::fmt::Write as _;
+
 use std::path::Path;
 
 use crate::env::{self, Env};
@@ -24,14 +26,15 @@ pub fn exports(caller: &Env, session_dir: &Path) -> String {
         let hatch = k == env::STUDYLOOP_TEST_AGENT_CMD || k == env::STUDYLOOP_TEST_ACP_CMD;
         let wanted = (k.starts_with("STUDYLOOP_") || ALSO_EXPORTED.contains(&k)) && !hatch;
         if wanted && is_var_name(k) {
-            s.push_str(&format!("export {k}={}; ", quote(v)));
+            let _ = write!(s, "export {k}={}; ", quote(v));
         }
     }
-    s.push_str(&format!(
+    let _ = write!(
+        s,
         "unset {} {}; ",
         env::STUDYLOOP_TEST_AGENT_CMD,
         env::STUDYLOOP_TEST_ACP_CMD
-    ));
+    );
     s
 }
 

@@ -25,7 +25,7 @@ pub enum ResumeOutcome {
         tmux: Tmux,
     },
     /// The session was rebuilt.
-    Restarted(Started),
+    Restarted(Box<Started>),
 }
 
 /// Resume the session recorded in the state file.
@@ -90,5 +90,5 @@ pub fn resume(ctx: &Ctx, scrub_env: bool) -> Result<ResumeOutcome, SessionError>
             previous_notes,
         }),
     )?;
-    Ok(ResumeOutcome::Restarted(started))
+    Ok(ResumeOutcome::Restarted(Box::new(started)))
 }
