@@ -18,11 +18,18 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// Both loops start from no tmux server (ending a session kills the last one
+/// and tmux exits): wait for that exit so a new client never races it.
+fn wait_server_gone(w: &common::World) {
+    common::wait_until(5, "the tmux server to exit", || !w.server_running());
+}
+
 fn main() {
     let w = common::World::new();
     // Warm-up: creates the DB and the tmux server once, like a user's second session.
     w.run(&["study", "Warm up", "--agent", "codex"]).ok();
     w.run(&["study", "--end"]).ok();
+    wait_server_gone(&w);
 
     let mut ours = Vec::with_capacity(RUNS);
     for i in 0..RUNS {
@@ -35,6 +42,7 @@ fn main() {
             "session live after study returned"
         );
         w.run(&["study", "--end"]).ok();
+        wait_server_gone(&w);
     }
 
     let dir = w.home.path().join("baseline");
@@ -85,6 +93,7 @@ fn main() {
         .ok();
         base.push(t.elapsed());
         w.tmux(&["kill-session", "-t", &format!("={name}")]).ok();
+        wait_server_gone(&w);
     }
     let (o, b) = (median(ours), median(base));
     println!(
