@@ -103,6 +103,18 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         limit: u32,
     },
+    /// Serve the web console (PTY or ACP sessions) on 127.0.0.1.
+    Web {
+        /// Port to listen on (0 = any free port).
+        #[arg(short, long, default_value_t = crate::web::run::DEFAULT_PORT)]
+        port: u16,
+        /// Listen on every interface (requires a password).
+        #[arg(long)]
+        lan: bool,
+        /// HTTP Basic auth password (default: STUDYLOOP_WEB_PASSWORD).
+        #[arg(long)]
+        password: Option<String>,
+    },
     /// Internal: run by the agent pane when the agent exits.
     #[command(hide = true)]
     EndOnExit {
@@ -153,6 +165,9 @@ pub enum CliError {
     /// Store.
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    /// The web server.
+    #[error(transparent)]
+    Web(#[from] crate::web::run::WebError),
     /// Anything else the user must fix.
     #[error("{0}")]
     Usage(String),
@@ -236,6 +251,19 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         }
         Command::Config(ConfigCommand::Show) => config_show(ctx),
         Command::Search { query, json, limit } => search(ctx, &query, json, limit),
+        Command::Web {
+            port,
+            lan,
+            password,
+        } => {
+            let opts = crate::web::run::WebOptions {
+                port,
+                lan,
+                password,
+            };
+            crate::web::run::run(ctx.clone(), &opts)?;
+            Ok(0)
+        }
         Command::EndOnExit { study_id } => {
             session::end_if_current(ctx, &study_id)?;
             Ok(0)

@@ -51,6 +51,10 @@ pub const TMUX: &str = "TMUX";
 pub const STUDYLOOP_TEST_AGENT_CMD: &str = "STUDYLOOP_TEST_AGENT_CMD";
 /// Test hatch: replaces the ACP agent argv (web, phase 2).
 pub const STUDYLOOP_TEST_ACP_CMD: &str = "STUDYLOOP_TEST_ACP_CMD";
+/// Extra exact origins allowed to open the web console's WebSocket.
+pub const STUDYLOOP_ALLOWED_ORIGINS: &str = "STUDYLOOP_ALLOWED_ORIGINS";
+/// The web console password (`studyloop web --lan` requires one).
+pub const STUDYLOOP_WEB_PASSWORD: &str = "STUDYLOOP_WEB_PASSWORD";
 
 /// Every environment variable the product reads (the README table is checked
 /// against this list).
@@ -122,6 +126,14 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_TEST_ACP_CMD,
         meaning: "Test hatch: replaces the ACP agent argv for the web transport; stripped from every child env.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_ALLOWED_ORIGINS,
+        meaning: "Comma list of extra exact origins (e.g. `https://study.example`) allowed to open the web console WebSocket.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_WEB_PASSWORD,
+        meaning: "Password for `studyloop web` (HTTP Basic auth); `--password` wins; `--lan` requires one.",
     },
 ];
 

@@ -33,5 +33,6 @@ pub mod state;
 pub mod status;
 pub mod store;
 pub mod tmux;
+pub mod web;
 
 pub use env::{ENV_VARS, EnvVarDoc};

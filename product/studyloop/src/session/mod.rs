@@ -13,9 +13,9 @@ mod start;
 use std::path::PathBuf;
 
 pub use claim::{Claim, ClaimError, Liveness, assess, claim};
-pub use dir::PERSONA_FILE;
+pub use dir::{PERSONA_FILE, create as create_session_dir, populate as populate_session_dir};
 pub use end::{EndOutcome, Ended, end, end_if_current, end_session_common};
-pub use pane::hatch_command;
+pub use pane::{exports as pane_exports, hatch_command};
 pub use resume::{ResumeOutcome, resume};
 pub use start::{StartRequest, Started, start};
 

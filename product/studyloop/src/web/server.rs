@@ -2,10 +2,10 @@
 //! the serve loop with its reaper.
 //!
 //! Routes: `GET /` and `/static/{file}` (the SPA), `GET /session` (redirect),
-//! `GET /api/session/state`, `POST /api/session/end`, `WS /api/session/ws`, and
-//! whatever `extra` routes the caller adds (session start and options live with
-//! the product's session core). Every response gets the security headers; the
-//! password gate applies when a password is set.
+//! `POST /api/session/start`, `GET /api/session/options`, `GET
+//! /api/session/state` (see `start`), `POST /api/session/end`, `WS
+//! /api/session/ws`. Every response gets the security headers; the password
+//! gate applies when a password is set.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,11 +20,17 @@ use serde_json::{Value, json};
 
 use super::security::{self, Password};
 use super::slot::{ATTACH_GRACE, Slot};
-use super::{assets, ws};
+use super::{assets, start, ws};
+use crate::context::Ctx;
 
 /// State shared by every handler.
 #[derive(Debug)]
 pub struct AppState {
+    /// The server process's context (env snapshot, cwd, exe): what every
+    /// session operation resolves paths from.
+    pub ctx: Ctx,
+    /// The port served (recorded as `web_port`).
+    pub port: Option<u16>,
     /// The live session slot.
     pub slot: Slot,
     /// Extra exact origins allowed to open the WebSocket (`STUDYLOOP_ALLOWED_ORIGINS`).
@@ -36,8 +42,10 @@ pub struct AppState {
 impl AppState {
     /// State around `slot` with the reference grace period.
     #[must_use]
-    pub fn new(slot: Slot, allowed_origins: Vec<String>) -> Self {
+    pub fn new(ctx: Ctx, slot: Slot, allowed_origins: Vec<String>) -> Self {
         Self {
+            ctx,
+            port: None,
             slot,
             allowed_origins,
             grace: ATTACH_GRACE,
@@ -45,16 +53,17 @@ impl AppState {
     }
 }
 
-/// The whole application: built-in routes, `extra` routes, headers and auth.
-pub fn router(state: Arc<AppState>, extra: Router<Arc<AppState>>, password: Password) -> Router {
+/// The whole application: every route, the security headers and the password gate.
+pub fn router(state: Arc<AppState>, password: Password) -> Router {
     Router::new()
         .route("/", get(assets::index))
         .route("/static/{file}", get(assets::file))
         .route("/session", get(assets::session_redirect))
-        .route("/api/session/state", get(live_state))
+        .route("/api/session/start", post(start::start))
+        .route("/api/session/options", get(start::options))
+        .route("/api/session/state", get(start::state))
         .route("/api/session/end", post(end))
         .route("/api/session/ws", get(ws::handler))
-        .merge(extra)
         .layer(middleware::from_fn_with_state(
             password,
             security::basic_auth,
@@ -91,10 +100,6 @@ pub fn ws_url(id: &str) -> String {
     format!("/api/session/ws?study_session_id={id}")
 }
 
-async fn live_state(State(state): State<Arc<AppState>>) -> Json<Value> {
-    Json(slot_json(&state))
-}
-
 async fn end(State(state): State<Arc<AppState>>) -> Response {
     match state.slot.end(None, "ended", true).await {
         Some(info) => Json(json!({ "ended": true, "topic": info.topic })).into_response(),
@@ -122,6 +127,7 @@ pub async fn serve(
         let mut tick = tokio::time::interval(Duration::from_secs(2));
         loop {
             tick.tick().await;
+            release_if_ended_elsewhere(&reaper_state).await;
             reaper_state.slot.reap(reaper_state.grace).await;
         }
     });
@@ -134,4 +140,24 @@ pub async fn serve(
     reaper.abort();
     state.slot.end(None, "server-stopped", true).await;
     result
+}
+
+/// A live session that the state file no longer shows as active (ended by
+/// `studyloop study --end` or another door) is released without ending it twice.
+async fn release_if_ended_elsewhere(state: &Arc<AppState>) {
+    let Some(live) = state.slot.current() else { return };
+    let id = live.info.study_session_id.clone();
+    let ctx = state.ctx.clone();
+    let still_active = tokio::task::spawn_blocking(move || {
+        let paths = crate::settings::session_paths(&ctx.env).ok()?;
+        let s = crate::state::StateStore::new(&paths).read().ok()??;
+        Some(s.is_active() && s.study_session_id.as_deref() == Some(id.as_str()))
+    })
+    .await
+    .ok()
+    .flatten();
+    // Unknown (unreadable state) is not proof of an end: keep the session.
+    if still_active == Some(false) {
+        state.slot.end(Some(&live.info.study_session_id), "ended-elsewhere", false).await;
+    }
 }

@@ -13,6 +13,8 @@ use super::acp::{AcpSession, AcpTimeouts, AgentCommand};
 use super::security::Password;
 use super::server::{AppState, router, serve, ws_url};
 use super::slot::{Live, LiveInfo, Slot, Transport};
+use crate::context::Ctx;
+use crate::env::Env;
 
 fn stub_acp() -> PathBuf {
     let exe = std::env::current_exe().expect("test exe path");
@@ -45,12 +47,13 @@ async fn server(password: Option<&str>) -> Server {
             .push(format!("{}:{why}", info.study_session_id));
         Ok(())
     }));
-    let state = Arc::new(AppState::new(slot, Vec::new()));
-    let app = router(
-        state.clone(),
-        axum::Router::new(),
-        Password(password.map(str::to_owned)),
-    );
+    let ctx = Ctx {
+        env: Env::from_pairs([("HOME", "/nonexistent-studyloop-test-home")]),
+        cwd: PathBuf::from("/"),
+        exe: PathBuf::from("/bin/false"),
+    };
+    let state = Arc::new(AppState::new(ctx, slot, Vec::new()));
+    let app = router(state.clone(), Password(password.map(str::to_owned)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

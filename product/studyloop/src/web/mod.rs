@@ -1,0 +1,30 @@
+//! `studyloop web`: the browser console. An axum server on 127.0.0.1 (or the
+//! LAN with a password) serving a small embedded SPA and the session API, with
+//! the live session on a PTY or over ACP and relayed through one WebSocket.
+//!
+//! The session rules (claim, persona, DB row, end) are the product's own
+//! (`crate::session`); this module only adds the web transports and routes.
+//! Modules: `server` (router, state, serve loop), `start` (the start/options/
+//! state routes on top of the session core), `agents` (ACP argv per harness),
+//! `slot` (the live session), `ws` (the relay), `acp` (the ACP client), `pty`,
+//! `frames`, `origin`, `security`, `assets`, `queue`, `run` (the command).
+
+pub mod acp;
+pub mod agents;
+pub mod assets;
+pub mod frames;
+pub mod origin;
+pub mod pty;
+pub mod queue;
+pub mod run;
+pub mod security;
+pub mod server;
+pub mod slot;
+pub mod start;
+pub mod start_prep;
+pub mod ws;
+
+#[cfg(test)]
+mod server_tests;
+#[cfg(test)]
+mod start_tests;

@@ -1,0 +1,122 @@
+//! The `studyloop web` command: resolve the options, bind, print the URL,
+//! serve until Ctrl-C or SIGTERM, and end the live session on the way out.
+//!
+//! Loopback by default. `--lan` binds every interface and therefore requires
+//! a password (`--password` or `STUDYLOOP_WEB_PASSWORD`); without one it
+//! refuses to start rather than expose an agent console unauthenticated.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use super::security::Password;
+use super::server::{AppState, router, serve};
+use super::slot::{EndHook, Slot};
+use super::{origin, slot::LiveInfo};
+use crate::context::Ctx;
+use crate::env;
+use crate::session::{self, EndOutcome};
+
+/// The default port.
+pub const DEFAULT_PORT: u16 = 8567;
+
+/// `studyloop web` options.
+#[derive(Debug, Clone)]
+pub struct WebOptions {
+    /// Port (0 = any free port).
+    pub port: u16,
+    /// Bind every interface (needs a password).
+    pub lan: bool,
+    /// The password (falls back to `STUDYLOOP_WEB_PASSWORD`).
+    pub password: Option<String>,
+}
+
+/// Why the server could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    /// `--lan` without a password.
+    #[error(
+        "--lan exposes the console to the network and needs a password; pass --password P or set STUDYLOOP_WEB_PASSWORD"
+    )]
+    LanNeedsPassword,
+    /// An environment variable.
+    #[error(transparent)]
+    Env(#[from] crate::env::EnvError),
+    /// Binding the port failed.
+    #[error("cannot listen on {addr}: {source}; is another server using the port? try --port 0")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The runtime or the server failed.
+    #[error("the web server failed: {0}")]
+    Serve(#[source] std::io::Error),
+}
+
+/// Runs the server in the foreground.
+///
+/// # Errors
+/// [`WebError`] for bad options, a busy port or a server failure.
+pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
+    let password = match &opts.password {
+        Some(p) if !p.is_empty() => Some(p.clone()),
+        _ => ctx.env.get_nonempty(env::STUDYLOOP_WEB_PASSWORD)?.map(str::to_owned),
+    };
+    if opts.lan && password.is_none() {
+        return Err(WebError::LanNeedsPassword);
+    }
+    let allowed = origin::parse_allowed(ctx.env.get_nonempty(env::STUDYLOOP_ALLOWED_ORIGINS)?);
+    let ip = if opts.lan { IpAddr::V4(Ipv4Addr::UNSPECIFIED) } else { IpAddr::V4(Ipv4Addr::LOCALHOST) };
+    let addr = SocketAddr::new(ip, opts.port);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(WebError::Serve)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| WebError::Bind { addr, source })?;
+        let port = listener.local_addr().map_err(WebError::Serve)?.port();
+        let state = build_state(ctx, port, allowed);
+        let app = router(state.clone(), Password(password));
+        let shown = if opts.lan { "0.0.0.0" } else { "127.0.0.1" };
+        // The acceptance lane and humans both read this line.
+        println!("studyloop web listening on http://{shown}:{port}");
+        serve(listener, app, state, shutdown_signal()).await.map_err(WebError::Serve)
+    })
+}
+
+/// The server state: the slot ends sessions through the product's end path.
+#[must_use]
+pub fn build_state(ctx: Ctx, port: u16, allowed_origins: Vec<String>) -> Arc<AppState> {
+    let mut state = AppState::new(ctx.clone(), Slot::new(end_hook(ctx)), allowed_origins);
+    state.port = Some(port);
+    Arc::new(state)
+}
+
+/// The product's common end path for a web session that is still current.
+fn end_hook(ctx: Ctx) -> EndHook {
+    Arc::new(move |info: &LiveInfo, _why: &str| {
+        match session::end_if_current(&ctx, &info.study_session_id) {
+            Ok(EndOutcome::Ended(_) | EndOutcome::NothingActive) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    })
+}
+
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}
