@@ -1,0 +1,203 @@
+//! A tmux control-mode client (`tmux -C attach-session`): commands with framed
+//! replies, and pane output pushed as events instead of polled.
+//!
+//! A reader thread turns the client's stdout into two streams: replies to our
+//! own commands (in order, `%begin … %end|%error` with flags bit 1) and
+//! [`Event`]s (`%output`, `%exit`, end of stream). The client attaches with
+//! `-f ignore-size` so observing a session never resizes the harness's pane.
+//! What it is not: it decides nothing about turns or replies (`crate::pane`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use super::parse::{self, Line};
+use super::{Tmux, TmuxError};
+
+/// How long a control-mode command may take to answer.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Something tmux pushed to the control client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A pane wrote bytes (already octal-decoded).
+    Output {
+        /// The pane id, e.g. `%3`.
+        pane: String,
+        /// Raw terminal bytes, escape sequences included.
+        bytes: Vec<u8>,
+        /// When the reader thread saw them.
+        at: Instant,
+    },
+    /// tmux announced the client is exiting (session closed, server killed, …).
+    Exit {
+        /// tmux's reason text, when it gave one.
+        reason: Option<String>,
+    },
+    /// The client's stdout closed.
+    Closed,
+}
+
+struct Reply {
+    error: bool,
+    lines: Vec<String>,
+}
+
+/// One control-mode client attached to one session.
+pub struct ControlClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    replies: Receiver<Reply>,
+    events: Receiver<Event>,
+    socket: PathBuf,
+    broken: Option<String>,
+}
+
+impl ControlClient {
+    /// Attaches to `session` on `tmux`'s server.
+    pub fn attach(tmux: &Tmux, session: &str) -> Result<Self, TmuxError> {
+        let args = format!("-C attach-session -f ignore-size -t {session}");
+        let mut child = tmux
+            .command()
+            .args(["-C", "attach-session", "-f", "ignore-size", "-t", session])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|source| TmuxError::Spawn {
+                args: args.clone(),
+                source,
+            })?;
+        let stdout = child.stdout.take().ok_or_else(|| TmuxError::Failed {
+            args: args.clone(),
+            socket: tmux.socket().to_owned(),
+            message: "no stdout pipe".into(),
+        })?;
+        let (reply_tx, replies) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
+        std::thread::spawn(move || read_loop(BufReader::new(stdout), &reply_tx, &event_tx));
+        let mut client = Self {
+            stdin: child.stdin.take(),
+            child,
+            replies,
+            events,
+            socket: tmux.socket().to_owned(),
+            broken: None,
+        };
+        // A no-op round trip proves the attach worked (a missing session makes
+        // the client exit, which surfaces here as ControlClosed).
+        client.command("display-message -p ok")?;
+        Ok(client)
+    }
+
+    /// Sends one command line (already quoted) and returns its output lines.
+    pub fn command(&mut self, line: &str) -> Result<Vec<String>, TmuxError> {
+        if let Some(reason) = &self.broken {
+            return Err(self.closed(line, reason.clone()));
+        }
+        let written = match self.stdin.as_mut() {
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.write_all(b"\n"))
+                .and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("stdin already closed")),
+        };
+        if let Err(e) = written {
+            self.broken = Some(format!("write failed: {e}"));
+            return Err(self.closed(line, format!("write failed: {e}")));
+        }
+        match self.replies.recv_timeout(REPLY_TIMEOUT) {
+            Ok(Reply {
+                error: false,
+                lines,
+            }) => Ok(lines),
+            Ok(Reply { error: true, lines }) => Err(TmuxError::Failed {
+                args: line.to_owned(),
+                socket: self.socket.clone(),
+                message: lines.join(" / "),
+            }),
+            Err(RecvTimeoutError::Timeout) => {
+                // Replies are matched by order: after a lost one, every later
+                // reply would be misattributed, so the client is unusable.
+                self.broken = Some("a reply timed out".into());
+                Err(TmuxError::Timeout {
+                    args: line.to_owned(),
+                    socket: self.socket.clone(),
+                    timeout: REPLY_TIMEOUT,
+                })
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                self.broken = Some("the client exited".into());
+                Err(self.closed(line, "the client exited".into()))
+            }
+        }
+    }
+
+    /// The pushed events (pane output, exit). Read them from one thread.
+    pub fn events(&self) -> &Receiver<Event> {
+        &self.events
+    }
+
+    fn closed(&self, command: &str, reason: String) -> TmuxError {
+        TmuxError::ControlClosed {
+            socket: self.socket.clone(),
+            command: command.to_owned(),
+            reason,
+        }
+    }
+}
+
+impl Drop for ControlClient {
+    fn drop(&mut self) {
+        // Detaching a control client never touches the session; kill it rather
+        // than wait on a server that may be wedged.
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Event>) {
+    let mut block: Option<(u64, bool, Vec<String>)> = None;
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        buf.clear();
+        match out.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+            buf.pop();
+        }
+        if let Some((number, ours, lines)) = block.as_mut() {
+            match parse::parse_line(&buf) {
+                Line::End { number: n, error } if n == *number => {
+                    if *ours {
+                        let lines = std::mem::take(lines);
+                        let _ = replies.send(Reply { error, lines });
+                    }
+                    block = None;
+                }
+                _ => lines.push(String::from_utf8_lossy(&buf).into_owned()),
+            }
+            continue;
+        }
+        match parse::parse_line(&buf) {
+            Line::Begin { number, ours } => block = Some((number, ours, Vec::new())),
+            Line::Output { pane, bytes } => {
+                let _ = events.send(Event::Output {
+                    pane,
+                    bytes,
+                    at: Instant::now(),
+                });
+            }
+            Line::Exit { reason } => {
+                let _ = events.send(Event::Exit { reason });
+            }
+            Line::End { .. } | Line::Other => {}
+        }
+    }
+    let _ = events.send(Event::Closed);
+}

@@ -1,0 +1,218 @@
+//! The harness actor's private tmux server: every call passes `-S <socket>`
+//! explicitly and runs with the actor's own environment (`env_clear` + the
+//! given variables), never touching the process environment or the user's
+//! tmux server. Every call is bounded by a timeout.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::screen::Capture;
+
+/// One tmux call may take this long before it is killed.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The session's name on the private server.
+pub(crate) const SESSION: &str = "studyloop-actor";
+
+/// Lines of scrollback kept; the read cursor is absolute, so history must not
+/// be trimmed under it during a conversation.
+const HISTORY_LIMIT: &str = "200000";
+
+#[derive(Debug)]
+pub(crate) struct Tmux {
+    program: PathBuf,
+    socket: PathBuf,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl Tmux {
+    pub fn new(program: PathBuf, socket: PathBuf, env: Vec<(OsString, OsString)>) -> Self {
+        Self {
+            program,
+            socket,
+            env,
+        }
+    }
+
+    /// Runs `tmux -S <socket> <args>`; stdout on success, an error naming the
+    /// call and tmux's stderr otherwise.
+    pub fn call<I, S>(&self, args: I) -> Result<String, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        let what = args
+            .first()
+            .map_or_else(String::new, |a| a.to_string_lossy().into_owned());
+        let mut child = Command::new(&self.program)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .arg("-S")
+            .arg(&self.socket)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
+        // Drain both pipes on threads: a long capture would otherwise fill the
+        // pipe and deadlock against our wait.
+        let out = drain(child.stdout.take());
+        let err = drain(child.stderr.take());
+        let deadline = Instant::now() + CALL_TIMEOUT;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "tmux {what} did not finish within {CALL_TIMEOUT:?} and was killed"
+                    ));
+                }
+                Err(e) => return Err(format!("waiting for tmux {what} failed: {e}")),
+            }
+        };
+        let stdout = out.join().unwrap_or_default();
+        let stderr = err.join().unwrap_or_default();
+        if status.success() {
+            Ok(stdout)
+        } else {
+            Err(format!("tmux {what} failed ({status}): {}", stderr.trim()))
+        }
+    }
+
+    /// Starts the private server and the session running `command` (a shell
+    /// command line). The server reads no config file; history is large and a
+    /// pane whose program exits stays readable.
+    pub fn start(&self, command: &str) -> Result<(), String> {
+        self.call([
+            "-f",
+            "/dev/null",
+            "start-server",
+            ";",
+            "set-option",
+            "-g",
+            "history-limit",
+            HISTORY_LIMIT,
+            ";",
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            SESSION,
+            "-x",
+            "200",
+            "-y",
+            "50",
+            command,
+        ])
+        .map(drop)
+    }
+
+    /// Types `text` literally (no key-name interpretation), then Enter.
+    pub fn type_line(&self, text: &str) -> Result<(), String> {
+        let literal = escape_trailing_semicolon(text);
+        self.call([
+            "send-keys",
+            "-t",
+            SESSION,
+            "-l",
+            "--",
+            literal.as_str(),
+            ";",
+            "send-keys",
+            "-t",
+            SESSION,
+            "Enter",
+        ])
+        .map(drop)
+    }
+
+    /// The whole pane history with wrapped lines joined, plus the cursor column
+    /// and whether the program exited, in one tmux call (one consistent view).
+    pub fn capture(&self) -> Result<Capture, String> {
+        let out = self.call([
+            "capture-pane",
+            "-p",
+            "-J",
+            "-S",
+            "-",
+            "-t",
+            SESSION,
+            ";",
+            "display-message",
+            "-p",
+            "-t",
+            SESSION,
+            "#{cursor_x} #{pane_dead}",
+        ])?;
+        let mut lines: Vec<String> = out.lines().map(str::to_owned).collect();
+        let status = lines.pop().unwrap_or_default();
+        let mut fields = status.split_whitespace();
+        let cursor_x = fields
+            .next()
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| format!("unexpected tmux status line {status:?}"))?;
+        let dead = fields.next() == Some("1");
+        Ok(Capture {
+            lines,
+            cursor_x,
+            dead,
+        })
+    }
+
+    /// Stops the private server (and the harness in it). Safe to call twice.
+    pub fn kill_server(&self) {
+        let _ = self.call(["kill-server"]);
+    }
+
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+}
+
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            text = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        text
+    })
+}
+
+/// tmux treats an argument ending in `;` as a command separator; a trailing
+/// `\;` stands for a literal `;`. So `P;` is sent as `P\;`.
+fn escape_trailing_semicolon(text: &str) -> String {
+    match text.strip_suffix(';') {
+        Some(prefix) => format!("{prefix}\\;"),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_trailing_semicolon_is_escaped() {
+        assert_eq!(escape_trailing_semicolon("a;b"), "a;b");
+        assert_eq!(escape_trailing_semicolon("end;"), "end\\;");
+        assert_eq!(escape_trailing_semicolon("odd\\;"), "odd\\\\;");
+        assert_eq!(escape_trailing_semicolon(";"), "\\;");
+    }
+}
