@@ -173,8 +173,10 @@ pub fn platform() -> String {
 }
 
 /// Rebuilds every object with its keys in sorted order, so the output is sorted
-/// even if some crate in the build enables serde_json's `preserve_order`.
-fn sorted(value: serde_json::Value) -> serde_json::Value {
+/// even if some crate in the build enables serde_json's `preserve_order`. Shared by
+/// every writer of a JSON artefact whose bytes are hashed or compared (the
+/// manifest, the UAT sign-off summary).
+pub fn sorted(value: serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => {
             let mut entries: Vec<_> = map.into_iter().collect();

@@ -20,6 +20,6 @@ mod run_id;
 pub use bundle::{BundleWriter, EvidenceError, MANIFEST_NAME};
 pub use durable::{DurableRootError, durable_root};
 pub use inventory::{Mismatch, VerifyError, VerifyReport, hash_file, inventory, verify};
-pub use manifest::{Counts, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform};
+pub use manifest::{Counts, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform, sorted};
 pub use repo::RepoIdentity;
 pub use run_id::{InvalidRunId, RunId};
