@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod template;
+
+pub use template::{TEMPLATE, init};
+
 /// The most configured topics that count; later entries are ignored (reference
 /// `MAX_ACTIVE_TOPICS`).
 pub const MAX_ACTIVE_TOPICS: usize = 3;
@@ -369,131 +373,5 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
     })
 }
 
-/// The commented template written by `config init`. It passes the scope gate
-/// (`memory.default_scope: unclassified`), as the newer reference spec requires.
-pub const TEMPLATE: &str = "\
-# StudyLoop configuration (written by `studyloop config init`).
-# Paths may start with ~/ . Unknown top-level keys are reported by `studyloop doctor`.
-
-# Up to three active study topics: bare names or {name, slug}.
-topics: []
-
-# Context scope for the history database. `studyloop study` refuses to start
-# without one (SESSION_CONTEXT_SCOPE, a project root below, or default_scope).
-memory:
-  default_scope: unclassified   # personal | work | unclassified
-  projects: {}
-  #   my-project:
-  #     scope: work
-  #     roots: [/abs/path/to/project]
-
-# Harness detection order when --agent and STUDYLOOP_AGENT are absent.
-agents:
-  priority: [kiro, codex, claude, pi, opencode, grok]
-
-# state_dir: ~/.local/share/studyloop
-# session_db: ~/.config/studyloop/sessions.db
-# web_port: 8567
-";
-
-/// Write [`TEMPLATE`] to `path` (0600, parent 0700). Refuses to overwrite an
-/// existing file unless `force`.
-pub fn init(path: &Path, force: bool) -> Result<(), ConfigError> {
-    if path.exists() && !force {
-        return Err(ConfigError::Exists(path.to_owned()));
-    }
-    let write_err = |source| ConfigError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    if let Some(parent) = path.parent() {
-        crate::fsutil::ensure_private_dir(parent).map_err(write_err)?;
-    }
-    crate::fsutil::atomic_write(path, TEMPLATE.as_bytes(), 0o600).map_err(write_err)
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p() -> PathBuf {
-        PathBuf::from("/cfg/config.yaml")
-    }
-
-    #[test]
-    fn template_parses_and_passes_the_gate() {
-        let (cfg, unknown) = parse(&p(), TEMPLATE).unwrap();
-        assert!(unknown.is_empty());
-        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Unclassified));
-        assert_eq!(cfg.agents.priority.len(), 6);
-    }
-
-    #[test]
-    fn scratch_config_of_the_acceptance_tier_parses() {
-        let (cfg, _) = parse(&p(), "topics: []\nmemory: {default_scope: unclassified}\n").unwrap();
-        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Unclassified));
-    }
-
-    #[test]
-    fn dotted_keys_expand_and_nested_wins() {
-        let (cfg, unknown) = parse(
-            &p(),
-            "memory.default_scope: work\ndatabase.path: /d.db\nfoo: 1\n",
-        )
-        .unwrap();
-        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Work));
-        assert_eq!(cfg.database_path(), Some("/d.db"));
-        assert_eq!(unknown, vec!["foo".to_owned()]);
-        let (cfg, _) = parse(
-            &p(),
-            "memory.default_scope: work\nmemory:\n  default_scope: personal\n",
-        )
-        .unwrap();
-        assert_eq!(cfg.memory.default_scope, Some(ScopeName::Personal));
-    }
-
-    #[test]
-    fn topics_cap_and_slugs() {
-        let (cfg, _) = parse(
-            &p(),
-            "topics: [SQL Window Functions, {name: Rust, slug: rusty}, c, d]\n",
-        )
-        .unwrap();
-        assert_eq!(cfg.active_topics().len(), 3);
-        assert_eq!(cfg.topics[0].slug(), "sql-window-functions");
-        assert_eq!(cfg.topics[1].slug(), "rusty");
-    }
-
-    #[test]
-    fn syntax_error_names_file_and_line() {
-        let err = parse(&p(), "topics: []\nmemory:\n  default_scope: [unclosed\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("/cfg/config.yaml") && err.contains("line"),
-            "{err}"
-        );
-        assert!(!err.contains('\n'), "one line: {err}");
-    }
-
-    #[test]
-    fn type_error_names_line() {
-        let err = parse(&p(), "topics: []\nmemory:\n  default_scope: galaxy\n").unwrap_err();
-        match &err {
-            ConfigError::Malformed { line, .. } => assert_eq!(*line, Some(3), "{err}"),
-            other => panic!("unexpected {other}"),
-        }
-    }
-
-    #[test]
-    fn top_level_must_be_a_mapping() {
-        assert!(matches!(
-            parse(&p(), "- a\n- b\n"),
-            Err(ConfigError::NotMapping {
-                found: "a list",
-                ..
-            })
-        ));
-        assert!(parse(&p(), "").is_ok());
-    }
-}
+mod tests;

@@ -8,15 +8,15 @@
 
 use std::fmt::Write as _;
 
-use std::io::Read as _;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::adapters::HARNESS_ORDER;
+mod harnesses;
+
+pub use harnesses::probe_version;
+
 use crate::context::Ctx;
-use crate::env::Env;
 use crate::{config, scope, settings, state, store, tmux};
 
 /// How long a harness gets to print its version.
@@ -89,120 +89,6 @@ fn check(
         fix: fix.map(str::to_owned),
         core,
     }
-}
-
-/// Run `bin --version` with a timeout; the first non-empty output line.
-pub fn probe_version(
-    env: &Env,
-    bin: &std::path::Path,
-    timeout: Duration,
-) -> Result<String, String> {
-    let mut child_env = env.clone();
-    crate::child_env::strip_hatches(&mut child_env);
-    let mut child = Command::new(bin)
-        .arg("--version")
-        .env_clear()
-        .envs(child_env.iter())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run: {e}"))?;
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "`--version` did not answer within {}s",
-                    timeout.as_secs()
-                ));
-            }
-            Err(e) => return Err(format!("cannot wait: {e}")),
-        }
-    };
-    let mut text = String::new();
-    if let Some(mut o) = child.stdout.take() {
-        let _ = o.read_to_string(&mut text);
-    }
-    if text.trim().is_empty()
-        && let Some(mut e) = child.stderr.take()
-    {
-        let _ = e.read_to_string(&mut text);
-    }
-    let first = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default()
-        .to_owned();
-    if status.success() && !first.is_empty() {
-        Ok(first)
-    } else {
-        Err(format!("`--version` failed ({status}): {first}"))
-    }
-}
-
-fn harness_checks(ctx: &Ctx) -> (Vec<Check>, Vec<HarnessInfo>) {
-    let found: Vec<_> = HARNESS_ORDER
-        .iter()
-        .map(|h| (h.adapter(), h.adapter().resolve_binary(&ctx.env)))
-        .collect();
-    // Versions in parallel: some CLIs take seconds to print one.
-    let versions: Vec<Option<Result<String, String>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = found
-            .iter()
-            .map(|(_, bin)| {
-                bin.as_ref()
-                    .map(|b| s.spawn(move || probe_version(&ctx.env, b, VERSION_TIMEOUT)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.map(|h| h.join().unwrap_or_else(|_| Err("probe panicked".into()))))
-            .collect()
-    });
-    let mut checks = Vec::new();
-    let mut infos = Vec::new();
-    for ((adapter, bin), version) in found.into_iter().zip(versions) {
-        let name = format!("harness {}", adapter.name);
-        let (status, detail, fix) = match (&bin, &version) {
-            (None, _) => (
-                Verdict::Warn,
-                format!("`{}` not on PATH", adapter.binaries[0]),
-                Some("install it with `just harnesses`, or ignore if you do not use it"),
-            ),
-            (Some(b), Some(Ok(v))) => (Verdict::Ok, format!("{} ({v})", b.display()), None),
-            (Some(b), Some(Err(e))) => (
-                Verdict::Warn,
-                format!("{}: {e}", b.display()),
-                Some("reinstall the harness"),
-            ),
-            (Some(b), None) => (Verdict::Warn, b.display().to_string(), None),
-        };
-        checks.push(check(&name, "harness", status, detail, fix, false));
-        infos.push(HarnessInfo {
-            name: adapter.name,
-            binary: bin.map(|b| b.display().to_string()),
-            version: version.and_then(Result::ok),
-        });
-    }
-    if infos.iter().all(|i| i.binary.is_none()) {
-        checks.push(check(
-            "harnesses",
-            "harness",
-            Verdict::Fail,
-            "no harness is installed",
-            Some("install at least one (e.g. `just harnesses`)"),
-            false,
-        ));
-    }
-    (checks, infos)
 }
 
 /// Run every check.
@@ -337,7 +223,7 @@ pub fn run(ctx: &Ctx) -> Report {
             }
         }
     }
-    let (hc, harnesses) = harness_checks(ctx);
+    let (hc, harnesses) = harnesses::checks(ctx);
     checks.extend(hc);
     let exit_code = if checks.iter().any(|c| c.core && c.status == Verdict::Fail) {
         2
