@@ -16,7 +16,6 @@ use super::body::send;
 use super::render::{self, Answer};
 use super::{ProviderConfig, answer, request};
 use crate::log::{LogRecord, Protocol, RequestLog, UsageRecord};
-use crate::reply::persona;
 
 /// The model names `GET /models` lists.
 const MODELS: [&str; 4] = ["stub-model", "stub-mini", "gpt-5", "claude-sonnet-4-5"];
@@ -186,7 +185,7 @@ async fn route(
     let exchange = match protocol {
         Protocol::ChatCompletions => request::chat(&parsed, &raw),
         Protocol::Responses => request::responses(&parsed, &raw),
-        _ => request::messages(&parsed, &raw),
+        _ => request::messages(&parsed, &raw, protocol == Protocol::CountTokens),
     };
     let exchange = match exchange {
         Ok(ex) => ex,
@@ -203,7 +202,7 @@ async fn route(
     record.stream = exchange.stream;
     record.message_count = exchange.message_count;
     record.user_turns = exchange.user_turns;
-    record.persona = persona(&raw).map(str::to_owned);
+    record.persona.clone_from(&exchange.persona);
     if protocol == Protocol::CountTokens {
         record.usage.input_tokens = Some(exchange.input_tokens);
         return json_response(

@@ -155,16 +155,17 @@ pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, String> {
 }
 
 /// Anthropic Messages: `system` (string or blocks), `messages` (required),
-/// `max_tokens` (required, as the real API). `role: system` entries inside
-/// `messages` (Claude Code's environment block) are tolerated; the first
-/// user/assistant message must be a user message, as the real API requires.
-pub(crate) fn messages(body: &Value, raw: &str) -> Result<Exchange, String> {
+/// `max_tokens` (required, as the real API, except when counting tokens).
+/// `role: system` entries inside `messages` (Claude Code's environment block)
+/// are tolerated; the first user/assistant message must be a user message, as
+/// the real API requires.
+pub(crate) fn messages(body: &Value, raw: &str, counting: bool) -> Result<Exchange, String> {
     let fields = object(body)?;
     let messages = fields
         .get("messages")
         .and_then(Value::as_array)
         .ok_or("messages: field required (a JSON array)")?;
-    if !fields.get("max_tokens").is_some_and(Value::is_u64) {
+    if !counting && !fields.get("max_tokens").is_some_and(Value::is_u64) {
         return Err("max_tokens: field required (a non-negative integer)".to_owned());
     }
     let first = messages.iter().filter_map(role).find(|r| *r != "system");
@@ -211,6 +212,10 @@ fn schema_of(body: &Value) -> Option<&Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn messages(body: &Value, raw: &str) -> Result<Exchange, String> {
+        super::messages(body, raw, false)
+    }
 
     fn run(
         f: fn(&Value, &str) -> Result<Exchange, String>,
