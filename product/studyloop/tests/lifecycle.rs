@@ -357,3 +357,27 @@ fn scrub_env_keeps_credentials_from_the_harness() {
     w.run(&["study", "--end"]).ok();
     let _ = AGENT_CMD;
 }
+
+#[test]
+fn a_terminal_is_attached_to_the_new_session() {
+    let w = World::new();
+    // `script` gives studyloop a terminal on stdin, as a learner's shell would.
+    let line = format!("{} study Attached --agent pi", common::exe());
+    let mut child = w
+        .program("/usr/bin/script", &["-qec", &line, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(10, "a tmux client attached to the study session", || {
+        w.state().is_some_and(|s| s["mux_session"].is_string())
+            && w.tmux(&["list-clients", "-F", "#{client_session}"])
+                .stdout
+                .trim()
+                == w.field("mux_session")
+    });
+    w.run(&["study", "--end"]).ok();
+    wait_until(10, "the attached client to exit with the session", || {
+        child.try_wait().unwrap().is_some()
+    });
+}

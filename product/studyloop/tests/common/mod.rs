@@ -123,6 +123,16 @@ impl World {
         c
     }
 
+    /// Any program with this world's environment and cwd.
+    pub fn program(&self, program: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(self.home.path());
+        c
+    }
+
     pub fn run(&self, args: &[&str]) -> Out {
         Out::from(self.cmd(args).output().expect("run studyloop"))
     }
