@@ -23,3 +23,4 @@ pub mod scratch;
 pub mod selection;
 pub mod sweep;
 pub mod tmux;
+pub mod web_acp;

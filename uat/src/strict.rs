@@ -98,6 +98,13 @@ impl Results {
         }
     }
 
+    /// Every recorded bundle path with its cell, in cell order.
+    pub fn bundles(&self) -> impl Iterator<Item = (String, PathBuf)> + '_ {
+        self.cells
+            .iter()
+            .filter_map(|(cell, r)| Some((cell.clone(), r.bundle.clone()?)))
+    }
+
     /// One cell's result.
     #[must_use]
     pub fn get(&self, cell: &str) -> Option<&CellResult> {

@@ -1,0 +1,16 @@
+//! The web ACP surface of the acceptance tier: `studyloop web` driven over
+//! HTTP and its session WebSocket, as a real user's browser would, but
+//! without one (the browser variant drives the same journey through the SPA).
+//!
+//! [`server::WebServer`] runs the product in a scratch world;
+//! [`http::request`] calls its API; [`mentor::AcpMentor`] turns the session
+//! socket into the `Mentor` a learner actor talks to.
+
+pub mod http;
+pub mod mentor;
+pub mod server;
+pub mod socket;
+
+pub use mentor::{AcpMentor, TurnRecord};
+pub use server::{WebServer, WebServerError};
+pub use socket::{Frame, Logged, SessionSocket, SocketError};

@@ -1,0 +1,165 @@
+//! `studyloop web --port 0` as a child of a scratch world: started with the
+//! world's env (plus the lane's extra variables), its URL read from the line
+//! it prints, its output kept for evidence, stopped with SIGTERM (the server
+//! then ends its live session and the agent's process group) and SIGKILL
+//! after a grace period.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+use crate::scratch::Scratch;
+
+/// How long the server may take to print its URL.
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why the server did not come up.
+#[derive(Debug, thiserror::Error)]
+pub enum WebServerError {
+    /// It could not be spawned.
+    #[error("cannot start {program} web: {source}; build it with `cargo build --bins`")]
+    Spawn {
+        /// The binary.
+        program: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// It exited or stayed silent.
+    #[error("`studyloop web --port 0` printed no URL within {waited:?}; its output: {output}")]
+    NoUrl {
+        /// How long we waited.
+        waited: Duration,
+        /// What it printed.
+        output: String,
+    },
+}
+
+/// A running `studyloop web`.
+#[derive(Debug)]
+pub struct WebServer {
+    child: Child,
+    /// `127.0.0.1:<port>`.
+    pub addr: String,
+    output: Arc<Mutex<String>>,
+}
+
+impl WebServer {
+    /// Starts the server in `scratch` with `extra` variables added to its env.
+    ///
+    /// # Errors
+    /// [`WebServerError`] when it cannot start or prints no URL in time.
+    pub fn start(
+        scratch: &Scratch,
+        studyloop: &Path,
+        extra: &[(OsString, OsString)],
+    ) -> Result<Self, WebServerError> {
+        let mut cmd = scratch.command(studyloop);
+        cmd.args(["web", "--port", "0"])
+            .envs(extra.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = scratch
+            .spawn(&mut cmd)
+            .map_err(|source| WebServerError::Spawn {
+                program: studyloop.display().to_string(),
+                source,
+            })?;
+        let output = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = mpsc::channel();
+        if let Some(stdout) = child.stdout.take() {
+            let out = output.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                    if let Some(addr) = line.strip_prefix("studyloop web listening on http://") {
+                        let _ = tx.send(addr.trim().to_owned());
+                    }
+                    push(&out, &line);
+                }
+            });
+        }
+        if let Some(mut stderr) = child.stderr.take() {
+            let out = output.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0_u8; 2048];
+                while let Ok(n @ 1..) = stderr.read(&mut buf) {
+                    push(&out, &String::from_utf8_lossy(&buf[..n]));
+                }
+            });
+        }
+        let mut server = Self {
+            child,
+            addr: String::new(),
+            output,
+        };
+        match rx.recv_timeout(START_TIMEOUT) {
+            Ok(addr) => {
+                server.addr = addr;
+                Ok(server)
+            }
+            Err(_) => {
+                server.stop(Duration::from_secs(2));
+                Err(WebServerError::NoUrl {
+                    waited: START_TIMEOUT,
+                    output: server.output(),
+                })
+            }
+        }
+    }
+
+    /// Everything the server printed so far (stdout and stderr interleaved).
+    #[must_use]
+    pub fn output(&self) -> String {
+        self.output.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// SIGTERM to the server's group, SIGKILL after `grace`; its exit code.
+    pub fn stop(&mut self, grace: Duration) -> Option<i32> {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return status.code();
+        }
+        let group = i32::try_from(self.child.id()).ok().and_then(Pid::from_raw);
+        if let Some(g) = group {
+            let _ = kill_process_group(g, Signal::TERM);
+        }
+        let until = Instant::now() + grace;
+        while Instant::now() < until {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if let Some(g) = group {
+            let _ = kill_process_group(g, Signal::KILL);
+        }
+        self.child.wait().ok().and_then(|s| s.code())
+    }
+}
+
+impl Drop for WebServer {
+    fn drop(&mut self) {
+        self.stop(Duration::from_secs(5));
+    }
+}
+
+fn push(out: &Mutex<String>, text: &str) {
+    if let Ok(mut s) = out.lock() {
+        s.push_str(text);
+        if !text.ends_with('\n') {
+            s.push('\n');
+        }
+        // Keep the last 64 KB: enough to diagnose, bounded for the bundle.
+        if s.len() > 65_536 {
+            let cut = s.len() - 65_536;
+            let cut = (cut..s.len())
+                .find(|i| s.is_char_boundary(*i))
+                .unwrap_or(cut);
+            s.drain(..cut);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The web ACP lane's driver, hermetically: the real `studyloop web` in a
+//! scratch world, started over HTTP, driven over its session socket by
+//! `AcpMentor`, with `studyloop-stub-acp` (a test double) as the agent behind
+//! `STUDYLOOP_TEST_ACP_CMD`. Needs `cargo build --bins` first.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use serde_json::json;
+use studyloop_acceptance::bins;
+use studyloop_acceptance::scratch::Scratch;
+use studyloop_acceptance::web_acp::{AcpMentor, WebServer, http};
+use studyloop_actors::Mentor;
+
+const T: Duration = Duration::from_secs(20);
+
+fn pairs(items: &[(&str, String)]) -> Vec<(OsString, OsString)> {
+    items
+        .iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+        .collect()
+}
+
+#[test]
+fn persona_then_three_turns_then_end_leaves_nothing_running() {
+    let studyloop = bins::path("studyloop").expect("cargo build --bins");
+    let stub = bins::path("studyloop-stub-acp").expect("cargo build --bins");
+    let scratch = Scratch::create().expect("scratch world");
+    let mut init = scratch.command(&studyloop);
+    init.args(["config", "init", "--force"]);
+    let done = scratch.run(&mut init, T).expect("config init runs");
+    assert_eq!(done.status.code(), Some(0), "config init: {done:?}");
+
+    let extra = pairs(&[("STUDYLOOP_TEST_ACP_CMD", format!("'{}'", stub.display()))]);
+    let mut server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
+    let start = json!({"topic": "Borrow checker", "agent": "codex", "transport": "acp"});
+    let resp =
+        http::request(&server.addr, "POST", "/api/session/start", Some(&start), T).expect("start");
+    assert_eq!(resp.status, 201, "{}", resp.text);
+    let ws_url = resp.body["ws_url"].as_str().expect("ws_url").to_owned();
+    let persona = resp.body["persona_text"]
+        .as_str()
+        .expect("persona")
+        .to_owned();
+    let agent_pid = http::request(&server.addr, "GET", "/api/session/state", None, T)
+        .expect("state")
+        .body["child_pid"]
+        .as_u64()
+        .expect("child_pid");
+
+    let mut mentor = AcpMentor::attach(&server.addr, &ws_url, T).expect("attach");
+    assert_eq!(mentor.agent.as_deref(), Some("codex"));
+    let reply = mentor.deliver_persona(&persona).expect("persona turn");
+    assert!(
+        reply.starts_with("STUB-ACP-ECHO 1: <!-- PERSONA=studyloop-focus -->"),
+        "{reply:.80}"
+    );
+    for (n, q) in [
+        (2, "what is a borrow?"),
+        (3, "why one &mut?"),
+        (4, "and lifetimes?"),
+    ] {
+        let r = mentor.send(q).expect("turn");
+        assert_eq!(r.text, format!("STUB-ACP-ECHO {n}: {q}"));
+    }
+    assert_eq!(mentor.turns.len(), 4);
+    let (log, stopped) = mentor.stop();
+    assert_eq!(stopped.map(|s| s["reason"].clone()), Some(json!("cancel")));
+    assert!(
+        log.iter().filter(|l| l.dir == "out").count() >= 5,
+        "frames logged"
+    );
+
+    let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
+    assert_eq!(state.body["mode"], "ended", "{}", state.text);
+    assert!(
+        !std::path::Path::new(&format!("/proc/{agent_pid}")).exists(),
+        "agent {agent_pid} still running"
+    );
+    assert_eq!(
+        server.stop(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        server.output()
+    );
+    scratch.close().expect("scratch swept");
+}

@@ -1,0 +1,25 @@
+//! Council grading: the pinned roster of judge seats, the prompt each seat receives, the
+//! check of each reply, arbitration (reject_if first, then medians, spreads and flagged
+//! disagreements) and the `ARBITRATION.md` written beside the private bundle.
+
+mod arbitrate;
+mod grade;
+mod prompt;
+mod reply;
+mod report;
+mod roster;
+
+pub use arbitrate::{
+    ARBITRATION_SCHEMA, Arbitration, CriterionResult, Pin, RejectionRecord, SeatResult, SeatStatus,
+    arbitrate,
+};
+pub use grade::{
+    ARBITRATION_JSON, ARBITRATION_MD, CellContext, CouncilError, Graded, Grader, write,
+};
+pub use prompt::{MAX_FILE_CHARS, MAX_TOTAL_CHARS, SeatPrompt, build as build_prompt};
+pub use reply::{CriterionScore, parse as parse_reply};
+pub use report::render;
+pub use roster::{
+    Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, JudgeBudget, Roster, Seat,
+    StubTarget, StubWire,
+};

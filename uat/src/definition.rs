@@ -1,0 +1,211 @@
+//! The pinned sign-off definition (`signoff_v1.yaml`): which cells a release needs,
+//! which of them are graded, the council whose arbitration counts, and the floor each
+//! rubric criterion's median must reach.
+//!
+//! This module loads and checks the definition; applying it is `signoff`'s job.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use studyloop_rubrics::Rubric;
+
+use crate::pinned_yaml::{self, PinnedFileError};
+use crate::strict::Cell;
+
+/// The definition shipped with this crate.
+pub const DEFAULT_SIGNOFF_FILE: &str = "signoff_v1.yaml";
+/// Its registry.
+pub const DEFAULT_SIGNOFF_REGISTRY: &str = "signoff_registry.json";
+const DEFAULT_SIGNOFF: &[u8] = include_bytes!("../signoff_v1.yaml");
+const DEFAULT_REGISTRY: &[u8] = include_bytes!("../signoff_registry.json");
+
+/// One cell the sign-off considers.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellSpec {
+    /// The trial name exactly as the runner records it.
+    pub id: String,
+    /// Whether the sign-off needs it passed.
+    pub required: bool,
+    /// Whether it needs a council arbitration meeting the floors.
+    pub graded: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum SkipRule {
+    Fail,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doc {
+    #[expect(dead_code, reason = "read by the version probe before the pin check")]
+    version: u32,
+    council: String,
+    #[expect(
+        dead_code,
+        reason = "its only value is `fail`; parsing it is the check"
+    )]
+    required_cell_skipped: SkipRule,
+    cells: Vec<CellSpec>,
+    floors: BTreeMap<String, u8>,
+}
+
+/// A loaded, verified sign-off definition.
+#[derive(Debug, Clone)]
+pub struct SignoffDefinition {
+    file: String,
+    version: u32,
+    sha256: String,
+    council: String,
+    cells: Vec<CellSpec>,
+    floors: BTreeMap<String, u8>,
+}
+
+impl SignoffDefinition {
+    /// The definition shipped with this crate.
+    ///
+    /// # Errors
+    /// As [`SignoffDefinition::from_bytes`].
+    pub fn load_default() -> Result<Self, PinnedFileError> {
+        Self::from_bytes(
+            DEFAULT_SIGNOFF_FILE,
+            DEFAULT_SIGNOFF,
+            DEFAULT_SIGNOFF_REGISTRY,
+            DEFAULT_REGISTRY,
+        )
+    }
+
+    /// Parses and verifies a definition.
+    ///
+    /// # Errors
+    /// [`PinnedFileError::Pin`] for an unregistered version or tampered bytes;
+    /// [`PinnedFileError::Format`] for bad YAML, `required_cell_skipped` other than
+    /// `fail`, no cells, a duplicate cell or a blank id.
+    pub fn from_bytes(
+        file: &str,
+        bytes: &[u8],
+        registry: &str,
+        registry_bytes: &[u8],
+    ) -> Result<Self, PinnedFileError> {
+        let loaded = pinned_yaml::load::<Doc>(file, bytes, registry, registry_bytes)?;
+        let format = |detail: String| PinnedFileError::Format {
+            file: file.to_owned(),
+            detail,
+        };
+        let doc = loaded.doc;
+        if doc.cells.is_empty() {
+            return Err(format(
+                "`cells` is empty; name the cells a sign-off needs".to_owned(),
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for cell in &doc.cells {
+            if cell.id.trim().is_empty() || cell.id.trim() != cell.id {
+                return Err(format(format!(
+                    "cell id `{}` is blank or padded; write the trial name exactly",
+                    cell.id
+                )));
+            }
+            if !seen.insert(cell.id.as_str()) {
+                return Err(format(format!("cell `{}` appears twice", cell.id)));
+            }
+        }
+        if doc.cells.iter().any(|c| c.graded) && doc.floors.is_empty() {
+            return Err(format(
+                "graded cells need `floors`, one per rubric criterion".to_owned(),
+            ));
+        }
+        Ok(Self {
+            file: file.to_owned(),
+            version: loaded.version,
+            sha256: loaded.sha256,
+            council: doc.council,
+            cells: doc.cells,
+            floors: doc.floors,
+        })
+    }
+
+    /// Checks the floors against the rubric: one floor per criterion, none unknown, each
+    /// within the criterion's scale.
+    ///
+    /// # Errors
+    /// [`PinnedFileError::Format`] naming this file and the mismatch.
+    pub fn check_against(&self, rubric: &Rubric) -> Result<(), PinnedFileError> {
+        let format = |detail: String| PinnedFileError::Format {
+            file: self.file.clone(),
+            detail,
+        };
+        for criterion in rubric.criteria() {
+            match self.floors.get(&criterion.id) {
+                None => {
+                    return Err(format(format!(
+                        "`floors` has no floor for rubric criterion `{}` (rubric v{}); add one",
+                        criterion.id,
+                        rubric.version()
+                    )));
+                }
+                Some(floor) if !(criterion.min()..=criterion.max()).contains(floor) => {
+                    return Err(format(format!(
+                        "floor {floor} for `{}` is outside its scale [{}, {}]",
+                        criterion.id,
+                        criterion.min(),
+                        criterion.max()
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(unknown) = self.floors.keys().find(|k| rubric.criterion(k).is_none()) {
+            return Err(format(format!(
+                "`floors` names `{unknown}`, which rubric v{} does not define (known: {})",
+                rubric.version(),
+                rubric
+                    .criteria()
+                    .iter()
+                    .map(|c| c.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// The declared version.
+    #[must_use]
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+    /// The pinned sha256 (hex).
+    #[must_use]
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+    /// The council whose arbitrations count.
+    #[must_use]
+    pub fn council(&self) -> &str {
+        &self.council
+    }
+    /// The cells, in file order.
+    #[must_use]
+    pub fn cell_specs(&self) -> &[CellSpec] {
+        &self.cells
+    }
+    /// The cells as the strict runner sees them.
+    #[must_use]
+    pub fn cells(&self) -> Vec<Cell> {
+        self.cells
+            .iter()
+            .map(|c| Cell {
+                id: c.id.clone(),
+                required: c.required,
+            })
+            .collect()
+    }
+    /// Criterion id → the floor its median must reach.
+    #[must_use]
+    pub fn floors(&self) -> &BTreeMap<String, u8> {
+        &self.floors
+    }
+}

@@ -1,0 +1,269 @@
+//! `studyloop-uat`: sign off a UAT run (`signoff`), grade one bundle with the council
+//! (`grade`), and prune old durable bundles (`prune`).
+//!
+//! Exit codes: 0 = PASS / graded / pruned; 1 = FAIL / rejected; 2 = the command could not
+//! reach a verdict (bad input, a tampered pinned file, an unwritable output).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use studyloop_acceptance::caller_env::CallerEnv;
+use studyloop_uat::bundle::Bundle;
+use studyloop_uat::council::{self, CellContext, Grader, SeatStatus, StubTarget};
+use studyloop_uat::signoff::{self, Pins};
+use studyloop_uat::{prune, secrets};
+
+#[derive(Parser)]
+#[command(
+    name = "studyloop-uat",
+    about = "UAT sign-off, council grading and evidence retention"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decide PASS/FAIL from run directories (one per shard) and/or evidence bundles.
+    Signoff {
+        /// Run directories (results.jsonl, skip-ledger.jsonl) and/or bundle directories.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Where the redacted summary goes on PASS.
+        #[arg(long, value_name = "DIR", default_value_os_t = default_releases())]
+        out: PathBuf,
+    },
+    /// Grade one evidence bundle with a council; writes <bundle>.arbitration/.
+    Grade {
+        /// The bundle directory.
+        bundle: PathBuf,
+        /// The council to convene (default: the one the sign-off definition accepts).
+        #[arg(long)]
+        council: Option<String>,
+        /// Base URL of a running studyloop-stub-provider, for stub seats.
+        #[arg(long, value_name = "URL")]
+        stub_url: Option<String>,
+    },
+    /// List (or with --apply, delete) durable bundles older than an age.
+    Prune {
+        /// Age cut-off: whole days or hours, e.g. 90d or 36h.
+        #[arg(long, value_name = "AGE")]
+        older_than: String,
+        /// The durable evidence root (default: STUDYLOOP_UAT_EVIDENCE_ROOT, else ~/.local/share/studyloop/uat).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Delete; without it nothing is touched.
+        #[arg(long)]
+        apply: bool,
+    },
+}
+
+fn default_releases() -> PathBuf {
+    studyloop_acceptance::bins::workspace_root().join("releases")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let env = CallerEnv::capture();
+    let result = match cli.command {
+        Command::Signoff { inputs, out } => run_signoff(&inputs, &out, &env),
+        Command::Grade {
+            bundle,
+            council,
+            stub_url,
+        } => run_grade(&bundle, council.as_deref(), stub_url, &env),
+        Command::Prune {
+            older_than,
+            root,
+            apply,
+        } => run_prune(&older_than, root, apply, &env),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("studyloop-uat: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_signoff(
+    inputs: &[PathBuf],
+    out: &std::path::Path,
+    env: &CallerEnv,
+) -> anyhow::Result<ExitCode> {
+    let pins = Pins::load_default()?;
+    let redactor = secrets::redactor(&pins.rules, env);
+    let report = signoff::run(&pins, inputs, &redactor, out)?;
+    println!("studyloop-uat signoff: {}", report.verdict.word());
+    println!(
+        "definition: signoff v{} ({}), rubric v{}, council `{}` (roster v{}), redaction v{}",
+        pins.definition.version(),
+        pins.definition.sha256(),
+        pins.rubric.version(),
+        pins.definition.council(),
+        pins.roster.version(),
+        pins.rules.version()
+    );
+    println!(
+        "inputs: {} run director(ies), {} bundle(s)",
+        report.inputs.0, report.inputs.1
+    );
+    println!("cells:");
+    for cell in &report.cells {
+        println!(
+            "  {:<32} {:<8} {:<8} {:<8} bundle {}",
+            cell.id,
+            if cell.required {
+                "required"
+            } else {
+                "optional"
+            },
+            if cell.graded { "graded" } else { "ungraded" },
+            cell.outcome.map_or("missing", |o| o.as_str()),
+            cell.bundle.as_deref().unwrap_or("-")
+        );
+    }
+    if report.verdict.passed() {
+        println!("reasons: none");
+    } else {
+        println!("reasons ({}):", report.verdict.reasons.len());
+        for reason in &report.verdict.reasons {
+            println!("  - {reason}");
+        }
+    }
+    match &report.written {
+        Some(path) => println!("summary: {}", path.display()),
+        None => println!("summary: not written (a failed sign-off is not a release record)"),
+    }
+    Ok(if report.verdict.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn run_grade(
+    dir: &std::path::Path,
+    council: Option<&str>,
+    stub_url: Option<String>,
+    env: &CallerEnv,
+) -> anyhow::Result<ExitCode> {
+    let pins = Pins::load_default()?;
+    let bundle = Bundle::open(dir)?;
+    let council = council.unwrap_or(pins.definition.council());
+    let spec = pins
+        .definition
+        .cell_specs()
+        .iter()
+        .find(|c| c.id == bundle.manifest().cell);
+    let cell = CellContext {
+        required: spec.is_some_and(|c| c.required),
+        skipped: bundle.manifest().outcome == studyloop_acceptance::evidence::Outcome::Skipped,
+    };
+    let redactor = secrets::redactor(&pins.rules, env);
+    let keys: std::collections::BTreeMap<String, String> = env
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
+        .collect();
+    let grader = Grader {
+        rubric: &pins.rubric,
+        rules: &pins.rules,
+        redactor: &redactor,
+        roster: &pins.roster,
+        council,
+        env: &keys,
+        stub: stub_url.map(|base_url| StubTarget {
+            base_url,
+            api_key: None,
+        }),
+    };
+    let graded = grader.grade(&bundle, cell)?;
+    let out = council::write(&bundle, &graded).context("writing the arbitration")?;
+    let a = &graded.arbitration;
+    println!(
+        "studyloop-uat grade: {} `{}` ({}) by council `{}`: {} of {} seat(s) scored",
+        if a.rejected() { "REJECTED" } else { "GRADED" },
+        a.cell,
+        a.bundle_run_id,
+        a.council,
+        a.scored_seats(),
+        a.seats.len()
+    );
+    for seat in &a.seats {
+        match &seat.status {
+            SeatStatus::Scored { .. } => println!("  seat {}: scored", seat.id),
+            SeatStatus::Unscored { reason } => println!("  seat {}: unscored: {reason}", seat.id),
+            SeatStatus::Absent { reason } => println!("  seat {}: absent: {reason}", seat.id),
+        }
+    }
+    for r in &a.rejections {
+        println!("  reject_if `{}`: {}", r.id, r.detail);
+    }
+    for (id, c) in &a.criteria {
+        let median = c
+            .median
+            .map_or_else(|| "none".to_owned(), |m| m.to_string());
+        println!(
+            "  {id}: median {median}, spread {}",
+            c.spread.map_or_else(|| "-".to_owned(), |s| s.to_string())
+        );
+    }
+    println!(
+        "arbitration: {}",
+        out.join(council::ARBITRATION_MD).display()
+    );
+    Ok(if a.rejected() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_prune(
+    older_than: &str,
+    root: Option<PathBuf>,
+    apply: bool,
+    env: &CallerEnv,
+) -> anyhow::Result<ExitCode> {
+    let age = prune::parse_age(older_than)?;
+    let root = match root {
+        Some(root) => root,
+        None => prune::default_root(env)?,
+    };
+    let plan = prune::plan(&root, age, jiff::Timestamp::now())?;
+    let mode = if apply {
+        "deleting"
+    } else {
+        "dry run (pass --apply to delete)"
+    };
+    println!(
+        "studyloop-uat prune: {mode}; root {}; older than {older_than}",
+        plan.root.display()
+    );
+    for c in &plan.delete {
+        let extra = if c.arbitration.is_some() {
+            " and its arbitration"
+        } else {
+            ""
+        };
+        println!(
+            "  {} {} (age {}d){extra}",
+            if apply { "delete" } else { "would delete" },
+            c.run_id,
+            c.age_days
+        );
+    }
+    println!("  kept {} newer bundle(s)", plan.kept);
+    for (name, why) in &plan.skipped {
+        println!("  left alone {name}: {why}");
+    }
+    if apply {
+        let removed = prune::apply(&plan)?;
+        println!("removed {} director(ies)", removed.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}

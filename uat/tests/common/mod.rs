@@ -1,0 +1,108 @@
+//! Shared fixtures for the UAT tests: bundles written with the real evidence writer, run
+//! directories written with the real ledger, judge replies, and the stub provider
+//! started as a real child process playing judge seats.
+
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different subset of these fixtures"
+)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use studyloop_acceptance::evidence::{BundleWriter, Manifest, Outcome, RunId, Surface, Tier};
+use studyloop_redaction::pinned;
+use studyloop_stubs::StubProvider;
+
+/// The rubric's criteria, in order.
+pub const CRITERIA: [&str; 4] = [
+    "accuracy",
+    "pedagogy",
+    "session_lifecycle",
+    "learner_record",
+];
+
+/// A graded-journey bundle with the evidence layout the rubric names.
+pub fn bundle(root: &Path, cell: &str, transcript: &str) -> PathBuf {
+    let run_id = RunId::generate();
+    let mut manifest = Manifest::new(&run_id, Tier::Uat, cell, Surface::Journey);
+    manifest.outcome = Outcome::Completed;
+    manifest.repo_sha = Some("0123456789abcdef0123456789abcdef01234567".into());
+    manifest.dirty = Some(false);
+    manifest.harness = Some("stub-acp".into());
+    manifest.actor_backend = Some("scripted".into());
+    let mut w = BundleWriter::create(root.join(run_id.as_str()), manifest).unwrap();
+    w.write_file("transcript.jsonl", transcript.as_bytes())
+        .unwrap();
+    w.write_json(
+        "lifecycle/start.json",
+        &json!({"step": "start", "ok": true}),
+    )
+    .unwrap();
+    w.write_json("db/topics.json", &json!([{"topic": "closures"}]))
+        .unwrap();
+    w.finish().unwrap()
+}
+
+/// A plain two-turn transcript.
+pub const TRANSCRIPT: &str = concat!(
+    r#"{"learner":"what is a closure?","mentor_reply":"What do you think a function keeps from where it was made?"}"#,
+    "\n",
+    r#"{"learner":"its variables?","mentor_reply":"Yes: it captures its environment. Try writing one."}"#,
+    "\n"
+);
+
+/// One criterion of a judge reply: (criterion, score, citations).
+pub type Entry<'a> = (&'a str, u8, &'a [&'a str]);
+
+/// A judge reply scoring every criterion with the citations its evidence needs.
+pub fn good_reply(score: u8) -> String {
+    reply(&[
+        ("accuracy", score, &["transcript.jsonl"]),
+        ("pedagogy", score, &["transcript.jsonl"]),
+        (
+            "session_lifecycle",
+            score,
+            &["manifest.json", "lifecycle/start.json"],
+        ),
+        ("learner_record", score, &["db/topics.json"]),
+    ])
+}
+
+/// A judge reply from explicit entries.
+pub fn reply(entries: &[Entry<'_>]) -> String {
+    let scores: serde_json::Map<String, Value> = entries
+        .iter()
+        .map(|(c, s, cites)| ((*c).to_owned(), json!({"score": s, "citations": cites, "rationale": format!("{c} judged from the cited turns")})))
+        .collect();
+    json!({ "scores": scores }).to_string()
+}
+
+/// Starts the stub provider as judge seats: `replies` maps a seat's model to its reply.
+pub fn judges(dir: &Path, replies: &[(&str, String)]) -> StubProvider {
+    let by_model: serde_json::Map<String, Value> = replies
+        .iter()
+        .map(|(model, text)| ((*model).to_owned(), json!({"judge": [text]})))
+        .collect();
+    let script = dir.join("roles.json");
+    std::fs::write(
+        &script,
+        json!({"version": 1, "by_model": by_model}).to_string(),
+    )
+    .unwrap();
+    let binary = studyloop_acceptance::bins::path("studyloop-stub-provider")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let args = [
+        OsString::from("--script"),
+        script.into_os_string(),
+        "--role".into(),
+        "judge".into(),
+    ];
+    StubProvider::spawn(&binary, &dir.join("stub"), args).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A registry pinning `bytes` as version 1.
+pub fn registry_for(bytes: &[u8]) -> String {
+    format!("{{\"1\": \"{}\"}}", pinned::digest(bytes))
+}
