@@ -14,6 +14,7 @@ pub mod caller_env;
 pub mod clock;
 pub mod command;
 pub mod evidence;
+pub mod harness;
 pub mod hex;
 pub mod ledger;
 pub mod pane;

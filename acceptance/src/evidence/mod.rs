@@ -18,6 +18,8 @@ mod repo;
 mod run_id;
 
 pub use bundle::{BundleWriter, EvidenceError, MANIFEST_NAME};
+// One private atomic writer for the crate (harness provisioning uses it too).
+pub(crate) use bundle::atomic_write;
 pub use durable::{DurableRootError, durable_root};
 pub use inventory::{Mismatch, VerifyError, VerifyReport, hash_file, inventory, verify};
 pub use manifest::{Counts, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform, sorted};

@@ -19,6 +19,7 @@
 //! markers and the proof come from `crate::harness` and the lane.
 
 pub mod screen;
+mod mentor;
 mod types;
 
 pub use types::{Key, Limits, MarkerFn, Markers, PaneError, Proof, TurnOutcome, TurnRecord};
