@@ -11,15 +11,17 @@
 
 pub mod bins;
 pub mod caller_env;
+pub mod catalogue;
 pub mod clock;
 pub mod command;
 pub mod evidence;
-pub mod harness;
 pub mod hex;
 pub mod ledger;
 pub mod pane;
 pub mod private_fs;
+pub mod probe;
 pub mod procfs;
+pub mod runner;
 pub mod scratch;
 pub mod selection;
 pub mod sweep;

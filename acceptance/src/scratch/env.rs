@@ -121,7 +121,7 @@ impl Env {
         let mut env = Env::default();
         // Harness binaries and tmux are found as the developer's shell finds them;
         // `just testacc` puts the pinned `.harnesses/node_modules/.bin` first.
-        env.set("PATH", or_default(caller.var_os("PATH"), FALLBACK_PATH));
+        env.set("PATH", Env::scratch_path(caller));
         // Harness TUIs draw UTF-8; without a locale they garble or fall back.
         env.set("LANG", or_default(caller.var_os("LANG"), FALLBACK_LOCALE));
         // Same reason, and LC_ALL beats any LC_* the caller left unset here.
@@ -160,6 +160,8 @@ impl Env {
                 env.set(name, value);
             }
         }
+        // The same PATH rule as scrubbed mode, so requirement checks hold here too.
+        env.set("PATH", Env::scratch_path(caller));
         if env.get("TERM").is_none() {
             // A known terminal when the caller (CI) has none.
             env.set("TERM", "xterm-256color");
@@ -175,6 +177,13 @@ impl Env {
         // A private tmux socket dir, as in scrubbed mode.
         env.set("TMUX_TMPDIR", p.socket_dir);
         env
+    }
+
+    /// The `PATH` every scratch child gets: the caller's, or a minimal system
+    /// path when the caller has none. Requirement checks resolve binaries on
+    /// exactly this value.
+    pub fn scratch_path(caller: &CallerEnv) -> OsString {
+        or_default(caller.var_os("PATH"), FALLBACK_PATH)
     }
 
     /// Adds or replaces `name`. Refuses test hatches and scratch pointers.

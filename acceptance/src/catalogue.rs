@@ -1,0 +1,149 @@
+//! The acceptance tier's trial catalogue: what `tests/acceptance.rs` runs.
+//!
+//! Every trial is built up front, for every harness, whatever the selection:
+//! an unselected harness's trials skip by name, so listings are stable. Trial
+//! names are `<surface>::<harness>[::<detail>]` (surface as in evidence
+//! manifests) or `meta::<check>`. `meta::catalog_is_valid` is the one ungated
+//! trial: it validates the catalogue and the shipped turn scripts even when the
+//! gate is closed, so a broken definition fails `just test`, not only a live
+//! run. Lanes are added here as they land.
+
+use std::collections::BTreeSet;
+
+use studyloop_actors::turn_script::{TurnScript, TurnScriptError};
+
+use crate::probe;
+use crate::runner::{TrialReport, TrialSpec};
+use crate::selection::{HARNESS_ORDER, HarnessName, RELEASE_HARNESSES, Selection};
+
+/// The turn scripts shipped in `acceptance/turn-scripts/`, by file name.
+pub const TURN_SCRIPTS: &[(&str, &str)] = &[(
+    "study-v1.json",
+    include_str!("../turn-scripts/study-v1.json"),
+)];
+
+/// Surfaces a trial name may start with (the manifest's words).
+pub const SURFACES: [&str; 4] = ["probe", "cli-tmux", "web-acp", "web-acp-browser"];
+
+/// The name of the always-on catalogue check.
+pub const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
+
+/// Every acceptance trial.
+pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
+    let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
+    let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
+    specs.push(TrialSpec::ungated(CATALOG_TRIAL, move |_| {
+        let problems = validate(&names);
+        if problems.is_empty() {
+            TrialReport::passed()
+        } else {
+            TrialReport::failed(problems.join("\n"))
+        }
+    }));
+    specs
+}
+
+/// The default turn script (`study-v1.json`), loaded strictly.
+pub fn default_turn_script() -> Result<TurnScript, TurnScriptError> {
+    TurnScript::from_json_str(TURN_SCRIPTS[0].1)
+}
+
+/// Every problem with a catalogue of trial names and the shipped turn scripts.
+pub fn validate(names: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for name in names {
+        if !seen.insert(name.as_str()) {
+            problems.push(format!("duplicate trial name {name}"));
+        }
+        if let Some(why) = name_problem(name) {
+            problems.push(format!("bad trial name {name}: {why}"));
+        }
+    }
+    for harness in HARNESS_ORDER {
+        let probe = probe::trial_name(harness);
+        if !seen.contains(probe.as_str()) {
+            problems.push(format!(
+                "no availability probe for {harness} (expected {probe})"
+            ));
+        }
+    }
+    let mut order = HARNESS_ORDER.to_vec();
+    let mut release = RELEASE_HARNESSES.to_vec();
+    order.sort();
+    release.sort();
+    if order != release {
+        problems.push("HARNESS_ORDER is not a re-ordering of RELEASE_HARNESSES".to_owned());
+    }
+    for (file, text) in TURN_SCRIPTS {
+        if let Err(err) = TurnScript::from_json_str(text) {
+            problems.push(format!("turn-scripts/{file}: {err}"));
+        }
+    }
+    problems
+}
+
+fn name_problem(name: &str) -> Option<&'static str> {
+    let parts: Vec<&str> = name.split("::").collect();
+    let well_formed = |p: &&str| {
+        !p.is_empty()
+            && p.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    };
+    if parts.len() < 2 || !parts.iter().all(well_formed) {
+        return Some("expected lowercase `<surface>::<harness>[::<detail>]` or `meta::<check>`");
+    }
+    if parts[0] == "meta" {
+        return None;
+    }
+    if !SURFACES.contains(&parts[0]) {
+        return Some("unknown surface (known: probe, cli-tmux, web-acp, web-acp-browser, meta)");
+    }
+    if parts[1].parse::<HarnessName>().is_err() {
+        return Some("unknown harness (known: codex, claude, kiro, pi, opencode, grok)");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_catalogue_is_valid() {
+        let specs = acceptance(&Selection::defaults());
+        let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
+        assert_eq!(validate(&names), Vec::<String>::new());
+        assert_eq!(names.len(), 7);
+        assert_eq!(default_turn_script().unwrap().turns.len(), 3);
+    }
+
+    #[test]
+    fn validation_names_every_problem() {
+        let names: Vec<String> = [
+            "probe::codex",
+            "probe::codex",
+            "Probe::x",
+            "laneless",
+            "web-acp::oclode",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let problems = validate(&names).join("\n");
+        assert!(
+            problems.contains("duplicate trial name probe::codex"),
+            "{problems}"
+        );
+        assert!(problems.contains("bad trial name Probe::x"), "{problems}");
+        assert!(problems.contains("bad trial name laneless"), "{problems}");
+        assert!(
+            problems.contains("web-acp::oclode: unknown harness"),
+            "{problems}"
+        );
+        assert!(
+            problems.contains("no availability probe for kiro"),
+            "{problems}"
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! From a catalogue to an exit code: gates, selection errors, skip decisions,
+//! the ledger and results lines around each trial.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use crate::bins;
+use crate::caller_env::CallerEnv;
+use crate::evidence::Tier;
+use crate::ledger::{RunLog, TrialOutcome, results_dir};
+use crate::runner::trial::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
+use crate::selection::{Gates, Selection};
+
+/// The reason every gated acceptance trial carries while `STUDYLOOP_ACC` is off.
+pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (README.md#acceptance-tier; run `just testacc`)";
+/// The reason every UAT trial carries while `STUDYLOOP_UAT` is off.
+pub const UAT_GATE_OFF_REASON: &str = "STUDYLOOP_UAT is not 1: UAT journeys need their own opt-in on top of STUDYLOOP_ACC=1 (README.md#uat-tier; run `just testuat`)";
+
+/// Exit code for a run refused before any trial (bad selection, unusable run
+/// directory).
+const REFUSED: u8 = 2;
+
+/// A runner's whole `main`: real environment, real arguments.
+pub fn main(tier: Tier, catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>) -> ExitCode {
+    run_with(
+        tier,
+        &CallerEnv::capture(),
+        &Arguments::from_args(),
+        catalogue,
+    )
+}
+
+/// As [`main`] with an explicit environment and arguments.
+pub fn run_with(
+    tier: Tier,
+    caller: &CallerEnv,
+    args: &Arguments,
+    catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>,
+) -> ExitCode {
+    let label = label(tier);
+    let gates = Gates::from_env(caller);
+    let gate_reason = closed_gate_reason(tier, gates);
+    let selection = match (gate_reason, Selection::from_env(caller)) {
+        (_, Ok(selection)) => selection,
+        // A closed gate always skips; a bad selection matters only once open.
+        (Some(_), Err(_)) => Selection::defaults(),
+        (None, Err(errors)) => {
+            eprintln!("{label}: {errors}");
+            eprintln!("{label}: no trial was run");
+            return ExitCode::from(REFUSED);
+        }
+    };
+    let nextest = caller.var("NEXTEST").as_deref() == Some("1");
+    let run_log = match bins::target_dir()
+        .map(|target| results_dir(caller, &target))
+        .map_err(|e| e.to_string())
+        .and_then(|dir| RunLog::open(dir).map_err(|e| e.to_string()))
+    {
+        Ok(log) => log,
+        Err(err) => {
+            eprintln!("{label}: cannot open the run directory: {err}");
+            return ExitCode::from(REFUSED);
+        }
+    };
+    let mut specs = catalogue(&selection);
+    specs.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut trials = Vec::with_capacity(specs.len());
+    let mut skipped = 0usize;
+    for spec in specs {
+        let reason = skip_reason(&spec, gate_reason, &selection, caller);
+        let ctx = TrialContext {
+            name: spec.name.clone(),
+            tier,
+            selection: selection.clone(),
+            caller: caller.clone(),
+            run_log: run_log.clone(),
+        };
+        let trial = match reason {
+            None => active_trial(spec, ctx, nextest),
+            Some(reason) => {
+                let trial = skipped_trial(&spec.name, &reason, &run_log, nextest);
+                // Ledger what this invocation would list or run; nextest's list
+                // phase is where its skips are recorded.
+                let counted = !args.is_filtered_out(&trial) && (!args.list || nextest);
+                if counted {
+                    skipped += 1;
+                    if let Err(err) = run_log.record_skip(&spec.name, &reason) {
+                        eprintln!("{label}: {err}");
+                    }
+                }
+                trial
+            }
+        };
+        trials.push(trial);
+    }
+    if skipped > 0 && !args.list {
+        let why = gate_reason.unwrap_or("see each trial's reason");
+        eprintln!(
+            "{label}: {skipped} trial(s) skipped ({why}); reasons in {}",
+            run_log.dir().join(crate::ledger::SKIP_LEDGER).display()
+        );
+    }
+    libtest_mimic::run(args, trials).exit_code()
+}
+
+fn label(tier: Tier) -> &'static str {
+    match tier {
+        Tier::Acceptance => "studyloop-acceptance",
+        Tier::Uat => "studyloop-uat",
+    }
+}
+
+fn closed_gate_reason(tier: Tier, gates: Gates) -> Option<&'static str> {
+    match tier {
+        _ if !gates.acceptance => Some(GATE_OFF_REASON),
+        Tier::Uat if !gates.uat => Some(UAT_GATE_OFF_REASON),
+        _ => None,
+    }
+}
+
+/// The gate first; then harness selection alone (an unselected harness needs
+/// nothing else said); then every other unmet requirement, joined.
+fn skip_reason(
+    spec: &TrialSpec,
+    gate_reason: Option<&str>,
+    selection: &Selection,
+    caller: &CallerEnv,
+) -> Option<String> {
+    if spec.gated
+        && let Some(reason) = gate_reason
+    {
+        return Some(reason.to_owned());
+    }
+    let (selection_reqs, others): (Vec<&Requirement>, Vec<&Requirement>) = spec
+        .requirements
+        .iter()
+        .partition(|r| matches!(r, Requirement::HarnessSelected(_)));
+    for req in selection_reqs {
+        if let Err(unmet) = req.check(selection, caller) {
+            return Some(unmet.to_string());
+        }
+    }
+    let unmet: Vec<String> = others
+        .iter()
+        .filter_map(|r| r.check(selection, caller).err())
+        .map(|u| u.to_string())
+        .collect();
+    (!unmet.is_empty()).then(|| unmet.join("; "))
+}
+
+fn skipped_trial(name: &str, reason: &str, run_log: &RunLog, nextest: bool) -> Trial {
+    if nextest {
+        let (name_owned, reason, log) = (name.to_owned(), reason.to_owned(), run_log.clone());
+        Trial::test(name, move || {
+            let message = format!("forced to run although it cannot: {reason}");
+            let _ = log.record_result(&name_owned, TrialOutcome::Failed, Some(&message), None);
+            Err(Failed::from(message))
+        })
+        .with_ignored_flag(true)
+    } else {
+        let reason = reason.to_owned();
+        Trial::ignorable_test(name, move || Ok(Completion::ignored_with(reason)))
+    }
+}
+
+fn active_trial(spec: TrialSpec, ctx: TrialContext, nextest: bool) -> Trial {
+    let TrialSpec { name, body, .. } = spec;
+    Trial::ignorable_test(name, move || {
+        let report = catch_unwind(AssertUnwindSafe(|| body(&ctx))).unwrap_or_else(|panic| {
+            TrialReport::failed(format!("panicked: {}", panic_message(&panic)))
+        });
+        record(&ctx, &report);
+        let bundle_note = report
+            .bundle
+            .as_ref()
+            .map(|b| format!(" (evidence: {})", b.display()))
+            .unwrap_or_default();
+        match report.verdict {
+            Verdict::Passed => Ok(Completion::Completed),
+            Verdict::Failed(message) => Err(Failed::from(format!("{message}{bundle_note}"))),
+            Verdict::Skipped(reason) if nextest => Err(Failed::from(format!(
+                "skipped at run time: {reason} (reported as a failure because nextest would show a runtime skip as PASS; the skip ledger has it)"
+            ))),
+            Verdict::Skipped(reason) => Ok(Completion::ignored_with(reason)),
+        }
+    })
+}
+
+fn record(ctx: &TrialContext, report: &TrialReport) {
+    let (outcome, message) = match &report.verdict {
+        Verdict::Passed => (TrialOutcome::Passed, None),
+        Verdict::Failed(m) => (TrialOutcome::Failed, Some(m.as_str())),
+        Verdict::Skipped(r) => (TrialOutcome::Skipped, Some(r.as_str())),
+    };
+    let log = &ctx.run_log;
+    if let Verdict::Skipped(reason) = &report.verdict
+        && let Err(err) = log.record_skip(&ctx.name, reason)
+    {
+        eprintln!("{}: {err}", label(ctx.tier));
+    }
+    if let Err(err) = log.record_result(&ctx.name, outcome, message, report.bundle.as_deref()) {
+        eprintln!("{}: {err}", label(ctx.tier));
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned())
+}

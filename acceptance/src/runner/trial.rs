@@ -1,0 +1,209 @@
+//! Trial specs, their requirements, and what a trial body reports.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::caller_env::CallerEnv;
+use crate::evidence::Tier;
+use crate::ledger::RunLog;
+use crate::scratch::{Env, find_on_path};
+use crate::selection::{HarnessName, Selection};
+
+/// Everything a trial body may use.
+#[derive(Debug, Clone)]
+pub struct TrialContext {
+    /// The trial's name.
+    pub name: String,
+    /// The tier being run.
+    pub tier: Tier,
+    /// The parsed selection.
+    pub selection: Selection,
+    /// The real environment the runner started with (never a scratch one).
+    pub caller: CallerEnv,
+    /// The run directory's logs; bundles go under `run_log.evidence_dir()`.
+    pub run_log: RunLog,
+}
+
+/// How a trial body ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every check passed.
+    Passed,
+    /// It found at run time that it cannot run; the reason names what is missing.
+    Skipped(String),
+    /// A check failed; the message says which and why.
+    Failed(String),
+}
+
+/// A trial body's result: the verdict and the evidence bundle it wrote, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialReport {
+    /// How it ended.
+    pub verdict: Verdict,
+    /// The bundle directory.
+    pub bundle: Option<PathBuf>,
+}
+
+impl TrialReport {
+    /// Passed, no bundle.
+    pub fn passed() -> Self {
+        Self::from(Verdict::Passed)
+    }
+    /// Failed with `message`.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::from(Verdict::Failed(message.into()))
+    }
+    /// Skipped at run time for `reason`.
+    pub fn skipped(reason: impl Into<String>) -> Self {
+        Self::from(Verdict::Skipped(reason.into()))
+    }
+    /// The same report, recording the bundle it wrote.
+    pub fn with_bundle(mut self, bundle: PathBuf) -> Self {
+        self.bundle = Some(bundle);
+        self
+    }
+}
+
+impl From<Verdict> for TrialReport {
+    fn from(verdict: Verdict) -> Self {
+        Self {
+            verdict,
+            bundle: None,
+        }
+    }
+}
+
+type Body = Box<dyn FnOnce(&TrialContext) -> TrialReport + Send + 'static>;
+
+/// One trial: a name, whether the tier gate applies, requirements checked when
+/// trials are built, and the body.
+pub struct TrialSpec {
+    pub(crate) name: String,
+    pub(crate) gated: bool,
+    pub(crate) requirements: Vec<Requirement>,
+    pub(crate) body: Body,
+}
+
+impl TrialSpec {
+    /// A trial behind the tier's gate (every live trial).
+    pub fn gated(
+        name: impl Into<String>,
+        body: impl FnOnce(&TrialContext) -> TrialReport + Send + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            gated: true,
+            requirements: Vec::new(),
+            body: Box::new(body),
+        }
+    }
+
+    /// A trial that runs whatever the gate says: only for `meta::` checks that
+    /// validate the catalogue itself and need nothing external.
+    pub fn ungated(
+        name: impl Into<String>,
+        body: impl FnOnce(&TrialContext) -> TrialReport + Send + 'static,
+    ) -> Self {
+        Self {
+            gated: false,
+            ..Self::gated(name, body)
+        }
+    }
+
+    /// Adds a requirement, checked before the trial is built.
+    #[must_use]
+    pub fn requires(mut self, requirement: Requirement) -> Self {
+        self.requirements.push(requirement);
+        self
+    }
+
+    /// The trial's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its requirements.
+    pub fn requirements(&self) -> &[Requirement] {
+        &self.requirements
+    }
+}
+
+impl fmt::Debug for TrialSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TrialSpec")
+            .field("name", &self.name)
+            .field("gated", &self.gated)
+            .field("requirements", &self.requirements)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Something a trial needs before it can run. `Display` says what is needed;
+/// [`Requirement::check`] returns an [`Unmet`] whose `Display` is the skip
+/// reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requirement {
+    /// The harness is in `STUDYLOOP_ACC_HARNESS` (or it is empty).
+    HarnessSelected(HarnessName),
+    /// `binary` resolves on the `PATH` a scratch child gets.
+    BinaryOnScratchPath {
+        /// The executable name.
+        binary: &'static str,
+        /// How to get it, for the skip reason.
+        fix: &'static str,
+    },
+    /// A caller variable is set and non-blank (a credential or a setting).
+    EnvVar {
+        /// The variable.
+        name: &'static str,
+        /// Why the trial needs it.
+        why: &'static str,
+    },
+}
+
+/// An unmet requirement; `Display` is the skip reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmet(pub String);
+
+impl fmt::Display for Unmet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Display for Requirement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Requirement::HarnessSelected(h) => write!(f, "{h} selected in STUDYLOOP_ACC_HARNESS"),
+            Requirement::BinaryOnScratchPath { binary, .. } => {
+                write!(f, "{binary} on the scratch PATH")
+            }
+            Requirement::EnvVar { name, .. } => write!(f, "{name} set"),
+        }
+    }
+}
+
+impl Requirement {
+    /// Checks the requirement against the selection and the caller env.
+    pub fn check(&self, selection: &Selection, caller: &CallerEnv) -> Result<(), Unmet> {
+        match self {
+            Requirement::HarnessSelected(h) if !selection.selects(*h) => Err(Unmet(format!(
+                "{h} not selected via STUDYLOOP_ACC_HARNESS (selected: {})",
+                selection.harness_list()
+            ))),
+            Requirement::BinaryOnScratchPath { binary, fix } => {
+                let path = Env::scratch_path(caller);
+                match find_on_path(&path, binary) {
+                    Some(_) => Ok(()),
+                    None => Err(Unmet(format!("{binary} not found on PATH ({fix})"))),
+                }
+            }
+            Requirement::EnvVar { name, why }
+                if caller.var(name).is_none_or(|v| v.trim().is_empty()) =>
+            {
+                Err(Unmet(format!("{name} is not set ({why})")))
+            }
+            _ => Ok(()),
+        }
+    }
+}

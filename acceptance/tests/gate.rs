@@ -1,0 +1,379 @@
+//! Ungated tests of the acceptance runner's gate, run as a subprocess with a
+//! controlled environment (the seed's rule: the gate is tested without opting
+//! in, by a run that explicitly asks for the acceptance trials).
+//!
+//! Locating the runner: cargo sets `CARGO_BIN_EXE_<name>` only for `[[bin]]`
+//! targets, and integration-test executables carry per-target hashes, so the
+//! runner is found in `target/<profile>/deps/` as the newest `acceptance-<hash>`
+//! executable, and used only if it is at least as new as every source it is
+//! built from (`acceptance/`, `actors/`); a stale or missing one is never
+//! guessed at: cargo is asked instead (`cargo test --workspace --test
+//! acceptance --no-run --message-format=json` builds it and names the exact
+//! file). `cargo test -p studyloop-acceptance` and `cargo nextest run` build all
+//! test targets together, so the fast path is the normal one. Every child gets
+//! `env_clear()` plus exactly the variables a case sets, and its results go to a
+//! temporary run directory that is removed afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
+use studyloop_acceptance::runner::GATE_OFF_REASON;
+
+const HARNESSES: [&str; 6] = ["codex", "claude", "kiro", "pi", "opencode", "grok"];
+
+fn runner_exe() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| fresh_built_runner().unwrap_or_else(runner_from_cargo))
+}
+
+/// The newest `deps/acceptance-<hash>` beside this test, if it is not older
+/// than any source file of the runner.
+fn fresh_built_runner() -> Option<PathBuf> {
+    let deps = studyloop_acceptance::bins::profile_dir().ok()?.join("deps");
+    let newest = std::fs::read_dir(&deps)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("acceptance-")
+                .is_some_and(|hash| !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()?;
+    let root = studyloop_acceptance::bins::workspace_root();
+    let sources = newest_mtime(&root.join("acceptance/src"))
+        .max(newest_mtime(&root.join("acceptance/tests/acceptance.rs")))
+        .max(newest_mtime(&root.join("acceptance/turn-scripts")))
+        .max(newest_mtime(&root.join("actors/src")))?;
+    (newest.0 >= sources).then_some(newest.1)
+}
+
+fn newest_mtime(path: &Path) -> Option<std::time::SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| newest_mtime(&e.path()))
+        .max()
+}
+
+fn runner_from_cargo() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        // `--workspace`, not `-p`: the same feature unification as `just test`
+        // (`cargo nextest run --workspace`), so no second flavour is built.
+        .args([
+            "test",
+            "--workspace",
+            "--test",
+            "acceptance",
+            "--no-run",
+            "--message-format=json",
+        ])
+        .output()
+        .expect("failed to run cargo to build the acceptance runner");
+    assert!(
+        out.status.success(),
+        "cargo could not build the runner:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|msg| {
+            msg["reason"] == "compiler-artifact"
+                && msg["target"]["name"] == "acceptance"
+                && msg["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "test"))
+        })
+        .and_then(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .expect("cargo named no executable for the acceptance runner")
+}
+
+/// The runner's output plus the run directory it wrote, removed on drop.
+struct Run {
+    output: Output,
+    results: tempfile::TempDir,
+}
+
+impl Run {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+    fn records(&self) -> RunRecords {
+        RunRecords::read(self.results.path()).unwrap()
+    }
+}
+
+/// Runs the acceptance runner with exactly `vars` (plus PATH, HOME and the
+/// results dir) and `args`.
+fn run(vars: &[(&str, &str)], args: &[&str]) -> Run {
+    let results = tempfile::Builder::new()
+        .prefix("gate-run-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let home = results.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let output = Command::new(runner_exe())
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .env("STUDYLOOP_ACC_RESULTS_DIR", results.path())
+        .envs(vars.iter().copied())
+        .args(args)
+        .output()
+        .unwrap();
+    Run { output, results }
+}
+
+#[test]
+fn without_opting_in_every_trial_is_ignored_naming_studyloop_acc() {
+    let run = run(&[], &[]);
+    let stdout = run.stdout();
+    assert!(run.output.status.success(), "{stdout}\n{}", run.stderr());
+    let probe_lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("test probe::"))
+        .collect();
+    assert_eq!(probe_lines.len(), 6, "{stdout}");
+    for line in &probe_lines {
+        assert!(
+            line.ends_with(&format!("ignored ({GATE_OFF_REASON})")),
+            "{line}"
+        );
+    }
+    assert!(
+        GATE_OFF_REASON.contains("STUDYLOOP_ACC")
+            && GATE_OFF_REASON.contains("README.md#acceptance-tier")
+    );
+    // The only trial that runs is the catalogue check, which needs nothing.
+    assert!(
+        stdout.contains("test meta::catalog_is_valid ... ok"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 passed; 0 failed; 6 ignored"), "{stdout}");
+    // The skip ledger names every gated trial with the same reason.
+    let records = run.records();
+    for h in HARNESSES {
+        let status = records.get(&format!("probe::{h}")).unwrap();
+        assert_eq!(status.outcome, TrialOutcome::Skipped);
+        assert_eq!(status.message.as_deref(), Some(GATE_OFF_REASON));
+    }
+    assert!(
+        run.stderr().contains("6 trial(s) skipped"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn a_gate_value_other_than_exactly_one_stays_closed() {
+    for value in ["0", " 1", "true", "yes"] {
+        let run = run(
+            &[
+                ("STUDYLOOP_ACC", value),
+                ("STUDYLOOP_ACC_HARNESS", "oclode"),
+            ],
+            &[],
+        );
+        assert!(run.output.status.success(), "{value:?}: {}", run.stderr());
+        assert!(
+            run.stdout().contains("6 ignored"),
+            "{value:?}: {}",
+            run.stdout()
+        );
+    }
+}
+
+#[test]
+fn an_unknown_harness_fails_before_any_trial_naming_it_and_the_six() {
+    let run = run(
+        &[("STUDYLOOP_ACC", "1"), ("STUDYLOOP_ACC_HARNESS", "oclode")],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(2), "{}", run.stderr());
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("`oclode`") && stderr.contains("STUDYLOOP_ACC_HARNESS"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("known: {}", HARNESSES.join(", "))),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no trial was run"), "{stderr}");
+    assert!(
+        !run.stdout().contains("test "),
+        "a trial ran: {}",
+        run.stdout()
+    );
+    assert!(run.records().trials().is_empty());
+}
+
+#[test]
+fn an_unknown_actor_fails_before_any_trial_naming_it_and_the_four() {
+    let run = run(
+        &[("STUDYLOOP_ACC", "1"), ("STUDYLOOP_ACC_ACTOR", "robot")],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(2), "{}", run.stderr());
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("`robot`") && stderr.contains("STUDYLOOP_ACC_ACTOR"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("known: scripted, gateway, direct, harness"),
+        "{stderr}"
+    );
+    assert!(
+        !run.stdout().contains("test "),
+        "a trial ran: {}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn gate_on_names_unselected_harnesses_and_missing_binaries() {
+    let run = run(
+        &[
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_ACC_HARNESS", " kiro ,codex,kiro"),
+        ],
+        &[],
+    );
+    let stdout = run.stdout();
+    assert!(run.output.status.success(), "{stdout}");
+    let line = |trial: &str| -> String {
+        let prefix = format!("test {trial} ");
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let pi = line("probe::pi");
+    assert!(
+        pi.ends_with(
+            "... ignored (pi not selected via STUDYLOOP_ACC_HARNESS (selected: kiro, codex))"
+        ),
+        "{pi}"
+    );
+    let kiro = line("probe::kiro");
+    assert!(
+        kiro.contains("... ignored (kiro-cli not found on PATH ("),
+        "{kiro}"
+    );
+    let codex = line("probe::codex");
+    assert!(
+        codex.contains("... ignored (codex not found on PATH (run `just harnesses`"),
+        "{codex}"
+    );
+}
+
+#[test]
+fn under_nextest_skips_are_static_ignores_listed_and_ledgered() {
+    let nextest = [("NEXTEST", "1"), ("NEXTEST_RUN_ID", "0000-gate-test")];
+    let listed = run(&nextest, &["--list", "--format", "terse", "--ignored"]);
+    let stdout = listed.stdout();
+    assert!(listed.output.status.success(), "{}", listed.stderr());
+    let names: Vec<&str> = stdout.lines().collect();
+    assert_eq!(names.len(), 6, "{stdout}");
+    assert!(
+        names
+            .iter()
+            .all(|l| l.starts_with("probe::") && l.ends_with(": test")),
+        "{stdout}"
+    );
+    assert_eq!(listed.records().trials().len(), 6);
+    // A forced run of a skipped trial fails naming the reason, never passes.
+    let forced = run(&nextest, &["probe::kiro", "--exact", "--include-ignored"]);
+    assert!(!forced.output.status.success(), "{}", forced.stdout());
+    assert!(
+        forced
+            .stdout()
+            .contains("forced to run although it cannot: STUDYLOOP_ACC is not 1"),
+        "{}",
+        forced.stdout()
+    );
+}
+
+#[test]
+fn a_present_binary_is_probed_inside_scratch_and_leaves_verified_evidence() {
+    // A stand-in `pi` (named as such: a shell script) that proves where it ran:
+    // it prints its HOME and whether a credential leaked into its env.
+    let bin = tempfile::Builder::new()
+        .prefix("fake-bin-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let script = bin.path().join("pi");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"fake-pi 9.9.9 home=$HOME key=${OPENAI_API_KEY:-none} hatch=${STUDYLOOP_TEST_AGENT_CMD:-none}\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let run = run(
+        &[
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_ACC_HARNESS", "pi"),
+            ("PATH", &path),
+            ("OPENAI_API_KEY", "sk-canary"),
+            ("STUDYLOOP_TEST_AGENT_CMD", "stale-hatch"),
+        ],
+        &["probe::pi", "--exact"],
+    );
+    assert!(
+        run.output.status.success(),
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let status = run.records().get("probe::pi").cloned().unwrap();
+    assert_eq!(status.outcome, TrialOutcome::Passed);
+    let bundle = PathBuf::from(status.bundle.unwrap());
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("manifest.json")).unwrap())
+            .unwrap();
+    let version = manifest["harness_version"].as_str().unwrap();
+    assert!(
+        version.starts_with("fake-pi 9.9.9 home=/tmp/sl-acc-"),
+        "{version}"
+    );
+    assert!(version.ends_with("key=none hatch=none"), "{version}");
+    assert_eq!(manifest["binary_path"], script.display().to_string());
+    assert_eq!(manifest["outcome"], "completed");
+    assert_eq!(manifest["auth_mode"], "stub-provider");
+    assert_eq!(manifest["tier"], "acceptance");
+    let verify = Command::new(env!("CARGO_BIN_EXE_studyloop-evidence"))
+        .arg("verify")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    // The scratch world it ran in is gone.
+    let scratch = version
+        .split("home=")
+        .nth(1)
+        .unwrap()
+        .split('/')
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("/");
+    assert!(!Path::new(&scratch).exists(), "{scratch} was left behind");
+}
