@@ -7,16 +7,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::{median, ms};
+
 const RUNS: usize = 60;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
 
 fn time(w: &common::World, args: &[&str]) -> Duration {
     let mut v = Vec::with_capacity(RUNS);

@@ -1,22 +1,15 @@
 //! `studyloop study` to a live tmux session (test agent hatch), median of N
-//! runs, against a baseline measured in the same run: bare tmux creating the
-//! same two-pane session. Target: median < 300 ms.
+//! runs, against a baseline measured in the same run: the library's tmux call
+//! alone creating the same two-pane session. Target: median < 300 ms.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+use common::{median, ms};
 
 const RUNS: usize = 15;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
 
 /// Both loops start from no tmux server (ending a session kills the last one
 /// and tmux exits): wait for that exit so a new client never races it.
@@ -45,54 +38,20 @@ fn main() {
         wait_server_gone(&w);
     }
 
+    // Baseline: the same two-pane tmux session through the library's tmux
+    // call alone (no claim, DB, persona or session dir).
+    let tmux = studyloop::tmux::Tmux::new(&w.lib_env()).unwrap();
     let dir = w.home.path().join("baseline");
     std::fs::create_dir_all(&dir).unwrap();
-    let d = dir.display().to_string();
+    let pane = || vec!["/bin/sh".to_owned(), "-c".to_owned(), "exec cat".to_owned()];
     let mut base = Vec::with_capacity(RUNS);
     for i in 0..RUNS {
         let name = format!("base-{i}");
-        let target = format!("={name}:");
         let t = Instant::now();
-        w.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            &name,
-            "-c",
-            &d,
-            "-x",
-            "200",
-            "-y",
-            "50",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "/bin/sh",
-            "-c",
-            "exec cat",
-            ";",
-            "split-window",
-            "-h",
-            "-l",
-            "25%",
-            "-t",
-            &target,
-            "-c",
-            &d,
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "/bin/sh",
-            "-c",
-            "exec cat",
-            ";",
-            "last-pane",
-            "-t",
-            &target,
-        ])
-        .ok();
+        tmux.new_study_session(&name, &dir, &pane(), &pane())
+            .unwrap();
         base.push(t.elapsed());
-        w.tmux(&["kill-session", "-t", &format!("={name}")]).ok();
+        tmux.kill_session(&name).unwrap();
         wait_server_gone(&w);
     }
     let (o, b) = (median(ours), median(base));
@@ -101,7 +60,7 @@ fn main() {
         ms(o)
     );
     println!(
-        "study_start: baseline bare tmux two-pane session:     median {:.1} ms",
+        "study_start: baseline tmux two-pane session (library call): median {:.1} ms",
         ms(b)
     );
     println!(

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::AdapterError;
+use super::{AdapterError, io_err as io};
 use crate::env::{self, Env};
 
 /// The agent name passed to `kiro-cli chat --agent`.
@@ -42,15 +42,6 @@ fn files(env: &Env, home: &Path) -> Result<(PathBuf, PathBuf), AdapterError> {
     let json = dir.join(format!("{KIRO_AGENT_NAME}.json"));
     let backup = dir.join(format!("{KIRO_AGENT_NAME}.json{BACKUP_SUFFIX}"));
     Ok((json, backup))
-}
-
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> AdapterError {
-    let path = path.to_owned();
-    move |source| AdapterError::Io {
-        action,
-        path,
-        source,
-    }
 }
 
 fn template(env: &Env) -> Result<serde_json::Map<String, serde_json::Value>, AdapterError> {

@@ -60,6 +60,19 @@ pub enum AdapterError {
     Env(#[from] env::EnvError),
 }
 
+/// Map an I/O error on `path` to [`AdapterError::Io`].
+pub(crate) fn io_err(
+    action: &'static str,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> AdapterError {
+    let path = path.to_owned();
+    move |source| AdapterError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
 /// A release harness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Harness {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{AdapterError, Harness, Placement, kiro, trust};
+use super::{AdapterError, Harness, Placement, io_err as io, kiro, trust};
 use crate::env::Env;
 
 /// What `prepare` needs.
@@ -31,15 +31,6 @@ pub struct PrepareInput<'a> {
 pub struct Prepared {
     /// Files written or changed outside the persona file.
     pub written: Vec<std::path::PathBuf>,
-}
-
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> AdapterError {
-    let path = path.to_owned();
-    move |source| AdapterError::Io {
-        action,
-        path,
-        source,
-    }
 }
 
 fn write_private(path: &Path, text: &str) -> Result<(), AdapterError> {

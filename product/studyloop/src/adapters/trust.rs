@@ -15,17 +15,8 @@ use std::io::Write as _;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::AdapterError;
+use super::{AdapterError, io_err as io};
 use crate::env::{self, Env};
-
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> AdapterError {
-    let path = path.to_owned();
-    move |source| AdapterError::Io {
-        action,
-        path,
-        source,
-    }
-}
 
 /// Claude Code's global config file.
 pub fn claude_config_file(env: &Env, home: &Path) -> Result<PathBuf, AdapterError> {

@@ -106,6 +106,11 @@ impl World {
         self.env.retain(|(n, _)| n != k);
     }
 
+    /// This world's environment as a library `Env` (benches call the library directly).
+    pub fn lib_env(&self) -> studyloop::env::Env {
+        studyloop::env::Env::from_pairs(self.env.iter().cloned())
+    }
+
     pub fn env_value(&self, k: &str) -> Option<&str> {
         self.env
             .iter()
@@ -224,6 +229,17 @@ impl Drop for World {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// The median of some timings (benches).
+pub fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Milliseconds as a float (benches).
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 /// Poll `f` until it is true or `secs` pass.
