@@ -290,7 +290,12 @@ fn study(ctx: &Ctx, args: StudyArgs) -> Result<u8, CliError> {
                 e.warnings.iter().for_each(|w| warn(w));
                 out(&format!(
                     "Ended study session {} (`{}`): {} min, {} wins, {} struggles.\n",
-                    e.study_id, e.topic, e.duration_minutes, e.win_count, e.struggle_count
+                    e.study_id,
+                    e.topic,
+                    e.duration_minutes
+                        .map_or_else(|| "?".to_owned(), |m| m.to_string()),
+                    e.win_count,
+                    e.struggle_count
                 ));
             }
         }

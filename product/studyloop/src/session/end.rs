@@ -25,8 +25,8 @@ pub struct Ended {
     pub study_id: String,
     /// The topic.
     pub topic: String,
-    /// Minutes studied.
-    pub duration_minutes: i64,
+    /// Minutes studied; `None` when the start time is unknown.
+    pub duration_minutes: Option<i64>,
     /// Win count.
     pub win_count: i64,
     /// Struggle count.
@@ -72,10 +72,10 @@ fn end_matching(ctx: &Ctx, study_id: Option<&str>) -> Result<EndOutcome, Session
     end_session_common(ctx, &loaded, &snapshot).map(EndOutcome::Ended)
 }
 
-fn duration_minutes(s: &SessionState) -> i64 {
-    let elapsed = s.started_at.as_deref().and_then(seconds_since).unwrap_or(0);
+fn duration_minutes(s: &SessionState) -> Option<i64> {
+    let elapsed = s.started_at.as_deref().and_then(seconds_since)?;
     let paused = i64::try_from(s.total_paused_seconds.unwrap_or(0)).unwrap_or(0);
-    ((elapsed - paused) / 60).max(0)
+    Some(((elapsed - paused) / 60).max(0))
 }
 
 /// Close the session described by `snapshot`.

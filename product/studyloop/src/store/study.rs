@@ -38,8 +38,8 @@ pub struct EndRecord<'a> {
     pub id: &'a str,
     /// RFC 3339 UTC.
     pub ended_at: &'a str,
-    /// Whole minutes studied (pauses excluded).
-    pub duration_minutes: i64,
+    /// Whole minutes studied (pauses excluded); `None` = unknown.
+    pub duration_minutes: Option<i64>,
     /// The notes built from the feeds.
     pub notes: &'a str,
     /// Wins (win + insight lines).
@@ -236,7 +236,7 @@ mod tests {
         let end = EndRecord {
             id: "id-1",
             ended_at: "2026-01-01T00:30:00Z",
-            duration_minutes: 30,
+            duration_minutes: Some(30),
             notes: "Wins:\n- x",
             win_count: 1,
             struggle_count: 0,
