@@ -6,7 +6,9 @@
 //! [`http::request`] calls its API; [`mentor::AcpMentor`] turns the session
 //! socket into the `Mentor` a learner actor talks to.
 
+pub mod browser;
 pub mod http;
+pub mod journey;
 pub mod mentor;
 pub mod server;
 pub mod socket;

@@ -1,0 +1,283 @@
+//! Real headless Chromium driven through chromedriver (W3C WebDriver), behind
+//! a small synchronous facade: the one module that uses `fantoccini`.
+//!
+//! chromedriver is started on `--port=0` (it prints the port it took) in its
+//! own process group, Chromium runs headless with a scratch profile, no
+//! sandbox (required as root) and every background-network feature off, so a
+//! run is offline and leaves nothing behind: [`Browser::close`] ends the
+//! WebDriver session and kills the driver's group, and `Drop` does the same.
+//! Each [`Browser::snapshot`] returns a viewport PNG and the page HTML for the
+//! evidence bundle.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use rustix::process::{Pid, Signal, kill_process_group};
+use serde_json::{Value, json};
+
+/// Where Debian installs them (`apt-get install chromium chromium-driver`).
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// The driver binary.
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The install command named in skip reasons.
+pub const INSTALL_HINT: &str = "run `just deps-browser` (apt-get install chromium chromium-driver)";
+
+/// Why the browser failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BrowserError {
+    /// chromium or chromedriver is not installed.
+    #[error("{0} is not installed; {INSTALL_HINT}")]
+    Missing(&'static str),
+    /// chromedriver did not start.
+    #[error("chromedriver did not start: {0}")]
+    Driver(String),
+    /// A WebDriver command failed.
+    #[error("browser step `{step}` failed: {detail}")]
+    Step {
+        /// What was being done.
+        step: String,
+        /// The WebDriver error.
+        detail: String,
+    },
+}
+
+/// Whether both binaries are installed.
+///
+/// # Errors
+/// [`BrowserError::Missing`] naming the missing binary and the install command.
+pub fn available() -> Result<(), BrowserError> {
+    for bin in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(bin).is_file() {
+            return Err(BrowserError::Missing(bin));
+        }
+    }
+    Ok(())
+}
+
+/// A headless Chromium session.
+#[derive(Debug)]
+pub struct Browser {
+    rt: tokio::runtime::Runtime,
+    client: Option<Client>,
+    driver: Child,
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium whose profile lives in
+    /// `profile_dir` (inside the scratch tree).
+    ///
+    /// # Errors
+    /// [`BrowserError`] when a binary is missing or the session cannot start.
+    pub fn launch(profile_dir: &Path) -> Result<Self, BrowserError> {
+        available()?;
+        let mut driver = Command::new(CHROMEDRIVER)
+            .args(["--port=0", "--log-level=WARNING"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| BrowserError::Driver(e.to_string()))?;
+        let port = read_port(&mut driver).map_err(|e| {
+            kill_group(&driver);
+            let _ = driver.wait();
+            BrowserError::Driver(e)
+        })?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| BrowserError::Driver(e.to_string()))?;
+        let caps = capabilities(profile_dir);
+        let connected = rt.block_on(async {
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(caps)
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+        });
+        match connected {
+            Ok(client) => Ok(Self {
+                rt,
+                client: Some(client),
+                driver,
+            }),
+            Err(e) => {
+                kill_group(&driver);
+                let _ = driver.wait();
+                Err(BrowserError::Driver(format!("new session: {e}")))
+            }
+        }
+    }
+
+    fn client(&self) -> &Client {
+        // Present until close(), which consumes self.
+        self.client
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("client is taken only by close"))
+    }
+
+    fn step<T>(
+        &self,
+        step: &str,
+        r: Result<T, fantoccini::error::CmdError>,
+    ) -> Result<T, BrowserError> {
+        r.map_err(|e| BrowserError::Step {
+            step: step.to_owned(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Opens `url`.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`].
+    pub fn goto(&self, url: &str) -> Result<(), BrowserError> {
+        let r = self.rt.block_on(self.client().goto(url));
+        self.step(&format!("goto {url}"), r)
+    }
+
+    /// Waits up to `timeout` for an element matching `css`.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`] when it never appears.
+    pub fn wait_for(&self, css: &str, timeout: Duration) -> Result<(), BrowserError> {
+        let c = self.client();
+        let r = self
+            .rt
+            .block_on(c.wait().at_most(timeout).for_element(Locator::Css(css)));
+        self.step(&format!("wait for {css}"), r.map(drop))
+    }
+
+    /// Clears the field `css` and types `text` into it.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`].
+    pub fn fill(&self, css: &str, text: &str) -> Result<(), BrowserError> {
+        let c = self.client();
+        let r = self.rt.block_on(async {
+            let el = c.find(Locator::Css(css)).await?;
+            el.clear().await?;
+            el.send_keys(text).await
+        });
+        self.step(&format!("fill {css}"), r)
+    }
+
+    /// Clicks the element `css`.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`].
+    pub fn click(&self, css: &str) -> Result<(), BrowserError> {
+        let c = self.client();
+        let r = self
+            .rt
+            .block_on(async { c.find(Locator::Css(css)).await?.click().await });
+        self.step(&format!("click {css}"), r)
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) in the page.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`].
+    pub fn eval(&self, script: &str, args: Vec<Value>) -> Result<Value, BrowserError> {
+        let r = self.rt.block_on(self.client().execute(script, args));
+        self.step("execute script", r)
+    }
+
+    /// A viewport PNG and the page HTML.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`].
+    pub fn snapshot(&self) -> Result<(Vec<u8>, String), BrowserError> {
+        let c = self.client();
+        let r = self
+            .rt
+            .block_on(async { Ok((c.screenshot().await?, c.source().await?)) });
+        self.step("snapshot", r)
+    }
+
+    /// Ends the WebDriver session and the driver's process group.
+    pub fn close(mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = self.rt.block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), client.close()).await
+            });
+        }
+        kill_group(&self.driver);
+        let _ = self.driver.wait();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // close() already ran when the client is gone; this is the panic path.
+        if self.client.is_some() {
+            kill_group(&self.driver);
+            let _ = self.driver.wait();
+        }
+    }
+}
+
+/// The offline headless capabilities (reference A4).
+fn capabilities(profile_dir: &Path) -> serde_json::Map<String, Value> {
+    let args = [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--window-size=1280,800",
+    ];
+    let mut args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    args.push(format!("--user-data-dir={}", profile_dir.display()));
+    let caps = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
+    });
+    caps.as_object().cloned().unwrap_or_default()
+}
+
+/// Reads `ChromeDriver was started successfully on port N.` (10 s deadline).
+fn read_port(driver: &mut Child) -> Result<u16, String> {
+    let stdout = driver.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            // "Starting ChromeDriver … on port 0" comes first; wait for the real one.
+            if let Some(rest) = line.split("started successfully on port ").nth(1) {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                let _ = tx.send(digits.parse::<u16>().ok());
+            }
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(Some(port)) => Ok(port),
+        Ok(None) => Err("it printed an unreadable port".into()),
+        Err(_) => Err("it printed no port within 10 s".into()),
+    }
+}
+
+fn kill_group(child: &Child) {
+    if let Some(pid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) {
+        // The driver and every Chromium process it started share this group.
+        let _ = kill_process_group(pid, Signal::KILL);
+    }
+}
+
+/// A private Chromium profile directory under `parent`.
+///
+/// # Errors
+/// The I/O error.
+pub fn profile_dir(parent: &Path) -> std::io::Result<PathBuf> {
+    let dir = parent.join("chromium-profile");
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}

@@ -1,0 +1,157 @@
+//! The browser journey of the web ACP surface: the SPA in real Chromium
+//! starts an ACP session from the Dashboard form, delivers the persona itself
+//! (as the product's console does), and [`BrowserMentor`] types each learner
+//! message into the console and reads the finished assistant bubble. Every
+//! step leaves a screenshot and the page HTML in [`Snapshots`].
+//!
+//! Waits use the console's `data-*` attributes (`data-connected`, `data-mode`,
+//! `data-busy`, `data-turns`), the stable contract between the SPA and its
+//! drivers.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use studyloop_actors::{Mentor, MentorError, MentorReply};
+
+use super::browser::{Browser, BrowserError};
+
+/// Screenshots and HTML per step, as bundle files (`browser/NN-name.png|html`).
+#[derive(Debug, Default)]
+pub struct Snapshots {
+    /// `(relative path, bytes)`.
+    pub files: Vec<(String, Vec<u8>)>,
+    count: usize,
+}
+
+impl Snapshots {
+    /// Records the page now under `name`.
+    ///
+    /// # Errors
+    /// [`BrowserError`] when the browser cannot capture.
+    pub fn take(&mut self, browser: &Browser, name: &str) -> Result<(), BrowserError> {
+        self.count += 1;
+        let (png, html) = browser.snapshot()?;
+        let stem = format!("browser/{:02}-{name}", self.count);
+        self.files.push((format!("{stem}.png"), png));
+        self.files.push((format!("{stem}.html"), html.into_bytes()));
+        Ok(())
+    }
+}
+
+/// Starts an ACP session for `agent` through the Dashboard form and waits
+/// until the console has delivered the persona (one finished turn).
+///
+/// # Errors
+/// [`BrowserError`] naming the step that failed.
+pub fn start_acp_session(
+    browser: &Browser,
+    shots: &mut Snapshots,
+    base_url: &str,
+    topic: &str,
+    agent: &str,
+    timeout: Duration,
+) -> Result<(), BrowserError> {
+    browser.goto(&format!("{base_url}/#dashboard"))?;
+    browser.wait_for(
+        "body[data-agent-resolved] #start-form:not([hidden])",
+        Duration::from_secs(15),
+    )?;
+    browser.fill("#start-topic", topic)?;
+    // Selects by value: the picker lists every harness, installed or not.
+    browser.eval(
+        "document.getElementById('start-agent').value = arguments[0];\
+         document.getElementById('start-transport').value = 'acp';",
+        vec![Value::from(agent)],
+    )?;
+    shots.take(browser, "dashboard-filled")?;
+    browser.click("#start-submit")?;
+    let ready = "#agent-console[data-connected='true'][data-mode='acp-chat'][data-busy='false'][data-turns='1']";
+    let waited = browser.wait_for(ready, timeout);
+    shots.take(browser, "console-after-persona")?;
+    waited
+}
+
+/// The SPA console as the learner actor's mentor.
+#[derive(Debug)]
+pub struct BrowserMentor<'b> {
+    browser: &'b Browser,
+    /// Per-step evidence.
+    pub shots: Snapshots,
+    turn_timeout: Duration,
+    turns_done: u32,
+}
+
+impl<'b> BrowserMentor<'b> {
+    /// A mentor over a console that has finished `turns_done` turns (1 after the persona).
+    #[must_use]
+    pub fn new(
+        browser: &'b Browser,
+        shots: Snapshots,
+        turn_timeout: Duration,
+        turns_done: u32,
+    ) -> Self {
+        Self {
+            browser,
+            shots,
+            turn_timeout,
+            turns_done,
+        }
+    }
+
+    fn turn(&mut self, text: &str) -> Result<String, BrowserError> {
+        self.browser
+            .wait_for("#agent-console[data-busy='false']", self.turn_timeout)?;
+        self.browser.fill("#console-input", text)?;
+        self.browser.click("#console-send")?;
+        self.turns_done += 1;
+        let done = format!("#agent-console[data-turns='{}']", self.turns_done);
+        let waited = self.browser.wait_for(&done, self.turn_timeout);
+        self.shots
+            .take(self.browser, &format!("turn-{}", self.turns_done - 1))?;
+        waited?;
+        let last = self.browser.eval(
+            "const a = document.querySelectorAll('.acp-msg[data-role=\"assistant\"][data-status=\"final\"]');\
+             const e = [...document.querySelectorAll('.acp-msg[data-role=\"system\"]')]\
+               .map(x => x.textContent).filter(t => t.startsWith('Error:'));\
+             return {reply: a.length ? a[a.length - 1].textContent : '', errors: e};",
+            Vec::new(),
+        )?;
+        let reply = last["reply"].as_str().unwrap_or_default().to_owned();
+        if reply.is_empty() {
+            return Err(BrowserError::Step {
+                step: "read the reply".into(),
+                detail: format!("no assistant text; console errors: {}", last["errors"]),
+            });
+        }
+        Ok(reply)
+    }
+
+    /// Ends the session from the console's button and waits for `stopped`.
+    ///
+    /// # Errors
+    /// [`BrowserError`].
+    pub fn end(&mut self) -> Result<(), BrowserError> {
+        self.browser.click("#console-stop")?;
+        let waited = self.browser.wait_for(
+            "#agent-console[data-stopped='true']",
+            Duration::from_secs(20),
+        );
+        self.shots.take(self.browser, "ended")?;
+        waited
+    }
+}
+
+impl Mentor for BrowserMentor<'_> {
+    fn send(&mut self, learner_message: &str) -> Result<MentorReply, MentorError> {
+        match self.turn(learner_message) {
+            Ok(reply) => Ok(MentorReply::new(reply)),
+            Err(BrowserError::Step { step, detail }) if step.starts_with("wait for") => {
+                Err(MentorError::TurnTimeout {
+                    waited: self.turn_timeout,
+                    detail: format!("{step}: {detail}"),
+                })
+            }
+            Err(e) => Err(MentorError::Failed(e.to_string())),
+        }
+    }
+}
