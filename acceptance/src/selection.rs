@@ -75,7 +75,9 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: ACC_RESULTS_DIR,
         meaning: "Run directory for the skip ledger, the results log and acceptance evidence bundles",
-        default: Some("target/studyloop/runs/<NEXTEST_RUN_ID or a fresh run id>"),
+        default: Some(
+            "`target/studyloop/runs/<run-key>/` (run-key = `NEXTEST_RUN_ID`, else a fresh run id)",
+        ),
     },
     EnvVarDoc {
         name: UAT,
@@ -85,7 +87,7 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: UAT_EVIDENCE_ROOT,
         meaning: "Durable root for UAT evidence bundles (never swept); read from the real environment, never a scratch one",
-        default: Some("~/.local/share/studyloop/uat/<run-id>/"),
+        default: Some("`~/.local/share/studyloop/uat/<run-id>/`"),
     },
 ];
 

@@ -1,0 +1,98 @@
+# StudyLoop-rs tasks. Parameters are positional: `just testacc kiro scripted`.
+# README.md explains each tier; docs/architecture.md the shared contracts.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# List the recipes.
+default:
+    @just --list
+
+# Formatting, lints, a build of every binary, then every ungated test.
+test:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+    cargo build --workspace --bins
+    # nextest runs each test in its own process; acceptance trials show as SKIP
+    # (reasons in the skip ledger). Plain cargo test is the fallback without it.
+    if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --profile "${NEXTEST_PROFILE:-default}"; else cargo test --workspace; fi
+    cargo test --workspace --doc
+
+# Opt-in acceptance trials: HARNESS list ("" = all six), ACTOR, TESTS filter.
+testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="": deps harnesses
+    cargo build --workspace --bins
+    # TESTS is split on purpose, so "probe::kiro --exact" passes two arguments.
+    STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
+        PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
+        cargo test -p studyloop-acceptance --test acceptance -- $TESTS
+
+# The UAT sign-off tier: sets both gates and runs uat/tests/uat.rs.
+testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="": deps harnesses
+    cargo build --workspace --bins
+    STUDYLOOP_ACC=1 STUDYLOOP_UAT=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
+        PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
+        cargo test -p studyloop-uat --test uat -- $TESTS
+
+# Everything the live trials need on this machine; each part is idempotent.
+deps: deps-apt deps-litellm deps-browser
+
+# tmux (scratch-world and pane tests, live lanes), installed with apt when missing.
+deps-apt:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    missing=()
+    command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+    if [ "${#missing[@]}" -eq 0 ]; then exit 0; fi
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "deps-apt: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+
+# The real LiteLLM proxy for the gateway actor's test, into .venv-litellm/ (gitignored).
+# Pinned: newer [proxy] extras pin companion packages PyPI does not serve; prisma is
+# needed for LiteLLM's auth-error path (a wrong key is a 401, not a 500).
+deps-litellm:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=.venv-litellm
+    want=1.108.7
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" - "$want" <<'PY' 2>/dev/null
+    import importlib.metadata as m, sys
+    sys.exit(m.version("litellm") != sys.argv[1] or not m.version("prisma"))
+    PY
+    then exit 0; fi
+    echo "deps-litellm: installing litellm[proxy]==$want and prisma into $venv (about 100 s)"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "litellm[proxy]==$want" prisma
+
+# Chromium and chromedriver (Debian packages) for the web-acp-browser lane and
+# its hermetic test; installed with apt when either is missing.
+deps-browser:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    missing=()
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+    if [ "${#missing[@]}" -eq 0 ]; then exit 0; fi
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "deps-browser: installing ${missing[*]} (about 1 min)"
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+
+# The pinned harness CLIs and ACP adapters, into .harnesses/ (quick when done).
+harnesses:
+    bash harnesses/install.sh
+
+# Benchmarks: plain bench binaries printing medians and ratios.
+bench:
+    cargo bench --workspace --bench '*'
+
+# Regenerate receipts/COVERAGE.md from recorded receipts (filled in with the receipts work).
+receipts:
+    @echo "receipts: no generator yet; receipts/COVERAGE.md is written by the receipts work"
+
+# What CI runs: the ungated suite, then the hermetic acceptance matrix.
+ci:
+    just test
+    just testacc "" scripted
