@@ -133,10 +133,19 @@ pub fn claude(t: &StubTarget) -> StubConfig {
             .map(|(k, v)| (*k, (*v).to_owned())),
     );
     StubConfig {
-        files: vec![file(
-            ".claude.json",
-            pretty(&json!({"hasCompletedOnboarding": true, "theme": "dark", "projects": {}})),
-        )],
+        files: vec![
+            file(
+                ".claude.json",
+                pretty(&json!({"hasCompletedOnboarding": true, "theme": "dark", "projects": {}})),
+            ),
+            // The product scrubs credential-like variables from its web children
+            // (ANTHROPIC_AUTH_TOKEN included), so over ACP the token must come from
+            // Claude Code's own settings, which it applies to every session.
+            file(
+                ".claude/settings.json",
+                pretty(&json!({"env": {"ANTHROPIC_AUTH_TOKEN": STUB_KEY}})),
+            ),
+        ],
         env,
     }
 }
@@ -291,6 +300,18 @@ mod tests {
             env_of(&c, "CODEX_HOME").as_deref(),
             Some("/tmp/sl-acc-x/home/.codex")
         );
+    }
+
+    #[test]
+    fn claude_token_also_reaches_scrubbed_acp_children_through_settings() {
+        let c = claude(&target());
+        let settings = c
+            .files
+            .iter()
+            .find(|f| f.path == PathBuf::from(".claude/settings.json"));
+        let v: serde_json::Value =
+            serde_json::from_str(&settings.expect("settings.json").contents).unwrap();
+        assert_eq!(v["env"]["ANTHROPIC_AUTH_TOKEN"], json!(STUB_KEY));
     }
 
     #[test]
