@@ -31,6 +31,7 @@ pub const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 /// Every acceptance trial.
 pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
     let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
+    specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
     let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
     specs.push(TrialSpec::ungated(CATALOG_TRIAL, move |_| {
         let problems = validate(&names);
@@ -114,7 +115,8 @@ mod tests {
         let specs = acceptance(&Selection::defaults());
         let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
         assert_eq!(validate(&names), Vec::<String>::new());
-        assert_eq!(names.len(), 7);
+        // probe:: and cli-tmux:: per harness, plus the meta check.
+        assert_eq!(names.len(), HARNESS_ORDER.len() * 2 + 1);
         assert_eq!(default_turn_script().unwrap().turns.len(), 3);
     }
 

@@ -119,6 +119,8 @@ pub struct HarnessSpec {
     pub ready_timeout: Duration,
     /// Per-turn limit.
     pub turn_timeout: Duration,
+    /// Quiet time after the ready marker before typing (see `Limits`).
+    pub ready_quiet: Duration,
 }
 
 impl HarnessSpec {
@@ -182,6 +184,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         stub_config: Some(stub_config::codex),
         ready_timeout: Duration::from_secs(60),
         turn_timeout: Duration::from_secs(90),
+        ready_quiet: Duration::from_millis(300),
     },
     HarnessSpec {
         name: HarnessName::Claude,
@@ -207,6 +210,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         stub_config: Some(stub_config::claude),
         ready_timeout: Duration::from_secs(60),
         turn_timeout: Duration::from_secs(90),
+        ready_quiet: Duration::from_millis(300),
     },
     HarnessSpec {
         name: HarnessName::Kiro,
@@ -228,6 +232,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         stub_config: None,
         ready_timeout: Duration::from_secs(60),
         turn_timeout: Duration::from_secs(90),
+        ready_quiet: Duration::from_millis(300),
     },
     HarnessSpec {
         name: HarnessName::Pi,
@@ -253,6 +258,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         stub_config: Some(stub_config::pi),
         ready_timeout: Duration::from_secs(60),
         turn_timeout: Duration::from_secs(90),
+        ready_quiet: Duration::from_millis(300),
     },
     HarnessSpec {
         name: HarnessName::Opencode,
@@ -261,8 +267,10 @@ pub const SPECS: [HarnessSpec; 6] = [
             version: "1.18.33",
         },
         markers: Some(ScreenMarkers {
-            ready: r"Ask anything|ctrl\+p commands",
-            idle: r"ctrl\+p commands",
+            // The footer wraps in the product's narrower main pane, so the
+            // idle test is "footer shown, no busy marker".
+            ready: r"Ask anything|OpenCode \d+\.\d+",
+            idle: r"OpenCode \d+\.\d+",
             busy: "esc interrupt",
         }),
         exit_keys: &[Key::Named("C-c")],
@@ -278,6 +286,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         stub_config: Some(stub_config::opencode),
         ready_timeout: Duration::from_secs(120),
         turn_timeout: Duration::from_secs(120),
+        ready_quiet: Duration::from_millis(300),
     },
     HarnessSpec {
         name: HarnessName::Grok,
@@ -302,6 +311,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         stub_config: Some(stub_config::grok),
         ready_timeout: Duration::from_secs(60),
         turn_timeout: Duration::from_secs(90),
+        ready_quiet: Duration::from_millis(1500),
     },
 ];
 
@@ -393,7 +403,7 @@ mod tests {
             );
             assert!(m.ready.is_match(screen), "{name} ready");
         }
-        let busy = "⬝⬝⬝⬝  esc interrupt     1.6K (1%)  ctrl+p commands\n";
+        let busy = "⬝⬝⬝⬝  esc interrupt     1.6K (1%)  ctrl+p commands    • OpenCode 1.18.33\n";
         let m = spec(HarnessName::Opencode).markers().unwrap();
         assert!(!crate::pane::screen::is_idle(
             busy,

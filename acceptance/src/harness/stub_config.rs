@@ -308,7 +308,7 @@ mod tests {
         let settings = c
             .files
             .iter()
-            .find(|f| f.path == PathBuf::from(".claude/settings.json"));
+            .find(|f| f.path == std::path::Path::new(".claude/settings.json"));
         let v: serde_json::Value =
             serde_json::from_str(&settings.expect("settings.json").contents).unwrap();
         assert_eq!(v["env"]["ANTHROPIC_AUTH_TOKEN"], json!(STUB_KEY));

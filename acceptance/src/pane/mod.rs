@@ -18,8 +18,8 @@
 //! What it is not: it knows nothing about the product or a harness's name; the
 //! markers and the proof come from `crate::harness` and the lane.
 
-pub mod screen;
 mod mentor;
+pub mod screen;
 mod types;
 
 pub use types::{Key, Limits, MarkerFn, Markers, PaneError, Proof, TurnOutcome, TurnRecord};
@@ -103,7 +103,8 @@ impl PaneDriver {
     pub fn wait_ready(&mut self) -> Result<Duration, PaneError> {
         let start = Instant::now();
         let ready = self.markers.ready.clone();
-        match self.wait(start + self.limits.ready_timeout, self.limits.quiet, |s| {
+        let quiet = self.limits.ready_quiet.max(self.limits.quiet);
+        match self.wait(start + self.limits.ready_timeout, quiet, |s| {
             ready.is_match(s)
         }) {
             Ok(_) => Ok(start.elapsed()),

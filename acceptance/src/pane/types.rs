@@ -30,6 +30,10 @@ pub struct Limits {
     pub echo_timeout: Duration,
     /// No output for this long = the screen has settled.
     pub quiet: Duration,
+    /// How long the screen must stay quiet once the ready marker shows: some
+    /// TUIs (Ink) draw their prompt before their input handler is live, and an
+    /// Enter typed in that gap is lost.
+    pub ready_quiet: Duration,
     /// Turns this driver will send at most.
     pub max_turns: u32,
 }
@@ -41,6 +45,7 @@ impl Default for Limits {
             turn_timeout: Duration::from_secs(90),
             echo_timeout: Duration::from_secs(3),
             quiet: Duration::from_millis(30),
+            ready_quiet: Duration::from_millis(300),
             max_turns: 8,
         }
     }

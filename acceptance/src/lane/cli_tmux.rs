@@ -1,0 +1,494 @@
+//! The CLI/tmux lane, `cli-tmux::<harness>`: the real `studyloop` CLI launches
+//! the real pinned harness in tmux inside a scratch world; the selected learner
+//! actor converses with it through a control-mode `PaneDriver`; the session is
+//! ended, resumed for one more turn and ended again. In stub-provider mode the
+//! cell's own `studyloop-stub-provider` answers, so every turn is proven by its
+//! nonce and the request log proves persona and history.
+//!
+//! Cells are independent (own scratch, tmux socket, stub port), so the runner
+//! runs them concurrently, one trial per harness, bounded by its thread count.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use studyloop_actors::{ActorOptions, Budget, CancelToken, Outcome as ActorOutcome, factory};
+use studyloop_stubs::StubProvider;
+
+use super::validate::{self, STUDY_PERSONA};
+use super::{Lane, LaneFailure, PhaseTurn};
+use crate::bins;
+use crate::catalogue;
+use crate::harness::{Resume, provision};
+use crate::pane::{PaneDriver, PaneError, Proof};
+use crate::probe::install_hint;
+use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
+use crate::scratch::Scratch;
+use crate::selection::{AuthMode, HarnessName};
+use crate::tmux::Tmux;
+
+/// Turns in the first session (the contract's floor).
+pub const TURNS: u32 = 3;
+/// How long one `studyloop` CLI call may take.
+const CLI_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the state file, the tmux session and the pane child get to appear.
+const APPEAR_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The trial name for `harness`.
+pub fn trial_name(harness: HarnessName) -> String {
+    format!("cli-tmux::{harness}")
+}
+
+/// The lane's trial: gated, needs the harness selected and on the scratch PATH.
+pub fn trial(harness: HarnessName) -> TrialSpec {
+    TrialSpec::gated(trial_name(harness), move |ctx| run(ctx, harness))
+        .requires(Requirement::HarnessSelected(harness))
+        .requires(Requirement::BinaryOnScratchPath {
+            binary: harness.binary(),
+            fix: install_hint(harness),
+        })
+}
+
+/// Runs the lane; evidence is written whatever happens (`Lane::finish`).
+pub fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
+    let mut lane = Lane::new(ctx, harness);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut lane)))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(LaneFailure::errored(format!("the lane panicked: {what}")))
+        });
+    lane.finish(result)
+}
+
+/// The lane, step by step.
+fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
+    let h = lane.harness;
+    let title = format!("Harness Matrix Live: {h}");
+    lane.step("scratch world", make_scratch)?;
+    lane.step("harness binary and version", resolve_binary)?;
+    lane.step("provision harness for the auth mode", provision_harness)?;
+    lane.step("study start", |l| {
+        cli(l, "study-start", &["study", &title, "--agent", h.as_str()])
+    })?;
+    let state = lane.step("session state", |l| wait_state(l, true))?;
+    let (session, pane) = lane.step("live main pane", |l| live_pane(l, &state))?;
+    let mut driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
+    let result = lane.step("conversation", |l| {
+        converse(l, &mut driver, "first-session")
+    });
+    stash_driver(lane, &driver, "first-session");
+    result?;
+    if lane.stub.is_some() {
+        lane.check("stub log: persona and history length per turn", |l| {
+            let turns: Vec<u64> = (1..=u64::from(TURNS)).collect();
+            validate::stub_history(&stub_records(l)?, l.seed, &turns, STUDY_PERSONA)
+        })?;
+    }
+    lane.check("db: study_sessions row with persona_hash", |l| {
+        db_row(l, &state)
+    })?;
+    lane.check("doctor --json (read-only)", doctor)?;
+    lane.step("exit the harness", |l| exit_harness(l, driver))?;
+    lane.step("study --end", |l| end(l, &session))?;
+    lane.step("study --resume", |l| {
+        cli(l, "study-resume", &["study", "--resume"])
+    })?;
+    let resumed = lane.step("resumed session state", |l| wait_state(l, true))?;
+    let (session, pane) = lane.step("resumed live main pane", |l| live_pane(l, &resumed))?;
+    let next = match lane.spec.resume {
+        Resume::Supported => TURNS + 1,
+        Resume::Unsupported { finding } => {
+            lane.notes.push(format!("finding: {finding}"));
+            1
+        }
+    };
+    let mut driver = lane.step("resumed harness ready", |l| {
+        attach(l, &session, &pane, next)
+    })?;
+    let result = lane.step("one more turn after resume", |_| {
+        let prompt = "One more question after the break: what did we cover?";
+        driver.send_turn(prompt).map(drop).map_err(pane_failure)
+    });
+    stash_driver(lane, &driver, "resumed-session");
+    result?;
+    if lane.stub.is_some() {
+        lane.check("stub log: the resumed turn carries the history", |l| {
+            validate::stub_history(&stub_records(l)?, l.seed, &[u64::from(next)], STUDY_PERSONA)
+        })?;
+    }
+    lane.step("exit the resumed harness", |l| exit_harness(l, driver))?;
+    lane.step("study --end after resume", |l| end(l, &session))
+}
+
+fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+    let scratch = Scratch::create_with(l.ctx.caller.clone(), l.ctx.selection.auth_mode)
+        .map_err(|e| LaneFailure::errored(format!("could not create a scratch world: {e}")))?;
+    l.env = scratch.env();
+    l.tmux = Some(
+        Tmux::for_tmpdir(scratch.socket_dir(), l.env.iter())
+            .map_err(|e| LaneFailure::errored(e.to_string()))?,
+    );
+    l.scratch = Some(scratch);
+    Ok(())
+}
+
+fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+    let h = l.harness;
+    let binary = l.env.find_binary(h.binary()).ok_or_else(|| {
+        LaneFailure::skipped(format!(
+            "{} not found on PATH ({})",
+            h.binary(),
+            install_hint(h)
+        ))
+    })?;
+    let scratch = l.scratch()?;
+    let mut cmd = scratch.command(&binary);
+    cmd.arg("--version");
+    let done = scratch
+        .run(&mut cmd, CLI_TIMEOUT)
+        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+    let text = format!("{}{}", done.stdout_text(), done.stderr_text());
+    l.version = text
+        .lines()
+        .map(str::trim)
+        .find(|s| s.bytes().any(|b| b.is_ascii_digit()))
+        .map(str::to_owned);
+    l.binary = Some(binary);
+    Ok(())
+}
+
+fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+    let mode = l.ctx.selection.auth_mode;
+    if mode == AuthMode::StubProvider {
+        if l.spec.stub_config.is_none() {
+            return Err(LaneFailure::skipped(format!(
+                "{} has no stub-provider recipe: it cannot be installed here",
+                l.harness
+            )));
+        }
+        let binary = bins::path("studyloop-stub-provider")
+            .map_err(|e| LaneFailure::errored(e.to_string()))?;
+        let dir = l.scratch()?.root().join("stub");
+        let seed = l.seed.to_string();
+        let stub = StubProvider::spawn(&binary, &dir, ["--seed", seed.as_str()])
+            .map_err(|e| LaneFailure::errored(e.to_string()))?;
+        l.stub = Some(stub);
+    }
+    let url = l.stub.as_ref().map(StubProvider::base_url);
+    let home = l.scratch()?.home().to_owned();
+    let done = provision::provision(l.spec, mode, &home, url.as_deref(), &l.env)
+        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+    for (name, value) in &done.env {
+        l.env = std::mem::take(&mut l.env)
+            .with_var(name, value)
+            .map_err(|e| LaneFailure::errored(e.to_string()))?;
+    }
+    l.notes.extend(done.notes);
+    Ok(())
+}
+
+/// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
+fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
+    let studyloop = bins::path("studyloop").map_err(|e| LaneFailure::errored(e.to_string()))?;
+    let scratch = l.scratch()?;
+    let mut cmd = scratch.command(&studyloop);
+    l.env.apply(&mut cmd).args(args);
+    let done = scratch
+        .run(&mut cmd, CLI_TIMEOUT)
+        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+    let log = format!(
+        "$ studyloop {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+        args.join(" "),
+        done.status,
+        done.stdout_text(),
+        done.stderr_text()
+    );
+    l.attach(format!("product/{tag}.txt"), log);
+    if done.status.success() {
+        Ok(())
+    } else {
+        let tail: String = done
+            .stderr_text()
+            .lines()
+            .rev()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" / ");
+        Err(LaneFailure::errored(format!(
+            "`studyloop {}` exited {}: {tail}",
+            args.join(" "),
+            done.status
+        )))
+    }
+}
+
+fn state_path(l: &Lane<'_>) -> Result<PathBuf, LaneFailure> {
+    Ok(l.scratch()?.config_dir().join("session-state.json"))
+}
+
+/// Waits for the state file to show an active (`active == true`) or ended session.
+fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneFailure> {
+    let path = state_path(l)?;
+    let deadline = Instant::now() + APPEAR_TIMEOUT;
+    loop {
+        let state = validate::read_state(&path);
+        if let Ok(s) = &state {
+            let ended = s.get("mode").and_then(|m| m.as_str()) == Some("ended");
+            if ended != active {
+                l.attach(
+                    "product/session-state.json",
+                    serde_json::to_vec_pretty(s).unwrap_or_default(),
+                );
+                return Ok(s.clone());
+            }
+        }
+        if Instant::now() >= deadline {
+            let seen = state.map(|s| s.to_string()).unwrap_or_else(|e| e);
+            let want = if active {
+                "an active session"
+            } else {
+                "mode ended"
+            };
+            return Err(LaneFailure::errored(format!(
+                "no {want} within {APPEAR_TIMEOUT:?}; last state: {seen}"
+            )));
+        }
+        // The product writes the file atomically; a short bounded wait suffices.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The `study-*` session exists and its main pane runs a live child.
+fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, String), LaneFailure> {
+    let session = validate::state_str(state, "mux_session").map_err(LaneFailure::errored)?;
+    let pane = validate::state_str(state, "mux_main_pane").map_err(LaneFailure::errored)?;
+    if !session.starts_with("study-") {
+        return Err(LaneFailure::errored(format!(
+            "tmux session {session:?} does not start with study-"
+        )));
+    }
+    let tmux = l
+        .tmux
+        .as_ref()
+        .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
+    let deadline = Instant::now() + APPEAR_TIMEOUT;
+    loop {
+        let pid = tmux
+            .run(&["display-message", "-p", "-t", &pane, "#{pane_pid}"])
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok());
+        if tmux.has_session(&session) && pid.is_some_and(has_child) {
+            return Ok((session, pane));
+        }
+        if Instant::now() >= deadline {
+            return Err(LaneFailure::errored(format!(
+                "session {session} pane {pane} has no live child within {APPEAR_TIMEOUT:?} (pane pid {pid:?})"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn has_child(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .is_ok_and(|c| !c.trim().is_empty())
+}
+
+fn attach(
+    l: &mut Lane<'_>,
+    session: &str,
+    pane: &str,
+    next_turn: u32,
+) -> Result<PaneDriver, LaneFailure> {
+    let markers = l
+        .spec
+        .markers()
+        .ok_or_else(|| LaneFailure::skipped(format!("{} has no screen markers", l.harness)))?;
+    let proof = match &l.stub {
+        Some(_) => {
+            let seed = l.seed;
+            Proof::StubMarker {
+                marker: Box::new(move |n, prompt| {
+                    let words: Vec<&str> = prompt.split_whitespace().take(2).collect();
+                    format!(
+                        "MENTOR-REPLY {n} {}: {}",
+                        studyloop_stubs::nonce(seed, u64::from(n)),
+                        words.join(" ")
+                    )
+                }),
+                next_turn,
+            }
+        }
+        None => Proof::NewContent,
+    };
+    let tmux = l
+        .tmux
+        .as_ref()
+        .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
+    let mut driver = PaneDriver::attach(tmux, session, pane, markers, l.spec.limits(TURNS), proof)
+        .map_err(pane_failure)?;
+    driver.wait_ready().map_err(pane_failure)?;
+    Ok(driver)
+}
+
+fn converse(l: &mut Lane<'_>, driver: &mut PaneDriver, _phase: &str) -> Result<(), LaneFailure> {
+    let kind = l.ctx.selection.actor;
+    let env: std::collections::BTreeMap<String, String> = l
+        .ctx
+        .caller
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
+        .collect();
+    if let Err(reason) =
+        factory::available(kind, &env).map_err(|e| LaneFailure::errored(e.to_string()))?
+    {
+        return Err(LaneFailure::skipped(reason.to_string()));
+    }
+    let options = ActorOptions {
+        turn_script: Some(
+            catalogue::default_turn_script().map_err(|e| LaneFailure::errored(e.to_string()))?,
+        ),
+        harness_socket_dir: Some(l.scratch()?.root().join("actor-tmux")),
+        ..ActorOptions::default()
+    };
+    let mut actor =
+        factory::build(kind, &env, options).map_err(|e| LaneFailure::errored(e.to_string()))?;
+    l.actor_model = actor.model().map(str::to_owned);
+    let mut budget = Budget::new(TURNS, None).map_err(|e| LaneFailure::errored(e.to_string()))?;
+    let transcript = actor.converse(driver, &mut budget, &CancelToken::new());
+    l.attach(
+        "transcript.json",
+        serde_json::to_vec_pretty(&transcript).unwrap_or_default(),
+    );
+    let answered = u32::try_from(transcript.turns.len()).unwrap_or(u32::MAX);
+    match transcript.outcome {
+        _ if answered >= TURNS && transcript.error.is_none() => Ok(()),
+        ActorOutcome::BudgetExhausted => Err(LaneFailure::budget(format!(
+            "{answered} of {TURNS} turns answered: {}",
+            transcript
+                .error
+                .unwrap_or_else(|| "the budget ran out".into())
+        ))),
+        other => Err(LaneFailure::errored(format!(
+            "{answered} of {TURNS} turns answered, actor outcome {}: {}",
+            other.as_str(),
+            transcript.error.unwrap_or_default()
+        ))),
+    }
+}
+
+fn pane_failure(e: PaneError) -> LaneFailure {
+    match e {
+        PaneError::TurnTimeout { .. } | PaneError::TurnCeiling { .. } => {
+            LaneFailure::budget(e.to_string())
+        }
+        other => LaneFailure::errored(other.to_string()),
+    }
+}
+
+/// Moves a driver's records, screens and raw stream into the lane's evidence.
+fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
+    for r in driver.records() {
+        l.attach(
+            format!("screens/{phase}-turn-{}.txt", r.turn),
+            r.screen.clone(),
+        );
+        l.turns.push(PhaseTurn {
+            phase,
+            record: r.clone(),
+        });
+    }
+    l.attach(
+        format!("screens/{phase}-stream.log"),
+        driver.stream().to_vec(),
+    );
+}
+
+fn stub_records(l: &Lane<'_>) -> Result<Vec<studyloop_stubs::LogRecord>, String> {
+    l.stub
+        .as_ref()
+        .ok_or("no stub provider")?
+        .records()
+        .map_err(|e| format!("reading the stub log: {e}"))
+}
+
+fn db_row(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(), String> {
+    let id = validate::state_str(state, "study_session_id")?;
+    let want = validate::state_str(state, "persona_hash")?;
+    let db = l
+        .scratch()
+        .map_err(|e| e.message)?
+        .config_dir()
+        .join("sessions.db");
+    let got = validate::db_persona_hash(&db, &id)?;
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "study_sessions.persona_hash {got} differs from the state's {want}"
+        ))
+    }
+}
+
+fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
+    let studyloop = bins::path("studyloop").map_err(|e| e.to_string())?;
+    let scratch = l.scratch().map_err(|e| e.message)?;
+    let before = validate::tree_sizes(scratch.config_dir());
+    let mut cmd = scratch.command(&studyloop);
+    l.env.apply(&mut cmd).args(["doctor", "--json"]);
+    let done = scratch
+        .run(&mut cmd, CLI_TIMEOUT)
+        .map_err(|e| e.to_string())?;
+    let after = validate::tree_sizes(scratch.config_dir());
+    l.attach("product/doctor.json", done.stdout.clone());
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).map_err(|e| {
+        format!(
+            "doctor --json printed no JSON ({e}): {}",
+            done.stderr_text()
+        )
+    })?;
+    if done.status.code() == Some(2) {
+        return Err(format!(
+            "doctor reports a failing core check (exit 2): {report}"
+        ));
+    }
+    if before != after {
+        return Err("doctor changed files under the scratch config dir".into());
+    }
+    let listed = report["harnesses"].as_array().is_some_and(|hs| {
+        hs.iter()
+            .any(|h| h["name"] == l.harness.as_str() && !h["version"].is_null())
+    });
+    if listed {
+        Ok(())
+    } else {
+        Err(format!(
+            "doctor does not report a version for {}",
+            l.harness
+        ))
+    }
+}
+
+/// Sends the harness's exit keys so it saves its session before `--end`.
+fn exit_harness(l: &mut Lane<'_>, mut driver: PaneDriver) -> Result<(), LaneFailure> {
+    driver.send_keys(l.spec.exit_keys).map_err(pane_failure)?;
+    Ok(())
+}
+
+fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
+    cli(l, "study-end", &["study", "--end"])?;
+    wait_state(l, false)?;
+    let tmux = l
+        .tmux
+        .as_ref()
+        .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
+    if tmux.has_session(session) {
+        return Err(LaneFailure::errored(format!(
+            "tmux session {session} still exists after --end"
+        )));
+    }
+    Ok(())
+}
