@@ -60,6 +60,14 @@ impl CallerEnv {
     }
 }
 
+/// Actor availability checks (`studyloop_actors::available`) read credentials
+/// from the real environment through this.
+impl studyloop_actors::EnvSource for CallerEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.var_os(name)?.to_str().map(str::to_owned)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +79,7 @@ mod tests {
         assert_eq!(env.var("B").as_deref(), Some("two"));
         assert_eq!(env.var("C"), None);
         assert_eq!(env.iter().count(), 2);
+        let source: &dyn studyloop_actors::EnvSource = &env;
+        assert_eq!(source.var("B").as_deref(), Some("two"));
     }
 }
