@@ -88,9 +88,10 @@ harnesses:
 bench:
     cargo bench --workspace --bench '*'
 
-# Regenerate receipts/COVERAGE.md from recorded receipts (filled in with the receipts work).
-receipts:
-    @echo "receipts: no generator yet; receipts/COVERAGE.md is written by the receipts work"
+# Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
+# receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.
+receipts *RUNS:
+    cargo run -q -p studyloop-uat --bin studyloop-uat -- receipts {{RUNS}}
 
 # What CI runs: the ungated suite, then the hermetic acceptance matrix.
 ci:

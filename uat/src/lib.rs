@@ -15,6 +15,7 @@ pub mod definition;
 pub mod inputs;
 pub mod pinned_yaml;
 pub mod prune;
+pub mod receipts;
 pub mod secrets;
 pub mod signoff;
 pub mod strict;

@@ -47,6 +47,15 @@ enum Command {
         #[arg(long, value_name = "URL")]
         stub_url: Option<String>,
     },
+    /// Copy redacted receipts of the lane bundles in run directories into
+    /// receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md.
+    Receipts {
+        /// Run directories (default: every target/studyloop/runs/*).
+        runs: Vec<PathBuf>,
+        /// The receipts directory.
+        #[arg(long, value_name = "DIR", default_value_os_t = studyloop_acceptance::bins::workspace_root().join("receipts"))]
+        out: PathBuf,
+    },
     /// List (or with --apply, delete) durable bundles older than an age.
     Prune {
         /// Age cut-off: whole days or hours, e.g. 90d or 36h.
@@ -75,6 +84,7 @@ fn main() -> ExitCode {
             council,
             stub_url,
         } => run_grade(&bundle, council.as_deref(), stub_url, &env),
+        Command::Receipts { runs, out } => run_receipts(runs, &out),
         Command::Prune {
             older_than,
             root,
@@ -265,5 +275,36 @@ fn run_prune(
         let removed = prune::apply(&plan)?;
         println!("removed {} director(ies)", removed.len());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_receipts(runs: Vec<PathBuf>, out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    use studyloop_uat::receipts;
+    let runs = if runs.is_empty() {
+        let root = studyloop_acceptance::bins::workspace_root().join("target/studyloop/runs");
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+            .map(|e| e.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        dirs.sort();
+        dirs
+    } else {
+        runs
+    };
+    let evidence: Vec<PathBuf> = runs.iter().map(|r| r.join("evidence")).collect();
+    let rules = studyloop_redaction::RedactionRules::load_default()
+        .context("loading the pinned redaction rules")?;
+    let redactor = studyloop_redaction::Redactor::new(&rules);
+    let added = receipts::collect(&evidence, out, &redactor)?;
+    let all = receipts::load_all(out)?;
+    let coverage = out.join(receipts::COVERAGE_FILE);
+    std::fs::write(&coverage, receipts::coverage_markdown(&all))
+        .with_context(|| format!("writing {}", coverage.display()))?;
+    println!(
+        "receipts: {added} new from {} run dir(s); {} receipt(s) in {}; {} regenerated",
+        runs.len(),
+        all.len(),
+        out.display(),
+        coverage.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

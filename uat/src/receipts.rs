@@ -1,0 +1,410 @@
+//! Receipts: redacted summaries of live acceptance bundles, kept in the repo
+//! under `receipts/<date>/<harness>/`, and the coverage matrix
+//! `receipts/COVERAGE.md` generated from them (never edited by hand; a test
+//! regenerates it and compares).
+//!
+//! A receipt keeps only allow-listed facts (ids, versions, modes, outcome, step
+//! names and timings) and passes every string through the pinned redaction
+//! rules; raw screens, transcripts and the stub log stay in the private bundle.
+//! It lives in `uat` because it needs both `acceptance` (the harness table)
+//! and `redaction`, and `acceptance` must not depend on `redaction`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use studyloop_acceptance::harness::{self, Install};
+use studyloop_acceptance::selection::{HARNESS_ORDER, Maturity};
+use studyloop_redaction::Redactor;
+
+/// Clean runs per cell the release contract asks for.
+pub const REQUIRED_CLEAN_RUNS: usize = 3;
+/// The generated matrix, relative to the receipts dir.
+pub const COVERAGE_FILE: &str = "COVERAGE.md";
+/// Surfaces whose bundles become receipts (probes are not lanes).
+const LANE_SURFACES: [&str; 3] = ["cli-tmux", "web-acp", "web-acp-browser"];
+
+/// One step of a lane, as kept in a receipt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptStep {
+    /// Step or check name.
+    pub name: String,
+    /// Whether it succeeded.
+    pub ok: bool,
+    /// Wall time.
+    pub elapsed_ms: Option<u64>,
+}
+
+/// A redacted summary of one bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// The bundle's run id (`YYYYmmddTHHMMSSZ-xxxxxxxx`).
+    pub run_id: String,
+    /// The bundle's date.
+    pub date: String,
+    /// The trial name.
+    pub cell: String,
+    /// `cli-tmux`, `web-acp`, …
+    pub surface: String,
+    /// The harness.
+    pub harness: String,
+    /// Its `--version` line.
+    pub harness_version: Option<String>,
+    /// stub-provider, scrubbed or real-auth.
+    pub auth_mode: Option<String>,
+    /// The learner actor backend.
+    pub actor_backend: Option<String>,
+    /// completed, budget-exhausted, errored, …
+    pub outcome: String,
+    /// Repo commit the run was built from.
+    pub repo_sha: Option<String>,
+    /// Whether the tree had uncommitted changes.
+    pub dirty: Option<bool>,
+    /// OS and arch.
+    pub platform: Option<String>,
+    /// Steps and checks with timings (from steps.json, when present).
+    pub steps: Vec<ReceiptStep>,
+    /// Manifest notes, redacted.
+    pub notes: Vec<String>,
+}
+
+/// Why receipts could not be made or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReceiptError {
+    /// A file could not be read or written.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A file is not what it should be.
+    #[error(
+        "{path} is not a valid {what}: {detail}; fix or remove it, then re-run `just receipts`"
+    )]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Manifest, steps or receipt.
+        what: &'static str,
+        /// The parse error.
+        detail: String,
+    },
+}
+
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ReceiptError {
+    let path = path.to_owned();
+    move |source| ReceiptError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+fn read_json(path: &Path, what: &'static str) -> Result<Value, ReceiptError> {
+    let text = std::fs::read_to_string(path).map_err(io("read", path))?;
+    serde_json::from_str(&text).map_err(|e| ReceiptError::Invalid {
+        path: path.to_owned(),
+        what,
+        detail: e.to_string(),
+    })
+}
+
+/// The receipt for one bundle, or `None` when the bundle is not a lane run
+/// (a probe, a UAT journey, a skipped trial).
+pub fn from_bundle(bundle: &Path, redactor: &Redactor) -> Result<Option<Receipt>, ReceiptError> {
+    let m = read_json(&bundle.join("manifest.json"), "manifest")?;
+    let s = |k: &str| m.get(k).and_then(Value::as_str).map(|v| redactor.redact(v));
+    let surface = s("surface").unwrap_or_default();
+    let outcome = s("outcome").unwrap_or_default();
+    if s("tier").as_deref() != Some("acceptance")
+        || !LANE_SURFACES.contains(&surface.as_str())
+        || outcome == "skipped"
+    {
+        return Ok(None);
+    }
+    let steps_path = bundle.join("steps.json");
+    let steps = if steps_path.exists() {
+        serde_json::from_value(read_json(&steps_path, "steps file")?).map_err(|e| {
+            ReceiptError::Invalid {
+                path: steps_path,
+                what: "steps file",
+                detail: e.to_string(),
+            }
+        })?
+    } else {
+        Vec::new()
+    };
+    let steps: Vec<ReceiptStep> = steps
+        .into_iter()
+        .map(|st: ReceiptStep| ReceiptStep {
+            name: redactor.redact(&st.name),
+            ..st
+        })
+        .collect();
+    let notes = m
+        .get("notes")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(|n| redactor.redact(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(Receipt {
+        run_id: s("run_id").unwrap_or_default(),
+        date: s("date").unwrap_or_default(),
+        cell: s("cell").unwrap_or_default(),
+        surface,
+        harness: s("harness").unwrap_or_default(),
+        harness_version: s("harness_version"),
+        auth_mode: s("auth_mode"),
+        actor_backend: s("actor_backend"),
+        outcome,
+        repo_sha: s("repo_sha"),
+        dirty: m.get("dirty").and_then(Value::as_bool),
+        platform: s("platform"),
+        steps,
+        notes,
+    }))
+}
+
+/// Where a receipt lives under the receipts dir.
+pub fn receipt_path(r: &Receipt) -> PathBuf {
+    let day = r.date.get(..10).unwrap_or("unknown-date");
+    let mode = r.auth_mode.as_deref().unwrap_or("unknown-auth");
+    PathBuf::from(day)
+        .join(&r.harness)
+        .join(format!("{}-{mode}-{}.json", r.surface, r.run_id))
+}
+
+/// Every receipt under `dir`, oldest first (run ids start with their time).
+pub fn load_all(dir: &Path) -> Result<Vec<Receipt>, ReceiptError> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let entries = match std::fs::read_dir(&d) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io("list", &d)(e)),
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                let v = read_json(&p, "receipt")?;
+                out.push(
+                    serde_json::from_value(v).map_err(|e| ReceiptError::Invalid {
+                        path: p.clone(),
+                        what: "receipt",
+                        detail: e.to_string(),
+                    })?,
+                );
+            }
+        }
+    }
+    out.sort_by(|a: &Receipt, b: &Receipt| a.run_id.cmp(&b.run_id));
+    Ok(out)
+}
+
+/// Copies a receipt of every lane bundle under `evidence_dirs` not yet in
+/// `out`; returns how many were added.
+pub fn collect(
+    evidence_dirs: &[PathBuf],
+    out: &Path,
+    redactor: &Redactor,
+) -> Result<usize, ReceiptError> {
+    let known: std::collections::BTreeSet<String> =
+        load_all(out)?.into_iter().map(|r| r.run_id).collect();
+    let mut added = 0;
+    for dir in evidence_dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for bundle in entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("manifest.json").is_file())
+        {
+            let Some(receipt) = from_bundle(&bundle, redactor)? else {
+                continue;
+            };
+            if known.contains(&receipt.run_id) {
+                continue;
+            }
+            let path = out.join(receipt_path(&receipt));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io("create", parent))?;
+            }
+            let mut text = serde_json::to_string_pretty(&receipt).unwrap_or_default();
+            text.push('\n');
+            crate::atomic::write(&path, text.as_bytes(), 0o644).map_err(io("write", &path))?;
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+/// The coverage matrix for `receipts`: harness × surface × auth mode, with
+/// clean runs, the latest streak of clean runs against the required 3, and
+/// the probe kind. Deterministic: a function of the receipts only.
+pub fn coverage_markdown(receipts: &[Receipt]) -> String {
+    let mut cells: BTreeMap<(usize, String, String), Vec<&Receipt>> = BTreeMap::new();
+    for r in receipts {
+        let order = HARNESS_ORDER
+            .iter()
+            .position(|h| h.as_str() == r.harness)
+            .unwrap_or(usize::MAX);
+        let mode = r.auth_mode.clone().unwrap_or_else(|| "unknown".into());
+        cells
+            .entry((order, r.surface.clone(), mode))
+            .or_default()
+            .push(r);
+    }
+    let mut md = String::from(
+        "# Coverage matrix\n\n\
+         Generated by `just receipts` from the receipts in this directory; do not edit by hand\n\
+         (`uat/tests/receipts_coverage.rs` regenerates it and fails on any difference).\n\
+         A clean run is a lane bundle with outcome `completed`; the release contract asks for\n\
+         3 consecutive clean runs per cell. Probe: `authenticated` = a one-shot model call proves\n\
+         the configured model path; `presence-only` = binary and version only.\n\n\
+         | Harness | Tier | Surface | Auth mode | Probe | Runs | Clean | Latest clean streak | Status |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for h in HARNESS_ORDER {
+        let spec = harness::spec(h);
+        let tier = match h.maturity() {
+            Maturity::Core => "core",
+            Maturity::Preview => "preview",
+        };
+        if let Install::NotInstallable { reason, .. } = spec.install {
+            let _ = writeln!(
+                md,
+                "| {h} | {tier} | {} | — | {} | 0 | 0 | 0 | skipped: {reason} |",
+                spec.surfaces().join(", "),
+                spec.probe.label()
+            );
+            continue;
+        }
+        let order = HARNESS_ORDER
+            .iter()
+            .position(|x| *x == h)
+            .unwrap_or(usize::MAX);
+        let mut rows: Vec<(String, String)> = cells
+            .keys()
+            .filter(|(o, _, _)| *o == order)
+            .map(|(_, s, m)| (s.clone(), m.clone()))
+            .collect();
+        for surface in spec.surfaces() {
+            if !rows
+                .iter()
+                .any(|(s, m)| s == surface && m == "stub-provider")
+            {
+                rows.push((surface.to_owned(), "stub-provider".to_owned()));
+            }
+        }
+        rows.sort();
+        for (surface, mode) in rows {
+            let runs = cells
+                .get(&(order, surface.clone(), mode.clone()))
+                .cloned()
+                .unwrap_or_default();
+            let clean = runs.iter().filter(|r| r.outcome == "completed").count();
+            let streak = runs
+                .iter()
+                .rev()
+                .take_while(|r| r.outcome == "completed")
+                .count();
+            let status = if streak >= REQUIRED_CLEAN_RUNS {
+                format!("✅ {streak}/{REQUIRED_CLEAN_RUNS}")
+            } else {
+                format!("{streak}/{REQUIRED_CLEAN_RUNS}")
+            };
+            let _ = writeln!(
+                md,
+                "| {h} | {tier} | {surface} | {mode} | {} | {} | {clean} | {streak} | {status} |",
+                spec.probe.label(),
+                runs.len()
+            );
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn receipt(h: &str, outcome: &str, id: &str) -> Receipt {
+        Receipt {
+            run_id: id.into(),
+            date: "2026-11-30T05:00:00Z".into(),
+            cell: format!("cli-tmux::{h}"),
+            surface: "cli-tmux".into(),
+            harness: h.into(),
+            harness_version: Some("1.0".into()),
+            auth_mode: Some("stub-provider".into()),
+            actor_backend: Some("scripted".into()),
+            outcome: outcome.into(),
+            repo_sha: None,
+            dirty: None,
+            platform: None,
+            steps: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_streak_counts_only_the_latest_consecutive_clean_runs() {
+        let rs = vec![
+            receipt("codex", "completed", "a"),
+            receipt("codex", "errored", "b"),
+            receipt("codex", "completed", "c"),
+            receipt("codex", "completed", "d"),
+        ];
+        let md = coverage_markdown(&rs);
+        assert!(
+            md.contains(
+                "| codex | core | cli-tmux | stub-provider | authenticated | 4 | 3 | 2 | 2/3 |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| kiro | core |"),
+            "kiro is listed as skipped: {md}"
+        );
+        assert!(
+            md.contains(
+                "| grok | preview | cli-tmux | stub-provider | authenticated | 0 | 0 | 0 | 0/3 |"
+            ),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn three_clean_runs_satisfy_the_contract() {
+        let rs: Vec<Receipt> = ["a", "b", "c"]
+            .iter()
+            .map(|id| receipt("pi", "completed", id))
+            .collect();
+        assert!(coverage_markdown(&rs).contains(
+            "| pi | core | cli-tmux | stub-provider | authenticated | 3 | 3 | 3 | ✅ 3/3 |"
+        ));
+    }
+
+    #[test]
+    fn receipt_paths_are_dated_per_harness() {
+        let r = receipt("grok", "completed", "20261130T050000Z-0123abcd");
+        assert_eq!(
+            receipt_path(&r),
+            PathBuf::from("2026-11-30/grok/cli-tmux-stub-provider-20261130T050000Z-0123abcd.json")
+        );
+    }
+}
