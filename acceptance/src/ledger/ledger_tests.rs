@@ -112,13 +112,16 @@ fn results_dir_prefers_override_then_nextest_run_id() {
         ("STUDYLOOP_ACC_RESULTS_DIR", "/r"),
         ("NEXTEST_RUN_ID", "abc"),
     ]);
-    assert_eq!(results_dir(&over, target), Path::new("/r"));
+    assert_eq!(results_dir(&over, target).unwrap(), Path::new("/r"));
     let nextest = CallerEnv::from_pairs([("NEXTEST_RUN_ID", "0b1c-22")]);
     assert_eq!(
-        results_dir(&nextest, target),
+        results_dir(&nextest, target).unwrap(),
         Path::new("/t/studyloop/runs/0b1c-22")
     );
     let hostile = CallerEnv::from_pairs([("NEXTEST_RUN_ID", "../../x")]);
-    let fresh = results_dir(&hostile, target);
+    let fresh = results_dir(&hostile, target).unwrap();
     assert!(fresh.starts_with("/t/studyloop/runs/") && !fresh.to_string_lossy().contains(".."));
+    let relative = CallerEnv::from_pairs([("STUDYLOOP_ACC_RESULTS_DIR", "runs")]);
+    let err = results_dir(&relative, target).unwrap_err().to_string();
+    assert!(err.contains("not an absolute path"), "{err}");
 }

@@ -27,6 +27,14 @@ pub enum LedgerError {
         /// The path given.
         path: PathBuf,
     },
+    /// `STUDYLOOP_ACC_RESULTS_DIR` is a relative path.
+    #[error(
+        "STUDYLOOP_ACC_RESULTS_DIR={path:?} is not an absolute path (cargo runs tests from the package directory; use an absolute path, or unset it for target/studyloop/runs/)"
+    )]
+    RelativeResultsDir {
+        /// The value given.
+        path: PathBuf,
+    },
     /// A line is not a valid record.
     #[error(
         "{path}:{line}: not a valid record: {source} (the file was edited or truncated; re-run the trials)"

@@ -22,16 +22,21 @@ const NEXTEST_RUN_ID: &str = "NEXTEST_RUN_ID";
 /// The run directory: `STUDYLOOP_ACC_RESULTS_DIR` when set and non-empty, else
 /// `<target>/studyloop/runs/<key>` where key is `NEXTEST_RUN_ID` (so nextest's
 /// list phase and every per-trial process share one directory) or a fresh run
-/// id.
-pub fn results_dir(env: &CallerEnv, target_dir: &Path) -> PathBuf {
+/// id. A relative override is an error: cargo runs tests from the package
+/// directory, so it would not land where the caller meant.
+pub fn results_dir(env: &CallerEnv, target_dir: &Path) -> Result<PathBuf, LedgerError> {
     if let Some(dir) = env.var_os(ACC_RESULTS_DIR).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
+        let dir = PathBuf::from(dir);
+        if !dir.is_absolute() {
+            return Err(LedgerError::RelativeResultsDir { path: dir });
+        }
+        return Ok(dir);
     }
     let key = env
         .var(NEXTEST_RUN_ID)
         .filter(|id| is_safe_component(id))
         .unwrap_or_else(|| RunId::generate().to_string());
-    target_dir.join("studyloop").join("runs").join(key)
+    Ok(target_dir.join("studyloop").join("runs").join(key))
 }
 
 fn is_safe_component(id: &str) -> bool {

@@ -54,8 +54,8 @@ pub fn run_with(
     };
     let nextest = caller.var("NEXTEST").as_deref() == Some("1");
     let run_log = match bins::target_dir()
-        .map(|target| results_dir(caller, &target))
         .map_err(|e| e.to_string())
+        .and_then(|target| results_dir(caller, &target).map_err(|e| e.to_string()))
         .and_then(|dir| RunLog::open(dir).map_err(|e| e.to_string()))
     {
         Ok(log) => log,

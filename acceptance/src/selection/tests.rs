@@ -2,6 +2,8 @@
 //! drift guard between the run order and the release contract.
 
 use super::*;
+use crate::caller_env::CallerEnv;
+use studyloop_actors::ActorKind;
 
 fn env(pairs: &[(&str, &str)]) -> CallerEnv {
     CallerEnv::from_pairs(pairs.iter().copied())

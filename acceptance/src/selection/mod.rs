@@ -1,0 +1,35 @@
+//! What an acceptance or UAT run was asked to do, parsed once from the caller's
+//! environment into typed values.
+//!
+//! Rules (the README's env table says the same):
+//! - `STUDYLOOP_ACC` and `STUDYLOOP_UAT` are gates: exactly `1`, untrimmed, opens
+//!   one; any other value (including ` 1`) leaves it closed. A closed gate is not
+//!   an error.
+//! - `STUDYLOOP_ACC_HARNESS` is a comma list: items are trimmed, empty items are
+//!   dropped, a repeated name keeps its first position, and empty or unset means
+//!   every harness in [`HARNESS_ORDER`]. Names are lowercase and case-sensitive.
+//! - `STUDYLOOP_ACC_ACTOR` is trimmed; empty or unset means `scripted`.
+//! - `STUDYLOOP_ACC_AUTH_MODE` is trimmed; empty or unset means `stub-provider`;
+//!   it accepts `stub-provider` or `scrubbed`.
+//! - `STUDYLOOP_ACC_REAL_AUTH` is trimmed; `1` forces real-auth mode whatever
+//!   `STUDYLOOP_ACC_AUTH_MODE` says; empty or unset is off; anything else is an
+//!   error, so a typo never falls back to a scrubbed run silently.
+//!
+//! Unknown values are errors naming the value, the accepted set and the fix. This
+//! module only parses; the runner decides that selection errors matter only once
+//! the gate is open.
+
+mod names;
+mod parse;
+mod vars;
+
+pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSES};
+pub use parse::{Gates, Selection, SelectionError, SelectionErrors};
+pub use studyloop_actors::EnvVarDoc;
+pub use vars::{
+    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT,
+    UAT_EVIDENCE_ROOT,
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,222 @@
+//! Parsing the gates and the selection from a caller env.
+
+use std::fmt;
+
+use studyloop_actors::ActorKind;
+
+use crate::caller_env::CallerEnv;
+use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
+use crate::selection::vars::{ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_REAL_AUTH, UAT};
+
+/// The two gates, which never fail to parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gates {
+    /// `STUDYLOOP_ACC` is exactly `1`.
+    pub acceptance: bool,
+    /// `STUDYLOOP_UAT` is exactly `1`.
+    pub uat: bool,
+}
+
+impl Gates {
+    /// Reads both gates: exactly `1`, no trimming.
+    pub fn from_env(env: &CallerEnv) -> Self {
+        let open = |name| env.var(name).as_deref() == Some("1");
+        Self {
+            acceptance: open(ACC),
+            uat: open(UAT),
+        }
+    }
+}
+
+/// A parsed, valid selection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// Selected harnesses, in the operator's order, without repeats.
+    pub harnesses: Vec<HarnessName>,
+    /// The learner backend.
+    pub actor: ActorKind,
+    /// How harnesses reach a model.
+    pub auth_mode: AuthMode,
+}
+
+impl Selection {
+    /// Every harness, scripted actor, stub-provider mode: what unset variables mean.
+    pub fn defaults() -> Self {
+        Self {
+            harnesses: HARNESS_ORDER.to_vec(),
+            actor: ActorKind::Scripted,
+            auth_mode: AuthMode::StubProvider,
+        }
+    }
+
+    /// Parses every selection variable, reporting every bad one at once.
+    pub fn from_env(env: &CallerEnv) -> Result<Self, SelectionErrors> {
+        let mut errors = Vec::new();
+        let harnesses = parse_harnesses(env.var(ACC_HARNESS).as_deref()).unwrap_or_else(|e| {
+            errors.push(e);
+            Vec::new()
+        });
+        let actor = parse_actor(env.var(ACC_ACTOR).as_deref()).unwrap_or_else(|e| {
+            errors.push(e);
+            ActorKind::Scripted
+        });
+        let auth_mode = parse_auth_mode(
+            env.var(ACC_AUTH_MODE).as_deref(),
+            env.var(ACC_REAL_AUTH).as_deref(),
+        )
+        .unwrap_or_else(|e| {
+            errors.push(e);
+            AuthMode::StubProvider
+        });
+        if errors.is_empty() {
+            Ok(Self {
+                harnesses,
+                actor,
+                auth_mode,
+            })
+        } else {
+            Err(SelectionErrors(errors))
+        }
+    }
+
+    /// Whether `harness` is selected.
+    pub fn selects(&self, harness: HarnessName) -> bool {
+        self.harnesses.contains(&harness)
+    }
+
+    /// The selected harnesses as `a, b, c`, for skip reasons.
+    pub fn harness_list(&self) -> String {
+        join(self.harnesses.iter().map(|h| h.as_str()))
+    }
+}
+
+/// One selection variable with a value outside its accepted set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectionError {
+    /// `STUDYLOOP_ACC_HARNESS` named harnesses that do not exist.
+    #[error(
+        "unknown harness {} in {ACC_HARNESS}; known: {} (fix: set a comma list of known names, or leave it empty for all six)",
+        quoted(.unknown), known_harnesses()
+    )]
+    UnknownHarness {
+        /// Every unknown item, trimmed, in the order given.
+        unknown: Vec<String>,
+    },
+    /// `STUDYLOOP_ACC_ACTOR` is not a known backend.
+    #[error(
+        "unknown actor `{value}` in {ACC_ACTOR}; known: {} (fix: use one of them, or leave it empty for scripted)",
+        known_actors()
+    )]
+    UnknownActor {
+        /// The trimmed value.
+        value: String,
+    },
+    /// `STUDYLOOP_ACC_AUTH_MODE` is not a known mode.
+    #[error(
+        "unknown auth mode `{value}` in {ACC_AUTH_MODE}; known: stub-provider, scrubbed (fix: use one of them; for real credentials set {ACC_REAL_AUTH}=1 instead)"
+    )]
+    UnknownAuthMode {
+        /// The trimmed value.
+        value: String,
+    },
+    /// `STUDYLOOP_ACC_REAL_AUTH` is set to something other than `1`.
+    #[error(
+        "invalid {ACC_REAL_AUTH} value `{value}`; accepted: 1 or unset (fix: set it to 1 for real-auth mode, or unset it for a scratch run)"
+    )]
+    InvalidRealAuth {
+        /// The trimmed value.
+        value: String,
+    },
+}
+
+/// Every selection error of one run, one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectionErrors(pub Vec<SelectionError>);
+
+impl fmt::Display for SelectionErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SelectionErrors {}
+
+fn parse_harnesses(raw: Option<&str>) -> Result<Vec<HarnessName>, SelectionError> {
+    let mut selected = Vec::new();
+    let mut unknown = Vec::new();
+    for item in raw.unwrap_or("").split(',').map(str::trim) {
+        if item.is_empty() {
+            continue;
+        }
+        match item.parse::<HarnessName>() {
+            Ok(h) if !selected.contains(&h) => selected.push(h),
+            Ok(_) => {}
+            Err(()) if !unknown.iter().any(|u| u == item) => unknown.push(item.to_owned()),
+            Err(()) => {}
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(SelectionError::UnknownHarness { unknown });
+    }
+    if selected.is_empty() {
+        selected = HARNESS_ORDER.to_vec();
+    }
+    Ok(selected)
+}
+
+fn parse_actor(raw: Option<&str>) -> Result<ActorKind, SelectionError> {
+    let value = raw.unwrap_or("").trim();
+    if value.is_empty() {
+        return Ok(ActorKind::Scripted);
+    }
+    value
+        .parse::<ActorKind>()
+        .map_err(|_| SelectionError::UnknownActor {
+            value: value.to_owned(),
+        })
+}
+
+fn parse_auth_mode(mode: Option<&str>, real: Option<&str>) -> Result<AuthMode, SelectionError> {
+    match real.unwrap_or("").trim() {
+        "" => {}
+        "1" => return Ok(AuthMode::RealAuth),
+        other => {
+            return Err(SelectionError::InvalidRealAuth {
+                value: other.to_owned(),
+            });
+        }
+    }
+    match mode.unwrap_or("").trim() {
+        "" | "stub-provider" => Ok(AuthMode::StubProvider),
+        "scrubbed" => Ok(AuthMode::Scrubbed),
+        other => Err(SelectionError::UnknownAuthMode {
+            value: other.to_owned(),
+        }),
+    }
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items.collect::<Vec<_>>().join(", ")
+}
+
+fn quoted(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn known_harnesses() -> String {
+    join(HARNESS_ORDER.iter().map(|h| h.as_str()))
+}
+
+fn known_actors() -> String {
+    join(ActorKind::ALL.iter().map(|a| a.as_str()))
+}

@@ -1,0 +1,67 @@
+//! The names of every variable this crate reads, and their README docs.
+
+use studyloop_actors::EnvVarDoc;
+
+/// Gate of the acceptance tier; must be exactly `1`.
+pub const ACC: &str = "STUDYLOOP_ACC";
+/// Comma list of harnesses to run.
+pub const ACC_HARNESS: &str = "STUDYLOOP_ACC_HARNESS";
+/// Which learner backend drives the conversation.
+pub const ACC_ACTOR: &str = "STUDYLOOP_ACC_ACTOR";
+/// Exactly `1` forces real-auth mode.
+pub const ACC_REAL_AUTH: &str = "STUDYLOOP_ACC_REAL_AUTH";
+/// `stub-provider` (default) or `scrubbed`.
+pub const ACC_AUTH_MODE: &str = "STUDYLOOP_ACC_AUTH_MODE";
+/// Where the runner writes the skip ledger, results log and acceptance bundles.
+pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
+/// The UAT tier's own gate, on top of `STUDYLOOP_ACC`.
+pub const UAT: &str = "STUDYLOOP_UAT";
+/// Overrides the durable UAT evidence root.
+pub const UAT_EVIDENCE_ROOT: &str = "STUDYLOOP_UAT_EVIDENCE_ROOT";
+
+/// Every variable this crate reads; the README's env table lists them with owner
+/// `studyloop-acceptance`.
+pub const ENV_VARS: &[EnvVarDoc] = &[
+    EnvVarDoc {
+        name: ACC,
+        meaning: "Gate of the acceptance tier: exactly `1` runs the trials; anything else skips every trial, naming this variable",
+        default: Some("unset: the tier is off"),
+    },
+    EnvVarDoc {
+        name: ACC_HARNESS,
+        meaning: "Comma list of harnesses to run (codex, claude, kiro, pi, opencode, grok); items trimmed, empty items dropped, repeats ignored; an unknown name fails the run",
+        default: Some("all six"),
+    },
+    EnvVarDoc {
+        name: ACC_ACTOR,
+        meaning: "Which learner backend drives the conversation: scripted, gateway, direct or harness; an unknown name fails the run",
+        default: Some("scripted"),
+    },
+    EnvVarDoc {
+        name: ACC_AUTH_MODE,
+        meaning: "How a harness reaches a model: stub-provider (a local stub provider) or scrubbed (no credentials at all)",
+        default: Some("stub-provider"),
+    },
+    EnvVarDoc {
+        name: ACC_REAL_AUTH,
+        meaning: "Exactly `1`: the harness keeps your real HOME and credentials while every StudyLoop pointer stays scratch (may bill); any other non-empty value fails the run",
+        default: Some("unset: off"),
+    },
+    EnvVarDoc {
+        name: ACC_RESULTS_DIR,
+        meaning: "Run directory for the skip ledger, the results log and acceptance evidence bundles",
+        default: Some(
+            "`target/studyloop/runs/<run-key>/` (run-key = `NEXTEST_RUN_ID`, else a fresh run id)",
+        ),
+    },
+    EnvVarDoc {
+        name: UAT,
+        meaning: "Gate of the UAT sign-off tier, needed in addition to STUDYLOOP_ACC=1: exactly `1` runs the journeys",
+        default: Some("unset: the tier is off"),
+    },
+    EnvVarDoc {
+        name: UAT_EVIDENCE_ROOT,
+        meaning: "Durable root for UAT evidence bundles (never swept); read from the real environment, never a scratch one",
+        default: Some("`~/.local/share/studyloop/uat/<run-id>/`"),
+    },
+];
