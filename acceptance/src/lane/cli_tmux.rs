@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use studyloop_actors::{ActorOptions, Budget, CancelToken, Outcome as ActorOutcome, factory};
+use studyloop_actors::{ActorOptions, Budget, CancelToken, Mentor, Outcome as ActorOutcome, factory};
 use studyloop_stubs::StubProvider;
 
 use super::validate::{self, STUDY_PERSONA};
@@ -123,7 +123,8 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     lane.step("study --end after resume", |l| end(l, &session))
 }
 
-fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+/// Shared with the web ACP lanes.
+pub(crate) fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let scratch = Scratch::create_with(l.ctx.caller.clone(), l.ctx.selection.auth_mode)
         .map_err(|e| LaneFailure::errored(format!("could not create a scratch world: {e}")))?;
     l.env = scratch.env();
@@ -135,7 +136,8 @@ fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     Ok(())
 }
 
-fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+/// Shared with the web ACP lanes.
+pub(crate) fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let h = l.harness;
     let binary = l.env.find_binary(h.binary()).ok_or_else(|| {
         LaneFailure::skipped(format!(
@@ -160,7 +162,8 @@ fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     Ok(())
 }
 
-fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+/// Shared with the web ACP lanes.
+pub(crate) fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let mode = l.ctx.selection.auth_mode;
     if mode == AuthMode::StubProvider {
         if l.spec.stub_config.is_none() {
@@ -334,7 +337,9 @@ fn attach(
     Ok(driver)
 }
 
-fn converse(l: &mut Lane<'_>, driver: &mut PaneDriver, _phase: &str) -> Result<(), LaneFailure> {
+/// The selected actor talks to `driver` for [`TURNS`] turns (shared with the
+/// web ACP lanes, whose mentor is the session socket or the browser console).
+pub(crate) fn converse(l: &mut Lane<'_>, driver: &mut dyn Mentor, _phase: &str) -> Result<(), LaneFailure> {
     let kind = l.ctx.selection.actor;
     let env: std::collections::BTreeMap<String, String> = l
         .ctx
@@ -455,8 +460,15 @@ fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
             "doctor reports a failing core check (exit 2): {report}"
         ));
     }
+    // The harness keeps writing into its session dir (config/sessions/<name>)
+    // while doctor runs; only the product's own files must stay untouched.
+    let own = |m: std::collections::BTreeMap<String, u64>| -> std::collections::BTreeMap<String, u64> {
+        m.into_iter().filter(|(p, _)| !p.contains("/sessions/")).collect()
+    };
+    let (before, after) = (own(before), own(after));
     if before != after {
-        return Err("doctor changed files under the scratch config dir".into());
+        let changed: Vec<&String> = after.keys().filter(|k| before.get(*k) != after.get(*k)).collect();
+        return Err(format!("doctor changed the product's files under the scratch config dir: {changed:?}"));
     }
     let listed = report["harnesses"].as_array().is_some_and(|hs| {
         hs.iter()
