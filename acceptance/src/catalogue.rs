@@ -32,6 +32,12 @@ pub const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
     let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
     specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
+    // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
+    specs.extend(
+        HARNESS_ORDER
+            .into_iter()
+            .flat_map(crate::web_acp::lane::trials),
+    );
     let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
     specs.push(TrialSpec::ungated(CATALOG_TRIAL, move |_| {
         let problems = validate(&names);
@@ -115,8 +121,17 @@ mod tests {
         let specs = acceptance(&Selection::defaults());
         let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
         assert_eq!(validate(&names), Vec::<String>::new());
-        // probe:: and cli-tmux:: per harness, plus the meta check.
-        assert_eq!(names.len(), HARNESS_ORDER.len() * 2 + 1);
+        // probe:: and cli-tmux:: per harness, web-acp:: and web-acp-browser:: per
+        // ACP-capable harness (all but grok), plus the meta check.
+        assert_eq!(
+            names.len(),
+            HARNESS_ORDER.len() * 2 + (HARNESS_ORDER.len() - 1) * 2 + 1
+        );
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.starts_with("web-acp") && n.ends_with("::grok"))
+        );
         assert_eq!(default_turn_script().unwrap().turns.len(), 3);
     }
 

@@ -11,7 +11,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use studyloop_actors::{ActorOptions, Budget, CancelToken, Mentor, Outcome as ActorOutcome, factory};
+use studyloop_actors::{
+    ActorOptions, Budget, CancelToken, Mentor, Outcome as ActorOutcome, factory,
+};
 use studyloop_stubs::StubProvider;
 
 use super::validate::{self, STUDY_PERSONA};
@@ -339,7 +341,11 @@ fn attach(
 
 /// The selected actor talks to `driver` for [`TURNS`] turns (shared with the
 /// web ACP lanes, whose mentor is the session socket or the browser console).
-pub(crate) fn converse(l: &mut Lane<'_>, driver: &mut dyn Mentor, _phase: &str) -> Result<(), LaneFailure> {
+pub(crate) fn converse(
+    l: &mut Lane<'_>,
+    driver: &mut dyn Mentor,
+    _phase: &str,
+) -> Result<(), LaneFailure> {
     let kind = l.ctx.selection.actor;
     let env: std::collections::BTreeMap<String, String> = l
         .ctx
@@ -462,13 +468,21 @@ fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
     }
     // The harness keeps writing into its session dir (config/sessions/<name>)
     // while doctor runs; only the product's own files must stay untouched.
-    let own = |m: std::collections::BTreeMap<String, u64>| -> std::collections::BTreeMap<String, u64> {
-        m.into_iter().filter(|(p, _)| !p.contains("/sessions/")).collect()
-    };
+    let own =
+        |m: std::collections::BTreeMap<String, u64>| -> std::collections::BTreeMap<String, u64> {
+            m.into_iter()
+                .filter(|(p, _)| !p.contains("/sessions/"))
+                .collect()
+        };
     let (before, after) = (own(before), own(after));
     if before != after {
-        let changed: Vec<&String> = after.keys().filter(|k| before.get(*k) != after.get(*k)).collect();
-        return Err(format!("doctor changed the product's files under the scratch config dir: {changed:?}"));
+        let changed: Vec<&String> = after
+            .keys()
+            .filter(|k| before.get(*k) != after.get(*k))
+            .collect();
+        return Err(format!(
+            "doctor changed the product's files under the scratch config dir: {changed:?}"
+        ));
     }
     let listed = report["harnesses"].as_array().is_some_and(|hs| {
         hs.iter()

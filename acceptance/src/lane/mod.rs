@@ -17,7 +17,7 @@ use std::time::Instant;
 use serde::Serialize;
 use studyloop_stubs::StubProvider;
 
-use crate::evidence::Outcome;
+use crate::evidence::{Outcome, Surface};
 use crate::harness::{self, HarnessSpec};
 use crate::pane::TurnRecord;
 use crate::runner::TrialContext;
@@ -91,6 +91,8 @@ pub struct Lane<'a> {
     pub ctx: &'a TrialContext,
     /// The harness.
     pub harness: HarnessName,
+    /// The surface this lane drives (the manifest's `surface`).
+    pub surface: Surface,
     /// Its table row.
     pub spec: &'static HarnessSpec,
     /// The stub's reply-nonce seed (random per lane, recorded in the manifest).
@@ -128,6 +130,7 @@ impl<'a> Lane<'a> {
         Self {
             ctx,
             harness,
+            surface: Surface::CliTmux,
             spec: harness::spec(harness),
             seed: u64::from_le_bytes(seed_bytes) >> 1,
             scratch: None,

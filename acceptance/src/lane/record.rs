@@ -6,9 +6,7 @@ use std::path::PathBuf;
 
 use super::{Lane, LaneFailure, StepRecord, validate};
 use crate::bins;
-use crate::evidence::{
-    BundleWriter, EvidenceError, Manifest, Outcome, RepoIdentity, RunId, Surface,
-};
+use crate::evidence::{BundleWriter, EvidenceError, Manifest, Outcome, RepoIdentity, RunId};
 use crate::runner::TrialReport;
 
 impl Lane<'_> {
@@ -79,7 +77,7 @@ impl Lane<'_> {
         failure: Option<&LaneFailure>,
     ) -> Result<PathBuf, EvidenceError> {
         let run_id = RunId::generate();
-        let mut m = Manifest::new(&run_id, self.ctx.tier, &self.ctx.name, Surface::CliTmux);
+        let mut m = Manifest::new(&run_id, self.ctx.tier, &self.ctx.name, self.surface);
         let repo = RepoIdentity::detect(&bins::workspace_root(), &self.ctx.caller);
         m.harness = Some(self.harness.to_string());
         m.harness_version = self.version.clone();

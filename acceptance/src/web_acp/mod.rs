@@ -9,6 +9,7 @@
 pub mod browser;
 pub mod http;
 pub mod journey;
+pub mod lane;
 pub mod mentor;
 pub mod server;
 pub mod socket;
