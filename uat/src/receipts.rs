@@ -311,6 +311,14 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
             }
         }
         rows.sort();
+        if spec.acp.is_none() {
+            // No ACP path at all: the web columns are not applicable, not missing.
+            let _ = writeln!(
+                md,
+                "| {h} | {tier} | web-acp, web-acp-browser | — | {} | 0 | 0 | 0 | n/a: no ACP path |",
+                spec.probe.label()
+            );
+        }
         for (surface, mode) in rows {
             let runs = cells
                 .get(&(order, surface.clone(), mode.clone()))

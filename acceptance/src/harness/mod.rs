@@ -145,11 +145,12 @@ impl HarnessSpec {
         }
     }
 
-    /// The surfaces this harness has, as evidence words.
+    /// The surfaces this harness has, as evidence words (the web ACP lanes
+    /// run over the socket and through the browser).
     pub fn surfaces(&self) -> Vec<&'static str> {
         let mut s = vec!["cli-tmux"];
         if self.acp.is_some() {
-            s.push("web-acp");
+            s.extend(["web-acp", "web-acp-browser"]);
         }
         s
     }
