@@ -22,7 +22,10 @@ pub struct AcpLaunch {
 #[must_use]
 pub fn acp_launch(harness: Harness) -> Option<AcpLaunch> {
     let (argv, package): (&'static [&'static str], _) = match harness {
-        Harness::Kiro => (&["kiro-cli", "acp", "--agent", "studyloop"], "kiro-cli (Kiro)"),
+        Harness::Kiro => (
+            &["kiro-cli", "acp", "--agent", "studyloop"],
+            "kiro-cli (Kiro)",
+        ),
         Harness::Codex => (&["codex-acp"], "@zed-industries/codex-acp"),
         Harness::Claude => (&["claude-code-acp"], "@zed-industries/claude-code-acp"),
         Harness::Pi => (&["pi-acp"], "pi-acp"),
@@ -35,7 +38,11 @@ pub fn acp_launch(harness: Harness) -> Option<AcpLaunch> {
 /// The harnesses that can start over ACP, comma separated (for error text).
 #[must_use]
 pub fn acp_capable() -> Vec<&'static str> {
-    HARNESS_ORDER.into_iter().filter(|h| acp_launch(*h).is_some()).map(Harness::as_str).collect()
+    HARNESS_ORDER
+        .into_iter()
+        .filter(|h| acp_launch(*h).is_some())
+        .map(Harness::as_str)
+        .collect()
 }
 
 /// Variables an adapter needs on top of the scrubbed environment.
@@ -51,7 +58,10 @@ pub fn acp_extra_env(harness: Harness, env: &Env) -> Vec<(String, String)> {
         // pi-acp spawns `pi`; point it at the harness binary this env resolves.
         Harness::Pi => {
             if let Some(pi) = Harness::Pi.adapter().resolve_binary(env) {
-                extra.push(("PI_ACP_PI_COMMAND".into(), pi.to_string_lossy().into_owned()));
+                extra.push((
+                    "PI_ACP_PI_COMMAND".into(),
+                    pi.to_string_lossy().into_owned(),
+                ));
             }
         }
         _ => {}

@@ -61,13 +61,20 @@ pub enum WebError {
 pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
     let password = match &opts.password {
         Some(p) if !p.is_empty() => Some(p.clone()),
-        _ => ctx.env.get_nonempty(env::STUDYLOOP_WEB_PASSWORD)?.map(str::to_owned),
+        _ => ctx
+            .env
+            .get_nonempty(env::STUDYLOOP_WEB_PASSWORD)?
+            .map(str::to_owned),
     };
     if opts.lan && password.is_none() {
         return Err(WebError::LanNeedsPassword);
     }
     let allowed = origin::parse_allowed(ctx.env.get_nonempty(env::STUDYLOOP_ALLOWED_ORIGINS)?);
-    let ip = if opts.lan { IpAddr::V4(Ipv4Addr::UNSPECIFIED) } else { IpAddr::V4(Ipv4Addr::LOCALHOST) };
+    let ip = if opts.lan {
+        IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+    } else {
+        IpAddr::V4(Ipv4Addr::LOCALHOST)
+    };
     let addr = SocketAddr::new(ip, opts.port);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -84,7 +91,9 @@ pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
         let shown = if opts.lan { "0.0.0.0" } else { "127.0.0.1" };
         // The acceptance lane and humans both read this line.
         println!("studyloop web listening on http://{shown}:{port}");
-        serve(listener, app, state, shutdown_signal()).await.map_err(WebError::Serve)
+        serve(listener, app, state, shutdown_signal())
+            .await
+            .map_err(WebError::Serve)
     })
 }
 

@@ -145,7 +145,9 @@ pub async fn serve(
 /// A live session that the state file no longer shows as active (ended by
 /// `studyloop study --end` or another door) is released without ending it twice.
 async fn release_if_ended_elsewhere(state: &Arc<AppState>) {
-    let Some(live) = state.slot.current() else { return };
+    let Some(live) = state.slot.current() else {
+        return;
+    };
     let id = live.info.study_session_id.clone();
     let ctx = state.ctx.clone();
     let still_active = tokio::task::spawn_blocking(move || {
@@ -158,6 +160,9 @@ async fn release_if_ended_elsewhere(state: &Arc<AppState>) {
     .flatten();
     // Unknown (unreadable state) is not proof of an end: keep the session.
     if still_active == Some(false) {
-        state.slot.end(Some(&live.info.study_session_id), "ended-elsewhere", false).await;
+        state
+            .slot
+            .end(Some(&live.info.study_session_id), "ended-elsewhere", false)
+            .await;
     }
 }

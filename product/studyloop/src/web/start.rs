@@ -66,16 +66,29 @@ pub struct StartReq {
 
 fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
     let v: Value = serde_json::from_slice(body).map_err(|e| {
-        err(StatusCode::UNPROCESSABLE_ENTITY, format!("the body is not JSON ({e}); send {{\"topic\": …}}"))
+        err(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the body is not JSON ({e}); send {{\"topic\": …}}"),
+        )
     })?;
     let field = |k: &str| v.get(k).filter(|x| !x.is_null());
-    let topic = field("topic").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+    let topic = field("topic")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .unwrap_or_default();
     if topic.is_empty() || topic.chars().count() > 200 {
-        return Err(err(StatusCode::UNPROCESSABLE_ENTITY, "topic is required (1-200 characters)"));
+        return Err(err(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "topic is required (1-200 characters)",
+        ));
     }
     let energy = match field("energy") {
         None => Energy::parse("5"),
-        Some(e) => Energy::parse(&e.as_u64().map(|n| n.to_string()).unwrap_or_else(|| e.to_string())),
+        Some(e) => Energy::parse(
+            &e.as_u64()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| e.to_string()),
+        ),
     }
     .map_err(|e| err(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
     let transport = match field("transport").and_then(Value::as_str).unwrap_or("pty") {
@@ -133,13 +146,24 @@ fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
                    "repair": "use transport pty for this agent, or an ACP-capable agent"}),
         ));
     }
-    Ok(StartReq { topic: topic.to_owned(), energy, harness, transport, purpose, origin })
+    Ok(StartReq {
+        topic: topic.to_owned(),
+        energy,
+        harness,
+        transport,
+        purpose,
+        origin,
+    })
 }
 
 /// The session's mode: planning sessions get the plan-architect persona.
 #[must_use]
 pub fn mode_for(purpose: &str) -> Mode {
-    if purpose == "planning" { Mode::PlanArchitect } else { Mode::Focus }
+    if purpose == "planning" {
+        Mode::PlanArchitect
+    } else {
+        Mode::Focus
+    }
 }
 
 fn conflict(live: &Live) -> ApiError {
@@ -154,7 +178,11 @@ fn conflict(live: &Live) -> ApiError {
 
 /// The program a launch needs, unless a test hatch replaces it: 503 when missing.
 fn require_binary(app: &AppState, req: &StartReq) -> Result<Option<PathBuf>, ApiError> {
-    let hatch_var = if req.transport == "acp" { env::STUDYLOOP_TEST_ACP_CMD } else { env::STUDYLOOP_TEST_AGENT_CMD };
+    let hatch_var = if req.transport == "acp" {
+        env::STUDYLOOP_TEST_ACP_CMD
+    } else {
+        env::STUDYLOOP_TEST_AGENT_CMD
+    };
     if app.ctx.env.get_nonempty(hatch_var).ok().flatten().is_some() {
         return Ok(None);
     }
@@ -167,7 +195,8 @@ fn require_binary(app: &AppState, req: &StartReq) -> Result<Option<PathBuf>, Api
         )
     };
     if req.transport == "acp" {
-        let launch = agents::acp_launch(req.harness).ok_or_else(|| err(StatusCode::BAD_REQUEST, "no ACP"))?;
+        let launch = agents::acp_launch(req.harness)
+            .ok_or_else(|| err(StatusCode::BAD_REQUEST, "no ACP"))?;
         let bin = launch.argv[0];
         crate::procs::which(&app.ctx.env, bin)
             .map(Some)
@@ -175,7 +204,10 @@ fn require_binary(app: &AppState, req: &StartReq) -> Result<Option<PathBuf>, Api
     } else {
         let adapter = req.harness.adapter();
         adapter.require_binary(&app.ctx.env).map(Some).map_err(|_| {
-            missing(adapter.binaries[0], "install it (for this repo: `just harnesses`)".into())
+            missing(
+                adapter.binaries[0],
+                "install it (for this repo: `just harnesses`)".into(),
+            )
         })
     }
 }
@@ -197,11 +229,16 @@ async fn start_inner(app: &Arc<AppState>, body: &[u8]) -> Result<Value, ApiError
     let (ctx, r) = (app.ctx.clone(), req.clone());
     let prepared = tokio::task::spawn_blocking(move || prep::prepare(&ctx, &r, binary.as_deref()))
         .await
-        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, format!("start task failed: {e}")))??;
+        .map_err(|e| {
+            err(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("start task failed: {e}"),
+            )
+        })??;
     let transport = match &prepared.launch {
-        prep::Launch::Pty(cmd) => PtySession::start(cmd).map(Transport::Pty).map_err(|e| {
-            err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-        }),
+        prep::Launch::Pty(cmd) => PtySession::start(cmd)
+            .map(Transport::Pty)
+            .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
         prep::Launch::Acp(cmd) => AcpSession::start(cmd.clone(), AcpTimeouts::default())
             .await
             .map(Transport::Acp)
@@ -235,9 +272,15 @@ async fn start_inner(app: &Arc<AppState>, body: &[u8]) -> Result<Value, ApiError
     let (ctx, p, l, port) = (app.ctx.clone(), prepared.clone(), live.clone(), app.port);
     let written = tokio::task::spawn_blocking(move || prep::write_state(&ctx, &p, &l, port)).await;
     let occupied = match written {
-        Ok(Ok(())) => app.slot.occupy(live.clone()).map_err(|other| conflict(&other)),
+        Ok(Ok(())) => app
+            .slot
+            .occupy(live.clone())
+            .map_err(|other| conflict(&other)),
         Ok(Err(e)) => Err(e),
-        Err(e) => Err(err(StatusCode::INTERNAL_SERVER_ERROR, format!("state task failed: {e}"))),
+        Err(e) => Err(err(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("state task failed: {e}"),
+        )),
     };
     if let Err(e) = occupied {
         stop_unslotted(&live).await;
@@ -284,14 +327,20 @@ pub async fn options(State(app): State<Arc<AppState>>) -> Json<Value> {
                    "acp": agents::acp_launch(*h).is_some()})
         })
         .collect();
-    let default = adapters::detect(env, &prep::priority(&app.ctx)).ok().map(Harness::as_str);
-    Json(json!({"agents": agents, "default_agent": default, "transports": ["pty", "acp"],
-                "purposes": ["focus", "planning"]}))
+    let default = adapters::detect(env, &prep::priority(&app.ctx))
+        .ok()
+        .map(Harness::as_str);
+    Json(
+        json!({"agents": agents, "default_agent": default, "transports": ["pty", "acp"],
+                "purposes": ["focus", "planning"]}),
+    )
 }
 
 /// `GET /api/session/state`.
 pub async fn state(State(app): State<Arc<AppState>>) -> Json<Value> {
     let app2 = app.clone();
-    let v = tokio::task::spawn_blocking(move || state_json(&app2)).await.unwrap_or_else(|_| json!({}));
+    let v = tokio::task::spawn_blocking(move || state_json(&app2))
+        .await
+        .unwrap_or_else(|_| json!({}));
     Json(v)
 }

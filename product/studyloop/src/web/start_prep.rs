@@ -89,11 +89,16 @@ impl Rollback {
 /// `agents.priority` from the config, or none when it cannot be read.
 #[must_use]
 pub fn priority(ctx: &Ctx) -> Vec<String> {
-    session::load(ctx).map(|l| l.config.config.agents.priority.clone()).unwrap_or_default()
+    session::load(ctx)
+        .map(|l| l.config.config.agents.priority.clone())
+        .unwrap_or_default()
 }
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": e.to_string() }))
+    ApiError(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        json!({ "error": e.to_string() }),
+    )
 }
 
 fn session_error(e: SessionError) -> ApiError {
@@ -120,7 +125,12 @@ pub fn prepare(ctx: &Ctx, req: &StartReq, binary: Option<&Path>) -> Result<Prepa
     let now = now_rfc3339();
     let claim = session::claim(&store, &tmux, &req.topic, crate::procs::self_pid(), &now)
         .map_err(|e| session_error(e.into()))?;
-    let mut rb = Rollback { store, previous: claim.previous, db: None, created_dir: None };
+    let mut rb = Rollback {
+        store,
+        previous: claim.previous,
+        db: None,
+        created_dir: None,
+    };
     match prepare_claimed(ctx, &loaded, req, binary, &now, &mut rb) {
         Ok(p) => Ok(p),
         Err(e) => {
@@ -149,7 +159,11 @@ fn prepare_claimed(
         previous_notes: None,
     });
     let id8: String = id.chars().filter(char::is_ascii_hexdigit).take(8).collect();
-    let name = format!("{}-{}-{id8}", req.transport, crate::ids::session_slug(&req.topic));
+    let name = format!(
+        "{}-{}-{id8}",
+        req.transport,
+        crate::ids::session_slug(&req.topic)
+    );
     let session_dir = paths.session.sessions_root().join(&name);
 
     let db = Store::open(&paths.db).map_err(internal)?;
@@ -187,7 +201,14 @@ fn prepare_claimed(
                 .map(|l| l.argv.iter().map(|a| (*a).to_owned()).collect())
                 .unwrap_or_default(),
         };
-        (Launch::Acp(AgentCommand { argv, cwd: session_dir.clone(), env }), None)
+        (
+            Launch::Acp(AgentCommand {
+                argv,
+                cwd: session_dir.clone(),
+                env,
+            }),
+            None,
+        )
     } else {
         let persona_file = session::populate_session_dir(&session_dir, &ctx.exe, &persona.text)
             .map_err(session_error)?;
@@ -203,14 +224,23 @@ fn prepare_claimed(
         .map_err(|e| session_error(e.into()))?;
         let run = match (hatch(env::STUDYLOOP_TEST_AGENT_CMD), binary) {
             (Some(template), _) => session::hatch_command(&template, &persona_file),
-            (None, Some(bin)) => req.harness.adapter().shell_command(bin, &persona_file, false),
+            (None, Some(bin)) => req
+                .harness
+                .adapter()
+                .shell_command(bin, &persona_file, false),
             (None, None) => return Err(internal("no harness binary resolved")),
         };
         let shell_command = format!("{}{run}", session::pane_exports(&child, &session_dir));
         let mut env = pairs(&child);
         env.retain(|(k, _)| k != "TERM");
         env.push(("TERM".into(), "xterm-256color".into()));
-        let cmd = PtyCommand { shell_command, cwd: session_dir.clone(), env, cols: 80, rows: 24 };
+        let cmd = PtyCommand {
+            shell_command,
+            cwd: session_dir.clone(),
+            env,
+            cols: 80,
+            rows: 24,
+        };
         (Launch::Pty(cmd), Some(persona_file))
     };
     Ok(Prepared {
@@ -235,7 +265,12 @@ fn pairs(env: &Env) -> Vec<(String, String)> {
 ///
 /// # Errors
 /// 500 when the state file cannot be written.
-pub fn write_state(ctx: &Ctx, p: &Prepared, live: &Live, port: Option<u16>) -> Result<(), ApiError> {
+pub fn write_state(
+    ctx: &Ctx,
+    p: &Prepared,
+    live: &Live,
+    port: Option<u16>,
+) -> Result<(), ApiError> {
     let session = crate::settings::session_paths(&ctx.env).map_err(internal)?;
     let info = &live.info;
     StateStore::new(&session)
@@ -253,7 +288,10 @@ pub fn write_state(ctx: &Ctx, p: &Prepared, live: &Live, port: Option<u16>) -> R
             s.start_time = Some(p.now.clone());
             s.agent = Some(info.agent.clone());
             s.persona_hash = Some(p.persona_hash.clone());
-            s.persona_file = p.persona_file.as_ref().map(|f| f.to_string_lossy().into_owned());
+            s.persona_file = p
+                .persona_file
+                .as_ref()
+                .map(|f| f.to_string_lossy().into_owned());
             s.session_dir = Some(p.session_dir.to_string_lossy().into_owned());
             s.transport = Some(info.transport.to_owned());
             s.pid = Some(crate::procs::self_pid());

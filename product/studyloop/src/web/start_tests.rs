@@ -19,9 +19,16 @@ use crate::env::Env;
 
 fn stub_acp() -> PathBuf {
     let exe = std::env::current_exe().expect("test exe path");
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
     let bin = dir.join("studyloop-stub-acp");
-    assert!(bin.is_file(), "{} is missing; run `cargo build --bins` first", bin.display());
+    assert!(
+        bin.is_file(),
+        "{} is missing; run `cargo build --bins` first",
+        bin.display()
+    );
     bin
 }
 
@@ -44,32 +51,53 @@ fn world(extra: &[(&str, &str)]) -> World {
         ("HOME".into(), home.display().to_string()),
         ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
         ("TMUX_TMPDIR".into(), tmux_dir.display().to_string()),
-        ("STUDYLOOP_TEST_ACP_CMD".into(), format!("'{}'", stub_acp().display())),
+        (
+            "STUDYLOOP_TEST_ACP_CMD".into(),
+            format!("'{}'", stub_acp().display()),
+        ),
     ];
-    pairs.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    pairs.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
     let env = Env::from_pairs(pairs);
     let config = crate::settings::config_file(&env).expect("config path");
     crate::config::init(&config, false).expect("default config");
-    let ctx = Ctx { env, cwd: home.clone(), exe: PathBuf::from("/bin/true") };
+    let ctx = Ctx {
+        env,
+        cwd: home.clone(),
+        exe: PathBuf::from("/bin/true"),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
     let (base, state) = rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let state = build_state(ctx, port, Vec::new());
         let app = router(state.clone(), Password(None));
         tokio::spawn(serve(listener, app, state.clone(), std::future::pending()));
         (format!("127.0.0.1:{port}"), state)
     });
-    World { _root: root, home, base, state, rt }
+    World {
+        _root: root,
+        home,
+        base,
+        state,
+        rt,
+    }
 }
 
 impl World {
     async fn http(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut stream = tokio::net::TcpStream::connect(&self.base).await.expect("connect");
+        let mut stream = tokio::net::TcpStream::connect(&self.base)
+            .await
+            .expect("connect");
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         let req = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
@@ -77,11 +105,19 @@ impl World {
             self.base,
             body.len()
         );
-        tokio::io::AsyncWriteExt::write_all(&mut stream, req.as_bytes()).await.expect("write");
+        tokio::io::AsyncWriteExt::write_all(&mut stream, req.as_bytes())
+            .await
+            .expect("write");
         let mut raw = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut raw).await.expect("read");
+        tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut raw)
+            .await
+            .expect("read");
         let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-        let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
         (status, serde_json::from_str(body).unwrap_or(Value::Null))
     }
 
@@ -96,22 +132,29 @@ impl World {
     }
 }
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn ws(w: &World, url: &str) -> Ws {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}{url}", w.base)).await.expect("ws");
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}{url}", w.base))
+        .await
+        .expect("ws");
     ws
 }
 
 async fn send(ws: &mut Ws, frame: Value) {
-    ws.send(Message::Text(frame.to_string().into())).await.expect("send");
+    ws.send(Message::Text(frame.to_string().into()))
+        .await
+        .expect("send");
 }
 
 async fn until(ws: &mut Ws, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let mut seen = Vec::new();
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(10), ws.next()).await;
-        let Ok(Some(Ok(msg))) = msg else { panic!("no frame; seen {seen:#?}") };
+        let Ok(Some(Ok(msg))) = msg else {
+            panic!("no frame; seen {seen:#?}")
+        };
         if let Message::Text(t) = msg {
             let f: Value = serde_json::from_str(&t).expect("json");
             let stop = done(&f);
@@ -131,16 +174,31 @@ fn turn_end(f: &Value) -> bool {
 fn acp_start_persona_turns_and_end_use_the_session_core() {
     let w = world(&[]);
     w.rt.block_on(async {
-        let (status, body) = w.start(json!({"topic": "Rust lifetimes", "agent": "codex", "transport": "acp"})).await;
+        let (status, body) = w
+            .start(json!({"topic": "Rust lifetimes", "agent": "codex", "transport": "acp"}))
+            .await;
         assert_eq!(status, 201, "{body}");
         let persona = body["persona_text"].as_str().expect("persona_text");
-        assert!(persona.starts_with("<!-- PERSONA=studyloop-focus -->"), "{persona:.80}");
+        assert!(
+            persona.starts_with("<!-- PERSONA=studyloop-focus -->"),
+            "{persona:.80}"
+        );
         assert_eq!(body["persona_hash"].as_str().map(str::len), Some(16));
         let state = w.state_file();
-        assert_eq!((state["transport"].clone(), state["mode"].clone()), (json!("acp"), json!("focus")));
-        assert!(state["session_dir"].as_str().unwrap_or_default().contains("/acp-rust-lifetimes-"));
+        assert_eq!(
+            (state["transport"].clone(), state["mode"].clone()),
+            (json!("acp"), json!("focus"))
+        );
+        assert!(
+            state["session_dir"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("/acp-rust-lifetimes-")
+        );
 
-        let (status, again) = w.start(json!({"topic": "other", "agent": "codex", "transport": "acp"})).await;
+        let (status, again) = w
+            .start(json!({"topic": "other", "agent": "codex", "transport": "acp"}))
+            .await;
         assert_eq!(status, 409, "{again}");
         assert_eq!(again["study_session_id"], body["study_session_id"]);
 
@@ -155,9 +213,15 @@ fn acp_start_persona_turns_and_end_use_the_session_core() {
             assert_eq!(frames[0]["payload"]["content"]["text"], json!(want));
         }
         let (status, ended) = w.http("POST", "/api/session/end", None).await;
-        assert_eq!((status, ended["topic"].clone()), (200, json!("Rust lifetimes")));
+        assert_eq!(
+            (status, ended["topic"].clone()),
+            (200, json!("Rust lifetimes"))
+        );
         let frames = until(&mut sock, |f| f["type"] == "stopped").await;
-        assert_eq!(frames.last().map(|f| f["reason"].clone()), Some(json!("cancel")));
+        assert_eq!(
+            frames.last().map(|f| f["reason"].clone()),
+            Some(json!("cancel"))
+        );
         assert_eq!(w.state_file()["mode"], "ended");
         let (_, st) = w.http("GET", "/api/session/state", None).await;
         assert_eq!(st["last_release"]["reason"], "ended");
@@ -170,18 +234,40 @@ fn acp_start_persona_turns_and_end_use_the_session_core() {
 fn crash_after_init_fails_the_start_and_rolls_back() {
     let w = world(&[("STUB_ACP_CRASH_AFTER_INIT", "1")]);
     w.rt.block_on(async {
-        let (status, body) = w.start(json!({"topic": "t", "agent": "claude", "transport": "acp"})).await;
+        let (status, body) = w
+            .start(json!({"topic": "t", "agent": "claude", "transport": "acp"}))
+            .await;
         assert_eq!(status, 502, "{body}");
         let msg = body["error"].as_str().unwrap_or_default();
-        assert!(msg.contains("session/new") && msg.contains("status 17"), "{msg}");
+        assert!(
+            msg.contains("session/new") && msg.contains("status 17"),
+            "{msg}"
+        );
         assert!(w.state.slot.current().is_none());
         let state = w.state_file();
-        assert!(state.is_null() || state["mode"] != "focus", "claim not rolled back: {state}");
-        let sessions = crate::settings::session_paths(&w.state.ctx.env).expect("paths").sessions_root();
-        let left: Vec<_> = std::fs::read_dir(&sessions).map(|d| d.flatten().count()).into_iter().collect();
-        assert!(left.iter().all(|n| *n == 0), "session dir left behind in {}", sessions.display());
-        let (status, again) = w.start(json!({"topic": "t", "agent": "pi", "transport": "pty"})).await;
-        assert_ne!(status, 409, "a failed start must not block the next: {again}");
+        assert!(
+            state.is_null() || state["mode"] != "focus",
+            "claim not rolled back: {state}"
+        );
+        let sessions = crate::settings::session_paths(&w.state.ctx.env)
+            .expect("paths")
+            .sessions_root();
+        let left: Vec<_> = std::fs::read_dir(&sessions)
+            .map(|d| d.flatten().count())
+            .into_iter()
+            .collect();
+        assert!(
+            left.iter().all(|n| *n == 0),
+            "session dir left behind in {}",
+            sessions.display()
+        );
+        let (status, again) = w
+            .start(json!({"topic": "t", "agent": "pi", "transport": "pty"}))
+            .await;
+        assert_ne!(
+            status, 409,
+            "a failed start must not block the next: {again}"
+        );
     });
 }
 
@@ -193,7 +279,9 @@ fn permission_prompt_error_and_stop_over_the_socket() {
         ("STUB_ACP_EXIT_ON_CANCEL", "1"),
     ]);
     w.rt.block_on(async {
-        let (status, body) = w.start(json!({"topic": "t", "agent": "opencode", "transport": "acp"})).await;
+        let (status, body) = w
+            .start(json!({"topic": "t", "agent": "opencode", "transport": "acp"}))
+            .await;
         assert_eq!(status, 201, "{body}");
         let mut sock = ws(&w, body["ws_url"].as_str().expect("ws_url")).await;
         until(&mut sock, |_| true).await;
@@ -201,14 +289,30 @@ fn permission_prompt_error_and_stop_over_the_socket() {
         let frames = until(&mut sock, |f| f["kind"] == "request_permission").await;
         let req_id = frames.last().expect("req")["payload"]["_request_id"].clone();
         let outcome = json!({"outcome": "selected", "optionId": "opt-allow"});
-        send(&mut sock, json!({"type": "permission_response", "requestId": req_id, "outcome": outcome})).await;
+        send(
+            &mut sock,
+            json!({"type": "permission_response", "requestId": req_id, "outcome": outcome}),
+        )
+        .await;
         let frames = until(&mut sock, turn_end).await;
-        assert!(frames.iter().any(|f| f["payload"]["content"]["text"] == "permission: selected opt-allow"));
-        assert!(frames.iter().any(|f| f["type"] == "transport_error"
-            && f["message"].as_str().unwrap_or_default().contains("model quota exhausted")));
+        assert!(
+            frames
+                .iter()
+                .any(|f| f["payload"]["content"]["text"] == "permission: selected opt-allow")
+        );
+        assert!(frames.iter().any(|f| {
+            f["type"] == "transport_error"
+                && f["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("model quota exhausted")
+        }));
         send(&mut sock, json!({"type": "stop"})).await;
         let frames = until(&mut sock, |f| f["type"] == "stopped").await;
-        assert_eq!(frames.last().map(|f| f["returncode"].clone()), Some(json!(0)));
+        assert_eq!(
+            frames.last().map(|f| f["returncode"].clone()),
+            Some(json!(0))
+        );
         assert_eq!(w.state_file()["mode"], "ended");
     });
 }
@@ -217,18 +321,30 @@ fn permission_prompt_error_and_stop_over_the_socket() {
 fn bad_requests_get_the_reference_status_codes() {
     let w = world(&[]);
     w.rt.block_on(async {
-        let (s, b) = w.start(json!({"topic": "t", "agent": "grok", "transport": "acp"})).await;
+        let (s, b) = w
+            .start(json!({"topic": "t", "agent": "grok", "transport": "acp"}))
+            .await;
         assert_eq!(s, 400, "{b}");
-        assert!(b["supported_agents"].as_array().is_some_and(|a| a.contains(&json!("kiro"))));
+        assert!(
+            b["supported_agents"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!("kiro")))
+        );
         let (s, b) = w.start(json!({"topic": "t", "agent": "oclode"})).await;
         assert_eq!(s, 400, "{b}");
-        let (s, _) = w.start(json!({"topic": "t", "agent": "codex", "transport": "telnet"})).await;
+        let (s, _) = w
+            .start(json!({"topic": "t", "agent": "codex", "transport": "telnet"}))
+            .await;
         assert_eq!(s, 422);
         let (s, _) = w.start(json!({"topic": "", "agent": "codex"})).await;
         assert_eq!(s, 422);
-        let (s, _) = w.start(json!({"topic": "t", "agent": "codex", "energy": 11})).await;
+        let (s, _) = w
+            .start(json!({"topic": "t", "agent": "codex", "energy": 11}))
+            .await;
         assert_eq!(s, 422);
-        let (s, _) = w.start(json!({"topic": "t", "agent": "codex", "origin": "elsewhere"})).await;
+        let (s, _) = w
+            .start(json!({"topic": "t", "agent": "codex", "origin": "elsewhere"}))
+            .await;
         assert_eq!(s, 400);
     });
 }
@@ -238,11 +354,20 @@ fn missing_binary_is_503_naming_it_and_the_install_hint() {
     // No hatch: the real adapter lookup runs against an empty PATH.
     let w = world(&[("STUDYLOOP_TEST_ACP_CMD", ""), ("PATH", "/nonexistent")]);
     w.rt.block_on(async {
-        let (s, b) = w.start(json!({"topic": "t", "agent": "codex", "transport": "acp"})).await;
+        let (s, b) = w
+            .start(json!({"topic": "t", "agent": "codex", "transport": "acp"}))
+            .await;
         assert_eq!(s, 503, "{b}");
         assert_eq!(b["binary"], "codex-acp");
-        assert!(b["install_hint"].as_str().unwrap_or_default().contains("@zed-industries/codex-acp"));
-        let (s, b) = w.start(json!({"topic": "t", "agent": "pi", "transport": "pty"})).await;
+        assert!(
+            b["install_hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("@zed-industries/codex-acp")
+        );
+        let (s, b) = w
+            .start(json!({"topic": "t", "agent": "pi", "transport": "pty"}))
+            .await;
         assert_eq!((s, b["binary"].clone()), (503, json!("pi")), "{b}");
         assert!(w.state_file().is_null(), "nothing claimed");
     });
@@ -251,15 +376,26 @@ fn missing_binary_is_503_naming_it_and_the_install_hint() {
 #[test]
 fn pty_start_runs_the_hatch_on_a_terminal_with_a_scrubbed_env() {
     let w = world(&[
-        ("STUDYLOOP_TEST_AGENT_CMD", "echo persona-lines=$(wc -l < {persona_file}); echo secret=${MY_API_KEY:-scrubbed}; exec cat"),
+        (
+            "STUDYLOOP_TEST_AGENT_CMD",
+            "echo persona-lines=$(wc -l < {persona_file}); echo secret=${MY_API_KEY:-scrubbed}; exec cat",
+        ),
         ("MY_API_KEY", "sk-live-should-not-leak"),
     ]);
     w.rt.block_on(async {
-        let (s, body) = w.start(json!({"topic": "Plan SQL", "agent": "pi", "purpose": "planning"})).await;
+        let (s, body) = w
+            .start(json!({"topic": "Plan SQL", "agent": "pi", "purpose": "planning"}))
+            .await;
         assert_eq!(s, 201, "{body}");
-        assert!(body.get("persona_text").is_none(), "pty does not return the persona");
+        assert!(
+            body.get("persona_text").is_none(),
+            "pty does not return the persona"
+        );
         let (_, st) = w.http("GET", "/api/session/state", None).await;
-        assert_eq!((st["purpose"].clone(), st["transport"].clone()), (json!("planning"), json!("pty")));
+        assert_eq!(
+            (st["purpose"].clone(), st["transport"].clone()),
+            (json!("planning"), json!("pty"))
+        );
         let mut sock = ws(&w, body["ws_url"].as_str().expect("ws_url")).await;
         let mut screen = String::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -275,7 +411,10 @@ fn pty_start_runs_the_hatch_on_a_terminal_with_a_scrubbed_env() {
         assert!(!screen.contains("persona-lines=0"), "{screen}");
         send(&mut sock, json!({"type": "stop"})).await;
         let frames = until(&mut sock, |f| f["type"] == "stopped").await;
-        assert_eq!(frames.last().map(|f| f["reason"].clone()), Some(json!("cancel")));
+        assert_eq!(
+            frames.last().map(|f| f["reason"].clone()),
+            Some(json!("cancel"))
+        );
         assert_eq!(w.state_file()["mode"], "ended");
         assert!(w.home.exists());
     });
