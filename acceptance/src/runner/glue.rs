@@ -213,3 +213,83 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a non-string panic payload".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selection::HarnessName;
+
+    fn spec(gated: bool) -> TrialSpec {
+        let spec = if gated {
+            TrialSpec::gated("probe::pi", |_| TrialReport::passed())
+        } else {
+            TrialSpec::ungated("meta::x", |_| TrialReport::passed())
+        };
+        spec.requires(Requirement::HarnessSelected(HarnessName::Pi))
+            .requires(Requirement::EnvVar {
+                name: "A_KEY_HERE",
+                why: "a",
+            })
+            .requires(Requirement::EnvVar {
+                name: "B_KEY_HERE",
+                why: "b",
+            })
+    }
+
+    #[test]
+    fn gate_first_then_selection_alone_then_every_other_requirement() {
+        let caller = CallerEnv::default();
+        let all = Selection::defaults();
+        let reason = skip_reason(&spec(true), Some(GATE_OFF_REASON), &all, &caller);
+        assert_eq!(reason.as_deref(), Some(GATE_OFF_REASON));
+        // Ungated trials ignore the gate but not their requirements.
+        let reason = skip_reason(&spec(false), Some(GATE_OFF_REASON), &all, &caller).unwrap();
+        assert_eq!(
+            reason,
+            "A_KEY_HERE is not set (a); B_KEY_HERE is not set (b)"
+        );
+        let kiro_only = Selection {
+            harnesses: vec![HarnessName::Kiro],
+            ..Selection::defaults()
+        };
+        let reason = skip_reason(&spec(true), None, &kiro_only, &caller).unwrap();
+        assert_eq!(
+            reason,
+            "pi not selected via STUDYLOOP_ACC_HARNESS (selected: kiro)"
+        );
+        let keyed = CallerEnv::from_pairs([("A_KEY_HERE", "x"), ("B_KEY_HERE", "y")]);
+        assert_eq!(skip_reason(&spec(true), None, &all, &keyed), None);
+    }
+
+    #[test]
+    fn uat_needs_both_gates() {
+        let open = Gates {
+            acceptance: true,
+            uat: true,
+        };
+        let acc_only = Gates {
+            acceptance: true,
+            uat: false,
+        };
+        let uat_only = Gates {
+            acceptance: false,
+            uat: true,
+        };
+        assert_eq!(closed_gate_reason(Tier::Uat, open), None);
+        assert_eq!(
+            closed_gate_reason(Tier::Uat, acc_only),
+            Some(UAT_GATE_OFF_REASON)
+        );
+        let reason = closed_gate_reason(Tier::Uat, uat_only).unwrap();
+        assert!(reason.starts_with("STUDYLOOP_ACC"), "{reason}");
+        assert_eq!(closed_gate_reason(Tier::Acceptance, acc_only), None);
+        assert_eq!(
+            closed_gate_reason(Tier::Acceptance, uat_only),
+            Some(GATE_OFF_REASON)
+        );
+        assert!(
+            UAT_GATE_OFF_REASON.contains("STUDYLOOP_UAT")
+                && UAT_GATE_OFF_REASON.contains("README.md#uat-tier")
+        );
+    }
+}

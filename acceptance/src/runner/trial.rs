@@ -159,6 +159,15 @@ pub enum Requirement {
         /// Why the trial needs it.
         why: &'static str,
     },
+    /// A condition the catalogue decided itself while building the trial, for needs
+    /// the variants above cannot express (e.g. "the first of several harnesses that is
+    /// selected and installed"); `unmet` is the skip reason, `None` when met.
+    Checked {
+        /// What is needed, in words.
+        what: String,
+        /// Why it is not met.
+        unmet: Option<String>,
+    },
 }
 
 /// An unmet requirement; `Display` is the skip reason.
@@ -179,6 +188,7 @@ impl fmt::Display for Requirement {
                 write!(f, "{binary} on the scratch PATH")
             }
             Requirement::EnvVar { name, .. } => write!(f, "{name} set"),
+            Requirement::Checked { what, .. } => f.write_str(what),
         }
     }
 }
@@ -203,7 +213,65 @@ impl Requirement {
             {
                 Err(Unmet(format!("{name} is not set ({why})")))
             }
+            Requirement::Checked {
+                unmet: Some(reason),
+                ..
+            } => Err(Unmet(reason.clone())),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(harnesses: &str) -> Selection {
+        Selection::from_env(&CallerEnv::from_pairs([(
+            "STUDYLOOP_ACC_HARNESS",
+            harnesses,
+        )]))
+        .unwrap()
+    }
+
+    #[test]
+    fn unmet_requirements_read_as_named_skip_reasons() {
+        let caller = CallerEnv::from_pairs([("PATH", "/usr/bin:/bin"), ("BLANK", "  ")]);
+        let not_selected =
+            Requirement::HarnessSelected(HarnessName::Pi).check(&sel("kiro"), &caller);
+        assert_eq!(
+            not_selected.unwrap_err().to_string(),
+            "pi not selected via STUDYLOOP_ACC_HARNESS (selected: kiro)"
+        );
+        assert!(
+            Requirement::HarnessSelected(HarnessName::Kiro)
+                .check(&sel("kiro"), &caller)
+                .is_ok()
+        );
+        let missing = Requirement::BinaryOnScratchPath {
+            binary: "studyloop-no-such-binary",
+            fix: "build it",
+        };
+        assert_eq!(
+            missing.check(&sel(""), &caller).unwrap_err().to_string(),
+            "studyloop-no-such-binary not found on PATH (build it)"
+        );
+        let sh = Requirement::BinaryOnScratchPath {
+            binary: "sh",
+            fix: "-",
+        };
+        assert!(sh.check(&sel(""), &caller).is_ok());
+        for name in ["BLANK", "UNSET_HERE"] {
+            let key = Requirement::EnvVar {
+                name,
+                why: "the gateway actor needs it",
+            };
+            let reason = key.check(&sel(""), &caller).unwrap_err().to_string();
+            assert_eq!(
+                reason,
+                format!("{name} is not set (the gateway actor needs it)")
+            );
+        }
+        assert_eq!(sh.to_string(), "sh on the scratch PATH");
     }
 }
