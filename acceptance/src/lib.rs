@@ -17,6 +17,7 @@ pub mod command;
 pub mod evidence;
 pub mod harness;
 pub mod hex;
+pub mod interrupt;
 pub mod lane;
 pub mod ledger;
 pub mod pane;

@@ -53,6 +53,9 @@ pub fn trial(harness: HarnessName) -> TrialSpec {
 /// Runs the lane; evidence is written whatever happens (`Lane::finish`).
 pub fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
     let mut lane = Lane::new(ctx, harness);
+    if let Err(e) = crate::interrupt::install() {
+        lane.notes.push(e);
+    }
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut lane)))
         .unwrap_or_else(|panic| {
             let what = panic
@@ -130,10 +133,12 @@ pub(crate) fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let scratch = Scratch::create_with(l.ctx.caller.clone(), l.ctx.selection.auth_mode)
         .map_err(|e| LaneFailure::errored(format!("could not create a scratch world: {e}")))?;
     l.env = scratch.env();
-    l.tmux = Some(
-        Tmux::for_tmpdir(scratch.socket_dir(), l.env.iter())
-            .map_err(|e| LaneFailure::errored(e.to_string()))?,
-    );
+    let tmux = Tmux::for_tmpdir(scratch.socket_dir(), l.env.iter())
+        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+    l.watch = Some(crate::interrupt::watch(tmux.clone()));
+    l.tmux = Some(tmux);
+    l.notes
+        .push(format!("scratch root: {}", scratch.root().display()));
     l.scratch = Some(scratch);
     Ok(())
 }

@@ -8,6 +8,7 @@
 //! (`validate`); this module is the bookkeeping around them.
 
 pub mod cli_tmux;
+pub mod interrupt_trial;
 mod record;
 pub mod validate;
 
@@ -47,6 +48,14 @@ impl LaneFailure {
     pub fn budget(message: impl Into<String>) -> Self {
         Self {
             outcome: Outcome::BudgetExhausted,
+            message: message.into(),
+        }
+    }
+
+    /// A lane stopped by an interrupt (SIGINT/SIGTERM to the runner).
+    pub fn cancelled(message: impl Into<String>) -> Self {
+        Self {
+            outcome: Outcome::Cancelled,
             message: message.into(),
         }
     }
@@ -119,6 +128,8 @@ pub struct Lane<'a> {
     pub files: Vec<(String, Vec<u8>)>,
     /// Facts for the manifest notes (findings such as "no resume").
     pub notes: Vec<String>,
+    /// Keeps the tmux server registered for Ctrl-C cleanup.
+    pub watch: Option<crate::interrupt::Watch>,
 }
 
 impl<'a> Lane<'a> {
@@ -144,6 +155,7 @@ impl<'a> Lane<'a> {
             turns: Vec::new(),
             files: Vec::new(),
             notes: Vec::new(),
+            watch: None,
         }
     }
 
@@ -172,7 +184,25 @@ impl<'a> Lane<'a> {
         f: impl FnOnce(&mut Self) -> Result<T, LaneFailure>,
     ) -> Result<T, LaneFailure> {
         let start = Instant::now();
-        let result = f(self);
+        let result = if crate::interrupt::interrupted() {
+            Err(LaneFailure::cancelled(
+                "interrupted (SIGINT/SIGTERM to the runner) before this step",
+            ))
+        } else {
+            f(self)
+        };
+        // A step broken by the interrupt (its tmux server was killed) was
+        // cancelled, whatever error it saw.
+        let result = result.map_err(|e| {
+            if crate::interrupt::interrupted() && e.outcome != Outcome::Cancelled {
+                LaneFailure::cancelled(format!(
+                    "interrupted (SIGINT/SIGTERM to the runner): {}",
+                    e.message
+                ))
+            } else {
+                e
+            }
+        });
         self.steps.push(StepRecord {
             kind,
             name: name.to_owned(),
