@@ -69,6 +69,87 @@ pub fn path(name: &str) -> Result<PathBuf, BinError> {
     }
 }
 
+/// The executable of the `harness = false` integration test target `name` (a
+/// runner such as `acceptance` or `uat`), for the ungated tests that run it as a
+/// subprocess. Test executables carry per-target hashes and cargo sets no
+/// `CARGO_BIN_EXE_` for them, so: the newest `deps/<name>-<hash>` beside this
+/// test when it is at least as new as every file under `sources` (paths relative
+/// to the workspace root); otherwise a stale or missing one is never guessed at
+/// and cargo builds it and names the file (`cargo test --workspace --test <name>
+/// --no-run`; `--workspace` keeps the feature set of `just test`, so no second
+/// flavour is built).
+///
+/// # Errors
+/// A one-line reason when cargo cannot build it or names no executable.
+pub fn test_runner(name: &str, sources: &[&str]) -> Result<PathBuf, String> {
+    if let Some(fresh) = fresh_test_runner(name, sources) {
+        return Ok(fresh);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(workspace_root())
+        .args([
+            "test",
+            "--workspace",
+            "--test",
+            name,
+            "--no-run",
+            "--message-format=json",
+        ])
+        .output()
+        .map_err(|e| format!("cannot run cargo to build the `{name}` runner: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo could not build the `{name}` runner: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|msg| {
+            msg["reason"] == "compiler-artifact"
+                && msg["target"]["name"] == name
+                && msg["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "test"))
+        })
+        .and_then(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| format!("cargo named no executable for the `{name}` runner"))
+}
+
+fn fresh_test_runner(name: &str, sources: &[&str]) -> Option<PathBuf> {
+    let prefix = format!("{name}-");
+    let newest = std::fs::read_dir(profile_dir().ok()?.join("deps"))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            file.strip_prefix(&prefix)
+                .is_some_and(|hash| !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()?;
+    let root = workspace_root();
+    let built_from = sources
+        .iter()
+        .filter_map(|s| newest_mtime(&root.join(s)))
+        .max()?;
+    (newest.0 >= built_from).then_some(newest.1)
+}
+
+fn newest_mtime(path: &Path) -> Option<std::time::SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| newest_mtime(&e.path()))
+        .max()
+}
+
 /// The workspace root (the directory holding the root `Cargo.toml`), fixed at
 /// compile time.
 pub fn workspace_root() -> PathBuf {

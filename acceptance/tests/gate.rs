@@ -2,15 +2,10 @@
 //! controlled environment (the seed's rule: the gate is tested without opting
 //! in, by a run that explicitly asks for the acceptance trials).
 //!
-//! Locating the runner: cargo sets `CARGO_BIN_EXE_<name>` only for `[[bin]]`
-//! targets, and integration-test executables carry per-target hashes, so the
-//! runner is found in `target/<profile>/deps/` as the newest `acceptance-<hash>`
-//! executable, and used only if it is at least as new as every source it is
-//! built from (`acceptance/`, `actors/`); a stale or missing one is never
-//! guessed at: cargo is asked instead (`cargo test --workspace --test
-//! acceptance --no-run --message-format=json` builds it and names the exact
-//! file). `cargo test -p studyloop-acceptance` and `cargo nextest run` build all
-//! test targets together, so the fast path is the normal one. Every child gets
+//! Locating the runner: `bins::test_runner` (the newest built `deps/acceptance-<hash>`
+//! when it is not older than the runner's sources, else cargo builds it and names it).
+//! `cargo test -p studyloop-acceptance` and `cargo nextest run` build all test
+//! targets together, so the fast path is the normal one. Every child gets
 //! `env_clear()` plus exactly the variables a case sets, and its results go to a
 //! temporary run directory that is removed afterwards.
 
@@ -25,76 +20,18 @@ const HARNESSES: [&str; 6] = ["codex", "claude", "kiro", "pi", "opencode", "grok
 
 fn runner_exe() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| fresh_built_runner().unwrap_or_else(runner_from_cargo))
-}
-
-/// The newest `deps/acceptance-<hash>` beside this test, if it is not older
-/// than any source file of the runner.
-fn fresh_built_runner() -> Option<PathBuf> {
-    let deps = studyloop_acceptance::bins::profile_dir().ok()?.join("deps");
-    let newest = std::fs::read_dir(&deps)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_prefix("acceptance-")
-                .is_some_and(|hash| !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_hexdigit()))
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()?;
-    let root = studyloop_acceptance::bins::workspace_root();
-    let sources = newest_mtime(&root.join("acceptance/src"))
-        .max(newest_mtime(&root.join("acceptance/tests/acceptance.rs")))
-        .max(newest_mtime(&root.join("acceptance/turn-scripts")))
-        .max(newest_mtime(&root.join("actors/src")))?;
-    (newest.0 >= sources).then_some(newest.1)
-}
-
-fn newest_mtime(path: &Path) -> Option<std::time::SystemTime> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_dir() {
-        return meta.modified().ok();
-    }
-    std::fs::read_dir(path)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter_map(|e| newest_mtime(&e.path()))
-        .max()
-}
-
-fn runner_from_cargo() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        // `--workspace`, not `-p`: the same feature unification as `just test`
-        // (`cargo nextest run --workspace`), so no second flavour is built.
-        .args([
-            "test",
-            "--workspace",
-            "--test",
+    EXE.get_or_init(|| {
+        studyloop_acceptance::bins::test_runner(
             "acceptance",
-            "--no-run",
-            "--message-format=json",
-        ])
-        .output()
-        .expect("failed to run cargo to build the acceptance runner");
-    assert!(
-        out.status.success(),
-        "cargo could not build the runner:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find(|msg| {
-            msg["reason"] == "compiler-artifact"
-                && msg["target"]["name"] == "acceptance"
-                && msg["target"]["kind"]
-                    .as_array()
-                    .is_some_and(|k| k.iter().any(|k| k == "test"))
-        })
-        .and_then(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .expect("cargo named no executable for the acceptance runner")
+            &[
+                "acceptance/src",
+                "acceptance/tests/acceptance.rs",
+                "acceptance/turn-scripts",
+                "actors/src",
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    })
 }
 
 /// The runner's output plus the run directory it wrote, removed on drop.

@@ -15,8 +15,12 @@ use crate::selection::{Gates, Selection};
 
 /// The reason every gated acceptance trial carries while `STUDYLOOP_ACC` is off.
 pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (README.md#acceptance-tier; run `just testacc`)";
-/// The reason every UAT trial carries while `STUDYLOOP_UAT` is off.
+/// The reason every UAT trial carries while `STUDYLOOP_UAT` is off (and `STUDYLOOP_ACC` on).
 pub const UAT_GATE_OFF_REASON: &str = "STUDYLOOP_UAT is not 1: UAT journeys need their own opt-in on top of STUDYLOOP_ACC=1 (README.md#uat-tier; run `just testuat`)";
+/// The reason every UAT trial carries while `STUDYLOOP_ACC` is off (and `STUDYLOOP_UAT` on).
+pub const UAT_ACC_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: UAT journeys need it as well as STUDYLOOP_UAT=1 (README.md#uat-tier; run `just testuat`, which sets both)";
+/// The reason every UAT trial carries while both gates are off.
+pub const UAT_GATES_OFF_REASON: &str = "STUDYLOOP_ACC and STUDYLOOP_UAT are not 1: UAT journeys need both opt-ins (README.md#uat-tier; run `just testuat`, which sets both)";
 
 /// Exit code for a run refused before any trial (bad selection, unusable run
 /// directory).
@@ -113,11 +117,14 @@ fn label(tier: Tier) -> &'static str {
     }
 }
 
+/// The closed gate's reason, naming every missing opt-in of the tier.
 fn closed_gate_reason(tier: Tier, gates: Gates) -> Option<&'static str> {
-    match tier {
-        _ if !gates.acceptance => Some(GATE_OFF_REASON),
-        Tier::Uat if !gates.uat => Some(UAT_GATE_OFF_REASON),
-        _ => None,
+    match (tier, gates.acceptance, gates.uat) {
+        (Tier::Acceptance, false, _) => Some(GATE_OFF_REASON),
+        (Tier::Uat, false, false) => Some(UAT_GATES_OFF_REASON),
+        (Tier::Uat, false, true) => Some(UAT_ACC_OFF_REASON),
+        (Tier::Uat, true, false) => Some(UAT_GATE_OFF_REASON),
+        (_, true, _) => None,
     }
 }
 
@@ -282,6 +289,17 @@ mod tests {
         );
         let reason = closed_gate_reason(Tier::Uat, uat_only).unwrap();
         assert!(reason.starts_with("STUDYLOOP_ACC"), "{reason}");
+        assert_eq!(reason, UAT_ACC_OFF_REASON);
+        let closed = Gates {
+            acceptance: false,
+            uat: false,
+        };
+        let both = closed_gate_reason(Tier::Uat, closed).unwrap();
+        assert_eq!(both, UAT_GATES_OFF_REASON);
+        assert!(
+            both.starts_with("STUDYLOOP_ACC and STUDYLOOP_UAT are not 1")
+                && both.contains("README.md#uat-tier")
+        );
         assert_eq!(closed_gate_reason(Tier::Acceptance, acc_only), None);
         assert_eq!(
             closed_gate_reason(Tier::Acceptance, uat_only),
