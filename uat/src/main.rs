@@ -137,6 +137,10 @@ fn run_signoff(
             cell.bundle.as_deref().unwrap_or("-")
         );
     }
+    println!("notes:");
+    for note in &report.notes {
+        println!("  - {note}");
+    }
     if report.verdict.passed() {
         println!("reasons: none");
     } else {

@@ -52,6 +52,8 @@ fn signoff_prints_the_verdict_every_reason_and_exits_1_on_fail() {
         "inputs: 1 run director(ies), 0 bundle(s)",
         "journey::smoke",
         "journey::study_session",
+        "notes:",
+        "  - `journey::smoke`: not graded: a mechanics check that grades nothing",
         "reasons (2):",
         "  - required cell `journey::study_session` has no recorded result",
         "  - graded cell `journey::study_session` has no evidence bundle",

@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use common::{TRANSCRIPT, bundle, good_reply, judges, registry_for};
+use common::{TRANSCRIPT, bundle, bundle_in_mode, good_reply, judges, registry_for};
 use serde_json::Value;
 use studyloop_acceptance::ledger::{RunLog, TrialOutcome};
+use studyloop_acceptance::selection::AuthMode;
 use studyloop_redaction::{RedactionRules, Redactor};
 use studyloop_rubrics::Rubric;
 use studyloop_uat::bundle::Bundle;
@@ -393,4 +394,37 @@ fn recorded_messages_are_redacted_before_they_reach_reasons_or_the_summary() {
     }
     assert_reason(&report, "token [SECRET:github-token] rejected in [HOME]/x");
     assert_reason(&report, "[SECRET:CANARY]");
+}
+
+#[test]
+fn a_stub_model_conversation_cannot_sign_off_whatever_council_graded_it() {
+    // The test definition accepts the hermetic council, so the auth mode is the only
+    // thing standing between these runs and a PASS.
+    let pins = pins(3);
+    let tmp = tempfile::tempdir().unwrap();
+    let durable = tmp.path().join("durable");
+    let smoke = bundle(&durable, SMOKE, TRANSCRIPT);
+    let out = tmp.path().join("releases");
+    for (mode, word) in [
+        (Some(AuthMode::StubProvider), "stub-provider"),
+        (Some(AuthMode::Scrubbed), "scrubbed"),
+        (None, "unknown"),
+    ] {
+        let study = bundle_in_mode(&durable.join(word), STUDY, TRANSCRIPT, mode);
+        grade(&pins, &study, "hermetic", 5);
+        let report = signoff(&pins, &[&smoke, &study], &out);
+        assert_eq!(
+            report.verdict.reasons.len(),
+            1,
+            "{:#?}",
+            report.verdict.reasons
+        );
+        assert_reason(
+            &report,
+            &format!("`{STUDY}` ran with auth mode `{word}`, not `real-auth`"),
+        );
+        assert_reason(&report, "STUDYLOOP_ACC_REAL_AUTH=1");
+        assert!(report.written.is_none());
+    }
+    assert!(!out.exists());
 }

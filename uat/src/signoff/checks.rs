@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use studyloop_acceptance::selection::AuthMode;
+
 use crate::bundle::Bundle;
 use crate::council::Arbitration;
 use crate::definition::SignoffDefinition;
@@ -48,7 +50,7 @@ pub(crate) fn grading_reasons(
         let id = cell.id.as_str();
         if !cell.graded {
             notes.push(format!(
-                "`{id}`: not graded (the definition marks it as a mechanics check)"
+                "`{id}`: not graded: a mechanics check that grades nothing (the definition marks it ungraded)"
             ));
             continue;
         }
@@ -68,6 +70,15 @@ pub(crate) fn grading_reasons(
             continue;
         };
         let before = reasons.len();
+        // Whatever council graded it, a conversation with a stub model (or an unknown
+        // one) is not the product teaching: it cannot sign off a release.
+        let mode = bundle.manifest().auth_mode;
+        if mode != Some(AuthMode::RealAuth) {
+            let word = mode.map_or("unknown", AuthMode::as_str);
+            reasons.push(format!(
+                "`{id}` ran with auth mode `{word}`, not `real-auth`: the mentor's model was not a real one (stub-provider = studyloop-stub-provider), so it cannot sign off a release; run `just testuat` with STUDYLOOP_ACC_REAL_AUTH=1"
+            ));
+        }
         if a.manifest_digest != bundle.digest() {
             reasons.push(format!(
                 "the arbitration of `{id}` graded manifest {} but the bundle's manifest is now {}: grade it again",

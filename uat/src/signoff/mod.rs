@@ -142,6 +142,8 @@ pub struct SignoffReport {
     pub cells: Vec<CellLine>,
     /// Inputs read: (run directories, bundles).
     pub inputs: (usize, usize),
+    /// One redacted note per definition cell: what was graded, by whom, or why not.
+    pub notes: Vec<String>,
     /// The redacted summary (built and scanned on every verdict).
     pub summary: serde_json::Map<String, serde_json::Value>,
     /// Where the summary was written (PASS only).
@@ -264,7 +266,8 @@ pub fn run(
     verdict.reasons.extend(grading);
     // Reasons and notes quote recorded messages and paths: rewrite them, then scan all.
     verdict.reasons = verdict.reasons.iter().map(|r| redactor.redact(r)).collect();
-    let note = redactor.redact(&notes.join("; "));
+    let notes: Vec<String> = notes.iter().map(|n| redactor.redact(n)).collect();
+    let note = notes.join("; ");
 
     let run_id = RunId::generate().to_string();
     let date = studyloop_acceptance::clock::now_rfc3339();
@@ -313,6 +316,7 @@ pub fn run(
         verdict,
         cells,
         inputs: (shards.len(), inputs.len() - shards.len()),
+        notes,
         summary,
         written,
     })

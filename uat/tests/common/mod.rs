@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use studyloop_acceptance::evidence::{BundleWriter, Manifest, Outcome, RunId, Surface, Tier};
+use studyloop_acceptance::selection::AuthMode;
 use studyloop_redaction::pinned;
 use studyloop_stubs::StubProvider;
 
@@ -23,10 +24,22 @@ pub const CRITERIA: [&str; 4] = [
     "learner_record",
 ];
 
-/// A graded-journey bundle with the evidence layout the rubric names.
+/// A graded-journey bundle with the evidence layout the rubric names, from a real-auth
+/// run (the only auth mode whose conversation can sign off a release).
 pub fn bundle(root: &Path, cell: &str, transcript: &str) -> PathBuf {
+    bundle_in_mode(root, cell, transcript, Some(AuthMode::RealAuth))
+}
+
+/// As [`bundle`], recording `mode` as the run's auth mode.
+pub fn bundle_in_mode(
+    root: &Path,
+    cell: &str,
+    transcript: &str,
+    mode: Option<AuthMode>,
+) -> PathBuf {
     let run_id = RunId::generate();
     let mut manifest = Manifest::new(&run_id, Tier::Uat, cell, Surface::Journey);
+    manifest.auth_mode = mode;
     manifest.outcome = Outcome::Completed;
     manifest.repo_sha = Some("0123456789abcdef0123456789abcdef01234567".into());
     manifest.dirty = Some(false);
