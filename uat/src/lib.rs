@@ -4,15 +4,17 @@
 //! `studyloop-uat` command, plus retention of the durable evidence bundles.
 //!
 //! Pinned files owned here: `signoff_v1.yaml` and `council_v1.yaml`, each with its
-//! registry; the rubric and redaction rules are pinned in their own crates. This crate
-//! reads bundles and run directories written by the acceptance crate and never drives
-//! the product itself (the gated runner `tests/uat.rs` does).
+//! registry; the rubric and redaction rules are pinned in their own crates. The journeys
+//! (`journey`, run by the gated runner `tests/uat.rs`) drive the product only as a
+//! subprocess, through the acceptance crate's scratch worlds and web ACP driver; the
+//! rest of this crate reads the bundles and run directories they write.
 
 mod atomic;
 pub mod bundle;
 pub mod council;
 pub mod definition;
 pub mod inputs;
+pub mod journey;
 pub mod pinned_yaml;
 pub mod prune;
 pub mod receipts;

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
+use studyloop_acceptance::evidence::Manifest;
 use studyloop_acceptance::ledger::TrialOutcome;
 
 use crate::bundle::Bundle;
@@ -22,9 +23,8 @@ fn json_of<T: serde::Serialize>(value: &T) -> Value {
 
 /// The facts about one cell's run that a reader may see: outcome, run outcome, surface,
 /// harness, actor and auth mode, and which bundle it came from. Never a path.
-fn run_facts(bundle: Option<&Bundle>) -> Map<String, Value> {
+fn run_facts(m: Option<&Manifest>) -> Map<String, Value> {
     let mut out = Map::new();
-    let m = bundle.map(Bundle::manifest);
     out.insert(
         "bundle".into(),
         m.map_or(Value::Null, |m| Value::from(m.run_id.clone())),
@@ -63,9 +63,23 @@ fn run_facts(bundle: Option<&Bundle>) -> Map<String, Value> {
 /// The candidate summary of one bundle, as council seats see it (before redaction).
 #[must_use]
 pub fn bundle_summary(bundle: &Bundle) -> Value {
-    let m = bundle.manifest();
+    manifest_summary(bundle.manifest())
+}
+
+/// As [`bundle_summary`], from a manifest still being written, plus the note on what
+/// is and is not graded: the redacted summary a journey writes inside its own bundle.
+#[must_use]
+pub fn journey_summary(m: &Manifest, arbitration_note: &str) -> Value {
+    let mut value = manifest_summary(m);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("arbitration_note".into(), Value::from(arbitration_note));
+    }
+    value
+}
+
+fn manifest_summary(m: &Manifest) -> Value {
     let mut journeys = Map::new();
-    journeys.insert(m.cell.clone(), Value::Object(run_facts(Some(bundle))));
+    journeys.insert(m.cell.clone(), Value::Object(run_facts(Some(m))));
     json!({
         "schema_version": SUMMARY_SCHEMA,
         "run_id": m.run_id,
@@ -111,7 +125,7 @@ pub struct SignoffParts<'a> {
 pub fn signoff_summary(p: &SignoffParts<'_>) -> Value {
     let mut journeys = Map::new();
     for cell in p.cells {
-        let mut entry = run_facts(p.bundles.get(cell.id.as_str()).copied());
+        let mut entry = run_facts(p.bundles.get(cell.id.as_str()).map(|b| b.manifest()));
         entry.insert("required".into(), Value::from(cell.required));
         entry.insert("graded".into(), Value::from(cell.graded));
         let outcome = p.results.get(cell.id.as_str()).map(|r| r.outcome);

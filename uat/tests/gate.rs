@@ -1,0 +1,218 @@
+//! Ungated tests of the UAT runner's gate, run as a subprocess with a controlled
+//! environment (the gate is tested without opting in, by a run that explicitly asks
+//! for the UAT trials): without both `STUDYLOOP_ACC=1` and `STUDYLOOP_UAT=1` every
+//! journey is ignored with a reason naming the missing variable(s) and the README
+//! section, recorded in the skip ledger; nothing runs and no evidence is written.
+//!
+//! The runner is found with `bins::test_runner` (built fresh by `cargo test` /
+//! nextest, else cargo builds it). Every child gets `env_clear()` plus exactly the
+//! variables a case sets; its run directory and HOME are a temporary directory removed
+//! afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
+use studyloop_acceptance::runner::{UAT_ACC_OFF_REASON, UAT_GATE_OFF_REASON, UAT_GATES_OFF_REASON};
+
+const CELLS: [&str; 2] = ["journey::smoke", "journey::study_session"];
+
+fn runner_exe() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        studyloop_acceptance::bins::test_runner(
+            "uat",
+            &[
+                "uat/src",
+                "uat/tests/uat.rs",
+                "uat/Cargo.toml",
+                "acceptance/src",
+                "actors/src",
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+struct Run {
+    output: Output,
+    tmp: tempfile::TempDir,
+}
+
+impl Run {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+    fn records(&self) -> RunRecords {
+        RunRecords::read(&self.tmp.path().join("runs")).unwrap()
+    }
+    fn evidence_root(&self) -> PathBuf {
+        self.tmp.path().join("evidence")
+    }
+}
+
+/// Runs the UAT runner with exactly `vars` (plus PATH, HOME, the run directory and
+/// the evidence root, all inside one temporary directory) and `args`.
+fn run(vars: &[(&str, &str)], args: &[&str]) -> Run {
+    let tmp = tempfile::Builder::new()
+        .prefix("uat-gate-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let output = Command::new(runner_exe())
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .env("STUDYLOOP_ACC_RESULTS_DIR", tmp.path().join("runs"))
+        .env("STUDYLOOP_UAT_EVIDENCE_ROOT", tmp.path().join("evidence"))
+        .envs(vars.iter().copied())
+        .args(args)
+        .output()
+        .unwrap();
+    Run { output, tmp }
+}
+
+fn assert_all_ignored(run: &Run, reason: &str) {
+    let stdout = run.stdout();
+    assert!(run.output.status.success(), "{stdout}\n{}", run.stderr());
+    for cell in CELLS {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("test {cell} ")))
+            .unwrap_or_else(|| panic!("no line for {cell}: {stdout}"));
+        assert!(line.ends_with(&format!("ignored ({reason})")), "{line}");
+        let status = run.records().get(cell).cloned().unwrap();
+        assert_eq!(status.outcome, TrialOutcome::Skipped);
+        assert_eq!(status.message.as_deref(), Some(reason));
+    }
+    assert!(stdout.contains("0 passed; 0 failed; 2 ignored"), "{stdout}");
+    assert!(
+        !run.evidence_root().exists(),
+        "a gated-off run wrote evidence"
+    );
+}
+
+#[test]
+fn without_either_gate_every_journey_is_ignored_naming_both_variables() {
+    let run = run(&[], &[]);
+    assert_all_ignored(&run, UAT_GATES_OFF_REASON);
+    for needle in [
+        "STUDYLOOP_ACC",
+        "STUDYLOOP_UAT",
+        "README.md#uat-tier",
+        "just testuat",
+    ] {
+        assert!(UAT_GATES_OFF_REASON.contains(needle), "{needle}");
+    }
+    assert!(
+        run.stderr().contains("2 trial(s) skipped"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn acceptance_alone_does_not_open_the_uat_tier() {
+    let run = run(&[("STUDYLOOP_ACC", "1")], &[]);
+    assert_all_ignored(&run, UAT_GATE_OFF_REASON);
+    assert!(UAT_GATE_OFF_REASON.starts_with("STUDYLOOP_UAT is not 1"));
+}
+
+#[test]
+fn uat_alone_names_the_missing_acceptance_gate() {
+    let run = run(&[("STUDYLOOP_UAT", "1")], &[]);
+    assert_all_ignored(&run, UAT_ACC_OFF_REASON);
+    assert!(UAT_ACC_OFF_REASON.starts_with("STUDYLOOP_ACC is not 1"));
+}
+
+#[test]
+fn a_uat_value_other_than_exactly_one_stays_closed() {
+    for value in ["0", " 1", "true", "yes"] {
+        let run = run(&[("STUDYLOOP_ACC", "1"), ("STUDYLOOP_UAT", value)], &[]);
+        assert!(run.output.status.success(), "{value:?}: {}", run.stderr());
+        assert!(
+            run.stdout().contains("2 ignored"),
+            "{value:?}: {}",
+            run.stdout()
+        );
+    }
+}
+
+#[test]
+fn with_both_gates_an_unknown_harness_fails_before_any_trial() {
+    let run = run(
+        &[
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_UAT", "1"),
+            ("STUDYLOOP_ACC_HARNESS", "oclode"),
+        ],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(2), "{}", run.stderr());
+    assert!(run.stderr().contains("`oclode`"), "{}", run.stderr());
+    assert!(
+        !run.stdout().contains("test "),
+        "a trial ran: {}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn with_both_gates_a_missing_harness_is_a_named_skip_of_the_graded_journey() {
+    let run = run(
+        &[
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_UAT", "1"),
+            ("STUDYLOOP_ACC_HARNESS", "kiro,pi"),
+        ],
+        &["journey::study_session", "--exact"],
+    );
+    let stdout = run.stdout();
+    assert!(run.output.status.success(), "{stdout}\n{}", run.stderr());
+    let status = run
+        .records()
+        .get("journey::study_session")
+        .cloned()
+        .unwrap();
+    assert_eq!(status.outcome, TrialOutcome::Skipped);
+    let reason = status.message.unwrap();
+    for needle in [
+        "no harness for the graded journey (selected: kiro, pi)",
+        "codex not selected via STUDYLOOP_ACC_HARNESS",
+        "pi not found on PATH (run `just harnesses`",
+    ] {
+        assert!(reason.contains(needle), "{needle}: {reason}");
+    }
+    assert!(stdout.contains(&format!("ignored ({reason})")), "{stdout}");
+    assert!(!run.evidence_root().exists());
+}
+
+#[test]
+fn under_nextest_the_journeys_are_static_skips_and_a_forced_run_fails() {
+    let nextest = [("NEXTEST", "1"), ("NEXTEST_RUN_ID", "0000-uat-gate-test")];
+    let listed = run(&nextest, &["--list", "--format", "terse", "--ignored"]);
+    assert!(listed.output.status.success(), "{}", listed.stderr());
+    let names: Vec<String> = listed.stdout().lines().map(str::to_owned).collect();
+    assert_eq!(
+        names,
+        ["journey::smoke: test", "journey::study_session: test"]
+    );
+    assert_eq!(listed.records().trials().len(), 2);
+    let forced = run(
+        &nextest,
+        &["journey::smoke", "--exact", "--include-ignored"],
+    );
+    assert!(!forced.output.status.success(), "{}", forced.stdout());
+    assert!(
+        forced.stdout().contains(
+            "forced to run although it cannot: STUDYLOOP_ACC and STUDYLOOP_UAT are not 1"
+        ),
+        "{}",
+        forced.stdout()
+    );
+}

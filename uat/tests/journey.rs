@@ -1,0 +1,282 @@
+//! The journeys' bookkeeping, ungated: lifecycle steps, the bundle a journey writes to
+//! the durable root (transcript, lifecycle files, pins in the manifest before grading,
+//! the redacted summary inside the inventory), and the hermetic judges' canned replies,
+//! which must be valid, cited scores for such a bundle. No product is started here.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use studyloop_acceptance::caller_env::CallerEnv;
+use studyloop_acceptance::evidence::{self, Outcome, Surface, Tier};
+use studyloop_acceptance::lane::LaneFailure;
+use studyloop_acceptance::selection::AuthMode;
+use studyloop_actors::{Outcome as ActorOutcome, Transcript, Turn, Usage};
+use studyloop_redaction::Redactor;
+use studyloop_uat::bundle::Bundle;
+use studyloop_uat::council;
+use studyloop_uat::journey::record::{Destination, Journey, SUMMARY, TRANSCRIPT};
+use studyloop_uat::journey::{grading, smoke};
+use studyloop_uat::signoff::Pins;
+
+const CELL: &str = "journey::study_session";
+
+fn destination(root: &Path) -> Destination {
+    let caller = CallerEnv::from_pairs([("STUDYLOOP_UAT_EVIDENCE_ROOT", root.as_os_str())]);
+    Destination::resolve(&caller).unwrap()
+}
+
+fn transcript() -> Transcript {
+    let turn = |learner: &str, reply: &str| Turn {
+        learner: learner.into(),
+        mentor_reply: reply.into(),
+        usage: Usage::ZERO,
+        elapsed_ms: 5,
+    };
+    Transcript::ended(
+        vec![
+            turn("what is a closure?", "What does a function keep?"),
+            turn("its variables", "Yes. Try one."),
+        ],
+        ActorOutcome::Completed,
+    )
+}
+
+/// A journey that ran start, talk and end, with the record files a graded one writes.
+fn journey(note: &str) -> Journey {
+    let mut j = Journey::new(CELL, note);
+    j.facts.harness = Some("codex".into());
+    j.facts.auth_mode = Some(AuthMode::StubProvider);
+    j.facts.actor_backend = Some("scripted".into());
+    j.facts.seeds.push(("stub_nonce".into(), 42));
+    j.step("session-start", "start", |j| {
+        j.detail(json!({"status": 201}));
+        Ok(())
+    })
+    .unwrap();
+    j.step("end", "end", |_| Ok(())).unwrap();
+    j.transcript = Some(transcript());
+    j.attach("db/study_sessions.json", b"[{\"id\": \"s1\"}]\n".to_vec());
+    j
+}
+
+fn manifest(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn steps_are_numbered_with_their_detail_and_a_failure_names_its_step() {
+    let mut j = Journey::new(CELL, "note");
+    let got = j.step("first", "does one thing", |j| {
+        j.detail(json!({"seen": 1}));
+        Ok(7)
+    });
+    assert_eq!(got.unwrap(), 7);
+    let err = j
+        .step("second", "fails", |_| -> Result<(), _> {
+            Err(LaneFailure::errored("boom"))
+        })
+        .unwrap_err();
+    assert_eq!(err.message, "step `second`: boom");
+    assert_eq!(err.outcome, Outcome::Errored);
+    assert_eq!(j.steps.len(), 2);
+    assert_eq!(j.steps[0].path(), "lifecycle/01-first.json");
+    assert_eq!(j.steps[0].detail, json!({"seen": 1}));
+    assert!(j.steps[0].ok && !j.steps[1].ok);
+    // A step that set no detail does not inherit the previous one's.
+    assert_eq!(j.steps[1].detail, Value::Null);
+    assert_eq!(j.steps[1].error.as_deref(), Some("boom"));
+}
+
+#[test]
+fn a_graded_journey_writes_a_verified_bundle_with_pins_before_grading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pins = Pins::load_default().unwrap();
+    let redactor = Redactor::new(&pins.rules);
+    let dest = destination(tmp.path());
+    let j = journey("graded journey");
+    let dir = j
+        .write_bundle(&dest, &CallerEnv::default(), Ok(()), &pins, &redactor, true)
+        .unwrap();
+    assert_eq!(dir, tmp.path().join(dest.run_id.as_str()));
+    assert!(evidence::verify(&dir).unwrap().is_clean());
+    let m = manifest(&dir);
+    assert_eq!(m["tier"], json!(Tier::Uat));
+    assert_eq!(m["surface"], json!(Surface::Journey));
+    assert_eq!(m["cell"], CELL);
+    assert_eq!(m["outcome"], "completed");
+    assert_eq!(m["auth_mode"], "stub-provider");
+    assert_eq!(m["seeds"]["stub_nonce"], 42);
+    assert_eq!(m["counts"], json!({"passed": 2, "skipped": 0, "failed": 0}));
+    assert_eq!(m["rubric_version"], pins.rubric.version().to_string());
+    assert_eq!(m["rubric_hash"], pins.rubric.sha256());
+    assert_eq!(m["redaction_version"], pins.rules.version().to_string());
+    assert_eq!(m["redaction_hash"], pins.rules.sha256());
+    for file in [
+        TRANSCRIPT,
+        SUMMARY,
+        "lifecycle/01-session-start.json",
+        "lifecycle/02-end.json",
+        "db/study_sessions.json",
+    ] {
+        assert!(
+            m["file_inventory"][file].is_string(),
+            "{file} not inventoried"
+        );
+    }
+    let lines: Vec<Value> = std::fs::read_to_string(dir.join(TRANSCRIPT))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["learner"], "what is a closure?");
+    assert_eq!(lines[1]["mentor_reply"], "Yes. Try one.");
+    assert_eq!(
+        lines[0]["usage"],
+        json!({"input_tokens": 0, "output_tokens": 0})
+    );
+    let step: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("lifecycle/01-session-start.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(step["detail"]["status"], 201);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(SUMMARY)).unwrap()).unwrap();
+    assert_eq!(summary["arbitration_note"], "graded journey");
+    assert_eq!(summary["journeys"][CELL]["harness"], "codex");
+    let allowed = redactor.allowed_fields();
+    assert!(
+        summary
+            .as_object()
+            .unwrap()
+            .keys()
+            .all(|k| allowed.contains(k))
+    );
+    // The bundle opens cleanly for grading and sign-off.
+    assert!(Bundle::open(&dir).unwrap().problems().is_empty());
+}
+
+#[test]
+fn a_failed_ungraded_journey_records_its_failure_and_no_rubric() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pins = Pins::load_default().unwrap();
+    let redactor = Redactor::new(&pins.rules);
+    let mut j = journey(smoke::LABEL);
+    let failure = j
+        .step("conversation", "talk", |_| -> Result<(), _> {
+            Err(LaneFailure::budget("2 of 3 turns answered"))
+        })
+        .unwrap_err();
+    let dir = j
+        .write_bundle(
+            &destination(tmp.path()),
+            &CallerEnv::default(),
+            Err(&failure),
+            &pins,
+            &redactor,
+            false,
+        )
+        .unwrap();
+    let m = manifest(&dir);
+    assert_eq!(m["outcome"], "budget-exhausted");
+    assert_eq!(
+        m["failure_artifacts"],
+        json!(["lifecycle/03-conversation.json"])
+    );
+    assert!(
+        m["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "step `conversation`: 2 of 3 turns answered")
+    );
+    assert!(m["rubric_version"].is_null() && m["rubric_hash"].is_null());
+    assert_eq!(m["redaction_version"], pins.rules.version().to_string());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(SUMMARY)).unwrap()).unwrap();
+    assert!(
+        summary["arbitration_note"]
+            .as_str()
+            .unwrap()
+            .starts_with("mechanics check: grades nothing")
+    );
+    assert!(evidence::verify(&dir).unwrap().is_clean());
+}
+
+#[test]
+fn a_leak_in_a_recorded_fact_becomes_a_placeholder_in_the_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pins = Pins::load_default().unwrap();
+    let redactor = Redactor::new(&pins.rules);
+    let mut j = journey("graded journey");
+    let key = format!("sk-ant-{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4");
+    j.facts.harness_version = Some(format!("codex 1.0 at /home/alice/.codex with {key}"));
+    let dir = j
+        .write_bundle(
+            &destination(tmp.path()),
+            &CallerEnv::default(),
+            Ok(()),
+            &pins,
+            &redactor,
+            true,
+        )
+        .unwrap();
+    let summary = std::fs::read_to_string(dir.join(SUMMARY)).unwrap();
+    assert!(
+        !summary.contains("alice") && !summary.contains(&key),
+        "{summary}"
+    );
+    assert!(summary.contains("[SECRET:anthropic-key]"), "{summary}");
+    // The private manifest keeps the fact as observed.
+    assert!(
+        manifest(&dir)["harness_version"]
+            .as_str()
+            .unwrap()
+            .contains("alice")
+    );
+}
+
+#[test]
+fn hermetic_judge_replies_are_valid_cited_scores_for_a_journey_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pins = Pins::load_default().unwrap();
+    let redactor = Redactor::new(&pins.rules);
+    let dir = journey("graded journey")
+        .write_bundle(
+            &destination(tmp.path()),
+            &CallerEnv::default(),
+            Ok(()),
+            &pins,
+            &redactor,
+            true,
+        )
+        .unwrap();
+    let bundle = Bundle::open(&dir).unwrap();
+    let text = grading::stub_judge_reply(&bundle, 4);
+    let scores = council::parse_reply(&text, &pins.rubric, &bundle.citable()).unwrap();
+    assert_eq!(scores.len(), pins.rubric.criteria().len());
+    assert!(scores.values().all(|s| s.score == 4));
+    assert_eq!(
+        scores["session_lifecycle"].citations,
+        ["manifest.json", "lifecycle/02-end.json"]
+    );
+    assert!(
+        scores
+            .values()
+            .all(|s| s.rationale.contains("assesses nothing"))
+    );
+}
+
+#[test]
+fn the_council_follows_the_auth_mode() {
+    let pins = Pins::load_default().unwrap();
+    assert_eq!(
+        grading::council_for(AuthMode::StubProvider, &pins),
+        Some(grading::HERMETIC_COUNCIL)
+    );
+    assert_eq!(
+        grading::council_for(AuthMode::RealAuth, &pins),
+        Some(pins.definition.council())
+    );
+    assert_eq!(grading::council_for(AuthMode::Scrubbed, &pins), None);
+}
