@@ -16,6 +16,7 @@ use studyloop_actors::{
 };
 use studyloop_stubs::StubProvider;
 
+use super::checks::{db_row, doctor, stub_records};
 use super::validate::{self, STUDY_PERSONA};
 use super::{Lane, LaneFailure, PhaseTurn};
 use crate::bins;
@@ -31,7 +32,7 @@ use crate::tmux::Tmux;
 /// Turns in the first session (the contract's floor).
 pub const TURNS: u32 = 3;
 /// How long one `studyloop` CLI call may take.
-const CLI_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const CLI_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the state file, the tmux session and the pane child get to appear.
 const APPEAR_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -421,86 +422,6 @@ fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
         format!("screens/{phase}-stream.log"),
         driver.stream().to_vec(),
     );
-}
-
-fn stub_records(l: &Lane<'_>) -> Result<Vec<studyloop_stubs::LogRecord>, String> {
-    l.stub
-        .as_ref()
-        .ok_or("no stub provider")?
-        .records()
-        .map_err(|e| format!("reading the stub log: {e}"))
-}
-
-fn db_row(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(), String> {
-    let id = validate::state_str(state, "study_session_id")?;
-    let want = validate::state_str(state, "persona_hash")?;
-    let db = l
-        .scratch()
-        .map_err(|e| e.message)?
-        .config_dir()
-        .join("sessions.db");
-    let got = validate::db_persona_hash(&db, &id)?;
-    if got == want {
-        Ok(())
-    } else {
-        Err(format!(
-            "study_sessions.persona_hash {got} differs from the state's {want}"
-        ))
-    }
-}
-
-fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
-    let studyloop = bins::path("studyloop").map_err(|e| e.to_string())?;
-    let scratch = l.scratch().map_err(|e| e.message)?;
-    let before = validate::tree_sizes(scratch.config_dir());
-    let mut cmd = scratch.command(&studyloop);
-    l.env.apply(&mut cmd).args(["doctor", "--json"]);
-    let done = scratch
-        .run(&mut cmd, CLI_TIMEOUT)
-        .map_err(|e| e.to_string())?;
-    let after = validate::tree_sizes(scratch.config_dir());
-    l.attach("product/doctor.json", done.stdout.clone());
-    let report: serde_json::Value = serde_json::from_slice(&done.stdout).map_err(|e| {
-        format!(
-            "doctor --json printed no JSON ({e}): {}",
-            done.stderr_text()
-        )
-    })?;
-    if done.status.code() == Some(2) {
-        return Err(format!(
-            "doctor reports a failing core check (exit 2): {report}"
-        ));
-    }
-    // The harness keeps writing into its session dir (config/sessions/<name>)
-    // while doctor runs; only the product's own files must stay untouched.
-    let own =
-        |m: std::collections::BTreeMap<String, u64>| -> std::collections::BTreeMap<String, u64> {
-            m.into_iter()
-                .filter(|(p, _)| !p.contains("/sessions/"))
-                .collect()
-        };
-    let (before, after) = (own(before), own(after));
-    if before != after {
-        let changed: Vec<&String> = after
-            .keys()
-            .filter(|k| before.get(*k) != after.get(*k))
-            .collect();
-        return Err(format!(
-            "doctor changed the product's files under the scratch config dir: {changed:?}"
-        ));
-    }
-    let listed = report["harnesses"].as_array().is_some_and(|hs| {
-        hs.iter()
-            .any(|h| h["name"] == l.harness.as_str() && !h["version"].is_null())
-    });
-    if listed {
-        Ok(())
-    } else {
-        Err(format!(
-            "doctor does not report a version for {}",
-            l.harness
-        ))
-    }
 }
 
 /// Sends the harness's exit keys so it saves its session before `--end`.

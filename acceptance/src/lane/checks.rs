@@ -1,0 +1,87 @@
+//! The cli-tmux lane's validators that read what the product and the stub
+//! left: the stub request log, the product DB row and `studyloop doctor`.
+
+use super::validate;
+use super::Lane;
+use super::cli_tmux::CLI_TIMEOUT;
+use crate::bins;
+
+pub(crate) fn stub_records(l: &Lane<'_>) -> Result<Vec<studyloop_stubs::LogRecord>, String> {
+    l.stub
+        .as_ref()
+        .ok_or("no stub provider")?
+        .records()
+        .map_err(|e| format!("reading the stub log: {e}"))
+}
+
+pub(crate) fn db_row(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(), String> {
+    let id = validate::state_str(state, "study_session_id")?;
+    let want = validate::state_str(state, "persona_hash")?;
+    let db = l
+        .scratch()
+        .map_err(|e| e.message)?
+        .config_dir()
+        .join("sessions.db");
+    let got = validate::db_persona_hash(&db, &id)?;
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "study_sessions.persona_hash {got} differs from the state's {want}"
+        ))
+    }
+}
+
+pub(crate) fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
+    let studyloop = bins::path("studyloop").map_err(|e| e.to_string())?;
+    let scratch = l.scratch().map_err(|e| e.message)?;
+    let before = validate::tree_sizes(scratch.config_dir());
+    let mut cmd = scratch.command(&studyloop);
+    l.env.apply(&mut cmd).args(["doctor", "--json"]);
+    let done = scratch
+        .run(&mut cmd, CLI_TIMEOUT)
+        .map_err(|e| e.to_string())?;
+    let after = validate::tree_sizes(scratch.config_dir());
+    l.attach("product/doctor.json", done.stdout.clone());
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).map_err(|e| {
+        format!(
+            "doctor --json printed no JSON ({e}): {}",
+            done.stderr_text()
+        )
+    })?;
+    if done.status.code() == Some(2) {
+        return Err(format!(
+            "doctor reports a failing core check (exit 2): {report}"
+        ));
+    }
+    // The harness keeps writing into its session dir (config/sessions/<name>)
+    // while doctor runs; only the product's own files must stay untouched.
+    let own =
+        |m: std::collections::BTreeMap<String, u64>| -> std::collections::BTreeMap<String, u64> {
+            m.into_iter()
+                .filter(|(p, _)| !p.contains("/sessions/"))
+                .collect()
+        };
+    let (before, after) = (own(before), own(after));
+    if before != after {
+        let changed: Vec<&String> = after
+            .keys()
+            .filter(|k| before.get(*k) != after.get(*k))
+            .collect();
+        return Err(format!(
+            "doctor changed the product's files under the scratch config dir: {changed:?}"
+        ));
+    }
+    let listed = report["harnesses"].as_array().is_some_and(|hs| {
+        hs.iter()
+            .any(|h| h["name"] == l.harness.as_str() && !h["version"].is_null())
+    });
+    if listed {
+        Ok(())
+    } else {
+        Err(format!(
+            "doctor does not report a version for {}",
+            l.harness
+        ))
+    }
+}
