@@ -25,12 +25,28 @@ testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
         PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
         cargo test -p studyloop-acceptance --test acceptance -- $TESTS
 
-# The UAT sign-off tier: sets both gates and runs uat/tests/uat.rs.
+# Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
+# status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no
+# verdict): a FAIL is never a success (a hermetic run is FAIL by design, README#uat-tier).
+# The UAT sign-off tier: both gates, the journeys, then the verdict with every reason.
 testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="": deps harnesses
-    cargo build --workspace --bins
+    #!/usr/bin/env bash
+    set -uo pipefail
+    cargo build --workspace --bins || exit
+    run="$PWD/target/studyloop/runs/uat-$(date -u +%Y%m%dT%H%M%SZ)-$$"
+    # TESTS is split on purpose, so "journey::smoke --exact" passes two arguments.
     STUDYLOOP_ACC=1 STUDYLOOP_UAT=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
-        PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
+        STUDYLOOP_ACC_RESULTS_DIR="$run" PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
         cargo test -p studyloop-uat --test uat -- $TESTS
+    trials=$?
+    echo
+    cargo run -q -p studyloop-uat --bin studyloop-uat -- signoff "$run"
+    verdict=$?
+    echo
+    echo "testuat: run directory $run"
+    echo "testuat: trials exit $trials; sign-off exit $verdict (0 PASS, 1 FAIL, 2 no verdict)"
+    if [ "$trials" -ne 0 ]; then exit "$trials"; fi
+    exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
 deps: deps-apt deps-litellm deps-browser
