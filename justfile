@@ -40,7 +40,8 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
         cargo test -p studyloop-uat --test uat -- $TESTS
     trials=$?
     echo
-    cargo run -q -p studyloop-uat --bin studyloop-uat -- signoff "$run"
+    # The binary the build above made: the same build the trials ran against.
+    "${CARGO_TARGET_DIR:-$PWD/target}/debug/studyloop-uat" signoff "$run"
     verdict=$?
     echo
     echo "testuat: run directory $run"
