@@ -169,6 +169,8 @@ fn with_both_gates_a_missing_harness_is_a_named_skip_of_the_graded_journey() {
             ("STUDYLOOP_ACC", "1"),
             ("STUDYLOOP_UAT", "1"),
             ("STUDYLOOP_ACC_HARNESS", "kiro,pi"),
+            // Nothing is installed there, whatever this machine has in /usr/bin.
+            ("PATH", "/nonexistent-studyloop-uat-gate-test"),
         ],
         &["journey::study_session", "--exact"],
     );
