@@ -1,9 +1,9 @@
 //! The cli-tmux lane's validators that read what the product and the stub
 //! left: the stub request log, the product DB row and `studyloop doctor`.
 
-use super::validate;
 use super::Lane;
 use super::cli_tmux::CLI_TIMEOUT;
+use super::validate;
 use crate::bins;
 
 pub(crate) fn stub_records(l: &Lane<'_>) -> Result<Vec<studyloop_stubs::LogRecord>, String> {

@@ -76,6 +76,9 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
     lane.step("provision harness for the auth mode", provision_harness)?;
+    if lane.ctx.selection.auth_mode != crate::selection::AuthMode::Scrubbed {
+        lane.step("authenticated probe (one-shot prompt)", authenticated_probe)?;
+    }
     lane.step("study start", |l| {
         cli(l, "study-start", &["study", &title, "--agent", h.as_str()])
     })?;
@@ -442,5 +445,25 @@ fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
             "tmux session {session} still exists after --end"
         )));
     }
+    Ok(())
+}
+
+/// The harness's one-shot mode answers through the provisioned model path
+/// (real-auth: the operator's; stub-provider: the stub, proven by its reply).
+fn authenticated_probe(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+    let binary = l
+        .binary
+        .clone()
+        .ok_or_else(|| LaneFailure::errored("no harness binary"))?;
+    let scratch = l.scratch()?;
+    let dir = scratch.root().join("probe");
+    let expect = l.stub.as_ref().map(|_| "MENTOR-REPLY");
+    let done = crate::harness::probe::run(l.spec, scratch, &l.env, &binary, &dir, expect)
+        .map_err(LaneFailure::errored)?;
+    l.notes.push(format!(
+        "authenticated probe: {} ms, reply {:?}",
+        done.elapsed.as_millis(),
+        done.reply
+    ));
     Ok(())
 }

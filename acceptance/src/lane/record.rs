@@ -25,6 +25,17 @@ impl Lane<'_> {
             stub.stop();
         }
         let mut result = result;
+        if let Some(root) = &root {
+            // A harness may have forked out of its pane's process group, or be
+            // flushing its session files; stop it before the sweep races it.
+            let stopped = validate::stop_leftovers(root, std::time::Duration::from_millis(1500));
+            if !stopped.is_empty() {
+                self.notes.push(format!(
+                    "stopped after the tmux server: {}",
+                    stopped.join("; ")
+                ));
+            }
+        }
         if let Some(scratch) = self.scratch.take() {
             let start = std::time::Instant::now();
             let sweep = scratch

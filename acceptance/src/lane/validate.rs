@@ -154,6 +154,41 @@ pub fn leftover_processes(root: &Path) -> Vec<String> {
     out
 }
 
+/// Stops every process that still mentions `root` (a harness that forked out
+/// of its pane's process group, or one still flushing its session files):
+/// SIGTERM, then SIGKILL after `grace`, bounded by twice `grace`. Returns what
+/// was signalled, for the evidence notes.
+pub fn stop_leftovers(root: &Path, grace: std::time::Duration) -> Vec<String> {
+    use rustix::process::{Pid, Signal, kill_process};
+    let start = std::time::Instant::now();
+    let mut signalled = Vec::new();
+    loop {
+        let left = leftover_processes(root);
+        if left.is_empty() || start.elapsed() >= grace * 2 {
+            return signalled;
+        }
+        let signal = if start.elapsed() < grace {
+            Signal::TERM
+        } else {
+            Signal::KILL
+        };
+        for line in &left {
+            let pid = line
+                .split(':')
+                .next()
+                .and_then(|p| p.parse::<i32>().ok())
+                .and_then(Pid::from_raw);
+            if let Some(pid) = pid {
+                let _ = kill_process(pid, signal);
+            }
+            if !signalled.contains(line) {
+                signalled.push(line.clone());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }

@@ -1,0 +1,78 @@
+//! The authenticated availability probe: one non-interactive prompt through the
+//! harness's own one-shot mode (`codex exec`, `claude -p`, `pi -p`, `opencode
+//! run`, `grok -p`) in the cell's env, from a throwaway directory so no session
+//! of the lane's working dir is touched. It passes when the harness exits 0 and
+//! prints a reply (in stub-provider mode: the stub's `MENTOR-REPLY`), which
+//! proves the configured model path works before a TUI is driven.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use super::{HarnessSpec, ProbeKind};
+use crate::scratch::{Env, Scratch};
+
+/// The prompt the probe sends (short, so the stub's echo is all of it).
+pub const PROBE_PROMPT: &str = "availability probe: reply briefly";
+/// One-shot modes start cold; opencode's is CPU-bound on a loaded 2-core box.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// What the probe saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeResult {
+    /// The reply line it found.
+    pub reply: String,
+    /// How long the one-shot call took.
+    pub elapsed: Duration,
+}
+
+/// Runs `spec`'s authenticated probe with `binary` in `env`, cwd `dir`.
+/// `expect` is the text the reply must contain (`Some("MENTOR-REPLY")` with a
+/// stub), `None` to accept any non-empty output. A presence-only harness is an
+/// error naming why it has no probe.
+pub fn run(
+    spec: &HarnessSpec,
+    scratch: &Scratch,
+    env: &Env,
+    binary: &Path,
+    dir: &Path,
+    expect: Option<&str>,
+) -> Result<ProbeResult, String> {
+    let ProbeKind::Authenticated { args, prompt, .. } = spec.probe else {
+        return Err(format!("{} has no authenticated probe", spec.name));
+    };
+    crate::private_fs::create_dir(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let mut cmd = Command::new(binary);
+    env.apply(&mut cmd).current_dir(dir).args(args);
+    if prompt {
+        cmd.arg(PROBE_PROMPT);
+    }
+    let done = scratch
+        .run(&mut cmd, PROBE_TIMEOUT)
+        .map_err(|e| e.to_string())?;
+    let out = done.stdout_text();
+    let reply = out
+        .lines()
+        .map(str::trim)
+        .find(|l| expect.map_or(!l.is_empty(), |e| l.contains(e)))
+        .map(str::to_owned);
+    match (done.status.success(), reply) {
+        (true, Some(reply)) => Ok(ProbeResult {
+            reply,
+            elapsed: done.elapsed,
+        }),
+        (ok, _) => Err(format!(
+            "`{} {} \"{PROBE_PROMPT}\"` exited {} without a reply{}; stderr: {}",
+            binary.display(),
+            args.join(" "),
+            done.status,
+            if ok { "" } else { " (failure)" },
+            done.stderr_text()
+                .lines()
+                .rev()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" / ")
+        )),
+    }
+}
