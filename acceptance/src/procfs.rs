@@ -40,6 +40,33 @@ pub fn group_alive(pgid: i32) -> bool {
         .any(|(state, group)| group == pgid && state != 'Z' && state != 'X')
 }
 
+/// Every live (non-zombie) process other than this one whose environment holds
+/// `name=value` exactly. Processes whose environment cannot be read (another
+/// user's) are skipped; without `/proc` the answer is empty.
+pub fn processes_with_env(name: &str, value: &std::ffi::OsStr) -> Vec<i32> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut wanted = Vec::with_capacity(name.len() + 1 + value.len());
+    wanted.extend_from_slice(name.as_bytes());
+    wanted.push(b'=');
+    wanted.extend_from_slice(value.as_bytes());
+    let me = i32::try_from(std::process::id()).unwrap_or(0);
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<i32> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == wanted.as_slice()))
+        })
+        .filter(|&pid| process_alive(pid))
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
 fn proc_mounted() -> bool {
     std::path::Path::new("/proc/self/stat").exists()
 }
@@ -65,6 +92,22 @@ mod tests {
         assert_eq!(parse_stat("42 (tmux: server) S 1 42 42 0"), Some(('S', 42)));
         assert_eq!(parse_stat("7 (a) b) Z 1 9 9"), Some(('Z', 9)));
         assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn finds_a_child_by_an_environment_marker() {
+        let marker = format!("studyloop-procfs-test-{}", std::process::id());
+        let mut child = std::process::Command::new("/bin/sleep")
+            .arg("30")
+            .env("STUDYLOOP_PROCFS_MARKER", &marker)
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let found = processes_with_env("STUDYLOOP_PROCFS_MARKER", marker.as_ref());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(found, [pid]);
+        assert!(processes_with_env("STUDYLOOP_PROCFS_MARKER", marker.as_ref()).is_empty());
     }
 
     #[test]

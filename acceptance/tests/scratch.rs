@@ -312,6 +312,41 @@ fn close_stops_every_recorded_process_group() {
     assert!(!group_alive(pgid), "process group {pgid} survived close");
 }
 
+/// A daemon that left the recorded process group (`setsid`) still carries the
+/// scratch env; close finds it by that env and stops it before sweeping, so it
+/// cannot keep writing into the tree.
+#[test]
+fn close_stops_a_daemon_that_escaped_its_process_group() {
+    let scratch = Scratch::create().unwrap();
+    let mut cmd = scratch.command("/bin/sh");
+    cmd.args([
+        "-c",
+        "setsid /bin/sh -c 'echo $$ > daemon.pid; exec sleep 300' &",
+    ]);
+    let mut child = scratch.spawn(&mut cmd).unwrap();
+    let _ = child.wait();
+    let pid_file = scratch.home().join("daemon.pid");
+    let mut waited = 0;
+    while std::fs::read_to_string(&pid_file).map_or(true, |s| !s.ends_with('\n')) {
+        assert!(waited < 2000, "the daemon never wrote its pid");
+        std::thread::sleep(Duration::from_millis(5));
+        waited += 5;
+    }
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        process_alive(pid),
+        "the daemon should be running before close"
+    );
+    let root = scratch.root().to_path_buf();
+    scratch.close().unwrap();
+    assert!(!process_alive(pid), "daemon {pid} survived close");
+    assert!(!root.exists());
+}
+
 #[test]
 fn real_auth_scratch_keeps_home_but_sweeps_only_scratch() {
     let real = fake_real_home();

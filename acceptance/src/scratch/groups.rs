@@ -5,8 +5,11 @@
 //! their sockets (`tmux -S <socket> kill-server`), found under the scratch
 //! socket dir. A missing tmux binary means no server could have been started:
 //! that is not an error. Process groups get SIGTERM, a grace period, then
-//! SIGKILL. Problems here are returned as warnings, never panics: the sweep that
-//! follows must still run.
+//! SIGKILL. Last come stragglers: any process still carrying this world's
+//! `TMUX_TMPDIR` or HOME in its environment (a pane's harness that outlived its
+//! tmux server, a daemonised grandchild in its own group), which would otherwise
+//! keep writing into the tree while it is swept. Problems here are returned as
+//! warnings, never panics: the sweep that follows must still run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -132,6 +135,29 @@ pub(crate) fn stop_tmux_servers(socket_dir: &Path, env: &Env) -> Vec<String> {
                     "tmux server {} survived SIGKILL",
                     pid.as_raw_nonzero()
                 ));
+            }
+        }
+    }
+    warnings
+}
+
+/// Stops every process whose environment marks it as a child of this world:
+/// `TMUX_TMPDIR=<socket_dir>` or `HOME=<home>`. SIGTERM, grace, SIGKILL.
+pub(crate) fn stop_stragglers(socket_dir: &Path, home: &Path) -> Vec<String> {
+    let mut pids = procfs::processes_with_env("TMUX_TMPDIR", socket_dir.as_os_str());
+    pids.extend(procfs::processes_with_env("HOME", home.as_os_str()));
+    pids.sort_unstable();
+    pids.dedup();
+    let pids: Vec<Pid> = pids.into_iter().filter_map(Pid::from_raw).collect();
+    for &pid in &pids {
+        let _ = kill_process(pid, Signal::TERM);
+    }
+    let mut warnings = Vec::new();
+    for pid in pids {
+        if !wait_pid_gone(pid, TERM_GRACE) {
+            let _ = kill_process(pid, Signal::KILL);
+            if !wait_pid_gone(pid, KILL_WAIT) {
+                warnings.push(format!("process {} survived SIGKILL", pid.as_raw_nonzero()));
             }
         }
     }

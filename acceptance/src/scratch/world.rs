@@ -178,10 +178,11 @@ impl Scratch {
         if self.swept {
             return Ok(());
         }
-        for warning in groups::stop_tmux_servers(&self.socket_dir, &self.env)
+        let warnings = groups::stop_tmux_servers(&self.socket_dir, &self.env)
             .into_iter()
             .chain(self.groups.terminate_all())
-        {
+            .chain(groups::stop_stragglers(&self.socket_dir, &self.home));
+        for warning in warnings {
             eprintln!(
                 "studyloop-acceptance: scratch {}: {warning}",
                 self.root.display()
