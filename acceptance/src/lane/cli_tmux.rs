@@ -100,8 +100,11 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
         db_row(l, &state)
     })?;
     lane.check("doctor --json (read-only)", doctor)?;
-    lane.step("exit the harness", |l| exit_harness(l, driver))?;
-    lane.step("study --end", |l| end(l, &session))?;
+    // The first session is ended by the product while the harness is live
+    // (`--end` must stop it); the resumed one is left through the harness's own
+    // exit keys first (the product's agent-exit path), then `--end`.
+    drop(driver);
+    lane.step("study --end (harness live)", |l| end(l, &session))?;
     lane.step("study --resume", |l| {
         cli(l, "study-resume", &["study", "--resume"])
     })?;
@@ -440,10 +443,16 @@ fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
         .tmux
         .as_ref()
         .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
-    if tmux.has_session(session) {
-        return Err(LaneFailure::errored(format!(
-            "tmux session {session} still exists after --end"
-        )));
+    // When the harness exited first, the product's agent-exit path may still
+    // be tearing the session down: allow it a bounded moment.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tmux.has_session(session) {
+        if Instant::now() >= deadline {
+            return Err(LaneFailure::errored(format!(
+                "tmux session {session} still exists 10 s after --end"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
     Ok(())
 }
