@@ -66,7 +66,8 @@ pub struct Receipt {
     pub platform: Option<String>,
     /// Steps and checks with timings (from steps.json, when present).
     pub steps: Vec<ReceiptStep>,
-    /// Manifest notes, redacted.
+    /// The manifest's `finding:` notes (e.g. grok has no resume), redacted; other
+    /// notes stay in the private bundle.
     pub notes: Vec<String>,
 }
 
@@ -147,12 +148,15 @@ pub fn from_bundle(bundle: &Path, redactor: &Redactor) -> Result<Option<Receipt>
             ..st
         })
         .collect();
+    // Only findings leave the bundle: other notes carry local paths, process
+    // command lines and persona text.
     let notes = m
         .get("notes")
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
                 .filter_map(Value::as_str)
+                .filter(|n| n.starts_with("finding:"))
                 .map(|n| redactor.redact(n))
                 .collect()
         })

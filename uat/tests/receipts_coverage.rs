@@ -38,3 +38,17 @@ fn committed_receipts_hold_nothing_the_redaction_rules_would_rewrite() {
         );
     }
 }
+
+#[test]
+fn committed_receipts_hold_no_local_paths() {
+    for r in receipts::load_all(&receipts_dir()).unwrap() {
+        let text = serde_json::to_string(&r).unwrap();
+        for needle in ["/tmp/", "/work/", "/root", "/home/", "sl-acc-"] {
+            assert!(
+                !text.contains(needle),
+                "receipt {} contains {needle:?}",
+                r.run_id
+            );
+        }
+    }
+}
