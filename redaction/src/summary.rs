@@ -68,10 +68,16 @@ impl Redactor {
                 found: kind(summary),
             });
         };
+        // Collected through a BTreeMap so the summary's top-level keys come out sorted
+        // whatever `serde_json/preserve_order` says (the ACP crate turns it on for every
+        // crate in a workspace build): the summary is a shareable artefact and must be
+        // byte-stable.
         let kept: Map<String, Value> = map
             .iter()
             .filter(|(k, _)| self.allowed_fields().contains(k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_iter()
             .collect();
         let mut violations = Vec::new();
         for (key, value) in &kept {
