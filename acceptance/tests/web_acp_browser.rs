@@ -43,7 +43,7 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
     let base = format!("http://{}", server.addr);
 
     let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
-    let chrome = Browser::launch(&profile).expect("chromium starts");
+    let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
     let mut shots = Snapshots::default();
     journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
         .expect("started");
@@ -118,7 +118,7 @@ fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
     let mut server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
     let base = format!("http://{}", server.addr);
     let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
-    let chrome = Browser::launch(&profile).expect("chromium starts");
+    let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
     let mut shots = Snapshots::default();
     chrome.goto(&format!("{base}/#study-plans")).expect("plans");
     chrome

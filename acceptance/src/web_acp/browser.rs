@@ -2,7 +2,9 @@
 //! a small synchronous facade: the one module that uses `fantoccini`.
 //!
 //! chromedriver is started on `--port=0` (it prints the port it took) in its
-//! own process group, Chromium runs headless with a scratch profile, no
+//! own process group with the scratch world's environment (so Chromium's
+//! crashpad database, caches and `TMPDIR` scoped dirs land in the scratch tree,
+//! never in the real HOME or `/tmp`), Chromium runs headless with a scratch profile, no
 //! sandbox (required as root) and every background-network feature off, so a
 //! run is offline and leaves nothing behind: [`Browser::close`] ends the
 //! WebDriver session and kills the driver's group, and `Drop` does the same.
@@ -10,15 +12,16 @@
 //! evidence bundle.
 
 use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use rustix::process::{Pid, Signal, kill_process_group};
 use serde_json::{Value, json};
+
+use crate::scratch::Scratch;
 
 /// Where Debian installs them (`apt-get install chromium chromium-driver`).
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -69,19 +72,22 @@ pub struct Browser {
 
 impl Browser {
     /// Starts chromedriver and a headless Chromium whose profile lives in
-    /// `profile_dir` (inside the scratch tree).
+    /// `profile_dir` (inside the scratch tree), with `scratch`'s environment
+    /// and its process group recorded by `scratch`.
     ///
     /// # Errors
     /// [`BrowserError`] when a binary is missing or the session cannot start.
-    pub fn launch(profile_dir: &Path) -> Result<Self, BrowserError> {
+    pub fn launch(scratch: &Scratch, profile_dir: &Path) -> Result<Self, BrowserError> {
         available()?;
-        let mut driver = Command::new(CHROMEDRIVER)
-            .args(["--port=0", "--log-level=WARNING"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
+        let mut driver = scratch
+            .spawn(
+                scratch
+                    .command(CHROMEDRIVER)
+                    .args(["--port=0", "--log-level=WARNING"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null()),
+            )
             .map_err(|e| BrowserError::Driver(e.to_string()))?;
         let port = read_port(&mut driver).map_err(|e| {
             kill_group(&driver);

@@ -283,9 +283,10 @@ fn socket_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFai
 }
 
 fn browser_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFailure> {
-    let profile = browser::profile_dir(lane.scratch()?.tmp_dir()).map_err(err)?;
-    let chrome = lane.step("launch headless Chromium", |_| {
-        Browser::launch(&profile).map_err(err)
+    let chrome = lane.step("launch headless Chromium", |l| {
+        let scratch = l.scratch()?;
+        let profile = browser::profile_dir(scratch.tmp_dir()).map_err(err)?;
+        Browser::launch(scratch, &profile).map_err(err)
     })?;
     let base = format!("http://{}", server.addr);
     let topic = format!("Web ACP Browser Lane: {}", lane.harness);
