@@ -29,6 +29,11 @@ use std::time::{Duration, Instant};
 use crate::tmux::parse::quote;
 use crate::tmux::{ControlClient, Event, Tmux, TmuxError};
 
+/// How long an Enter may go without any screen change before it is resent.
+const ENTER_RETRY: Duration = Duration::from_secs(2);
+/// How often it is resent at most.
+const ENTER_RETRIES: u32 = 2;
+
 /// Cap on the raw output kept for evidence (the tail is what matters).
 const STREAM_CAP: usize = 8 << 20;
 
@@ -142,13 +147,25 @@ impl PaneDriver {
             .saturating_sub(screen::MARKER_WINDOW);
         self.type_text(prompt)?;
         let echo_deadline = Instant::now() + self.limits.echo_timeout;
-        if let Err(WaitEnd::Gone(reason)) = self.wait(echo_deadline, Duration::ZERO, |s| {
+        let typed = match self.wait(echo_deadline, Duration::ZERO, |s| {
             screen::shows_echo(s, prompt)
         }) {
-            return Err(self.gone(reason, "typing a turn"));
-        }
+            Ok(Settled { screen, .. }) | Err(WaitEnd::TimedOut(screen)) => screen,
+            Err(WaitEnd::Gone(reason)) => return Err(self.gone(reason, "typing a turn")),
+        };
         self.named_key("Enter")?;
         let start = Instant::now();
+        // An Ink TUI under load can drop an Enter that arrives while it is still
+        // settling: if the screen has not changed at all after ENTER_RETRY,
+        // press Enter again (an Enter on an already-submitted, empty input is a
+        // no-op in every harness here).
+        for _ in 0..ENTER_RETRIES {
+            match self.wait(Instant::now() + ENTER_RETRY, Duration::ZERO, |s| s != typed) {
+                Ok(_) => break,
+                Err(WaitEnd::TimedOut(_)) => self.named_key("Enter")?,
+                Err(WaitEnd::Gone(_)) => break,
+            }
+        }
         let (idle, busy) = (self.markers.idle.clone(), self.markers.busy.clone());
         let done = |s: &str| {
             let proved = match &marker {
