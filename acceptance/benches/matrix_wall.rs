@@ -28,6 +28,23 @@ fn main() {
         );
         return;
     }
+    // Build the runner first so no compile lands inside a timed run.
+    let warm = Command::new("cargo")
+        .current_dir(&root)
+        .args([
+            "test",
+            "-q",
+            "-p",
+            "studyloop-acceptance",
+            "--test",
+            "acceptance",
+            "--no-run",
+        ])
+        .status();
+    if !warm.is_ok_and(|s| s.success()) {
+        println!("matrix wall bench: failed: could not build the acceptance runner");
+        return;
+    }
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     for (label, jobs) in [
         ("every cell concurrent", 6),
@@ -83,7 +100,13 @@ fn run(root: &Path, bin: &Path, jobs: usize) -> Result<(f64, f64, usize), String
             .lines()
             .filter(|l| l.contains("\"failed\""))
             .collect();
-        return Err(format!("the matrix failed: {}", failed.join(" | ")));
+        // Keep the run for inspection: its bundles are the evidence of the failure.
+        let kept = results.keep();
+        return Err(format!(
+            "the matrix failed (run kept in {}): {}",
+            kept.display(),
+            failed.join(" | ")
+        ));
     }
     let mut lanes = Vec::new();
     for bundle in std::fs::read_dir(results.path().join("evidence"))
