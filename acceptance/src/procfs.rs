@@ -96,12 +96,21 @@ mod tests {
 
     #[test]
     fn finds_a_child_by_an_environment_marker() {
+        use std::io::BufRead;
         let marker = format!("studyloop-procfs-test-{}", std::process::id());
-        let mut child = std::process::Command::new("/bin/sleep")
-            .arg("30")
+        // The child announces itself once it runs: until its execve, its
+        // /proc/<pid>/environ is still the parent's, without the marker.
+        let mut child = std::process::Command::new("/bin/sh")
+            .args(["-c", "echo up; exec sleep 30"])
             .env("STUDYLOOP_PROCFS_MARKER", &marker)
+            .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line, "up\n");
         let pid = i32::try_from(child.id()).unwrap();
         let found = processes_with_env("STUDYLOOP_PROCFS_MARKER", marker.as_ref());
         child.kill().unwrap();

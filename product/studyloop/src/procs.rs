@@ -110,7 +110,12 @@ mod tests {
         let pid = i32::try_from(child.id()).unwrap();
         assert!(alive(pid));
         assert!(children(self_pid()).contains(&pid));
-        assert!(cmdline(pid).unwrap().contains("sleep 5"));
+        // Until the child's execve its cmdline is still ours; wait for the exec.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !cmdline(pid).is_some_and(|c| c.contains("sleep 5")) {
+            assert!(std::time::Instant::now() < deadline, "{:?}", cmdline(pid));
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
         terminate(pid);
         child.wait().unwrap();
         assert!(!alive(pid));
