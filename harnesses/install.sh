@@ -77,6 +77,17 @@ all_present() {
     done
 }
 
+# The `--version` checks run in a throwaway HOME/XDG/TMPDIR inside .harnesses/:
+# several CLIs create config, cache and state dirs (opencode: ~/.config/opencode,
+# ~/.local/share/opencode, ...) or extract native libraries into TMPDIR on their
+# first run, and installing must not touch the user's real HOME or /tmp.
+verify_env() {
+    local h="$dest/.verify-home"
+    rm -rf "$h" && mkdir -p "$h/tmp"
+    env HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_DATA_HOME="$h/.local/share" \
+        XDG_CACHE_HOME="$h/.cache" XDG_STATE_HOME="$h/.local/state" TMPDIR="$h/tmp" "$@"
+}
+
 verify_install() {
     local entry name want got pkg
     for entry in "${package_checks[@]}"; do
@@ -92,13 +103,14 @@ verify_install() {
         name="${entry%%|*}"
         want="${entry#*|}"
         # </dev/null: some CLIs wait for stdin when it is not a terminal.
-        got="$(timeout 60 "$bin/$name" --version </dev/null 2>&1 | head -n 3 || true)"
+        got="$(verify_env timeout 60 "$bin/$name" --version </dev/null 2>&1 | head -n 3 || true)"
         if [[ "$got" != *"$want"* ]]; then
             echo "harnesses/install.sh: '$bin/$name --version' printed '${got}', expected '$want'; run 'harnesses/install.sh --force'" >&2
             return 1
         fi
         printf '  %-16s %s\n' "$name" "$(printf '%s' "$got" | head -n 1)"
     done
+    rm -rf "$dest/.verify-home"
     for name in "${adapter_bins[@]}"; do
         [ -x "$bin/$name" ] || {
             echo "harnesses/install.sh: ACP adapter '$bin/$name' is missing; run 'harnesses/install.sh --force'" >&2
