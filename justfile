@@ -7,8 +7,9 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 default:
     @just --list
 
-# Formatting, lints, a build of every binary, then every ungated test.
-test:
+# Formatting, lints, a build of every binary, then every ungated test. `deps` first:
+# the ungated suite drives real tmux, a real LiteLLM proxy and real Chromium.
+test: deps
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
     cargo build --workspace --bins
@@ -110,7 +111,12 @@ bench:
 receipts *RUNS:
     cargo run -q -p studyloop-uat --bin studyloop-uat -- receipts {{RUNS}}
 
-# What CI runs: the ungated suite, then the hermetic acceptance matrix.
+# What CI runs: the ungated suite, the hermetic acceptance matrix, then the UAT
+# journeys. A hermetic UAT run must end with trials passed and the verdict FAIL
+# (exit 1: stub models graded by stub judges never sign off a release); any other
+# status (a failed trial is 101, no verdict is 2, a PASS is 0) fails CI.
 ci:
     just test
     just testacc "" scripted
+    status=0; STUDYLOOP_UAT_EVIDENCE_ROOT="$PWD/target/studyloop/uat-evidence" just testuat || status=$?; \
+        [ "$status" -eq 1 ] || { echo "ci: testuat exited $status, expected 1 (journeys passed, hermetic sign-off refused)" >&2; exit 1; }

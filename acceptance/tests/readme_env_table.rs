@@ -5,8 +5,10 @@
 //!
 //! Owners are the crates exporting `ENV_VARS`: `studyloop-acceptance`,
 //! `studyloop-actors` and `studyloop` (the product; linked here as a
-//! dev-dependency used only by this test). The product's `EnvVarDoc` has no
-//! default field, so its README default cells are prose and not compared. On a
+//! dev-dependency used only by this test), plus `studyloop-stubs`, whose
+//! `acp::KNOBS` lists the stub ACP agent's `STUB_ACP_*` knobs. The product's
+//! `EnvVarDoc` and the knobs have no default field, so those README default
+//! cells are prose and not compared. On a
 //! mismatch the test prints the rows the code expects, ready to paste.
 
 use std::collections::BTreeMap;
@@ -44,6 +46,17 @@ fn expected() -> BTreeMap<(String, &'static str), Expected> {
             Expected {
                 meaning: doc.meaning.to_owned(),
                 default,
+            },
+        );
+    }
+    // The stub ACP agent's knobs: read by a test double, still variables a
+    // developer sets, so they are in the one table.
+    for (name, meaning) in studyloop_stubs::acp::KNOBS {
+        rows.insert(
+            ((*name).to_owned(), "studyloop-stubs"),
+            Expected {
+                meaning: (*meaning).to_owned(),
+                default: None,
             },
         );
     }
