@@ -5,8 +5,13 @@
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_redaction::{MIN_SECRET_LEN, RedactionRules, Redactor};
 
-/// Name fragments that mark a credential-bearing variable.
+/// Name fragments that mark a credential-bearing variable, on top of the child-env
+/// deny rules (`studyloop_credentials::looks_like_credential`). Broader on purpose:
+/// the deny rules decide what a child may receive and keep a reference must-keep
+/// list (`MONKEY`, `SSH_AUTH_SOCK`, ...); here over-matching only redacts a value
+/// that was harmless, while under-matching would leak one.
 const SECRET_NAME_PARTS: &[&str] = &[
+    "JWT",
     "KEY",
     "TOKEN",
     "SECRET",
@@ -28,7 +33,8 @@ pub fn redactor(rules: &RedactionRules, env: &CallerEnv) -> Redactor {
         };
         let upper = name.to_ascii_uppercase();
         if value.chars().count() < MIN_SECRET_LEN
-            || !SECRET_NAME_PARTS.iter().any(|p| upper.contains(p))
+            || !(studyloop_acceptance::scratch::looks_like_credential(name)
+                || SECRET_NAME_PARTS.iter().any(|p| upper.contains(p)))
         {
             continue;
         }

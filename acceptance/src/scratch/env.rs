@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::caller_env::CallerEnv;
-use crate::scratch::credentials;
 
 /// The scratch paths an env points at.
 #[derive(Debug, Clone)]
@@ -210,7 +209,7 @@ impl Env {
     /// credential deny rules match, StudyLoop's own variables, and tmux's.
     pub fn inherit(mut self, caller: &CallerEnv, name: &str) -> Result<Self, EnvError> {
         check_name(name)?;
-        if credentials::is_denied(name) || real_auth_drops(name) {
+        if studyloop_credentials::is_denied(name) || real_auth_drops(name) {
             return Err(EnvError::Denied { name: name.into() });
         }
         if SCRATCH_POINTERS.contains(&name) {

@@ -11,11 +11,11 @@
 //! `/tmp` so `t/tmux-<uid>/default` stays far below the 104-byte `sun_path`
 //! limit. Deletion is the `sweep` module's job.
 
-mod credentials;
 mod env;
 mod groups;
 mod world;
 
-pub use credentials::{EXACT_DENY, is_denied, looks_like_credential};
+// The deny rules live in one crate shared with the product's child_env.
 pub use env::{Env, EnvError, TestHatch, find_on_path};
+pub use studyloop_credentials::{EXACT_DENY, is_denied, looks_like_credential};
 pub use world::{CONFIG_SEED, SENTINEL_NAME, SOCKET_PATH_LIMIT, Scratch, ScratchError};

@@ -1,13 +1,18 @@
-//! The credential deny rules: which variable names look like secrets.
+//! The credential deny rules: which environment variable names a StudyLoop child
+//! must never receive.
 //!
-//! The scratch env is an allow-list, so a credential never reaches a scratch
-//! child by default; these rules guard the one door that copies a caller
-//! variable in by name ([`crate::scratch::Env::inherit`]) and are the same rules
-//! the reference product applies to its own agent children: exact names, a
+//! One table, shared by the two places that build child environments: the
+//! product (`studyloop`'s `child_env`, applied to web PTY and ACP children and,
+//! with `--scrub-env`, to the tmux pane) and the acceptance tier's scratch world
+//! (`studyloop-acceptance`, guarding the one door that copies a caller variable in
+//! by name). It is a pure function of a name, with no dependencies and no I/O, so
+//! sharing it does not make the acceptance tier link the product's behaviour.
+//!
+//! The rules are the reference product's (anchor-product §4.1): exact names, a
 //! suffix rule, a segment rule and a squashed rule, all case-insensitive. They are
 //! deliberately broad: stripping `AUTHORIZATION_ENDPOINT` or `COOKIE_FILE` is an
 //! accepted over-strip; `MONKEY`, `TOKENIZERS_PARALLELISM` and `TURKEY_DATA` must
-//! survive. This module decides; it does not build environments.
+//! survive. This crate decides; it does not build environments.
 
 /// Names dropped exactly: the product's stub-agent test hatches and pointers
 /// that would move a child off its scratch config or database.
@@ -70,11 +75,13 @@ const SQUASHED: [&str; 11] = [
 ];
 
 /// Whether a variable named `name` must never be copied into a scratch child.
+#[must_use]
 pub fn is_denied(name: &str) -> bool {
     EXACT_DENY.contains(&name) || looks_like_credential(name)
 }
 
 /// The suffix, segment and squashed rules alone.
+#[must_use]
 pub fn looks_like_credential(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     suffix_rule(&lower) || segment_rule(&lower) || squashed_rule(&lower)
@@ -108,7 +115,20 @@ mod tests {
     use super::*;
 
     /// Names that must survive every rule (the reference's must-keep list).
-    const MUST_KEEP: [&str; 17] = [
+    const MUST_KEEP: &[&str] = &[
+        "USER",
+        "SHELL",
+        "TMUX_TMPDIR",
+        "STUDYLOOP_STATE_DIR",
+        "STUDYLOOP_SESSION_DIR",
+        "STUDYLOOP_DB",
+        "GROK_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "OPENCODE_DISABLE_AUTOUPDATE",
+        "KEYS",
+        "SECRETARY",
+        "TOKENS_USED",
+        "PI_OFFLINE",
         "PATH",
         "HOME",
         "LANG",
@@ -129,7 +149,24 @@ mod tests {
     ];
 
     /// Names that must be dropped, each with the rule that catches it.
-    const MUST_DROP: [(&str, &str); 26] = [
+    const MUST_DROP: &[(&str, &str)] = &[
+        ("ANTHROPIC_AUTH_TOKEN", "suffix token"),
+        ("GROK_API_KEY", "suffix api_key"),
+        ("AWS_ACCESS_KEY_ID", "segment access_key"),
+        ("GH_TOKEN", "suffix token"),
+        ("MYSQL_PWD_PASSWD", "suffix passwd"),
+        ("KEY", "suffix whole-name key"),
+        ("MY_JWT", "segment jwt"),
+        ("SESSION_COOKIE", "segment cookie"),
+        ("OAUTH_CLIENT_ID", "segment oauth"),
+        ("CLIENT_SECRET", "suffix secret"),
+        ("GH_PRIVATE_KEY", "suffix private_key"),
+        ("MyApiKeyValue", "squashed apikey"),
+        ("X_SECRET_KEY_ID", "segment secret_key"),
+        ("REFRESH_TOKEN_FILE", "segment refresh_token"),
+        ("ID_TOKEN_PATH", "segment id_token"),
+        ("NPM_AUTHTOKEN", "squashed authtoken"),
+        ("SLACK_CLIENTSECRET2", "squashed clientsecret"),
         ("STUDYLOOP_TEST_AGENT_CMD", "exact"),
         ("STUDYLOOP_TEST_ACP_CMD", "exact"),
         ("STUDYLOOP_CONFIG", "exact"),
@@ -163,14 +200,14 @@ mod tests {
 
     #[test]
     fn must_keep_names_survive() {
-        for name in MUST_KEEP {
+        for &name in MUST_KEEP {
             assert!(!is_denied(name), "{name} was denied but must be kept");
         }
     }
 
     #[test]
     fn must_drop_names_are_denied() {
-        for (name, rule) in MUST_DROP {
+        for &(name, rule) in MUST_DROP {
             assert!(
                 is_denied(name),
                 "{name} should be denied by the {rule} rule"
