@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::pinned::PinError;
+use crate::pinned::{LoadError, PinError};
 use crate::summary::Violation;
 
 /// Everything that can go wrong while loading rules or redacting.
@@ -63,4 +63,13 @@ pub enum RedactionError {
         /// Every violation found, in document order.
         violations: Vec<Violation>,
     },
+}
+
+impl From<LoadError> for RedactionError {
+    fn from(e: LoadError) -> Self {
+        match e {
+            LoadError::Format { file, detail } => Self::Format { file, detail },
+            LoadError::Pin(pin) => Self::Pin(pin),
+        }
+    }
 }

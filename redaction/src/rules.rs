@@ -11,8 +11,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::error::RedactionError;
-use crate::pinned::PinnedFile;
-use crate::yaml;
+use crate::pinned::{self, Loaded};
 
 /// The rules file shipped with this crate.
 pub const DEFAULT_RULES_FILE: &str = "rules_v1.yaml";
@@ -62,11 +61,6 @@ pub struct RedactionRules {
     sha256: String,
     allowed_fields: BTreeSet<String>,
     patterns: Vec<Pattern>,
-}
-
-#[derive(Deserialize)]
-struct VersionProbe {
-    version: u32,
 }
 
 #[derive(Deserialize)]
@@ -140,21 +134,14 @@ impl RedactionRules {
             file: file.to_owned(),
             detail,
         };
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| format(format!("not UTF-8 ({e}); save the file as UTF-8")))?;
-        let probe: VersionProbe =
-            yaml::parse(text).map_err(|e| format(format!("no integer `version`: {e}")))?;
-        let sha256 = PinnedFile {
-            file,
-            version: probe.version,
-            bytes,
-            registry,
-            registry_bytes,
-        }
-        .verify()?;
-        let doc: RulesDoc = yaml::parse(text).map_err(|e| format(e.detail))?;
+        let text = pinned::utf8(file, bytes)?;
+        let Loaded {
+            doc,
+            version,
+            sha256,
+        } = pinned::load_yaml::<RulesDoc>(text, file, bytes, registry, registry_bytes)?;
         let rules = Self {
-            version: probe.version,
+            version,
             sha256,
             allowed_fields: allowed_fields(doc.allowed_fields).map_err(format)?,
             patterns: doc

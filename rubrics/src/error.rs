@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use studyloop_redaction::PinError;
+use studyloop_redaction::pinned::LoadError;
 
 /// Why a rubric could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -27,4 +28,13 @@ pub enum RubricError {
     /// The rubric is not the pinned text for its version (unregistered or tampered).
     #[error(transparent)]
     Pin(#[from] PinError),
+}
+
+impl From<LoadError> for RubricError {
+    fn from(e: LoadError) -> Self {
+        match e {
+            LoadError::Format { file, detail } => Self::Format { file, detail },
+            LoadError::Pin(pin) => Self::Pin(pin),
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Deserialize;
-use studyloop_redaction::{pinned::PinnedFile, yaml};
+use studyloop_redaction::pinned::{self, Loaded};
 
 use crate::error::RubricError;
 use crate::glob;
@@ -63,11 +63,6 @@ pub struct Rubric {
     criteria: Vec<Criterion>,
     reject_if: Vec<RejectRule>,
     body: String,
-}
-
-#[derive(Deserialize)]
-struct VersionProbe {
-    version: u32,
 }
 
 #[derive(Deserialize)]
@@ -128,25 +123,16 @@ impl Rubric {
             file: file.to_owned(),
             detail,
         };
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| format(format!("not UTF-8 ({e}); save the file as UTF-8")))?
-            .replace("\r\n", "\n");
+        let text = pinned::utf8(file, bytes)?.replace("\r\n", "\n");
         let (front, body) = split_frontmatter(&text).map_err(format)?;
-        let probe: VersionProbe = yaml::parse(front)
-            .map_err(|e| format(format!("frontmatter has no integer `version`: {e}")))?;
-        let sha256 = PinnedFile {
-            file,
-            version: probe.version,
-            bytes,
-            registry,
-            registry_bytes,
-        }
-        .verify()?;
-        let doc: Frontmatter =
-            yaml::parse(front).map_err(|e| format(format!("frontmatter: {e}")))?;
+        let Loaded {
+            doc,
+            version,
+            sha256,
+        } = pinned::load_yaml::<Frontmatter>(front, file, bytes, registry, registry_bytes)?;
         validate(&doc.criteria, &doc.reject_if).map_err(format)?;
         Ok(Self {
-            version: probe.version,
+            version,
             sha256,
             criteria: doc.criteria,
             reject_if: doc.reject_if,
