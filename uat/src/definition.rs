@@ -1,6 +1,7 @@
-//! The pinned sign-off definition (`signoff_v1.yaml`): which cells a release needs,
-//! which of them are graded, the council whose arbitration counts, and the floor each
-//! rubric criterion's median must reach.
+//! The pinned sign-off definition (`signoff_v2.yaml`; v1 stays registered): which cells a
+//! release needs, which of them are graded, the auth mode a graded cell must have run in,
+//! the council whose arbitration counts, and the floor each rubric criterion's median
+//! must reach.
 //!
 //! This module loads and checks the definition; applying it is `signoff`'s job.
 
@@ -9,14 +10,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use studyloop_rubrics::Rubric;
 
+use studyloop_acceptance::selection::AuthMode;
+
 use crate::pinned_yaml::{self, PinnedFileError};
 use crate::strict::Cell;
 
 /// The definition shipped with this crate.
-pub const DEFAULT_SIGNOFF_FILE: &str = "signoff_v1.yaml";
+pub const DEFAULT_SIGNOFF_FILE: &str = "signoff_v2.yaml";
 /// Its registry.
 pub const DEFAULT_SIGNOFF_REGISTRY: &str = "signoff_registry.json";
-const DEFAULT_SIGNOFF: &[u8] = include_bytes!("../signoff_v1.yaml");
+const DEFAULT_SIGNOFF: &[u8] = include_bytes!("../signoff_v2.yaml");
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../signoff_registry.json");
 
 /// One cell the sign-off considers.
@@ -43,6 +46,9 @@ struct Doc {
     #[expect(dead_code, reason = "read by the version probe before the pin check")]
     version: u32,
     council: String,
+    /// Absent in v1, where the rule lived in code with the same value: `real-auth`.
+    #[serde(default = "real_auth")]
+    graded_auth_mode: AuthMode,
     #[expect(
         dead_code,
         reason = "its only value is `fail`; parsing it is the check"
@@ -52,6 +58,10 @@ struct Doc {
     floors: BTreeMap<String, u8>,
 }
 
+fn real_auth() -> AuthMode {
+    AuthMode::RealAuth
+}
+
 /// A loaded, verified sign-off definition.
 #[derive(Debug, Clone)]
 pub struct SignoffDefinition {
@@ -59,6 +69,7 @@ pub struct SignoffDefinition {
     version: u32,
     sha256: String,
     council: String,
+    graded_auth_mode: AuthMode,
     cells: Vec<CellSpec>,
     floors: BTreeMap<String, u8>,
 }
@@ -122,6 +133,7 @@ impl SignoffDefinition {
             version: loaded.version,
             sha256: loaded.sha256,
             council: doc.council,
+            graded_auth_mode: doc.graded_auth_mode,
             cells: doc.cells,
             floors: doc.floors,
         })
@@ -186,6 +198,11 @@ impl SignoffDefinition {
     #[must_use]
     pub fn council(&self) -> &str {
         &self.council
+    }
+    /// The auth mode a graded cell's run must have recorded.
+    #[must_use]
+    pub fn graded_auth_mode(&self) -> AuthMode {
+        self.graded_auth_mode
     }
     /// The cells, in file order.
     #[must_use]

@@ -1,4 +1,4 @@
-//! Loading this crate's pinned YAML files (`council_v1.yaml`, `signoff_v1.yaml`) through
+//! Loading this crate's pinned YAML files (`council_v1.yaml`, `signoff_v2.yaml`) through
 //! the workspace's one loader, `studyloop_redaction::pinned::load_yaml` (probe the version,
 //! check the pin over the exact bytes, then parse strictly), like the redaction rules and
 //! the rubric.

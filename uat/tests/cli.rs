@@ -48,7 +48,7 @@ fn signoff_prints_the_verdict_every_reason_and_exits_1_on_fail() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     for needle in [
         "studyloop-uat signoff: FAIL",
-        "definition: signoff v1",
+        "definition: signoff v2",
         "inputs: 1 run director(ies), 0 bundle(s)",
         "journey::smoke",
         "journey::study_session",

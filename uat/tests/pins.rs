@@ -5,6 +5,7 @@
 mod common;
 
 use common::registry_for;
+use studyloop_acceptance::selection::AuthMode;
 use studyloop_redaction::{PinError, RedactionRules};
 use studyloop_rubrics::Rubric;
 use studyloop_uat::council::{Backend, Roster};
@@ -12,7 +13,8 @@ use studyloop_uat::definition::SignoffDefinition;
 use studyloop_uat::pinned_yaml::PinnedFileError;
 use studyloop_uat::signoff::Pins;
 
-const SIGNOFF: &[u8] = include_bytes!("../signoff_v1.yaml");
+const SIGNOFF: &[u8] = include_bytes!("../signoff_v2.yaml");
+const SIGNOFF_V1: &[u8] = include_bytes!("../signoff_v1.yaml");
 const SIGNOFF_REGISTRY: &[u8] = include_bytes!("../signoff_registry.json");
 const COUNCIL: &[u8] = include_bytes!("../council_v1.yaml");
 const COUNCIL_REGISTRY: &[u8] = include_bytes!("../council_registry.json");
@@ -36,7 +38,8 @@ fn assert_tampered(err: &PinnedFileError, file: &str) {
 fn shipped_pins_load_and_fit_together() {
     let pins = Pins::load_default().expect("every shipped pinned file matches its registry");
     let d = &pins.definition;
-    assert_eq!((d.version(), d.council()), (1, "release"));
+    assert_eq!((d.version(), d.council()), (2, "release"));
+    assert_eq!(d.graded_auth_mode(), AuthMode::RealAuth);
     let cells: Vec<(&str, bool, bool)> = d
         .cell_specs()
         .iter()
@@ -62,13 +65,25 @@ fn shipped_pins_load_and_fit_together() {
 #[test]
 fn tampering_with_any_pinned_file_fails_by_name() {
     let err = SignoffDefinition::from_bytes(
-        "signoff_v1.yaml",
+        "signoff_v2.yaml",
         &edited(SIGNOFF, "accuracy: 4", "accuracy: 1"),
         "signoff_registry.json",
         SIGNOFF_REGISTRY,
     )
     .unwrap_err();
-    assert_tampered(&err, "signoff_v1.yaml");
+    assert_tampered(&err, "signoff_v2.yaml");
+    let err = SignoffDefinition::from_bytes(
+        "signoff_v2.yaml",
+        &edited(
+            SIGNOFF,
+            "graded_auth_mode: real-auth",
+            "graded_auth_mode: stub-provider",
+        ),
+        "signoff_registry.json",
+        SIGNOFF_REGISTRY,
+    )
+    .unwrap_err();
+    assert_tampered(&err, "signoff_v2.yaml");
     let err = Roster::from_bytes(
         "council_v1.yaml",
         &edited(COUNCIL, "max_turns: 3", "max_turns: 300"),
@@ -227,4 +242,19 @@ fn a_roster_refuses_seats_that_cannot_be_reached_as_declared() {
             "expected `{needle}` in: {msg}"
         );
     }
+}
+
+#[test]
+fn the_superseded_v1_definition_still_loads_with_the_same_auth_rule() {
+    // v1 predates `graded_auth_mode`; the rule it lived by in code was real-auth, so a
+    // bundle signed off against v1 is judged the same way.
+    let d = SignoffDefinition::from_bytes(
+        "signoff_v1.yaml",
+        SIGNOFF_V1,
+        "signoff_registry.json",
+        SIGNOFF_REGISTRY,
+    )
+    .expect("v1 stays registered");
+    assert_eq!(d.version(), 1);
+    assert_eq!(d.graded_auth_mode(), AuthMode::RealAuth);
 }

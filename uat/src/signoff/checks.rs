@@ -71,12 +71,13 @@ pub(crate) fn grading_reasons(
         };
         let before = reasons.len();
         // Whatever council graded it, a conversation with a stub model (or an unknown
-        // one) is not the product teaching: it cannot sign off a release.
+        // one) is not the product teaching: the definition names the mode that counts.
         let mode = bundle.manifest().auth_mode;
-        if mode != Some(AuthMode::RealAuth) {
+        let wanted = definition.graded_auth_mode();
+        if mode != Some(wanted) {
             let word = mode.map_or("unknown", AuthMode::as_str);
             reasons.push(format!(
-                "`{id}` ran with auth mode `{word}`, not `real-auth`: the mentor's model was not a real one (stub-provider = studyloop-stub-provider), so it cannot sign off a release; run `just testuat` with STUDYLOOP_ACC_REAL_AUTH=1"
+                "`{id}` ran with auth mode `{word}`, not `{wanted}` (sign-off definition `graded_auth_mode`): the mentor's model was not a real one (stub-provider = studyloop-stub-provider), so it cannot sign off a release; run `just testuat` with STUDYLOOP_ACC_REAL_AUTH=1"
             ));
         }
         if a.manifest_digest != bundle.digest() {
