@@ -144,6 +144,7 @@ impl HarnessSpec {
         Limits {
             ready_timeout: self.ready_timeout,
             turn_timeout: self.turn_timeout,
+            ready_quiet: self.ready_quiet,
             max_turns,
             ..Limits::default()
         }

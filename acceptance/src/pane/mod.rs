@@ -147,7 +147,7 @@ impl PaneDriver {
             .saturating_sub(screen::MARKER_WINDOW);
         self.type_text(prompt)?;
         let echo_deadline = Instant::now() + self.limits.echo_timeout;
-        let typed = match self.wait(echo_deadline, Duration::ZERO, |s| {
+        let typed = match self.wait(echo_deadline, self.limits.typed_quiet, |s| {
             screen::shows_echo(s, prompt)
         }) {
             Ok(Settled { screen, .. }) | Err(WaitEnd::TimedOut(screen)) => screen,
@@ -155,10 +155,10 @@ impl PaneDriver {
         };
         self.named_key("Enter")?;
         let start = Instant::now();
-        // An Ink TUI under load can drop an Enter that arrives while it is still
-        // settling: if the screen has not changed at all after ENTER_RETRY,
-        // press Enter again (an Enter on an already-submitted, empty input is a
-        // no-op in every harness here).
+        // An Ink TUI under load can still drop an Enter: if the settled screen
+        // `typed` has not changed at all after ENTER_RETRY, press Enter again (an
+        // Enter on an already-submitted, empty input is a no-op in every harness
+        // here).
         for _ in 0..ENTER_RETRIES {
             match self.wait(Instant::now() + ENTER_RETRY, Duration::ZERO, |s| s != typed) {
                 Ok(_) => break,

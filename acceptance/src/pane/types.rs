@@ -34,6 +34,12 @@ pub struct Limits {
     /// TUIs (Ink) draw their prompt before their input handler is live, and an
     /// Enter typed in that gap is lost.
     pub ready_quiet: Duration,
+    /// How long the screen must stay quiet once the typed text has echoed before
+    /// Enter is pressed. An Ink TUI on a loaded machine reads typed text in
+    /// chunks and repaints after it: an Enter that lands in the same read as the
+    /// tail of the text is taken as part of a paste and never submits. The
+    /// settled screen is also the baseline the Enter retry compares against.
+    pub typed_quiet: Duration,
     /// Turns this driver will send at most.
     pub max_turns: u32,
 }
@@ -46,6 +52,7 @@ impl Default for Limits {
             echo_timeout: Duration::from_secs(3),
             quiet: Duration::from_millis(30),
             ready_quiet: Duration::from_millis(300),
+            typed_quiet: Duration::from_millis(200),
             max_turns: 8,
         }
     }
