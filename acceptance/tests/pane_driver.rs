@@ -5,7 +5,8 @@
 //! The fake harness prints a `READY> ` prompt (the ready and idle marker), reads
 //! one line per turn, and then, by mode: replies with the stub-style marker
 //! `MENTOR-REPLY <n> nonce<n>: <text>` after a short "thinking…" pause, stays
-//! silent (only the terminal's echo), spins forever, or exits.
+//! silent (only the terminal's echo), spins forever, or exits; or, in
+//! `drop-first-enter` mode, swallows the first Enter and then replies.
 
 use std::path::Path;
 use std::time::Duration;
@@ -20,7 +21,20 @@ sleep "${FAKE_BOOT:-0.2}"
 n="${FAKE_HISTORY:-0}"
 while true; do
   printf 'READY> '
-  IFS= read -r line || exit 0
+  if [ "$FAKE_MODE" = drop-first-enter ]; then
+    # Key by key, echoing itself; the very first Enter is swallowed with no
+    # visible change, as an Ink TUI under load does.
+    line=''
+    while IFS= read -rsn1 c || exit 0; do
+      if [ -z "$c" ]; then
+        if [ -z "$dropped" ]; then dropped=1; continue; fi
+        printf '\n'; break
+      fi
+      printf '%s' "$c"; line="$line$c"
+    done
+  else
+    IFS= read -r line || exit 0
+  fi
   n=$((n+1))
   case "$FAKE_MODE" in
     silent) ;;
@@ -137,6 +151,27 @@ fn waits_for_ready_then_detects_each_stub_reply_by_its_nonce() {
     }
     assert_eq!(driver.records().len(), 3);
     assert!(String::from_utf8_lossy(driver.stream()).contains("nonce3"));
+}
+
+#[test]
+fn an_enter_the_harness_swallows_is_pressed_again() {
+    let fake = Fake::start("drop-first-enter", 0);
+    let mut driver = fake.driver(limits(10_000, 2), stub_proof(1));
+    driver.wait_ready().unwrap();
+    for (n, prompt) in [(1, "what is a decorator"), (2, "and a closure")] {
+        let record = driver
+            .send_turn(prompt)
+            .expect("the driver presses Enter again when the screen did not change");
+        assert_eq!(record.outcome, TurnOutcome::Replied);
+        assert!(
+            record
+                .reply
+                .as_deref()
+                .unwrap()
+                .contains(&format!("MENTOR-REPLY {n} nonce{n}: {prompt}")),
+            "{record:?}"
+        );
+    }
 }
 
 #[test]
