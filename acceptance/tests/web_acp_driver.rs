@@ -64,10 +64,15 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
         assert_eq!(r.text, format!("STUB-ACP-ECHO {n}: {q}"));
     }
     assert_eq!(mentor.turns.len(), 4);
-    let (log, stopped) = mentor.stop();
-    assert_eq!(stopped.map(|s| s["reason"].clone()), Some(json!("cancel")));
+    let done = mentor.stop();
+    assert_eq!(done.turns.len(), 4);
+    assert_eq!(done.frames_jsonl().lines().count(), done.log.len());
+    assert_eq!(
+        done.stopped.map(|s| s["reason"].clone()),
+        Some(json!("cancel"))
+    );
     assert!(
-        log.iter().filter(|l| l.dir == "out").count() >= 5,
+        done.log.iter().filter(|l| l.dir == "out").count() >= 5,
         "frames logged"
     );
 

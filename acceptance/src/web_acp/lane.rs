@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::browser::{self, Browser};
 use super::journey::{self, BrowserMentor, Snapshots};
-use super::{AcpMentor, WebServer, http};
+use super::{AcpMentor, Stopped, WebServer, http};
 use crate::bins;
 use crate::evidence::Surface;
 use crate::lane::cli_tmux::{converse, make_scratch, provision_harness, resolve_binary};
@@ -255,17 +255,16 @@ fn socket_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFai
     let result = first
         .and_then(|reply| lane.check("persona turn proven (stub turn 0)", |l| prove(l, 0, &reply)))
         .and_then(|()| lane.step("conversation", |l| converse(l, &mut mentor, "web-acp")));
-    let records = mentor.turns.clone();
-    let (log, stopped) = mentor.stop();
-    lane.attach(
-        "turns.json",
-        serde_json::to_vec_pretty(&records).unwrap_or_default(),
-    );
-    let frames: String = log
-        .iter()
-        .map(|f| serde_json::to_string(f).unwrap_or_default() + "\n")
-        .collect();
-    lane.attach("ws-frames.jsonl", frames);
+    let Stopped {
+        turns: records,
+        stopped,
+        ..
+    } = {
+        let done = mentor.stop();
+        lane.attach("turns.json", done.turns_json());
+        lane.attach("ws-frames.jsonl", done.frames_jsonl());
+        done
+    };
     result?;
     lane.check("turns proven by the stub nonce", |l| {
         // turns[0] is the persona (stub turn 0); learner turn k is stub turn k.

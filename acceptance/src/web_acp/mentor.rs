@@ -176,9 +176,9 @@ impl AcpMentor {
         Ok((request_id, pick.unwrap_or_else(|| "cancelled".into())))
     }
 
-    /// Sends `stop`, waits briefly for `stopped`, closes; returns the frame log
-    /// and the `stopped` frame when one arrived.
-    pub fn stop(mut self) -> (Vec<Logged>, Option<Value>) {
+    /// Sends `stop`, waits briefly for `stopped`, closes; returns the per-turn
+    /// records, the frame log and the `stopped` frame when one arrived.
+    pub fn stop(mut self) -> Stopped {
         let mut stopped = None;
         if self.socket.send(&json!({"type": "stop"})).is_ok() {
             let deadline = Instant::now() + Duration::from_secs(15);
@@ -191,7 +191,39 @@ impl AcpMentor {
                 }
             }
         }
-        (self.socket.close(), stopped)
+        Stopped {
+            log: self.socket.close(),
+            turns: std::mem::take(&mut self.turns),
+            stopped,
+        }
+    }
+}
+
+/// What a stopped [`AcpMentor`] leaves for the evidence bundle.
+#[derive(Debug)]
+pub struct Stopped {
+    /// Every turn, the persona turn first.
+    pub turns: Vec<TurnRecord>,
+    /// Every frame sent and received.
+    pub log: Vec<Logged>,
+    /// The `stopped` frame, when one arrived.
+    pub stopped: Option<Value>,
+}
+
+impl Stopped {
+    /// The turns as pretty JSON (the bundle's turn file).
+    #[must_use]
+    pub fn turns_json(&self) -> Vec<u8> {
+        serde_json::to_vec_pretty(&self.turns).unwrap_or_default()
+    }
+
+    /// The frame log as JSON lines (the bundle's `ws-frames.jsonl`).
+    #[must_use]
+    pub fn frames_jsonl(&self) -> String {
+        self.log
+            .iter()
+            .map(|f| serde_json::to_string(f).unwrap_or_default() + "\n")
+            .collect()
     }
 }
 

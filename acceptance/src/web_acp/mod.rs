@@ -14,6 +14,6 @@ pub mod mentor;
 pub mod server;
 pub mod socket;
 
-pub use mentor::{AcpMentor, TurnRecord};
+pub use mentor::{AcpMentor, Stopped, TurnRecord};
 pub use server::{WebServer, WebServerError};
 pub use socket::{Frame, Logged, SessionSocket, SocketError};

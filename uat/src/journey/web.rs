@@ -148,17 +148,10 @@ pub fn end_session(
     mentor: AcpMentor,
     started: &Started,
 ) -> Result<Value, LaneFailure> {
-    let records = mentor.turns.clone();
-    let (log, stopped) = mentor.stop();
-    j.attach(
-        "ws-turns.json",
-        serde_json::to_vec_pretty(&records).unwrap_or_default(),
-    );
-    let frames: String = log
-        .iter()
-        .map(|f| serde_json::to_string(f).unwrap_or_default() + "\n")
-        .collect();
-    j.attach("ws-frames.jsonl", frames);
+    let done = mentor.stop();
+    j.attach("ws-turns.json", done.turns_json());
+    j.attach("ws-frames.jsonl", done.frames_jsonl());
+    let stopped = done.stopped;
     let state = http::request(
         &server.addr,
         "GET",
