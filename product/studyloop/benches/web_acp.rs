@@ -18,24 +18,16 @@ use studyloop::web::security::Password;
 use studyloop::web::server::{router, serve};
 use tokio_tungstenite::tungstenite::Message;
 
-const RUNS: usize = 20;
+#[path = "../src/web/testkit.rs"]
+#[expect(
+    dead_code,
+    reason = "the bench reads status and body, never the header block"
+)]
+mod testkit;
 
-fn stub_acp() -> PathBuf {
-    let exe = std::env::current_exe().expect("bench exe path");
-    let bin = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .join("studyloop-stub-acp");
-    if !bin.is_file() {
-        eprintln!(
-            "web_acp bench: {} is missing; run `cargo build --bins --profile bench` first",
-            bin.display()
-        );
-        std::process::exit(1);
-    }
-    bin
-}
+use testkit::stub_acp;
+
+const RUNS: usize = 20;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -47,26 +39,8 @@ fn ms(d: Duration) -> f64 {
 }
 
 async fn http(base: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let mut s = tokio::net::TcpStream::connect(base).await.expect("connect");
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {base}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    tokio::io::AsyncWriteExt::write_all(&mut s, req.as_bytes())
-        .await
-        .expect("write");
-    let mut raw = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut s, &mut raw)
-        .await
-        .expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let r = testkit::request(base, method, path, body.as_ref()).await;
+    (r.status, r.json())
 }
 
 async fn through_server(base: &str) -> Duration {

@@ -28,3 +28,5 @@ pub mod ws;
 mod server_tests;
 #[cfg(test)]
 mod start_tests;
+#[cfg(test)]
+mod testkit;

@@ -15,21 +15,7 @@ use super::server::{AppState, router, serve, ws_url};
 use super::slot::{Live, LiveInfo, Slot, Transport};
 use crate::context::Ctx;
 use crate::env::Env;
-
-fn stub_acp() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let bin = dir.join("studyloop-stub-acp");
-    assert!(
-        bin.is_file(),
-        "{} is missing; run `cargo build --bins` first",
-        bin.display()
-    );
-    bin
-}
+use crate::web::testkit::{self, stub_acp};
 
 struct Server {
     base: String,
@@ -145,27 +131,8 @@ async fn until_type(ws: &mut Ws, kind: &str) -> Vec<Value> {
 }
 
 async fn get(s: &Server, path: &str) -> (u16, String, String) {
-    let mut stream = tokio::net::TcpStream::connect(&s.base)
-        .await
-        .expect("connect");
-    let req = format!(
-        "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        s.base
-    );
-    tokio::io::AsyncWriteExt::write_all(&mut stream, req.as_bytes())
-        .await
-        .expect("write");
-    let mut raw = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut raw)
-        .await
-        .expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_ascii_lowercase(), body.to_owned())
+    let r = testkit::request(&s.base, "GET", path, None).await;
+    (r.status, r.head, r.body)
 }
 
 fn rt() -> tokio::runtime::Runtime {

@@ -3,7 +3,7 @@
 //! session core (claim, persona, SQLite, state file), and
 //! `studyloop-stub-acp` (a test double) behind `STUDYLOOP_TEST_ACP_CMD`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,21 +16,7 @@ use super::security::Password;
 use super::server::{AppState, router, serve};
 use crate::context::Ctx;
 use crate::env::Env;
-
-fn stub_acp() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let bin = dir.join("studyloop-stub-acp");
-    assert!(
-        bin.is_file(),
-        "{} is missing; run `cargo build --bins` first",
-        bin.display()
-    );
-    bin
-}
+use crate::web::testkit::{self, stub_acp};
 
 struct World {
     _root: tempfile::TempDir,
@@ -95,30 +81,8 @@ fn world(extra: &[(&str, &str)]) -> World {
 
 impl World {
     async fn http(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut stream = tokio::net::TcpStream::connect(&self.base)
-            .await
-            .expect("connect");
-        let body = body.map(|b| b.to_string()).unwrap_or_default();
-        let req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.base,
-            body.len()
-        );
-        tokio::io::AsyncWriteExt::write_all(&mut stream, req.as_bytes())
-            .await
-            .expect("write");
-        let mut raw = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut raw)
-            .await
-            .expect("read");
-        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        (status, serde_json::from_str(body).unwrap_or(Value::Null))
+        let r = testkit::request(&self.base, method, path, body.as_ref()).await;
+        (r.status, r.json())
     }
 
     async fn start(&self, body: Value) -> (u16, Value) {

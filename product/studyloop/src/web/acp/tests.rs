@@ -2,28 +2,13 @@
 //! built by `cargo build --bins`): handshake, relay, permission, fs, cancel,
 //! crash, prompt error, malformed frames, timeouts.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::{AcpError, AcpEvent, AcpSession, AcpTimeouts, AgentCommand};
-
-/// `target/<profile>/studyloop-stub-acp`, next to this test executable's `deps/`.
-fn stub_acp() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let bin = dir.join("studyloop-stub-acp");
-    assert!(
-        bin.is_file(),
-        "{} is missing; run `cargo build --bins` first",
-        bin.display()
-    );
-    bin
-}
+use crate::web::testkit::stub_acp;
 
 fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentCommand {
     let mut env = vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())];
