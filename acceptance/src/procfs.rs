@@ -49,22 +49,83 @@ pub fn processes_with_env(name: &str, value: &std::ffi::OsStr) -> Vec<i32> {
     wanted.extend_from_slice(name.as_bytes());
     wanted.push(b'=');
     wanted.extend_from_slice(value.as_bytes());
+    processes_where(|_, environ| environ.split(|&b| b == 0).any(|kv| kv == wanted.as_slice()))
+        .into_iter()
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Every live (non-zombie) process other than this one for which
+/// `matches(cmdline, environ)` holds, as `(pid, command line with spaces)`,
+/// sorted by pid. The one `/proc` scanner: sweeps and leak validators share it
+/// so both see a child caught inside `execve` (see [`read_environ`]).
+pub fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, String)> {
     let me = i32::try_from(std::process::id()).unwrap_or(0);
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let mut pids: Vec<i32> = entries
+    let mut found: Vec<(i32, String)> = entries
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| pid != me)
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == wanted.as_slice()))
+        .filter_map(|pid| {
+            // Another user's environment is unreadable: only its command
+            // line can match then.
+            let environ = read_environ(pid).unwrap_or_default();
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            (matches(&cmdline, &environ) && process_alive(pid)).then(|| {
+                let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+                (pid, cmd.trim().to_owned())
+            })
         })
-        .filter(|&pid| process_alive(pid))
         .collect();
-    pids.sort_unstable();
-    pids
+    found.sort_unstable();
+    found
+}
+
+/// How long an empty environment of a live user process is re-read before it
+/// is believed: the window inside `execve` is microseconds on an idle machine
+/// and has been seen to outlast a bare re-read on a loaded 2-core CI runner.
+const EXEC_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// `/proc/<pid>/environ`, re-read while it is empty for a live process that is
+/// not a kernel thread. Inside `execve` the new address space is installed
+/// before its environment block is laid out, and a read in that window returns
+/// zero bytes: a sweep that believed it would miss a child caught mid-exec (the
+/// harness wrapper exec'ing the harness, `sh -c '…; exec sleep'`) and leak it.
+/// Kernel threads, zombies and processes started with `env -i` are empty for
+/// good; the first two are told apart by `/proc/<pid>/stat`, the last costs one
+/// `EXEC_WINDOW`.
+fn read_environ(pid: i32) -> Option<Vec<u8>> {
+    let start = std::time::Instant::now();
+    loop {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        if !env.is_empty() || start.elapsed() >= EXEC_WINDOW || !may_be_mid_exec(pid) {
+            return Some(env);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Whether `pid` is a live user-space process (not a zombie, not a kernel
+/// thread), so that an empty environment may be the `execve` window.
+fn may_be_mid_exec(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| parse_stat_flags(&stat))
+        .is_some_and(|(state, flags)| state != 'Z' && state != 'X' && flags & PF_KTHREAD == 0)
+}
+
+/// `PF_KTHREAD` from the kernel's `include/linux/sched.h`.
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// `(state, flags)`: the 1st and 7th fields after the command name.
+fn parse_stat_flags(stat: &str) -> Option<(char, u64)> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let flags = fields.nth(5)?.parse().ok()?;
+    Some((state, flags))
 }
 
 fn proc_mounted() -> bool {
@@ -117,6 +178,41 @@ mod tests {
         child.wait().unwrap();
         assert_eq!(found, [pid]);
         assert!(processes_with_env("STUDYLOOP_PROCFS_MARKER", marker.as_ref()).is_empty());
+    }
+
+    #[test]
+    fn kernel_threads_and_zombies_are_not_waited_on_as_mid_exec() {
+        // pid 2 is kthreadd on Linux; flags 0x208040 carry PF_KTHREAD.
+        let kthread = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0";
+        assert_eq!(parse_stat_flags(kthread), Some(('S', 0x0020_8040)));
+        let user = "4242 (sh) R 1 4242 4242 0 -1 4194560 0 0";
+        assert_eq!(parse_stat_flags(user), Some(('R', 4_194_560)));
+        assert_eq!(parse_stat_flags("9 (x) Z 1"), None);
+        assert!(may_be_mid_exec(i32::try_from(std::process::id()).unwrap()));
+        assert!(!may_be_mid_exec(i32::MAX));
+    }
+
+    #[test]
+    fn an_empty_environment_is_believed_after_the_exec_window() {
+        // A process started with no environment at all is empty for good: the
+        // re-read gives up after the window instead of looping.
+        let mut child = std::process::Command::new("/bin/sleep")
+            .arg("30")
+            .env_clear()
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let start = std::time::Instant::now();
+        let mut env = read_environ(pid);
+        // Until the child's own execve is done the environ is the parent's.
+        while env.as_ref().is_some_and(|e| !e.is_empty()) && start.elapsed().as_secs() < 5 {
+            env = read_environ(pid);
+        }
+        let elapsed = start.elapsed();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(env, Some(Vec::new()));
+        assert!(elapsed >= EXEC_WINDOW, "gave up after {elapsed:?}");
     }
 
     #[test]

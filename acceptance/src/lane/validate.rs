@@ -128,30 +128,12 @@ pub fn tree_sizes(dir: &Path) -> BTreeMap<String, u64> {
 /// tree): after the sweep there must be none. `pid: command` per process.
 pub fn leftover_processes(root: &Path) -> Vec<String> {
     let needle = root.as_os_str().as_encoded_bytes();
-    let me = std::process::id().to_string();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for p in procs.flatten() {
-        let pid = p.file_name().to_string_lossy().into_owned();
-        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
-            continue;
-        }
-        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
-        let environ = std::fs::read(p.path().join("environ")).unwrap_or_default();
-        let zombie = std::fs::read_to_string(p.path().join("stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                == Some("Z")
-        });
-        if !zombie && (contains(&cmdline, needle) || contains(&environ, needle)) {
-            let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            out.push(format!("{pid}: {}", cmd.trim()));
-        }
-    }
-    out
+    crate::procfs::processes_where(|cmdline, environ| {
+        contains(cmdline, needle) || contains(environ, needle)
+    })
+    .into_iter()
+    .map(|(pid, cmd)| format!("{pid}: {cmd}"))
+    .collect()
 }
 
 /// Stops every process that still mentions `root` (a harness that forked out
