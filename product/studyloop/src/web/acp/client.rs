@@ -228,24 +228,47 @@ async fn call<T>(
     timeout: Duration,
     request: impl Future<Output = Result<T, RpcError>>,
 ) -> Result<T, AcpError> {
-    tokio::select! {
-        result = request => result.map_err(|e| {
+    let gone = || AcpError::Handshake {
+        step,
+        detail: "the agent exited or closed stdout".into(),
+        stderr_tail: String::new(),
+    };
+    let answered = |result: Result<T, RpcError>| {
+        result.map_err(|e| {
             if agent_client_protocol::is_incoming_transport_closed(&e)
                 || agent_client_protocol::is_connection_terminated(&e)
             {
-                AcpError::Handshake {
-                    step, detail: "the agent exited or closed stdout".into(), stderr_tail: String::new(),
-                }
+                gone()
             } else {
-                AcpError::Rpc { step, detail: rpc_detail(&e) }
+                AcpError::Rpc {
+                    step,
+                    detail: rpc_detail(&e),
+                }
             }
-        }),
-        () = conn.incoming_closed() => Err(AcpError::Handshake {
-            step, detail: "the agent exited or closed stdout".into(), stderr_tail: String::new(),
-        }),
+        })
+    };
+    tokio::pin!(request);
+    // `biased`: an agent that answers and then exits (a crash right after
+    // `initialize`) has its answer routed before its EOF; a fair select would
+    // pick the EOF about half the time and blame the wrong step.
+    tokio::select! {
+        biased;
+        result = &mut request => answered(result),
+        () = conn.incoming_closed() => {
+            // The answer may still be in flight between the connection's reader
+            // and this request: give it a moment before calling the agent gone.
+            match tokio::time::timeout(ANSWER_AFTER_EOF, &mut request).await {
+                Ok(Ok(answer)) => Ok(answer),
+                _ => Err(gone()),
+            }
+        }
         () = tokio::time::sleep(timeout) => Err(AcpError::Timeout { step, after: timeout }),
     }
 }
+
+/// How long an answer already sent by an agent that then closed its stdout is
+/// awaited: it only has to cross from the reader task to the request.
+const ANSWER_AFTER_EOF: Duration = Duration::from_millis(200);
 
 async fn serve(
     conn: &ConnectionTo<Agent>,
