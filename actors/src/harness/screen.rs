@@ -78,16 +78,24 @@ impl Reader {
     }
 }
 
+/// What tmux writes into a pane whose program exited under `remain-on-exit`
+/// (`Pane is dead (status 0, <date>)`, or `(signal N, …)`): tmux's words, not
+/// the harness's, so never a learner line.
+const DEAD_PANE_STATUS: &str = "Pane is dead (";
+
 /// How many leading lines are complete: trailing blank rows are padding, and
 /// when the cursor is mid-line (x > 0) the last non-blank line is still being
-/// written. A dead pane's lines are all complete.
+/// written. A dead pane's lines are all complete, but for tmux's status line.
 fn complete_lines(capture: &Capture) -> usize {
     let filled = capture
         .lines
         .iter()
         .rposition(|l| !l.trim().is_empty())
         .map_or(0, |i| i + 1);
-    if capture.cursor_x > 0 && !capture.dead {
+    if capture.dead {
+        let tmux_status = filled > 0 && capture.lines[filled - 1].starts_with(DEAD_PANE_STATUS);
+        filled - usize::from(tmux_status)
+    } else if capture.cursor_x > 0 {
         filled.saturating_sub(1)
     } else {
         filled
@@ -178,6 +186,33 @@ mod tests {
         assert_eq!(
             r.next(&capture).unwrap(),
             Some(Event::Line("last words".into()))
+        );
+    }
+
+    #[test]
+    fn tmux_dead_pane_status_is_not_a_learner_line() {
+        let mut r = Reader::default();
+        let capture = Capture {
+            lines: vec![
+                "last words".into(),
+                String::new(),
+                "Pane is dead (status 0, Mon Nov 30 07:13:09 2026)".into(),
+                String::new(),
+            ],
+            cursor_x: 0,
+            dead: true,
+        };
+        assert_eq!(
+            r.next(&capture).unwrap(),
+            Some(Event::Line("last words".into()))
+        );
+        assert_eq!(r.next(&capture).unwrap(), None);
+        // The same words from a live harness are its own.
+        let mut r = Reader::default();
+        let live = cap(&["Pane is dead (status 0, quoted)", ""], 0);
+        assert_eq!(
+            r.next(&live).unwrap(),
+            Some(Event::Line("Pane is dead (status 0, quoted)".into()))
         );
     }
 }
