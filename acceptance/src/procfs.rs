@@ -83,6 +83,37 @@ pub fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, Stri
     found
 }
 
+/// The direct children of `pid` (every thread's list, as the kernel keeps
+/// them), empty when it has none or is gone.
+pub fn children(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut kids: Vec<i32> = tasks
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect();
+    kids.sort_unstable();
+    kids.dedup();
+    kids
+}
+
+/// The arguments of `pid`'s command line, `None` when it is gone.
+pub fn argv(pid: i32) -> Option<Vec<String>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    Some(
+        raw.split(|&b| b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
 /// How long an empty environment of a live user process is re-read before it
 /// is believed: the window inside `execve` is microseconds on an idle machine
 /// and has been seen to outlast a bare re-read on a loaded 2-core CI runner.
@@ -213,6 +244,25 @@ mod tests {
         child.wait().unwrap();
         assert_eq!(env, Some(Vec::new()));
         assert!(elapsed >= EXEC_WINDOW, "gave up after {elapsed:?}");
+    }
+
+    #[test]
+    fn children_and_argv_of_a_spawned_sleep() {
+        let mut child = std::process::Command::new("/bin/sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let me = i32::try_from(std::process::id()).unwrap();
+        let kids = children(me);
+        let args = argv(pid);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(kids.contains(&pid), "{pid} not in {kids:?}");
+        // Right after spawn the child may still be the forked test binary.
+        assert!(args.is_some_and(|a| !a.is_empty()));
+        assert_eq!(argv(i32::MAX), None);
+        assert!(children(i32::MAX).is_empty());
     }
 
     #[test]

@@ -8,11 +8,11 @@
 //! silent (only the terminal's echo), spins forever, or exits; or, in
 //! `drop-first-enter` mode, swallows the first Enter and then replies.
 
-use std::path::Path;
 use std::time::Duration;
 
 use regex::Regex;
 use studyloop_acceptance::pane::{Limits, Markers, PaneDriver, PaneError, Proof, TurnOutcome};
+use studyloop_acceptance::procfs::process_alive;
 use studyloop_acceptance::tmux::Tmux;
 
 const FAKE_HARNESS: &str = r#"
@@ -296,16 +296,6 @@ fn kill_server_leaves_no_server_and_no_pane_process() {
     fake.tmux.kill_server();
     assert!(!fake.tmux.server_running());
     for pid in pids {
-        assert!(!alive(pid), "pane process {pid} survived");
+        assert!(!process_alive(pid), "pane process {pid} survived");
     }
-}
-
-/// Alive = has a /proc entry that is not a zombie awaiting its reaper.
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(Path::new(&format!("/proc/{pid}/stat"))).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().next())
-            != Some("Z")
-    })
 }

@@ -297,7 +297,8 @@ fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, Str
             .run(&["display-message", "-p", "-t", &pane, "#{pane_pid}"])
             .ok()
             .and_then(|s| s.trim().parse::<i32>().ok());
-        if tmux.has_session(&session) && pid.is_some_and(has_child) {
+        if tmux.has_session(&session) && pid.is_some_and(|p| !crate::procfs::children(p).is_empty())
+        {
             return Ok((session, pane));
         }
         if Instant::now() >= deadline {
@@ -307,11 +308,6 @@ fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, Str
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-fn has_child(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .is_ok_and(|c| !c.trim().is_empty())
 }
 
 fn attach(

@@ -129,30 +129,19 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName) -> Result<String, String>
 /// The scratch root of the child's lane: its stub provider is the child's own
 /// direct child, started with `--log <root>/stub/requests.jsonl`.
 fn stub_root(parent: i32) -> Option<PathBuf> {
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let ppid = stat
-            .rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().nth(1));
-        if ppid != Some(parent.to_string().as_str()) {
-            continue;
-        }
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let args: Vec<String> = cmdline
-            .split(|b| *b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        if !args
-            .first()
-            .is_some_and(|a| a.ends_with("studyloop-stub-provider"))
-        {
-            continue;
-        }
-        let log = args.iter().skip_while(|a| *a != "--log").nth(1)?;
-        return Path::new(log).parent()?.parent().map(Path::to_owned);
-    }
-    None
+    crate::procfs::children(parent)
+        .into_iter()
+        .find_map(|child| {
+            let args = crate::procfs::argv(child)?;
+            if !args
+                .first()
+                .is_some_and(|a| a.ends_with("studyloop-stub-provider"))
+            {
+                return None;
+            }
+            let log = args.iter().skip_while(|a| *a != "--log").nth(1)?;
+            Path::new(log).parent()?.parent().map(Path::to_owned)
+        })
 }
 
 fn bundle_outcome(results: &Path) -> Option<String> {

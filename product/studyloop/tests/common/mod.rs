@@ -206,18 +206,7 @@ impl World {
         let Ok(pid) = o.stdout.trim().parse::<i32>() else {
             return false;
         };
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(Result::ok)
-            .any(|e| {
-                std::fs::read_to_string(e.path().join("stat"))
-                    .ok()
-                    .and_then(|s| {
-                        s.rsplit_once(')')
-                            .and_then(|(_, r)| r.split_whitespace().nth(1).map(str::to_owned))
-                    })
-                    .is_some_and(|ppid| ppid == pid.to_string())
-            })
+        !studyloop::procs::children(pid).is_empty()
     }
 }
 
