@@ -14,20 +14,18 @@ use std::time::{Duration, Instant};
 use studyloop_actors::{
     ActorOptions, Budget, CancelToken, Mentor, Outcome as ActorOutcome, factory,
 };
-use studyloop_stubs::StubProvider;
 
 use super::checks::{db_row, doctor, stub_records};
+use super::setup::{make_scratch, provision_harness, resolve_binary};
 use super::validate::{self, STUDY_PERSONA};
 use super::{Lane, LaneFailure, PhaseTurn};
 use crate::bins;
 use crate::catalogue;
-use crate::harness::{Resume, provision};
+use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::probe::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
-use crate::scratch::Scratch;
-use crate::selection::{AuthMode, HarnessName};
-use crate::tmux::Tmux;
+use crate::selection::HarnessName;
 
 /// Turns in the first session (the contract's floor).
 pub const TURNS: u32 = 3;
@@ -133,78 +131,6 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     }
     lane.step("exit the resumed harness", |l| exit_harness(l, driver))?;
     lane.step("study --end after resume", |l| end(l, &session))
-}
-
-/// Shared with the web ACP lanes.
-pub(crate) fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
-    let scratch = Scratch::create_with(l.ctx.caller.clone(), l.ctx.selection.auth_mode)
-        .map_err(|e| LaneFailure::errored(format!("could not create a scratch world: {e}")))?;
-    l.env = scratch.env();
-    let tmux = Tmux::for_tmpdir(scratch.socket_dir(), l.env.iter())
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
-    l.watch = Some(crate::interrupt::watch(tmux.clone()));
-    l.tmux = Some(tmux);
-    l.notes
-        .push(format!("scratch root: {}", scratch.root().display()));
-    l.scratch = Some(scratch);
-    Ok(())
-}
-
-/// Shared with the web ACP lanes.
-pub(crate) fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
-    let h = l.harness;
-    let binary = l.env.find_binary(h.binary()).ok_or_else(|| {
-        LaneFailure::skipped(format!(
-            "{} not found on PATH ({})",
-            h.binary(),
-            install_hint(h)
-        ))
-    })?;
-    let scratch = l.scratch()?;
-    let mut cmd = scratch.command(&binary);
-    cmd.arg("--version");
-    let done = scratch
-        .run(&mut cmd, CLI_TIMEOUT)
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
-    let text = format!("{}{}", done.stdout_text(), done.stderr_text());
-    l.version = text
-        .lines()
-        .map(str::trim)
-        .find(|s| s.bytes().any(|b| b.is_ascii_digit()))
-        .map(str::to_owned);
-    l.binary = Some(binary);
-    Ok(())
-}
-
-/// Shared with the web ACP lanes.
-pub(crate) fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
-    let mode = l.ctx.selection.auth_mode;
-    if mode == AuthMode::StubProvider {
-        if l.spec.stub_config.is_none() {
-            return Err(LaneFailure::skipped(format!(
-                "{} has no stub-provider recipe: it cannot be installed here",
-                l.harness
-            )));
-        }
-        let binary = bins::path("studyloop-stub-provider")
-            .map_err(|e| LaneFailure::errored(e.to_string()))?;
-        let dir = l.scratch()?.root().join("stub");
-        let seed = l.seed.to_string();
-        let stub = StubProvider::spawn(&binary, &dir, ["--seed", seed.as_str()])
-            .map_err(|e| LaneFailure::errored(e.to_string()))?;
-        l.stub = Some(stub);
-    }
-    let url = l.stub.as_ref().map(StubProvider::base_url);
-    let home = l.scratch()?.home().to_owned();
-    let done = provision::provision(l.spec, mode, &home, url.as_deref(), &l.env)
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
-    for (name, value) in &done.env {
-        l.env = std::mem::take(&mut l.env)
-            .with_var(name, value)
-            .map_err(|e| LaneFailure::errored(e.to_string()))?;
-    }
-    l.notes.extend(done.notes);
-    Ok(())
 }
 
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.

@@ -11,6 +11,7 @@ mod checks;
 pub mod cli_tmux;
 pub mod interrupt_trial;
 mod record;
+pub(crate) mod setup;
 pub mod validate;
 
 use std::path::PathBuf;
