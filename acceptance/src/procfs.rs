@@ -255,12 +255,19 @@ mod tests {
         let pid = i32::try_from(child.id()).unwrap();
         let me = i32::try_from(std::process::id()).unwrap();
         let kids = children(me);
-        let args = argv(pid);
+        // Until its execve is done the child is the forked test binary, and
+        // inside the execve its command line reads empty: poll for the final one.
+        let want = Some(vec!["/bin/sleep".to_owned(), "30".to_owned()]);
+        let start = std::time::Instant::now();
+        let mut args = argv(pid);
+        while args != want && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            args = argv(pid);
+        }
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(kids.contains(&pid), "{pid} not in {kids:?}");
-        // Right after spawn the child may still be the forked test binary.
-        assert!(args.is_some_and(|a| !a.is_empty()));
+        assert_eq!(args, want);
         assert_eq!(argv(i32::MAX), None);
         assert!(children(i32::MAX).is_empty());
     }
