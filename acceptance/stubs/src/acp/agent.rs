@@ -201,9 +201,13 @@ impl<W: Write> Agent<'_, W> {
             };
         }
         match self.knobs.prompt_error.clone() {
-            Some(err) => self.send(&json!({"jsonrpc": "2.0", "id": id, "error": err})),
-            None => self.respond(id, json!({"stopReason": self.knobs.stop_reason})),
+            Some(err) => self.send(&json!({"jsonrpc": "2.0", "id": id, "error": err}))?,
+            None => self.respond(id, json!({"stopReason": self.knobs.stop_reason}))?,
         }
+        if self.knobs.exit_after_prompts == Some(self.prompts) {
+            return Err(Exit(0));
+        }
+        Ok(())
     }
 
     fn ask_permission(&mut self) -> Result<String, Exit> {

@@ -30,6 +30,8 @@ pub const STUB_ACP_CANCEL_STOP_REASON: &str = "STUB_ACP_CANCEL_STOP_REASON";
 pub const STUB_ACP_CRASH_AFTER_INIT: &str = "STUB_ACP_CRASH_AFTER_INIT";
 /// `1`: exit (status 0) once a `session/cancel` has been handled.
 pub const STUB_ACP_EXIT_ON_CANCEL: &str = "STUB_ACP_EXIT_ON_CANCEL";
+/// A whole number N: exit (status 0) right after answering the N-th prompt.
+pub const STUB_ACP_EXIT_AFTER_PROMPTS: &str = "STUB_ACP_EXIT_AFTER_PROMPTS";
 /// `1`: every prompt asks `session/request_permission` and waits for the answer.
 pub const STUB_ACP_EMIT_PERMISSION_REQUEST: &str = "STUB_ACP_EMIT_PERMISSION_REQUEST";
 /// Milliseconds to sleep before each frame the stub writes.
@@ -86,6 +88,10 @@ pub const KNOBS: &[(&str, &str)] = &[
     (
         STUB_ACP_EXIT_ON_CANCEL,
         "1: exit 0 after handling session/cancel",
+    ),
+    (
+        STUB_ACP_EXIT_AFTER_PROMPTS,
+        "N: exit 0 right after answering the N-th prompt",
     ),
     (
         STUB_ACP_EMIT_PERMISSION_REQUEST,
@@ -153,6 +159,8 @@ pub struct Knobs {
     pub crash_after_init: bool,
     /// Exit after a handled `session/cancel`.
     pub exit_on_cancel: bool,
+    /// Exit right after answering this many prompts.
+    pub exit_after_prompts: Option<usize>,
     /// Ask for permission during every prompt.
     pub emit_permission_request: bool,
     /// Sleep before each written frame.
@@ -184,6 +192,17 @@ impl Knobs {
             (None, Some(list)) => Some(vec![parse_array(STUB_ACP_PROMPT_UPDATES, &list)?]),
             (None, None) => None,
         };
+        let exit_after_prompts = match get(STUB_ACP_EXIT_AFTER_PROMPTS) {
+            None => None,
+            Some(v) => Some(v.trim().parse().map_err(|e: std::num::ParseIntError| {
+                malformed(
+                    STUB_ACP_EXIT_AFTER_PROMPTS,
+                    &v,
+                    "a whole number of prompts",
+                    e,
+                )
+            })?),
+        };
         let delay_ms = match get(STUB_ACP_DELAY_MS) {
             None => 0,
             Some(v) => v.trim().parse().map_err(|e: std::num::ParseIntError| {
@@ -213,6 +232,7 @@ impl Knobs {
                 .unwrap_or_else(|| "cancelled".into()),
             crash_after_init: flag(STUB_ACP_CRASH_AFTER_INIT),
             exit_on_cancel: flag(STUB_ACP_EXIT_ON_CANCEL),
+            exit_after_prompts,
             emit_permission_request: flag(STUB_ACP_EMIT_PERMISSION_REQUEST),
             delay_ms,
             prompt_wait_for_cancel: flag(STUB_ACP_PROMPT_WAIT_FOR_CANCEL),

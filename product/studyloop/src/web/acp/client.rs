@@ -282,7 +282,14 @@ async fn serve(
     loop {
         let command = tokio::select! {
             command = commands.recv() => command,
-            () = conn.incoming_closed() => return Ending::Exit,
+            () = conn.incoming_closed() => {
+                // An agent that answers a prompt and exits at once: its answer
+                // is already routed to the in-flight prompt, whose task must
+                // push turn_end before the teardown pushes stopped.
+                let settle = futures::future::join_all(in_flight.drain(..));
+                let _ = tokio::time::timeout(timeouts.stop_grace, settle).await;
+                return Ending::Exit;
+            }
         };
         match command {
             Some(Command::Prompt(text)) => {

@@ -127,6 +127,37 @@ fn crash_after_init_fails_start_cleanly() {
 }
 
 #[test]
+fn an_agent_that_exits_after_answering_has_its_turn_end_before_stopped() {
+    // The agent answers the prompt and exits at once: its answer and its EOF
+    // arrive together, and the console must still see the turn end first.
+    let dir = tempfile::tempdir().expect("tempdir");
+    runtime().block_on(async {
+        let knobs = [("STUB_ACP_EXIT_AFTER_PROMPTS", "1")];
+        let s = AcpSession::start(command(dir.path(), &knobs), fast())
+            .await
+            .expect("start");
+        s.prompt("last words").expect("prompt");
+        let frames = until(&s, |f| f["type"] == "stopped").await;
+        let kinds: Vec<String> = frames
+            .iter()
+            .map(|f| format!("{}/{}", f["type"], f["kind"]).replace('"', ""))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "agent_message/agent_chunk",
+                "agent_message/turn_end",
+                "stopped/null"
+            ],
+            "{frames:#?}"
+        );
+        assert_eq!(frames[1]["payload"]["reason"], "end_turn");
+        assert_eq!(frames[2]["reason"], "exit");
+        assert_eq!(frames[2]["returncode"], 0);
+    });
+}
+
+#[test]
 fn prompt_error_is_reported_and_the_turn_ends() {
     let dir = tempfile::tempdir().expect("tempdir");
     runtime().block_on(async {
