@@ -283,11 +283,7 @@ async fn serve(
         let command = tokio::select! {
             command = commands.recv() => command,
             () = conn.incoming_closed() => {
-                // An agent that answers a prompt and exits at once: its answer
-                // is already routed to the in-flight prompt, whose task must
-                // push turn_end before the teardown pushes stopped.
-                let settle = futures::future::join_all(in_flight.drain(..));
-                let _ = tokio::time::timeout(timeouts.stop_grace, settle).await;
+                settle(&mut in_flight, timeouts.stop_grace).await;
                 return Ending::Exit;
             }
         };
@@ -349,16 +345,21 @@ async fn serve(
                 let _ = conn.send_notification(CancelNotification::new(session_id.to_owned()));
                 // Keep the connection open briefly so a running prompt can finish
                 // with its cancelled stop reason (or the agent can exit on cancel).
-                let settle = futures::future::join_all(in_flight.drain(..));
-                tokio::select! {
-                    _ = settle => {}
-                    () = conn.incoming_closed() => {}
-                    () = tokio::time::sleep(timeouts.stop_grace) => {}
-                }
+                settle(&mut in_flight, timeouts.stop_grace).await;
                 return Ending::Cancel;
             }
         }
     }
+}
+
+/// Waits (at most `grace`) for the in-flight prompt tasks to push their last
+/// frame. Not raced against the agent's EOF: an agent that answers and exits
+/// at once (on cancel, or after its turn) has its answer routed before the EOF,
+/// and its task must push `turn_end` before the teardown pushes `stopped`. A
+/// prompt the agent never answers is left behind after `grace`.
+async fn settle(in_flight: &mut Vec<tokio::task::JoinHandle<()>>, grace: Duration) {
+    let all = futures::future::join_all(in_flight.drain(..));
+    let _ = tokio::time::timeout(grace, all).await;
 }
 
 /// Answers one agent→client request: permission (relayed, answered later),
