@@ -58,27 +58,51 @@ pub fn processes_with_env(name: &str, value: &std::ffi::OsStr) -> Vec<i32> {
 /// Every live (non-zombie) process other than this one for which
 /// `matches(cmdline, environ)` holds, as `(pid, command line with spaces)`,
 /// sorted by pid. The one `/proc` scanner: sweeps and leak validators share it
-/// so both see a child caught inside `execve` (see [`read_environ`]).
+/// so both see a child caught inside `execve` (see [`EXEC_WINDOW`]).
 pub fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, String)> {
     let me = i32::try_from(std::process::id()).unwrap_or(0);
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let mut found: Vec<(i32, String)> = entries
+    let mut found = Vec::new();
+    let mut judge = |pid: i32, environ: &[u8]| {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if matches(&cmdline, environ) && process_alive(pid) {
+            let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            found.push((pid, cmd.trim().to_owned()));
+        }
+    };
+    // Empty environments of live user processes are re-read together, so a
+    // scan waits one window at most, however many there are.
+    let mut pending = Vec::new();
+    for pid in entries
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| pid != me)
-        .filter_map(|pid| {
-            // Another user's environment is unreadable: only its command
-            // line can match then.
-            let environ = read_environ(pid).unwrap_or_default();
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            (matches(&cmdline, &environ) && process_alive(pid)).then(|| {
-                let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-                (pid, cmd.trim().to_owned())
-            })
-        })
-        .collect();
+    {
+        match std::fs::read(format!("/proc/{pid}/environ")) {
+            Ok(env) if env.is_empty() && may_be_mid_exec(pid) => pending.push(pid),
+            Ok(env) => judge(pid, &env),
+            // Another user's environment is unreadable: only its command line
+            // can match then.
+            Err(_) => judge(pid, &[]),
+        }
+    }
+    let start = std::time::Instant::now();
+    while !pending.is_empty() {
+        let last_look = start.elapsed() >= EXEC_WINDOW;
+        if !last_look {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        pending.retain(|&pid| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let settled = !env.is_empty() || last_look || !may_be_mid_exec(pid);
+            if settled {
+                judge(pid, &env);
+            }
+            !settled
+        });
+    }
     found.sort_unstable();
     found
 }
@@ -114,29 +138,16 @@ pub fn argv(pid: i32) -> Option<Vec<String>> {
     )
 }
 
-/// How long an empty environment of a live user process is re-read before it
-/// is believed: the window inside `execve` is microseconds on an idle machine
-/// and has been seen to outlast a bare re-read on a loaded 2-core CI runner.
-const EXEC_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// `/proc/<pid>/environ`, re-read while it is empty for a live process that is
-/// not a kernel thread. Inside `execve` the new address space is installed
+/// How long empty environments of live user processes are re-read before
+/// they are believed. Inside `execve` the new address space is installed
 /// before its environment block is laid out, and a read in that window returns
 /// zero bytes: a sweep that believed it would miss a child caught mid-exec (the
 /// harness wrapper exec'ing the harness, `sh -c '…; exec sleep'`) and leak it.
-/// Kernel threads, zombies and processes started with `env -i` are empty for
-/// good; the first two are told apart by `/proc/<pid>/stat`, the last costs one
-/// `EXEC_WINDOW`.
-fn read_environ(pid: i32) -> Option<Vec<u8>> {
-    let start = std::time::Instant::now();
-    loop {
-        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-        if !env.is_empty() || start.elapsed() >= EXEC_WINDOW || !may_be_mid_exec(pid) {
-            return Some(env);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-}
+/// The window is microseconds on an idle machine and has outlasted a bare
+/// re-read on a loaded 2-core runner. Kernel threads, zombies and processes
+/// started with `env -i` are empty for good; the first two are told apart by
+/// `/proc/<pid>/stat`, the last cost one window per scan.
+const EXEC_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Whether `pid` is a live user-space process (not a zombie, not a kernel
 /// thread), so that an empty environment may be the `execve` window.
@@ -224,26 +235,42 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_environment_is_believed_after_the_exec_window() {
-        // A process started with no environment at all is empty for good: the
-        // re-read gives up after the window instead of looping.
-        let mut child = std::process::Command::new("/bin/sleep")
-            .arg("30")
-            .env_clear()
-            .spawn()
-            .unwrap();
-        let pid = i32::try_from(child.id()).unwrap();
+    fn empty_environments_are_believed_after_one_shared_window() {
+        // Processes started with no environment at all are empty for good: a
+        // scan re-reads them together for one window, then judges them by
+        // their command line.
+        let marker = format!("{}.{}", 1000 + std::process::id() % 1000, 123);
+        let mut kids: Vec<std::process::Child> = (0..3)
+            .map(|_| {
+                std::process::Command::new("/bin/sleep")
+                    .arg(&marker)
+                    .env_clear()
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut pids: Vec<i32> = kids
+            .iter()
+            .map(|k| i32::try_from(k.id()).unwrap())
+            .collect();
+        pids.sort_unstable();
+        let wanted = |pid: &i32| argv(*pid).is_some_and(|a| a.last() == Some(&marker));
         let start = std::time::Instant::now();
-        let mut env = read_environ(pid);
-        // Until the child's own execve is done the environ is the parent's.
-        while env.as_ref().is_some_and(|e| !e.is_empty()) && start.elapsed().as_secs() < 5 {
-            env = read_environ(pid);
+        while !pids.iter().all(wanted) && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
+        let start = std::time::Instant::now();
+        let found = processes_where(|cmdline, environ| {
+            environ.is_empty() && cmdline.ends_with(format!("{marker}\0").as_bytes())
+        });
         let elapsed = start.elapsed();
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert_eq!(env, Some(Vec::new()));
-        assert!(elapsed >= EXEC_WINDOW, "gave up after {elapsed:?}");
+        for kid in &mut kids {
+            kid.kill().unwrap();
+            kid.wait().unwrap();
+        }
+        let found: Vec<i32> = found.into_iter().map(|(pid, _)| pid).collect();
+        assert_eq!(found, pids);
+        assert!(elapsed >= EXEC_WINDOW, "believed after {elapsed:?}");
     }
 
     #[test]
