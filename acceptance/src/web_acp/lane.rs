@@ -8,15 +8,13 @@
 //!
 //! grok has no ACP path: it gets no trial here (the matrix marks it n/a).
 
-use std::ffi::OsString;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::browser::{self, Browser};
 use super::journey::{self, BrowserMentor, Snapshots};
-use super::{AcpMentor, Stopped, WebServer, http};
-use crate::bins;
+use super::{AcpMentor, SessionStart, Stopped, WebServer, http};
 use crate::evidence::Surface;
 use crate::lane::cli_tmux::converse;
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
@@ -184,40 +182,17 @@ fn drive(lane: &mut Lane<'_>, variant: Variant) -> Result<(), LaneFailure> {
 }
 
 fn start_server(l: &mut Lane<'_>) -> Result<WebServer, LaneFailure> {
-    let studyloop = bins::path("studyloop").map_err(err)?;
-    let scratch = l.scratch()?;
-    let env: Vec<(OsString, OsString)> = l
-        .env
-        .iter()
-        .map(|(k, v)| (OsString::from(k), v.to_owned()))
-        .collect();
-    WebServer::start(scratch, &studyloop, &env).map_err(err)
+    WebServer::start_in(l.scratch()?, &l.env).map_err(err)
 }
 
-fn start_session(l: &mut Lane<'_>, server: &WebServer) -> Result<Value, LaneFailure> {
-    let body = json!({"topic": format!("Web ACP Lane: {}", l.harness), "agent": l.harness.as_str(),
-                      "transport": "acp", "energy": 5});
-    let resp = http::request(
-        &server.addr,
-        "POST",
-        "/api/session/start",
-        Some(&body),
-        START_TIMEOUT,
-    )
-    .map_err(err)?;
-    l.attach("product/session-start.json", resp.text.clone());
-    if resp.status != 201 {
-        return Err(err(format!(
-            "POST /api/session/start answered {}: {}",
-            resp.status, resp.text
-        )));
-    }
-    for field in ["persona_text", "persona_hash", "ws_url", "study_session_id"] {
-        if resp.body[field].as_str().is_none_or(str::is_empty) {
-            return Err(err(format!("the start response has no {field}")));
-        }
-    }
-    Ok(resp.body)
+fn start_session(l: &mut Lane<'_>, server: &WebServer) -> Result<SessionStart, LaneFailure> {
+    let topic = format!("Web ACP Lane: {}", l.harness);
+    let mut text = String::new();
+    let started = server.start_acp_session(&topic, l.harness.as_str(), 5, START_TIMEOUT, |t| {
+        text = t.to_owned();
+    });
+    l.attach("product/session-start.json", text);
+    started.map_err(err)
 }
 
 /// Checks that turn `n`'s reply carries the stub's nonce (stub-provider mode).
@@ -242,14 +217,11 @@ fn socket_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFai
         start_session(l, server)
     })?;
     let turn_timeout = lane.spec.turn_timeout;
-    let ws_url = started["ws_url"].as_str().unwrap_or_default().to_owned();
+    let ws_url = started.ws_url.clone();
     let mut mentor = lane.step("attach the session socket", |_| {
         AcpMentor::attach(&server.addr, &ws_url, turn_timeout).map_err(err)
     })?;
-    let persona = started["persona_text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let persona = started.persona;
     let first = lane.step("persona as the first prompt", |_| {
         mentor.deliver_persona(&persona).map_err(err)
     });

@@ -6,14 +6,18 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use crate::scratch::Scratch;
+use serde_json::{Value, json};
+
+use super::http;
+use crate::bins::{self, BinError};
+use crate::scratch::{Env, Scratch};
 
 /// How long the server may take to print its URL.
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -21,6 +25,9 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Why the server did not come up.
 #[derive(Debug, thiserror::Error)]
 pub enum WebServerError {
+    /// The workspace's `studyloop` binary is not built.
+    #[error(transparent)]
+    Binary(#[from] BinError),
     /// It could not be spawned.
     #[error("cannot start {program} web: {source}; build it with `cargo build --bins`")]
     Spawn {
@@ -39,16 +46,97 @@ pub enum WebServerError {
     },
 }
 
+/// What a 201 from `POST /api/session/start` carried.
+#[derive(Debug, Clone)]
+pub struct SessionStart {
+    /// The study session id.
+    pub id: String,
+    /// The session socket path.
+    pub ws_url: String,
+    /// The persona text to send first.
+    pub persona: String,
+    /// Its hash.
+    pub persona_hash: String,
+    /// The whole response body.
+    pub body: Value,
+}
+
 /// A running `studyloop web`.
 #[derive(Debug)]
 pub struct WebServer {
     child: Child,
     /// `127.0.0.1:<port>`.
     pub addr: String,
+    /// The `studyloop` binary it runs.
+    pub binary: PathBuf,
     output: Arc<Mutex<String>>,
 }
 
 impl WebServer {
+    /// Starts the workspace's `studyloop web` in `scratch` with a cell's whole
+    /// `env` (the scratch env plus what provisioning added): the one way lanes
+    /// and journeys start the product server.
+    ///
+    /// # Errors
+    /// [`WebServerError`] when the binary is not built, cannot start or prints
+    /// no URL in time.
+    pub fn start_in(scratch: &Scratch, env: &Env) -> Result<Self, WebServerError> {
+        let studyloop = bins::path("studyloop")?;
+        let pairs: Vec<(OsString, OsString)> = env
+            .iter()
+            .map(|(k, v)| (OsString::from(k), v.to_owned()))
+            .collect();
+        Self::start(scratch, &studyloop, &pairs)
+    }
+
+    /// `POST /api/session/start` with transport `acp`, the way the dashboard
+    /// sends it. `record` gets the raw response text first, whatever it says
+    /// (the bundle keeps it); then a 201 carrying every field a driver needs
+    /// is a [`SessionStart`], anything else one line naming what was wrong.
+    ///
+    /// # Errors
+    /// No response within `timeout`, a status other than 201, or a field
+    /// missing or empty.
+    pub fn start_acp_session(
+        &self,
+        topic: &str,
+        agent: &str,
+        energy: u8,
+        timeout: Duration,
+        record: impl FnOnce(&str),
+    ) -> Result<SessionStart, String> {
+        let body = json!({"topic": topic, "agent": agent, "transport": "acp", "energy": energy});
+        let resp = http::request(
+            &self.addr,
+            "POST",
+            "/api/session/start",
+            Some(&body),
+            timeout,
+        )
+        .map_err(|e| e.to_string())?;
+        record(&resp.text);
+        if resp.status != 201 {
+            return Err(format!(
+                "POST /api/session/start answered {}: {}",
+                resp.status, resp.text
+            ));
+        }
+        let field = |name: &str| {
+            resp.body[name]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| format!("the start response has no `{name}`: {}", resp.text))
+        };
+        Ok(SessionStart {
+            id: field("study_session_id")?,
+            ws_url: field("ws_url")?,
+            persona: field("persona_text")?,
+            persona_hash: field("persona_hash")?,
+            body: resp.body.clone(),
+        })
+    }
+
     /// Starts the server in `scratch` with `extra` variables added to its env.
     ///
     /// # Errors
@@ -95,6 +183,7 @@ impl WebServer {
         let mut server = Self {
             child,
             addr: String::new(),
+            binary: studyloop.to_owned(),
             output,
         };
         match rx.recv_timeout(START_TIMEOUT) {

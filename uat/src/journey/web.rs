@@ -6,11 +6,9 @@
 //!
 //! What it is not: the conversation or the checks particular to a cell.
 
-use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use studyloop_acceptance::bins;
 use studyloop_acceptance::lane::{LaneFailure, validate};
 use studyloop_acceptance::procfs;
 use studyloop_acceptance::scratch::{Env, Scratch};
@@ -39,13 +37,8 @@ pub fn start_server(
     scratch: &Scratch,
     env: &Env,
 ) -> Result<WebServer, LaneFailure> {
-    let studyloop = bins::path("studyloop").map_err(errored)?;
-    let pairs: Vec<(OsString, OsString)> = env
-        .iter()
-        .map(|(k, v)| (OsString::from(k), v.to_owned()))
-        .collect();
-    let server = WebServer::start(scratch, &studyloop, &pairs).map_err(errored)?;
-    j.detail(json!({"addr": server.addr, "binary": studyloop.display().to_string()}));
+    let server = WebServer::start_in(scratch, env).map_err(errored)?;
+    j.detail(json!({"addr": server.addr, "binary": server.binary.display().to_string()}));
     Ok(server)
 }
 
@@ -75,34 +68,15 @@ pub fn start_session(
     agent: &str,
     timeout: Duration,
 ) -> Result<Started, LaneFailure> {
-    let body = json!({"topic": topic, "agent": agent, "transport": "acp", "energy": 6});
-    let resp = http::request(
-        &server.addr,
-        "POST",
-        "/api/session/start",
-        Some(&body),
-        timeout,
-    )
-    .map_err(errored)?;
-    j.attach("product/session-start.json", resp.text.clone());
-    if resp.status != 201 {
-        return Err(errored(format!(
-            "POST /api/session/start answered {}: {}",
-            resp.status, resp.text
-        )));
-    }
-    let field = |name: &str| {
-        resp.body[name]
-            .as_str()
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .ok_or_else(|| errored(format!("the start response has no `{name}`: {}", resp.text)))
-    };
+    let mut text = String::new();
+    let start = server.start_acp_session(topic, agent, 6, timeout, |t| text = t.to_owned());
+    j.attach("product/session-start.json", text);
+    let start = start.map_err(errored)?;
     let started = Started {
-        id: field("study_session_id")?,
-        ws_url: field("ws_url")?,
-        persona: field("persona_text")?,
-        persona_hash: field("persona_hash")?,
+        id: start.id,
+        ws_url: start.ws_url,
+        persona: start.persona,
+        persona_hash: start.persona_hash,
         agent_pid: None,
     };
     let state = http::request(
@@ -117,10 +91,10 @@ pub fn start_session(
         .as_i64()
         .and_then(|p| i32::try_from(p).ok());
     j.detail(json!({
-        "status": resp.status,
+        "status": 201,
         "study_session_id": started.id,
-        "transport": resp.body["transport"],
-        "agent": resp.body["agent"],
+        "transport": start.body["transport"],
+        "agent": start.body["agent"],
         "persona_hash": started.persona_hash,
         "state_mode": state.body["mode"],
         "agent_pid_reported": agent_pid.is_some(),
