@@ -11,7 +11,7 @@ use rustix::process::{Pid, test_kill_process, test_kill_process_group};
 /// Whether `pid` exists and is not a zombie.
 pub fn process_alive(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => parse_stat(&stat).is_some_and(|(state, _)| state != 'Z' && state != 'X'),
+        Ok(stat) => parse_stat(&stat).is_some_and(|s| !s.gone()),
         Err(_) if proc_mounted() => false,
         Err(_) => {
             Pid::from_raw(pid).is_some_and(|p| !matches!(test_kill_process(p), Err(Errno::SRCH)))
@@ -37,7 +37,7 @@ pub fn group_alive(pgid: i32) -> bool {
         })
         .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
         .filter_map(|stat| parse_stat(&stat))
-        .any(|(state, group)| group == pgid && state != 'Z' && state != 'X')
+        .any(|s| s.pgrp == pgid && !s.gone())
 }
 
 /// Every live (non-zombie) process other than this one whose environment holds
@@ -154,36 +154,42 @@ const EXEC_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
 fn may_be_mid_exec(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|stat| parse_stat_flags(&stat))
-        .is_some_and(|(state, flags)| state != 'Z' && state != 'X' && flags & PF_KTHREAD == 0)
+        .and_then(|stat| parse_stat(&stat))
+        .is_some_and(|s| !s.gone() && s.flags & PF_KTHREAD == 0)
 }
 
 /// `PF_KTHREAD` from the kernel's `include/linux/sched.h`.
 const PF_KTHREAD: u64 = 0x0020_0000;
 
-/// `(state, flags)`: the 1st and 7th fields after the command name.
-fn parse_stat_flags(stat: &str) -> Option<(char, u64)> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let flags = fields.nth(5)?.parse().ok()?;
-    Some((state, flags))
-}
-
 fn proc_mounted() -> bool {
     std::path::Path::new("/proc/self/stat").exists()
 }
 
-/// `(state, pgrp)` from a `/proc/<pid>/stat` line. The command name is in
-/// parentheses and may itself contain spaces or `)`, so fields are counted
-/// from the last `)`.
-fn parse_stat(stat: &str) -> Option<(char, i32)> {
+/// What this module reads from a `/proc/<pid>/stat` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    state: char,
+    pgrp: i32,
+    flags: u64,
+}
+
+impl Stat {
+    fn gone(self) -> bool {
+        self.state == 'Z' || self.state == 'X'
+    }
+}
+
+/// Parses a `/proc/<pid>/stat` line. The command name is in parentheses and
+/// may itself contain spaces or `)`, so fields are counted from the last `)`:
+/// state, ppid, pgrp, session, tty, tpgid, flags.
+fn parse_stat(stat: &str) -> Option<Stat> {
     let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, pgrp))
+    let fields: Vec<&str> = rest.split_whitespace().take(7).collect();
+    Some(Stat {
+        state: fields.first()?.chars().next()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        flags: fields.get(6)?.parse().ok()?,
+    })
 }
 
 #[cfg(test)]
@@ -192,8 +198,14 @@ mod tests {
 
     #[test]
     fn parses_names_with_spaces_and_parens() {
-        assert_eq!(parse_stat("42 (tmux: server) S 1 42 42 0"), Some(('S', 42)));
-        assert_eq!(parse_stat("7 (a) b) Z 1 9 9"), Some(('Z', 9)));
+        let stat = |state, pgrp, flags| Some(Stat { state, pgrp, flags });
+        let line = "42 (tmux: server) S 1 42 42 0 -1 4194560 117 0 0";
+        assert_eq!(parse_stat(line), stat('S', 42, 4_194_560));
+        assert_eq!(
+            parse_stat("7 (a) b) Z 1 9 9 0 -1 4227084 0"),
+            stat('Z', 9, 4_227_084)
+        );
+        assert_eq!(parse_stat("7 (short) S 1 9"), None);
         assert_eq!(parse_stat("garbage"), None);
     }
 
@@ -225,11 +237,12 @@ mod tests {
     #[test]
     fn kernel_threads_and_zombies_are_not_waited_on_as_mid_exec() {
         // pid 2 is kthreadd on Linux; flags 0x208040 carry PF_KTHREAD.
-        let kthread = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0";
-        assert_eq!(parse_stat_flags(kthread), Some(('S', 0x0020_8040)));
-        let user = "4242 (sh) R 1 4242 4242 0 -1 4194560 0 0";
-        assert_eq!(parse_stat_flags(user), Some(('R', 4_194_560)));
-        assert_eq!(parse_stat_flags("9 (x) Z 1"), None);
+        let kthread = parse_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0").unwrap();
+        assert_eq!(kthread.flags, 0x0020_8040);
+        assert_ne!(kthread.flags & PF_KTHREAD, 0);
+        let user = parse_stat("4242 (sh) R 1 4242 4242 0 -1 4194560 0 0").unwrap();
+        assert_eq!(user.flags & PF_KTHREAD, 0);
+        assert!(parse_stat("9 (x) Z 1 9 9 0 -1 4227084 0").unwrap().gone());
         assert!(may_be_mid_exec(i32::try_from(std::process::id()).unwrap()));
         assert!(!may_be_mid_exec(i32::MAX));
     }
