@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::browser::{self, Browser};
 use super::journey::{self, BrowserMentor, Snapshots};
-use super::{AcpMentor, SessionStart, Stopped, WebServer, http};
+use super::{AcpMentor, SessionStart, Stopped, WebServer};
 use crate::evidence::Surface;
 use crate::lane::cli_tmux::converse;
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
@@ -117,13 +117,7 @@ fn drive(lane: &mut Lane<'_>, variant: Variant) -> Result<(), LaneFailure> {
         Variant::Socket => socket_journey(lane, &server),
         Variant::Browser => browser_journey(lane, &server),
     };
-    let state = http::request(
-        &server.addr,
-        "GET",
-        "/api/session/state",
-        None,
-        HTTP_TIMEOUT,
-    );
+    let state = server.session_state(HTTP_TIMEOUT);
     if let Ok(s) = &state {
         lane.attach(
             "product/session-state.json",

@@ -89,6 +89,14 @@ impl WebServer {
         Self::start(scratch, &studyloop, &pairs)
     }
 
+    /// `GET /api/session/state`: what the product says about its live session.
+    ///
+    /// # Errors
+    /// [`http::HttpError`] when no response came within `timeout`.
+    pub fn session_state(&self, timeout: Duration) -> Result<http::Response, http::HttpError> {
+        http::request(&self.addr, "GET", "/api/session/state", None, timeout)
+    }
+
     /// `POST /api/session/start` with transport `acp`, the way the dashboard
     /// sends it. `record` gets the raw response text first, whatever it says
     /// (the bundle keeps it); then a 201 carrying every field a driver needs

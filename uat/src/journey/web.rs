@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use studyloop_acceptance::lane::{LaneFailure, validate};
 use studyloop_acceptance::procfs;
 use studyloop_acceptance::scratch::{Env, Scratch};
-use studyloop_acceptance::web_acp::{AcpMentor, WebServer, http};
+use studyloop_acceptance::web_acp::{AcpMentor, WebServer};
 
 use super::record::Journey;
 
@@ -79,14 +79,7 @@ pub fn start_session(
         persona_hash: start.persona_hash,
         agent_pid: None,
     };
-    let state = http::request(
-        &server.addr,
-        "GET",
-        "/api/session/state",
-        None,
-        HTTP_TIMEOUT,
-    )
-    .map_err(errored)?;
+    let state = server.session_state(HTTP_TIMEOUT).map_err(errored)?;
     let agent_pid = state.body["child_pid"]
         .as_i64()
         .and_then(|p| i32::try_from(p).ok());
@@ -126,14 +119,7 @@ pub fn end_session(
     j.attach("ws-turns.json", done.turns_json());
     j.attach("ws-frames.jsonl", done.frames_jsonl());
     let stopped = done.stopped;
-    let state = http::request(
-        &server.addr,
-        "GET",
-        "/api/session/state",
-        None,
-        HTTP_TIMEOUT,
-    )
-    .map_err(errored)?;
+    let state = server.session_state(HTTP_TIMEOUT).map_err(errored)?;
     j.attach(
         "product/session-state.json",
         serde_json::to_vec_pretty(&state.body).unwrap_or_default(),
