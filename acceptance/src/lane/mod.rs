@@ -7,7 +7,7 @@
 //! What it is not: the lane's steps themselves (`cli_tmux`) or the validators
 //! (`validate`); this module is the bookkeeping around them.
 
-mod checks;
+pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod interrupt_trial;
 mod record;

@@ -146,19 +146,7 @@ fn drive(lane: &mut Lane<'_>, variant: Variant) -> Result<(), LaneFailure> {
         }
     })?;
     lane.check("db: study_sessions row with persona_hash", |l| {
-        let id = validate::state_str(&state, "study_session_id")?;
-        let want = validate::state_str(&state, "persona_hash")?;
-        let db = l
-            .scratch()
-            .map_err(|e| e.message)?
-            .config_dir()
-            .join("sessions.db");
-        let got = validate::db_persona_hash(&db, &id)?;
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("persona_hash {got} in the DB, {want} in the state"))
-        }
+        crate::lane::checks::db_row(l, &state)
     })?;
     lane.step("stop studyloop web", |l| {
         let code = server.stop(Duration::from_secs(15));
