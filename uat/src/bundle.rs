@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use studyloop_acceptance::evidence::{self, MANIFEST_NAME, Manifest};
+use studyloop_acceptance::evidence::{self, MANIFEST_NAME, Manifest, VerifyError};
 
 /// Why a directory could not be read as a bundle.
 #[derive(Debug, thiserror::Error)]
@@ -48,38 +48,21 @@ impl Bundle {
     /// [`Bundle::problems`], which the rubric's `bundle_missing_inventory_file` rule uses.
     pub fn open(dir: &Path) -> Result<Self, BundleError> {
         let path = dir.join(MANIFEST_NAME);
-        let bytes = std::fs::read(&path).map_err(|source| BundleError::NoManifest {
-            path: path.clone(),
-            source,
-        })?;
-        let manifest: Manifest =
-            serde_json::from_slice(&bytes).map_err(|e| BundleError::BadManifest {
+        // One read of the manifest (a regular file only: a FIFO is an error, never a
+        // hang): the parsed fields and the digest come from the same bytes.
+        let (bytes, manifest) = evidence::read_manifest(dir).map_err(|e| match e {
+            VerifyError::ManifestUnreadable { source, .. } => BundleError::NoManifest {
                 path: path.clone(),
-                detail: e.to_string(),
-            })?;
-        let digest = evidence::hash_file(&path)
-            .map_err(|source| BundleError::NoManifest { path, source })?;
+                source,
+            },
+            other => BundleError::BadManifest {
+                path: path.clone(),
+                detail: other.to_string(),
+            },
+        })?;
+        let digest = evidence::hash_bytes(&bytes);
         let problems = match evidence::verify(dir) {
-            Ok(report) => {
-                let mut out: Vec<String> = report
-                    .missing
-                    .iter()
-                    .map(|p| format!("missing: {p}"))
-                    .collect();
-                out.extend(
-                    report
-                        .mismatched
-                        .iter()
-                        .map(|m| format!("altered: {}", m.path)),
-                );
-                out.extend(
-                    report
-                        .extra
-                        .iter()
-                        .map(|p| format!("not in the inventory: {p}")),
-                );
-                out
-            }
+            Ok(report) => report.problems(),
             Err(e) => vec![format!("cannot verify: {e}")],
         };
         Ok(Self {

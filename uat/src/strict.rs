@@ -7,12 +7,15 @@
 //! string passed). Non-required cells never change the verdict. This module does not read
 //! files; `RunRecords` (the acceptance crate's one ledger reader and merger) does, and
 //! [`Results`] adds what a bundle's own manifest recorded, worst outcome winning.
+//! No source is trusted over another: when the lines about a required cell (in one run
+//! directory or across shards, skip ledger or results log) do not all say the same,
+//! [`disagreements`] makes it a FAIL naming every `file:line`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
+use studyloop_acceptance::ledger::{Record, RunRecords, TrialOutcome};
 
 /// One cell a sign-off considers: a trial name and whether the sign-off needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +67,7 @@ pub struct Results {
 
 impl Results {
     /// The results and skip ledgers of every shard, as the acceptance crate's one
-    /// reader merged them (last line per trial; across shards the worse outcome wins).
+    /// reader merged them (the worst outcome of every line, in a run and across shards).
     /// A relative bundle path is taken relative to the shard directory that recorded it.
     #[must_use]
     pub fn from_records(records: &RunRecords) -> Self {
@@ -158,4 +161,48 @@ pub fn evaluate(cells: &[Cell], results: &Results) -> Verdict {
         reasons.extend(reason);
     }
     Verdict { reasons }
+}
+
+/// One reason per required cell whose recorded lines disagree: different outcomes (a
+/// `failed` then a `passed`, a skip-ledger skip and a results pass) or different bundles,
+/// naming each source as `file:line`.
+#[must_use]
+pub fn disagreements(cells: &[Cell], records: &RunRecords) -> Vec<String> {
+    let mut reasons = Vec::new();
+    for cell in cells.iter().filter(|c| c.required) {
+        let Some(status) = records.get(&cell.id) else {
+            continue;
+        };
+        let all = &status.records;
+        let differs = |f: fn(&Record) -> Option<&str>| all.windows(2).any(|w| f(&w[0]) != f(&w[1]));
+        let outcomes = differs(|r| Some(r.outcome.as_str()));
+        // Skip-ledger lines name no bundle; compare the bundles of result lines.
+        let bundles = {
+            let named: Vec<Option<&str>> = all
+                .iter()
+                .filter(|r| r.outcome != TrialOutcome::Skipped)
+                .map(|r| r.bundle.as_deref())
+                .collect();
+            named.windows(2).any(|w| w[0] != w[1])
+        };
+        if !outcomes && !bundles {
+            continue;
+        }
+        let said: Vec<String> = all
+            .iter()
+            .map(|r| {
+                let bundle = r
+                    .bundle
+                    .as_deref()
+                    .map_or_else(|| "no bundle".to_owned(), |b| format!("bundle {b}"));
+                format!("{} says {} ({bundle})", r.origin, r.outcome.as_str())
+            })
+            .collect();
+        reasons.push(format!(
+            "sources disagree about required cell `{}`: {}; a sign-off needs every record of a cell to agree (re-run it in a fresh run directory)",
+            cell.id,
+            said.join(", ")
+        ));
+    }
+    reasons
 }

@@ -2,7 +2,10 @@
 //!
 //! `studyloop-evidence verify <bundle>...` re-hashes every file of each bundle
 //! against its `manifest.json` and lists every mismatched, missing and extra
-//! file. Exit 0 only when every bundle is clean; 1 when any differs; 2 when a
+//! file (names compared as bytes), every unexplained directory, every entry that
+//! is not a regular file, every mode other than 0700/0600 and every hard link.
+//! Files are opened non-blocking as regular files only, so a FIFO planted in a
+//! bundle is reported, never waited on. Exit 0 only when every bundle is clean; 1 when any differs; 2 when a
 //! bundle cannot be read at all (or the arguments are wrong).
 
 use std::path::PathBuf;
@@ -60,11 +63,15 @@ fn main() -> ExitCode {
 
 fn print_problems(bundle: &std::path::Path, report: &VerifyReport) {
     println!(
-        "FAILED {}: {} mismatched, {} missing, {} extra ({} matched)",
+        "FAILED {}: {} mismatched, {} missing, {} extra, {} unexpected dir(s), {} irregular, {} wrong mode(s), {} hard link(s) ({} matched)",
         bundle.display(),
         report.mismatched.len(),
         report.missing.len(),
         report.extra.len(),
+        report.unexpected_dirs.len(),
+        report.irregular.len(),
+        report.wrong_modes.len(),
+        report.hard_links.len(),
         report.matched
     );
     for m in &report.mismatched {
@@ -73,10 +80,16 @@ fn print_problems(bundle: &std::path::Path, report: &VerifyReport) {
             m.path, m.expected, m.actual
         );
     }
-    for path in &report.missing {
-        println!("  missing  {path}");
-    }
-    for path in &report.extra {
-        println!("  extra    {path}");
+    for (word, list) in [
+        ("missing ", &report.missing),
+        ("extra   ", &report.extra),
+        ("dir     ", &report.unexpected_dirs),
+        ("irregular", &report.irregular),
+        ("mode    ", &report.wrong_modes),
+        ("link    ", &report.hard_links),
+    ] {
+        for item in list {
+            println!("  {word} {item}");
+        }
     }
 }

@@ -30,6 +30,14 @@ pub enum EvidenceError {
         /// The symlink on the way.
         through: PathBuf,
     },
+    /// The bundle directory already exists with content (or is not a directory).
+    #[error(
+        "refusing to write a bundle into {dir}: it already exists and is not an empty directory (a run id belongs to one run; generate a new run id)"
+    )]
+    Taken {
+        /// The directory.
+        dir: PathBuf,
+    },
     /// A filesystem operation failed; no partial file is left at its final name.
     #[error("failed to {action} {path}: {source}")]
     Io {
@@ -66,9 +74,21 @@ pub struct BundleWriter {
 
 impl BundleWriter {
     /// Creates `dir` (and missing parents) private (0700, tightened if it
-    /// already exists).
+    /// already exists). A bundle directory belongs to one run: one that already
+    /// holds anything (another run's files, a manifest) or is not a plain
+    /// directory is refused, never merged into.
     pub fn create(dir: impl Into<PathBuf>, manifest: Manifest) -> Result<Self, EvidenceError> {
         let dir = dir.into();
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if !meta.is_dir() => return Err(EvidenceError::Taken { dir }),
+            Ok(_) => {
+                let mut entries = std::fs::read_dir(&dir).map_err(|e| io("read", &dir, e))?;
+                if entries.next().is_some() {
+                    return Err(EvidenceError::Taken { dir });
+                }
+            }
+            Err(_) => {}
+        }
         private_dir(&dir)?;
         Ok(Self {
             dir,
@@ -89,12 +109,6 @@ impl BundleWriter {
 
     /// Writes `bytes` to `rel` atomically (0600); returns the full path.
     pub fn write_file(&mut self, rel: &str, bytes: &[u8]) -> Result<PathBuf, EvidenceError> {
-        if rel == MANIFEST_NAME {
-            return Err(EvidenceError::UnsafePath {
-                rel: rel.to_owned(),
-                why: "manifest.json is written by finish() only",
-            });
-        }
         let path = guarded_path(&self.dir, rel)?;
         if let Some(parent) = path.parent() {
             private_dir(parent)?;
@@ -165,6 +179,24 @@ pub(crate) fn guarded_path(dir: &Path, rel: &str) -> Result<PathBuf, EvidenceErr
     let rel_path = Path::new(rel);
     if rel_path.is_absolute() {
         return Err(unsafe_path("it is absolute"));
+    }
+    // The reserved name in any spelling (`manifest.json/`, `manifest.json/.`,
+    // `./manifest.json`, `manifest.json/x`): compared on the normalised first
+    // component, never on the raw string.
+    if rel_path
+        .components()
+        .find(|c| !matches!(c, Component::CurDir))
+        .is_some_and(|c| c.as_os_str() == MANIFEST_NAME)
+    {
+        return Err(unsafe_path("manifest.json is written by finish() only"));
+    }
+    // One spelling per file: a trailing `/`, a `/.` or a doubled `/` would name
+    // the same file as its normal form, so it is refused rather than guessed.
+    let normal: Vec<&std::ffi::OsStr> = rel_path.components().map(|c| c.as_os_str()).collect();
+    if normal.join(std::ffi::OsStr::new("/")) != rel_path.as_os_str() {
+        return Err(unsafe_path(
+            "it is not in normal form (no trailing /, no /./ or //)",
+        ));
     }
     let mut path = dir.to_path_buf();
     for component in rel_path.components() {

@@ -2,6 +2,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 
+use std::path::PathBuf;
+
 use super::*;
 use crate::evidence::{Manifest, RunId, Surface, Tier, verify};
 
@@ -145,4 +147,132 @@ fn verify_rejects_a_future_schema_by_name() {
         err.contains("schema_version 2") && err.contains("version 1"),
         "{err}"
     );
+}
+
+#[test]
+fn the_reserved_manifest_name_is_refused_in_every_spelling() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut w = BundleWriter::create(tmp.path().join("b"), manifest()).unwrap();
+    for bad in [
+        "manifest.json/",
+        "manifest.json/.",
+        "manifest.json//",
+        "./manifest.json",
+        "manifest.json/x",
+        "a//b",
+        "x/",
+        "x/.",
+    ] {
+        let err = w.write_file(bad, b"forged").unwrap_err();
+        assert!(
+            matches!(err, EvidenceError::UnsafePath { .. }),
+            "{bad:?}: {err}"
+        );
+    }
+    assert!(
+        !w.dir().join(MANIFEST_NAME).exists(),
+        "no manifest before finish()"
+    );
+    w.write_file("sub/manifest.json", b"a nested name is an ordinary file")
+        .unwrap();
+    let dir = w.finish().unwrap();
+    assert!(verify(&dir).unwrap().is_clean());
+}
+
+#[test]
+fn a_bundle_dir_with_content_is_never_merged_into() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    BundleWriter::create(&dir, manifest())
+        .unwrap()
+        .finish()
+        .unwrap();
+    let err = BundleWriter::create(&dir, manifest()).unwrap_err();
+    assert!(matches!(err, EvidenceError::Taken { .. }), "{err}");
+    std::os::unix::fs::symlink(&dir, tmp.path().join("link")).unwrap();
+    assert!(BundleWriter::create(tmp.path().join("link"), manifest()).is_err());
+}
+
+fn clean_bundle(root: &Path) -> PathBuf {
+    let mut w = BundleWriter::create(root.join("b"), manifest()).unwrap();
+    w.write_file("notes\u{FFFD}.txt", b"legit").unwrap();
+    w.write_file("db/topics.json", b"[]").unwrap();
+    let dir = w.finish().unwrap();
+    assert!(verify(&dir).unwrap().is_clean());
+    dir
+}
+
+#[test]
+fn verify_reports_modes_links_dirs_raw_names_and_special_files() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = clean_bundle(tmp.path());
+    // A raw 0xFF name decodes lossily to the legitimate `notes\u{FFFD}.txt`.
+    let raw = dir.join(OsStr::from_bytes(b"notes\xFF.txt"));
+    std::fs::write(&raw, b"hidden").unwrap();
+    std::fs::set_permissions(&raw, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let report = verify(&dir).unwrap();
+    assert_eq!(report.extra, ["notes\\xff.txt"], "{report:?}");
+    assert!(report.irregular[0].contains("not UTF-8"), "{report:?}");
+    assert_eq!(report.matched, 2, "the legitimate file still matches");
+    std::fs::remove_file(&raw).unwrap();
+
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(dir.join("db"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    std::fs::set_permissions(
+        dir.join("db/topics.json"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    std::fs::set_permissions(dir.join("empty"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::hard_link(dir.join("notes\u{FFFD}.txt"), tmp.path().join("outside")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &dir.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let report = verify(&dir).unwrap();
+    assert_eq!(
+        report.wrong_modes,
+        [
+            ".: mode 0755, want 0700",
+            "db/: mode 0750, want 0700",
+            "db/topics.json: mode 0644, want 0600"
+        ],
+        "{report:?}"
+    );
+    assert_eq!(report.unexpected_dirs, ["empty/"]);
+    assert_eq!(report.hard_links.len(), 1, "{report:?}");
+    assert!(report.hard_links[0].starts_with("notes\u{FFFD}.txt: 2 hard links"));
+    assert_eq!(report.irregular, ["pipe: a FIFO"]);
+    assert_eq!(report.extra, ["pipe"]);
+    assert!(!report.is_clean());
+    assert_eq!(report.problems().len(), 7, "{:#?}", report.problems());
+}
+
+#[test]
+fn a_fifo_or_symlink_manifest_is_an_error_not_a_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = clean_bundle(tmp.path());
+    let real = tmp.path().join("real.json");
+    std::fs::rename(dir.join(MANIFEST_NAME), &real).unwrap();
+    std::os::unix::fs::symlink(&real, dir.join(MANIFEST_NAME)).unwrap();
+    let err = verify(&dir).unwrap_err().to_string();
+    assert!(err.contains("a symlink, not a regular file"), "{err}");
+    std::fs::remove_file(dir.join(MANIFEST_NAME)).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &dir.join(MANIFEST_NAME),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let err = verify(&dir).unwrap_err().to_string();
+    assert!(err.contains("a FIFO, not a regular file"), "{err}");
 }

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use crate::evidence::bundle::MANIFEST_NAME;
 use crate::evidence::manifest::{Manifest, SCHEMA_VERSION};
+use crate::evidence::walk::walk;
 
 /// Read size for hashing: large enough that syscalls do not dominate.
 const CHUNK: usize = 256 * 1024;
@@ -27,18 +28,20 @@ pub enum InventoryError {
     /// The bundle holds a symlink or special file, which an inventory of
     /// regular files cannot vouch for.
     #[error(
-        "bundle entry {path} is not a regular file or directory (remove it; bundles hold regular files only)"
+        "bundle {path} holds an entry an inventory cannot vouch for: {what} (remove it; bundles hold regular files with UTF-8 names only)"
     )]
     Irregular {
-        /// The offending path.
+        /// The bundle directory.
         path: PathBuf,
+        /// The entry and what it is.
+        what: String,
     },
 }
 
 /// Why `verify` could not even compare (as opposed to finding differences).
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    /// `manifest.json` is missing or unreadable.
+    /// `manifest.json` is missing, unreadable, not a regular file or too large.
     #[error("failed to read {path}: {source} (is this an evidence bundle directory?)")]
     ManifestUnreadable {
         /// The manifest path.
@@ -91,20 +94,51 @@ pub struct VerifyReport {
     pub mismatched: Vec<Mismatch>,
     /// In the manifest, absent on disk.
     pub missing: Vec<String>,
-    /// On disk (or not a regular file), absent from the manifest.
+    /// On disk (or not a regular file), absent from the manifest; names that are
+    /// not UTF-8 are shown escaped (`\xff`) and never match an inventory key.
     pub extra: Vec<String>,
+    /// Directories that hold no inventoried file (an empty or unexplained dir).
+    pub unexpected_dirs: Vec<String>,
+    /// Entries an inventory cannot vouch for: symlinks, FIFOs, sockets, devices,
+    /// names that are not UTF-8; each with why.
+    pub irregular: Vec<String>,
+    /// The bundle dir, a subdirectory or a file whose mode is not 0700 / 0600.
+    pub wrong_modes: Vec<String>,
+    /// Files with more than one hard link.
+    pub hard_links: Vec<String>,
 }
 
 impl VerifyReport {
-    /// No mismatch, nothing missing, nothing extra.
+    /// Nothing mismatched, missing, extra, unexpected, irregular, mis-moded or linked.
     pub fn is_clean(&self) -> bool {
-        self.mismatched.is_empty() && self.missing.is_empty() && self.extra.is_empty()
+        self.problems().is_empty()
+    }
+
+    /// Every problem, one line each (`missing: x`, `mode: …`), in a stable order.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .mismatched
+            .iter()
+            .map(|m| format!("altered: {}", m.path))
+            .collect();
+        out.extend(self.missing.iter().map(|p| format!("missing: {p}")));
+        out.extend(self.extra.iter().map(|p| format!("not in the inventory: {p}")));
+        out.extend(
+            self.unexpected_dirs
+                .iter()
+                .map(|p| format!("unexpected directory: {p}")),
+        );
+        out.extend(self.irregular.iter().map(|p| format!("irregular: {p}")));
+        out.extend(self.wrong_modes.iter().map(|p| format!("wrong mode: {p}")));
+        out.extend(self.hard_links.iter().map(|p| format!("hard link: {p}")));
+        out
     }
 }
 
-/// The lowercase hex sha256 of a file's content.
+/// The lowercase hex sha256 of a file's content (opened as a regular file only:
+/// a FIFO swapped in cannot block the hash).
 pub fn hash_file(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
+    let mut file = crate::private_fs::open_regular(path)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -117,33 +151,44 @@ pub fn hash_file(path: &Path) -> std::io::Result<String> {
     Ok(crate::hex::encode(&hasher.finalize()))
 }
 
-/// sha256 of every regular file under `dir` except the top-level
-/// `manifest.json`, keyed by `/`-separated relative path. A symlink or special
-/// file is an error.
-pub fn inventory(dir: &Path) -> Result<BTreeMap<String, String>, InventoryError> {
-    let walk = walk(dir)?;
-    if let Some(rel) = walk.irregular.first() {
-        return Err(InventoryError::Irregular {
-            path: dir.join(rel),
-        });
-    }
-    hash_all(dir, walk.files)
+/// The lowercase hex sha256 of `bytes`.
+pub fn hash_bytes(bytes: &[u8]) -> String {
+    crate::hex::encode(&Sha256::digest(bytes))
 }
 
-/// Re-hashes the bundle at `dir` and compares it with its manifest.
-pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
+/// sha256 of every regular file under `dir` except the top-level
+/// `manifest.json`, keyed by `/`-separated relative path. A symlink, a special
+/// file or a name that is not UTF-8 is an error.
+pub fn inventory(dir: &Path) -> Result<BTreeMap<String, String>, InventoryError> {
+    let walk = walk(dir)?;
+    if let Some(what) = walk.irregular.first() {
+        return Err(InventoryError::Irregular {
+            path: dir.to_owned(),
+            what: what.clone(),
+        });
+    }
+    hash_all(walk.files)
+}
+
+/// The most bytes a manifest may hold: far above any real inventory.
+pub const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+
+/// Reads `manifest.json` of the bundle at `dir`: a regular file (never a FIFO or
+/// symlink), at most [`MAX_MANIFEST_BYTES`], schema [`SCHEMA_VERSION`]. Returns
+/// the exact bytes and the parsed manifest.
+pub fn read_manifest(dir: &Path) -> Result<(Vec<u8>, Manifest), VerifyError> {
     let manifest_path = dir.join(MANIFEST_NAME);
-    let text = std::fs::read_to_string(&manifest_path).map_err(|source| {
-        VerifyError::ManifestUnreadable {
+    let bytes = crate::private_fs::read_regular(&manifest_path, MAX_MANIFEST_BYTES).map_err(
+        |source| VerifyError::ManifestUnreadable {
             path: manifest_path.clone(),
             source,
-        }
-    })?;
+        },
+    )?;
     let invalid = |source| VerifyError::ManifestInvalid {
         path: manifest_path.clone(),
         source,
     };
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(invalid)?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(invalid)?;
     let version = value
         .get("schema_version")
         .cloned()
@@ -155,14 +200,38 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
         });
     }
     let manifest: Manifest = serde_json::from_value(value).map_err(invalid)?;
+    Ok((bytes, manifest))
+}
+
+/// Re-hashes the bundle at `dir` and compares it with its manifest: content,
+/// names (as bytes), modes (0700 dirs, 0600 files), link counts, and every
+/// entry an inventory of regular files cannot vouch for.
+pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
+    let (_, manifest) = read_manifest(dir)?;
     let walk = walk(dir)?;
     // Only paths found by walking are ever opened, never a path the manifest
     // names, so a hostile manifest cannot make verify read outside the bundle.
-    let actual = hash_all(dir, walk.files)?;
     let mut report = VerifyReport {
-        extra: walk.irregular,
+        extra: walk.unlisted,
+        irregular: walk.irregular,
+        wrong_modes: walk.modes,
+        hard_links: walk.links,
         ..VerifyReport::default()
     };
+    // A directory is accounted for only when an inventoried file lies beneath it.
+    report.unexpected_dirs = walk
+        .dirs
+        .iter()
+        .filter(|(rel, _)| {
+            let prefix = format!("{rel}/");
+            !manifest
+                .file_inventory
+                .keys()
+                .any(|k| k.starts_with(&prefix))
+        })
+        .map(|(rel, _)| format!("{rel}/"))
+        .collect();
+    let actual = hash_all(walk.files)?;
     for (path, expected) in &manifest.file_inventory {
         match actual.get(path) {
             Some(hash) if hash == expected => report.matched += 1,
@@ -184,55 +253,10 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
     Ok(report)
 }
 
-struct Walk {
-    files: Vec<String>,
-    irregular: Vec<String>,
-}
-
-fn walk(dir: &Path) -> Result<Walk, InventoryError> {
-    let mut out = Walk {
-        files: Vec::new(),
-        irregular: Vec::new(),
-    };
-    walk_into(dir, "", &mut out)?;
-    out.files.sort();
-    out.irregular.sort();
-    Ok(out)
-}
-
-fn walk_into(dir: &Path, prefix: &str, out: &mut Walk) -> Result<(), InventoryError> {
-    let io = |path: &Path, source| InventoryError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
-        let entry = entry.map_err(|e| io(dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        // `DirEntry::file_type` does not follow symlinks.
-        let file_type = entry.file_type().map_err(|e| io(&entry.path(), e))?;
-        if file_type.is_dir() {
-            walk_into(&entry.path(), &rel, out)?;
-        } else if file_type.is_file() {
-            if rel != MANIFEST_NAME {
-                out.files.push(rel);
-            }
-        } else {
-            out.irregular.push(rel);
-        }
-    }
-    Ok(())
-}
-
-fn hash_all(dir: &Path, files: Vec<String>) -> Result<BTreeMap<String, String>, InventoryError> {
+fn hash_all(files: Vec<(String, PathBuf)>) -> Result<BTreeMap<String, String>, InventoryError> {
     files
         .into_iter()
-        .map(|rel| {
-            let path = dir.join(&rel);
+        .map(|(rel, path)| {
             hash_file(&path)
                 .map(|hash| (rel, hash))
                 .map_err(|source| InventoryError::Io { path, source })

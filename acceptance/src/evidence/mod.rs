@@ -7,7 +7,9 @@
 //! through a symlink is refused before anything is written. Acceptance bundles
 //! live in the run directory; UAT bundles in the durable root resolved from the
 //! real environment (never a scratch one) and are never swept. `verify` re-hashes
-//! a bundle and lists every mismatch, missing and extra file. This module writes
+//! a bundle and lists every mismatch, missing and extra file, every entry that is
+//! not a regular file or directory, every unexplained directory, every mode
+//! other than 0700/0600 and every hard link, comparing names as bytes. This module writes
 //! and checks bundles; it does not decide what a lane records.
 
 mod bundle;
@@ -16,12 +18,16 @@ mod inventory;
 mod manifest;
 mod repo;
 mod run_id;
+mod walk;
 
 pub use bundle::{BundleWriter, EvidenceError, MANIFEST_NAME};
 // One private atomic writer for the crate (harness provisioning uses it too).
 pub(crate) use bundle::atomic_write;
 pub use durable::{DurableRootError, durable_root};
-pub use inventory::{Mismatch, VerifyError, VerifyReport, hash_file, inventory, verify};
+pub use inventory::{
+    MAX_MANIFEST_BYTES, Mismatch, VerifyError, VerifyReport, hash_bytes, hash_file, inventory,
+    read_manifest, verify,
+};
 pub use manifest::{Counts, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform, sorted};
 pub use repo::RepoIdentity;
 pub use run_id::{InvalidRunId, RunId};

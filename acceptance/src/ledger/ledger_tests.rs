@@ -5,7 +5,7 @@ use super::*;
 use crate::ledger::RunLog;
 
 #[test]
-fn round_trip_and_precedence_within_one_run() {
+fn round_trip_keeps_every_line_and_the_worst_outcome_wins() {
     let tmp = tempfile::tempdir().unwrap();
     let log = RunLog::open(tmp.path().join("run")).unwrap();
     log.record_skip("probe::kiro", "kiro-cli not found on PATH")
@@ -34,11 +34,31 @@ fn round_trip_and_precedence_within_one_run() {
         records.get("probe::codex").unwrap().outcome,
         TrialOutcome::Failed
     );
+    // Failed then passed: every line is kept with its place, and no later line
+    // hides an earlier failure (issue 11: the last line no longer wins).
     let pi = records.get("probe::pi").unwrap();
-    assert_eq!(pi.outcome, TrialOutcome::Passed);
-    assert_eq!(pi.bundle.as_deref(), Some("/b"));
+    assert_eq!(pi.outcome, TrialOutcome::Failed);
+    assert_eq!(pi.message.as_deref(), Some("flaky"));
+    let places: Vec<String> = pi.records.iter().map(|r| r.origin.to_string()).collect();
+    let results = log.dir().join(crate::ledger::RESULTS_LOG);
+    assert_eq!(
+        places,
+        [
+            format!("{}:2", results.display()),
+            format!("{}:3", results.display())
+        ]
+    );
+    assert_eq!(pi.records[1].bundle.as_deref(), Some("/b"));
+    assert!(
+        pi.records
+            .iter()
+            .all(|r| r.run.as_deref() == Some(log.key()))
+    );
+    // A build-time skip and a later result are both kept; the worse one wins.
+    let codex = records.get("probe::codex").unwrap();
+    assert_eq!(codex.records.len(), 2);
     let counts = records.counts();
-    assert_eq!((counts.passed, counts.skipped, counts.failed), (1, 1, 1));
+    assert_eq!((counts.passed, counts.skipped, counts.failed), (0, 1, 2));
 }
 
 #[test]
@@ -124,4 +144,85 @@ fn results_dir_prefers_override_then_nextest_run_id() {
     let relative = CallerEnv::from_pairs([("STUDYLOOP_ACC_RESULTS_DIR", "runs")]);
     let err = results_dir(&relative, target).unwrap_err().to_string();
     assert!(err.contains("not an absolute path"), "{err}");
+}
+
+#[test]
+fn a_run_directory_belongs_to_one_run() {
+    use crate::ledger::{RUN_MARKER, open_run, run_key};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let first = RunLog::open_as(&dir, "run-a").unwrap();
+    first.record_skip("x", "gate").unwrap();
+    // Another process of the same run (nextest's list, then run phase) may reopen it.
+    RunLog::open_as(&dir, "run-a").unwrap();
+    let err = RunLog::open_as(&dir, "run-b").unwrap_err().to_string();
+    assert!(
+        err.contains("belongs to run `run-a`, not to this run `run-b`"),
+        "{err}"
+    );
+    assert!(
+        RunLog::open(&dir).is_err(),
+        "a fresh run is refused as well"
+    );
+    // Logs with no marker (another tool's, or from before markers) are refused too.
+    std::fs::remove_file(dir.join(RUN_MARKER)).unwrap();
+    let err = RunLog::open_as(&dir, "run-a").unwrap_err().to_string();
+    assert!(err.contains("unmarked"), "{err}");
+    let records = RunRecords::read(&dir).unwrap();
+    assert_eq!(records.runs()[0].key, None);
+    // The runner's key: NEXTEST_RUN_ID when set, shared by list and run phases.
+    use crate::caller_env::CallerEnv;
+    let nextest = CallerEnv::from_pairs([
+        ("NEXTEST_RUN_ID", "0b1c-22"),
+        ("STUDYLOOP_ACC_RESULTS_DIR", "/nonexistent-unused"),
+    ]);
+    assert_eq!(run_key(&nextest), "0b1c-22");
+    let shared = CallerEnv::from_pairs([
+        ("NEXTEST_RUN_ID", "0b1c-22"),
+        (
+            "STUDYLOOP_ACC_RESULTS_DIR",
+            tmp.path().join("shared").to_str().unwrap(),
+        ),
+    ]);
+    let list = open_run(&shared, tmp.path()).unwrap();
+    let run = open_run(&shared, tmp.path()).unwrap();
+    assert_eq!(list.dir(), run.dir());
+    let other = CallerEnv::from_pairs([
+        ("NEXTEST_RUN_ID", "ffff-00"),
+        (
+            "STUDYLOOP_ACC_RESULTS_DIR",
+            tmp.path().join("shared").to_str().unwrap(),
+        ),
+    ]);
+    assert!(open_run(&other, tmp.path()).is_err());
+}
+
+#[test]
+fn fifos_and_symlinks_in_place_of_the_logs_are_errors_not_hangs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = RunLog::open(tmp.path().join("run")).unwrap();
+    for file in [crate::ledger::RESULTS_LOG, crate::ledger::SKIP_LEDGER] {
+        let path = log.dir().join(file);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = RunRecords::read(log.dir()).unwrap_err().to_string();
+        assert!(err.contains("a FIFO, not a regular file"), "{err}");
+        let appended = if file == crate::ledger::SKIP_LEDGER {
+            log.record_skip("x", "y")
+        } else {
+            log.record_result("x", TrialOutcome::Passed, None, None)
+        };
+        assert!(appended.is_err(), "append to a FIFO {file}");
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", &path).unwrap();
+        let err = RunRecords::read(log.dir()).unwrap_err().to_string();
+        assert!(err.contains("a symlink"), "{err}");
+        std::fs::remove_file(&path).unwrap();
+    }
 }

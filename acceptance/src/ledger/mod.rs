@@ -4,16 +4,19 @@
 //! trial is built ignored and when one skips at run time); `results.jsonl` holds
 //! `{"trial","outcome","time","message","bundle"}` per finished trial. Each line
 //! is one `write` on an `O_APPEND` fd, so concurrent nextest processes never
-//! interleave. Readers take the last line per trial; a results line beats a
-//! skip-ledger line of the same run; across merged runs (one per nextest shard)
-//! the worse outcome wins: failed, then skipped, then passed. A skip is never
-//! inferred from an exit code. This module records and reads; it does not
-//! decide verdicts (the UAT sign-off does).
+//! interleave. `run.json` marks which run the directory belongs to (written on
+//! the first open; another run opening it is refused) and every line carries
+//! that run key. Readers keep every line with its `file:line` (the sign-off
+//! must see all of them, and names the sources that disagree); a trial's
+//! summary outcome is the worst of all its lines, in one run or merged across
+//! runs (one per nextest shard): failed, then skipped, then passed. A skip is
+//! never inferred from an exit code. This module records and reads; it does
+//! not decide verdicts (the UAT sign-off does).
 
 mod reader;
 mod records;
 mod writer;
 
-pub use reader::{LedgerError, RunRecords, TrialStatus};
-pub use records::{ResultRecord, SkipRecord, TrialOutcome};
-pub use writer::{RESULTS_LOG, RunLog, SKIP_LEDGER, results_dir};
+pub use reader::{LedgerError, MAX_LOG_BYTES, Origin, Record, RunDir, RunRecords, TrialStatus};
+pub use records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
+pub use writer::{RESULTS_LOG, RUN_MARKER, RunLog, SKIP_LEDGER, open_run, results_dir, run_key};

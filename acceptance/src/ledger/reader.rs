@@ -1,16 +1,23 @@
-//! Reading run directories back, one or several merged.
+//! Reading run directories back, one or several merged: every line of both
+//! logs is kept with the `file:line` it came from, so a sign-off can see and
+//! name every source that disagrees about a trial.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::evidence::Counts;
-use crate::ledger::records::{ResultRecord, SkipRecord, TrialOutcome};
-use crate::ledger::writer::{RESULTS_LOG, SKIP_LEDGER};
+use crate::ledger::records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
+use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SKIP_LEDGER};
+
+/// The most bytes a results log or skip ledger may hold: far above any real run
+/// (a line is a few hundred bytes), and a bound on what a planted file costs.
+pub const MAX_LOG_BYTES: u64 = 64 << 20;
 
 /// Why a run directory could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
-    /// A file or directory could not be read or written.
+    /// A file or directory could not be read or written (or is not a regular
+    /// file, or is too large).
     #[error("failed to access {path}: {source}")]
     Io {
         /// The path concerned.
@@ -48,69 +55,139 @@ pub enum LedgerError {
         #[source]
         source: serde_json::Error,
     },
+    /// The run directory belongs to another run.
+    #[error(
+        "run directory {dir} belongs to run `{owner}`, not to this run `{this}`: a run directory holds one run, never a merge (point STUDYLOOP_ACC_RESULTS_DIR at a new directory, or unset it for a fresh target/studyloop/runs/<run-key>)"
+    )]
+    Taken {
+        /// The directory.
+        dir: PathBuf,
+        /// The run key its marker records (`unmarked` for logs with no marker).
+        owner: String,
+        /// This run's key.
+        this: String,
+    },
+}
+
+/// Where a record was read: `file:line`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Origin {
+    /// The log file.
+    pub path: PathBuf,
+    /// 1-based line number.
+    pub line: usize,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.path.display(), self.line)
+    }
+}
+
+/// One line of either log, as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// How it ended (`skipped` for every skip-ledger line).
+    pub outcome: TrialOutcome,
+    /// The skip reason or failure message, if any.
+    pub message: Option<String>,
+    /// The evidence bundle the line names, as written.
+    pub bundle: Option<String>,
+    /// When it was recorded.
+    pub time: String,
+    /// The run key the writer stamped; `None` for a line written without one.
+    pub run: Option<String>,
+    /// The run directory it came from.
+    pub dir: PathBuf,
+    /// Where exactly.
+    pub origin: Origin,
 }
 
 /// What is known about one trial after reading the logs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrialStatus {
-    /// How it ended.
+    /// The worst outcome any record gives (failed, then skipped, then passed):
+    /// no line, in any log or run, can hide another's failure or skip.
     pub outcome: TrialOutcome,
-    /// The skip reason or failure message, if any.
+    /// The message of the last record with that outcome.
     pub message: Option<String>,
-    /// The evidence bundle, if any.
+    /// The bundle of the last record with that outcome.
     pub bundle: Option<String>,
-    /// When it was recorded.
+    /// When that record was written.
     pub time: String,
-    /// The run directory it came from.
+    /// The run directory that record came from.
     pub source: PathBuf,
+    /// Every record of the trial, skip ledger first then results, in file order.
+    pub records: Vec<Record>,
+}
+
+/// One run directory as read: where, and which run its marker names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The run key of its marker; `None` when it has no marker.
+    pub key: Option<String>,
 }
 
 /// Every trial's status in one run directory, or several merged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunRecords {
     trials: BTreeMap<String, TrialStatus>,
+    runs: Vec<RunDir>,
 }
 
 impl RunRecords {
-    /// Reads `dir`'s skip ledger and results log (either may be absent; the
-    /// directory may not). Within one run the last line per trial wins and a
-    /// results line beats a skip-ledger line.
+    /// Reads `dir`'s run marker, skip ledger and results log (any may be absent;
+    /// the directory may not). Every line is kept; each file is opened as a
+    /// regular file only (a FIFO or symlink is an error, never a hang).
     pub fn read(dir: &Path) -> Result<Self, LedgerError> {
         if !dir.is_dir() {
             return Err(LedgerError::NoRunDir {
                 path: dir.to_owned(),
             });
         }
-        let mut trials = BTreeMap::new();
-        for skip in read_lines::<SkipRecord>(&dir.join(SKIP_LEDGER))? {
-            trials.insert(
-                skip.trial,
-                TrialStatus {
-                    outcome: TrialOutcome::Skipped,
-                    message: Some(skip.reason),
-                    bundle: None,
-                    time: skip.time,
-                    source: dir.to_owned(),
-                },
-            );
+        let key = read_marker(dir)?.map(|m| m.run);
+        let mut records: Vec<(String, Record)> = Vec::new();
+        for (origin, skip) in read_lines::<SkipRecord>(&dir.join(SKIP_LEDGER))? {
+            let record = Record {
+                outcome: TrialOutcome::Skipped,
+                message: Some(skip.reason),
+                bundle: None,
+                time: skip.time,
+                run: skip.run,
+                dir: dir.to_owned(),
+                origin,
+            };
+            records.push((skip.trial, record));
         }
-        let mut results: BTreeMap<String, ResultRecord> = BTreeMap::new();
-        for result in read_lines::<ResultRecord>(&dir.join(RESULTS_LOG))? {
-            results.insert(result.trial.clone(), result);
+        for (origin, r) in read_lines::<ResultRecord>(&dir.join(RESULTS_LOG))? {
+            let record = Record {
+                outcome: r.outcome,
+                message: r.message,
+                bundle: r.bundle,
+                time: r.time,
+                run: r.run,
+                dir: dir.to_owned(),
+                origin,
+            };
+            records.push((r.trial, record));
         }
-        for (trial, r) in results {
-            trials.insert(
-                trial,
-                TrialStatus {
-                    outcome: r.outcome,
-                    message: r.message,
-                    bundle: r.bundle,
-                    time: r.time,
-                    source: dir.to_owned(),
-                },
-            );
+        let mut by_trial: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+        for (trial, record) in records {
+            by_trial.entry(trial).or_default().push(record);
         }
-        Ok(Self { trials })
+        let trials = by_trial
+            .into_iter()
+            .map(|(trial, records)| (trial, status(records)))
+            .collect();
+        Ok(Self {
+            trials,
+            runs: vec![RunDir {
+                dir: dir.to_owned(),
+                key,
+            }],
+        })
     }
 
     /// Reads and merges several run directories (one per nextest shard).
@@ -122,22 +199,26 @@ impl RunRecords {
         Ok(Self::merge(runs))
     }
 
-    /// Merges runs; for a trial present in several, the worse outcome wins
-    /// (failed, then skipped, then passed), so a shard can never hide another
-    /// shard's failure or skip.
+    /// Merges runs: every record is kept, and a trial's outcome is the worst of
+    /// all (failed, then skipped, then passed), so a shard can never hide
+    /// another shard's failure or skip.
     pub fn merge(runs: impl IntoIterator<Item = RunRecords>) -> Self {
-        let mut merged: BTreeMap<String, TrialStatus> = BTreeMap::new();
+        let mut by_trial: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+        let mut dirs = Vec::new();
         for run in runs {
+            dirs.extend(run.runs);
             for (trial, status) in run.trials {
-                match merged.get(&trial) {
-                    Some(existing) if existing.outcome.severity() >= status.outcome.severity() => {}
-                    _ => {
-                        merged.insert(trial, status);
-                    }
-                }
+                by_trial.entry(trial).or_default().extend(status.records);
             }
         }
-        Self { trials: merged }
+        let trials = by_trial
+            .into_iter()
+            .map(|(trial, records)| (trial, status(records)))
+            .collect();
+        Self {
+            trials,
+            runs: dirs,
+        }
     }
 
     /// Every trial, by name.
@@ -148,6 +229,11 @@ impl RunRecords {
     /// One trial's status.
     pub fn get(&self, trial: &str) -> Option<&TrialStatus> {
         self.trials.get(trial)
+    }
+
+    /// The run directories read, with the run their marker names.
+    pub fn runs(&self) -> &[RunDir] {
+        &self.runs
     }
 
     /// Pass/skip/fail counts over every trial.
@@ -164,26 +250,76 @@ impl RunRecords {
     }
 }
 
-fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, LedgerError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(LedgerError::Io {
-                path: path.to_owned(),
-                source,
-            });
-        }
+/// The status of a non-empty list of records: the worst outcome wins; among
+/// records with it, the last one read.
+fn status(records: Vec<Record>) -> TrialStatus {
+    let worst = records
+        .iter()
+        .map(|r| r.outcome)
+        .max_by_key(|o| o.severity())
+        .unwrap_or(TrialOutcome::Failed);
+    let last = records
+        .iter()
+        .rev()
+        .find(|r| r.outcome == worst)
+        .cloned()
+        .unwrap_or_else(|| records[records.len() - 1].clone());
+    TrialStatus {
+        outcome: worst,
+        message: last.message,
+        bundle: last.bundle,
+        time: last.time,
+        source: last.dir,
+        records,
+    }
+}
+
+/// The run marker of `dir`, if it has one.
+pub(crate) fn read_marker(dir: &Path) -> Result<Option<RunMarker>, LedgerError> {
+    let path = dir.join(RUN_MARKER);
+    let bytes = match crate::private_fs::read_regular(&path, 4096) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(LedgerError::Io { path, source }),
     };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|source| LedgerError::Malformed {
+            path,
+            line: 1,
+            source,
+        })
+}
+
+fn read_lines<T: serde::de::DeserializeOwned>(
+    path: &Path,
+) -> Result<Vec<(Origin, T)>, LedgerError> {
+    let io = |source| LedgerError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = match crate::private_fs::read_regular(path, MAX_LOG_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(io(source)),
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|source| LedgerError::Malformed {
+            let origin = Origin {
                 path: path.to_owned(),
                 line: i + 1,
-                source,
-            })
+            };
+            serde_json::from_str(line)
+                .map(|record| (origin, record))
+                .map_err(|source| LedgerError::Malformed {
+                    path: path.to_owned(),
+                    line: i + 1,
+                    source,
+                })
         })
         .collect()
 }

@@ -44,6 +44,9 @@ pub struct SkipRecord {
     pub reason: String,
     /// RFC 3339 UTC.
     pub time: String,
+    /// The run key of the run that wrote it (absent in lines written before run keys).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// One `results.jsonl` line.
@@ -60,4 +63,17 @@ pub struct ResultRecord {
     pub message: Option<String>,
     /// The evidence bundle it wrote, if any.
     pub bundle: Option<String>,
+    /// The run key of the run that wrote it (absent in lines written before run keys).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+}
+
+/// `run.json`: which run a run directory belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunMarker {
+    /// The run key (`NEXTEST_RUN_ID`, or the run id of the one process).
+    pub run: String,
+    /// When the directory was first opened (RFC 3339 UTC).
+    pub time: String,
 }

@@ -1,20 +1,29 @@
 //! Appending to a run directory's logs, and choosing that directory.
+//!
+//! A run directory belongs to one run: the first open writes the run marker
+//! (`run.json`, the run key), every later open must carry the same key (nextest's
+//! list phase and each per-trial process of one run share `NEXTEST_RUN_ID`), and
+//! every line is stamped with the key, so a second run can neither append to it
+//! unnoticed nor be merged into it by hand.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use crate::caller_env::CallerEnv;
 use crate::clock;
 use crate::evidence::RunId;
-use crate::ledger::reader::LedgerError;
-use crate::ledger::records::{ResultRecord, SkipRecord, TrialOutcome};
+use crate::ledger::reader::{LedgerError, read_marker};
+use crate::ledger::records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
 use crate::selection::ACC_RESULTS_DIR;
 
 /// The skip ledger's file name.
 pub const SKIP_LEDGER: &str = "skip-ledger.jsonl";
 /// The results log's file name.
 pub const RESULTS_LOG: &str = "results.jsonl";
+/// The run marker's file name: which run the directory belongs to.
+pub const RUN_MARKER: &str = "run.json";
 
 /// nextest's run id, shared by its list and run phases (nextest ≥ 0.9.138).
 const NEXTEST_RUN_ID: &str = "NEXTEST_RUN_ID";
@@ -32,11 +41,25 @@ pub fn results_dir(env: &CallerEnv, target_dir: &Path) -> Result<PathBuf, Ledger
         }
         return Ok(dir);
     }
-    let key = env
-        .var(NEXTEST_RUN_ID)
+    Ok(target_dir.join("studyloop").join("runs").join(run_key(env)))
+}
+
+/// This run's key: `NEXTEST_RUN_ID` when set (one run spans nextest's list
+/// phase and every per-trial process), else one fresh run id per process.
+pub fn run_key(env: &CallerEnv) -> String {
+    static PROCESS: OnceLock<String> = OnceLock::new();
+    env.var(NEXTEST_RUN_ID)
         .filter(|id| is_safe_component(id))
-        .unwrap_or_else(|| RunId::generate().to_string());
-    Ok(target_dir.join("studyloop").join("runs").join(key))
+        .unwrap_or_else(|| {
+            PROCESS
+                .get_or_init(|| RunId::generate().to_string())
+                .clone()
+        })
+}
+
+/// Opens this run's directory ([`results_dir`]) as this run ([`run_key`]).
+pub fn open_run(env: &CallerEnv, target_dir: &Path) -> Result<RunLog, LedgerError> {
+    RunLog::open_as(results_dir(env, target_dir)?, &run_key(env))
 }
 
 fn is_safe_component(id: &str) -> bool {
@@ -47,22 +70,82 @@ fn is_safe_component(id: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct RunLog {
     dir: PathBuf,
+    key: String,
 }
 
 impl RunLog {
-    /// Opens (creating, 0700) the run directory `dir`.
+    /// Opens (creating, 0700) the run directory `dir` as a new run with a fresh
+    /// key; see [`RunLog::open_as`]. The runner opens its directory with
+    /// [`open_run`], whose key every process of one run shares.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self, LedgerError> {
+        Self::open_as(dir, RunId::generate().as_str())
+    }
+
+    /// Opens (creating, 0700) the run directory `dir` as run `key`. The first
+    /// open writes the run marker; a directory whose marker names another run,
+    /// or which holds logs but no marker, is refused ([`LedgerError::Taken`]).
+    pub fn open_as(dir: impl Into<PathBuf>, key: &str) -> Result<Self, LedgerError> {
         let dir = dir.into();
-        crate::private_fs::create_dir(&dir).map_err(|source| LedgerError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        Ok(Self { dir })
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| LedgerError::Io { path, source }
+        };
+        crate::private_fs::create_dir(&dir).map_err(io(&dir))?;
+        let taken = |owner: String| LedgerError::Taken {
+            dir: dir.clone(),
+            owner,
+            this: key.to_owned(),
+        };
+        loop {
+            if let Some(marker) = read_marker(&dir)? {
+                if marker.run != key {
+                    return Err(taken(marker.run));
+                }
+                break;
+            }
+            if [SKIP_LEDGER, RESULTS_LOG]
+                .iter()
+                .any(|f| std::fs::symlink_metadata(dir.join(f)).is_ok())
+            {
+                return Err(taken("unmarked (logs written before run markers)".into()));
+            }
+            let marker = RunMarker {
+                run: key.to_owned(),
+                time: clock::now_rfc3339(),
+            };
+            let mut bytes = serde_json::to_vec(&marker).map_err(|e| {
+                io(&dir)(std::io::Error::other(e))
+            })?;
+            bytes.push(b'\n');
+            // Written whole under a temporary name, then hard-linked into place:
+            // link(2) fails when the marker exists, so of several processes of a
+            // run starting at once exactly one creates it and none reads it half
+            // written; the others loop and check it names their run.
+            let tmp = dir.join(format!(".{RUN_MARKER}.{}.tmp", crate::hex::random(4)));
+            crate::evidence::atomic_write(&tmp, &bytes)
+                .map_err(|e| io(&tmp)(std::io::Error::other(e.to_string())))?;
+            let linked = std::fs::hard_link(&tmp, dir.join(RUN_MARKER));
+            let _ = std::fs::remove_file(&tmp);
+            match linked {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&dir.join(RUN_MARKER))(e)),
+            }
+        }
+        Ok(Self {
+            dir,
+            key: key.to_owned(),
+        })
     }
 
     /// The run directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The run key this log stamps on every line.
+    pub fn key(&self) -> &str {
+        &self.key
     }
 
     /// Where acceptance bundles of this run go: `<dir>/evidence`.
@@ -76,6 +159,7 @@ impl RunLog {
             trial: trial.to_owned(),
             reason: reason.to_owned(),
             time: clock::now_rfc3339(),
+            run: Some(self.key.clone()),
         };
         self.append(SKIP_LEDGER, &record)
     }
@@ -94,6 +178,7 @@ impl RunLog {
             time: clock::now_rfc3339(),
             message: message.map(str::to_owned),
             bundle: bundle.map(|b| b.display().to_string()),
+            run: Some(self.key.clone()),
         };
         self.append(RESULTS_LOG, &record)
     }
@@ -106,12 +191,21 @@ impl RunLog {
         };
         let mut line = serde_json::to_vec(record).map_err(|e| io(std::io::Error::other(e)))?;
         line.push(b'\n');
+        // O_NOFOLLOW | O_NONBLOCK: a symlink or FIFO planted in place of a log
+        // is an error, never a redirect or a hang.
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .create(true)
             .mode(0o600)
+            .custom_flags(libc_flags())
             .open(&path)
             .map_err(io)?;
+        if !f.metadata().map_err(io)?.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            )));
+        }
         // One write on an O_APPEND fd: the kernel places it atomically at the
         // end, so lines from concurrent processes never interleave.
         let written = f.write(&line).map_err(io)?;
@@ -123,4 +217,9 @@ impl RunLog {
         }
         Ok(())
     }
+}
+
+fn libc_flags() -> i32 {
+    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC)
+        .bits() as i32
 }

@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use crate::bins;
 use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
-use crate::ledger::{RunLog, TrialOutcome, results_dir};
+use crate::ledger::{RunLog, TrialOutcome, open_run};
 use crate::runner::trial::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
 use crate::selection::{Gates, Selection};
 
@@ -59,8 +59,7 @@ pub fn run_with(
     let nextest = caller.var("NEXTEST").as_deref() == Some("1");
     let run_log = match bins::target_dir()
         .map_err(|e| e.to_string())
-        .and_then(|target| results_dir(caller, &target).map_err(|e| e.to_string()))
-        .and_then(|dir| RunLog::open(dir).map_err(|e| e.to_string()))
+        .and_then(|target| open_run(caller, &target).map_err(|e| e.to_string()))
     {
         Ok(log) => log,
         Err(err) => {

@@ -36,8 +36,11 @@ pub enum SeatStatus {
     },
 }
 
-/// One seat's line in the arbitration.
+/// One seat's line in the arbitration. Read strictly (through [`SeatWire`]): serde
+/// cannot refuse unknown fields beside a flattened enum, and an edited seat must not
+/// pass as a graded one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "SeatWire")]
 pub struct SeatResult {
     /// The seat id from the roster.
     pub id: String,
@@ -52,8 +55,57 @@ pub struct SeatResult {
     pub status: SeatStatus,
 }
 
+/// A seat line as written, every field named (unknown ones refused).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeatWire {
+    id: String,
+    backend: Backend,
+    model: String,
+    output_tokens: Option<u64>,
+    status: StatusWord,
+    #[serde(default)]
+    scores: Option<BTreeMap<String, CriterionScore>>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum StatusWord {
+    Scored,
+    Unscored,
+    Absent,
+}
+
+impl TryFrom<SeatWire> for SeatResult {
+    type Error = String;
+
+    fn try_from(w: SeatWire) -> Result<Self, String> {
+        let status = match (w.status, w.scores, w.reason) {
+            (StatusWord::Scored, Some(scores), None) => SeatStatus::Scored { scores },
+            (StatusWord::Unscored, None, Some(reason)) => SeatStatus::Unscored { reason },
+            (StatusWord::Absent, None, Some(reason)) => SeatStatus::Absent { reason },
+            _ => {
+                return Err(format!(
+                    "seat `{}`: a scored seat has `scores` and no `reason`; an unscored or absent one has a `reason` and no `scores`",
+                    w.id
+                ));
+            }
+        };
+        Ok(Self {
+            id: w.id,
+            backend: w.backend,
+            model: w.model,
+            output_tokens: w.output_tokens,
+            status,
+        })
+    }
+}
+
 /// One criterion over the scored seats.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CriterionResult {
     /// Median of the scored seats (mean of the middle two for an even count); `null`
     /// when no seat scored.
@@ -68,6 +120,7 @@ pub struct CriterionResult {
 
 /// A pinned file's identity as used for this grading.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Pin {
     /// Its version.
     pub version: u32,
@@ -77,6 +130,7 @@ pub struct Pin {
 
 /// The whole arbitration of one bundle (`arbitration.json`; `ARBITRATION.md` renders it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Arbitration {
     /// [`ARBITRATION_SCHEMA`].
     pub schema_version: u32,
@@ -111,6 +165,7 @@ pub struct Arbitration {
 
 /// A fired `reject_if` rule, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RejectionRecord {
     /// Rule id.
     pub id: String,

@@ -4,13 +4,57 @@
 //! criterion's median at or above its floor.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
+use studyloop_acceptance::ledger::{RUN_MARKER, RunRecords};
 use studyloop_acceptance::selection::AuthMode;
 
 use crate::bundle::Bundle;
 use crate::council::Arbitration;
 use crate::definition::SignoffDefinition;
 use crate::signoff::Pins;
+
+/// Reasons a run directory is not one run's: no run marker, lines stamped by another
+/// run, or two directories of one run (a copy is not another shard).
+pub(crate) fn run_reasons(records: &RunRecords) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let mut keys: BTreeMap<&str, &Path> = BTreeMap::new();
+    for run in records.runs() {
+        let dir = run.dir.display();
+        let Some(key) = run.key.as_deref() else {
+            reasons.push(format!(
+                "run directory {dir} has no run marker ({RUN_MARKER}): it was not written by one run of the runner (re-run the trials into a fresh directory)"
+            ));
+            continue;
+        };
+        if let Some(other) = keys.insert(key, &run.dir) {
+            reasons.push(format!(
+                "run directories {} and {dir} both belong to run `{key}`: a copy of a run is not another shard",
+                other.display()
+            ));
+        }
+        let foreign: Vec<String> = records
+            .trials()
+            .values()
+            .flat_map(|t| &t.records)
+            .filter(|r| r.dir == run.dir && r.run.as_deref() != Some(key))
+            .map(|r| {
+                format!(
+                    "{} (run `{}`)",
+                    r.origin,
+                    r.run.as_deref().unwrap_or("none")
+                )
+            })
+            .collect();
+        if !foreign.is_empty() {
+            reasons.push(format!(
+                "run directory {dir} belongs to run `{key}` but holds lines of another run: {}; a run directory is never merged into",
+                foreign.join(", ")
+            ));
+        }
+    }
+    reasons
+}
 
 /// Reasons found in the bundles themselves.
 pub(crate) fn bundle_reasons(bundles: &BTreeMap<&str, &Bundle>) -> Vec<String> {

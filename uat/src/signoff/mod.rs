@@ -5,21 +5,22 @@
 //! sign-off is not a release record).
 
 mod checks;
+mod evidence;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use studyloop_acceptance::evidence::{self, Outcome, RunId};
+use studyloop_acceptance::evidence::RunId;
 use studyloop_acceptance::ledger::{LedgerError, RunRecords, TrialOutcome};
 use studyloop_redaction::{RedactionError, RedactionRules, Redactor};
-use studyloop_rubrics::{Rubric, RubricError};
+use studyloop_rubrics::{Facts, Rubric, RubricError};
 
-use crate::bundle::{Bundle, BundleError, arbitration_dir_for};
-use crate::council::{ARBITRATION_JSON, Arbitration, Roster};
+use crate::bundle::{Bundle, BundleError};
+use crate::council::{self, ARBITRATION_JSON, Arbitration, Rechecked, Roster};
 use crate::definition::SignoffDefinition;
 use crate::inputs::{Input, InputError, classify};
 use crate::pinned_yaml::PinnedFileError;
-use crate::strict::{CellResult, Results, Verdict, evaluate};
+use crate::strict::{Results, Verdict, disagreements, evaluate};
 use crate::summary::{SignoffParts, signoff_summary};
 
 /// Why a sign-off could not reach a verdict at all (distinct from a FAIL verdict).
@@ -172,8 +173,6 @@ pub fn run(
             }
         })
         .collect();
-    // Each shard is read on its own first so that every bundle any shard recorded is
-    // checked, even for a cell whose merged outcome came from another shard.
     let definition = &pins.definition;
     let wanted: BTreeSet<&str> = definition
         .cell_specs()
@@ -184,77 +183,54 @@ pub fn run(
         .iter()
         .map(|d| RunRecords::read(d))
         .collect::<Result<Vec<_>, _>>()?;
-    let recorded: Vec<PathBuf> = runs
-        .iter()
-        .flat_map(|run| {
-            Results::from_records(run)
-                .bundles()
-                .filter(|(cell, _)| wanted.contains(cell.as_str()))
-                .map(|(_, dir)| dir)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let mut results = Results::from_records(&RunRecords::merge(runs));
+    // Every line of every shard is kept: the sign-off sees all records, not a winner.
+    let records = RunRecords::merge(runs);
+    let mut results = Results::from_records(&records);
+    let mut reasons_extra = checks::run_reasons(&records);
+    reasons_extra.extend(disagreements(&definition.cells(), &records));
 
-    // Bundles: those passed directly, and those the results log names for our cells.
-    let mut found: Vec<(PathBuf, Result<Bundle, BundleError>)> = Vec::new();
+    let mut direct = Vec::new();
     for input in &inputs {
         if let Input::Bundle(dir) = input {
-            found.push((dir.clone(), Ok(Bundle::open(dir)?)));
+            direct.push(Bundle::open(dir)?);
         }
     }
-    for dir in recorded {
-        let bundle = Bundle::open(&dir);
-        found.push((dir, bundle));
-    }
-    let mut reasons_extra = Vec::new();
-    let mut by_cell: BTreeMap<String, Vec<Bundle>> = BTreeMap::new();
-    let mut seen = BTreeSet::new();
-    for (dir, bundle) in found {
-        match bundle {
-            Ok(b) => {
-                let key = std::fs::canonicalize(&dir).unwrap_or(dir);
-                if wanted.contains(b.manifest().cell.as_str()) && seen.insert(key) {
-                    by_cell
-                        .entry(b.manifest().cell.clone())
-                        .or_default()
-                        .push(b);
-                }
-            }
-            Err(e) => reasons_extra.push(format!("a recorded bundle cannot be read: {e}")),
-        }
-    }
-    // A bundle passed without its run directory still recorded how its run ended.
-    for (cell, list) in &by_cell {
-        if results.get(cell).is_none() {
-            for b in list {
-                results.record(cell, manifest_result(b));
-            }
-        }
-    }
-    let mut bundles: BTreeMap<&str, &Bundle> = BTreeMap::new();
-    for (cell, list) in &by_cell {
-        if let [one] = list.as_slice() {
-            bundles.insert(cell.as_str(), one);
-        } else {
-            let ids: Vec<&str> = list.iter().map(|b| b.manifest().run_id.as_str()).collect();
-            reasons_extra.push(format!(
-                "cell `{cell}` has {} bundles ({}): sign off one run per cell",
-                ids.len(),
-                ids.join(", ")
-            ));
-        }
-    }
+    let collected = evidence::collect(definition, &records, direct, &mut results);
+    reasons_extra.extend(collected.reasons);
+    let bundles: BTreeMap<&str, &Bundle> = collected
+        .bundles
+        .iter()
+        .map(|(c, b)| (c.as_str(), b))
+        .collect();
     let mut loaded: BTreeMap<&str, Arbitration> = BTreeMap::new();
-    for (cell, b) in &bundles {
-        match read_arbitration(b.dir()) {
-            Ok(Some(a)) => {
-                loaded.insert(cell, a);
+    for spec in definition.cell_specs().iter().filter(|c| c.graded) {
+        let Some(b) = bundles.get(spec.id.as_str()) else {
+            continue;
+        };
+        let facts = Facts {
+            cell_required: spec.required,
+            cell_skipped: results
+                .get(&spec.id)
+                .is_some_and(|r| r.outcome == TrialOutcome::Skipped),
+            bundle_problems: b.problems().to_vec(),
+            outcome: Some(evidence::outcome_word(b.manifest().outcome)),
+            ..Facts::default()
+        };
+        match read_arbitration(pins, b, facts) {
+            Ok(Some(checked)) => {
+                for p in checked.problems {
+                    reasons_extra.push(format!(
+                        "the arbitration of `{}` does not match its seat replies: {p}; grade the bundle again",
+                        spec.id
+                    ));
+                }
+                loaded.insert(spec.id.as_str(), checked.effective);
             }
             Ok(None) => {}
-            Err(e) => {
-                reasons_extra.push(format!("the arbitration of `{cell}` cannot be read: {e}"))
-            }
+            Err(e) => reasons_extra.push(format!(
+                "the arbitration of `{}` cannot be read: {e}",
+                spec.id
+            )),
         }
     }
     let arbitrations: BTreeMap<&str, &Arbitration> = loaded.iter().map(|(c, a)| (*c, a)).collect();
@@ -297,13 +273,13 @@ pub fn run(
         .cell_specs()
         .iter()
         .map(|c| CellLine {
-            id: c.id.clone(),
+            id: redactor.redact(&c.id),
             required: c.required,
             graded: c.graded,
             outcome: results.get(&c.id).map(|r| r.outcome),
             bundle: bundles
                 .get(c.id.as_str())
-                .map(|b| b.manifest().run_id.clone()),
+                .map(|b| redactor.redact(&b.manifest().run_id)),
         })
         .collect();
     let written = if verdict.passed() {
@@ -322,49 +298,44 @@ pub fn run(
     })
 }
 
-/// How a bundle's own manifest says its run ended, as a cell result.
-fn manifest_result(bundle: &Bundle) -> CellResult {
+/// The arbitration beside `bundle`, if it was graded, read strictly (a regular file,
+/// no unknown field) and re-derived from its seat replies with the pinned rubric.
+fn read_arbitration(
+    pins: &Pins,
+    bundle: &Bundle,
+    facts: Facts,
+) -> Result<Option<Rechecked>, String> {
+    let dir = bundle.arbitration_dir();
+    let path = dir.join(ARBITRATION_JSON);
+    let bytes =
+        match studyloop_acceptance::private_fs::read_regular(&path, council::MAX_ARBITRATION_BYTES)
+        {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        };
+    let stored: Arbitration = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{e} (it was edited; grade the bundle again)"))?;
     let m = bundle.manifest();
-    // `budget-exhausted` is how an LLM-driven conversation normally ends, not a failure.
-    let outcome = match m.outcome {
-        Outcome::Completed | Outcome::BudgetExhausted => TrialOutcome::Passed,
-        Outcome::Skipped => TrialOutcome::Skipped,
-        Outcome::Cancelled | Outcome::Errored => TrialOutcome::Failed,
-    };
-    let word = serde_json::to_value(m.outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    CellResult {
-        outcome,
-        message: Some(format!(
-            "bundle {} records outcome `{word}`{}",
-            m.run_id,
-            notes_suffix(&m.notes)
-        )),
-        bundle: Some(bundle.dir().to_owned()),
+    if stored.cell != m.cell || stored.bundle_run_id != m.run_id {
+        return Err(format!(
+            "it grades cell `{}` bundle {}, not cell `{}` bundle {}; grade this bundle",
+            stored.cell, stored.bundle_run_id, m.cell, m.run_id
+        ));
     }
-}
-
-fn notes_suffix(notes: &[String]) -> String {
-    if notes.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", notes.join("; "))
-    }
-}
-
-/// The arbitration beside the bundle at `dir`, if it was graded.
-fn read_arbitration(dir: &Path) -> Result<Option<Arbitration>, String> {
-    let path = arbitration_dir_for(dir).join(ARBITRATION_JSON);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| format!("{e} (it was edited; grade the bundle again)"))
+    let council = pins
+        .roster
+        .council(pins.definition.council())
+        .map_err(|known| format!("the roster has no council `{}` (known: {known})", pins.definition.council()))?;
+    let replies = council::read_replies(&dir, council)?;
+    Ok(Some(council::recheck(
+        &pins.rubric,
+        council,
+        &stored,
+        &replies,
+        &bundle.citable(),
+        facts,
+    )))
 }
 
 fn write_summary(
@@ -380,7 +351,7 @@ fn write_summary(
     let path = out_dir.join(format!("uat-signoff-{run_id}.json"));
     // Sorted keys whatever serde_json's `preserve_order` says: the file is compared and
     // diffed by people, so its bytes must not depend on the build.
-    let value = evidence::sorted(serde_json::Value::Object(summary.clone()));
+    let value = studyloop_acceptance::evidence::sorted(serde_json::Value::Object(summary.clone()));
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     // The summary is the shareable artefact: world-readable like any release note.
