@@ -15,6 +15,7 @@ pub mod council;
 pub mod definition;
 pub mod inputs;
 pub mod journey;
+pub mod output;
 pub mod pinned_yaml;
 pub mod prune;
 pub mod receipts;

@@ -12,8 +12,9 @@ use clap::{Parser, Subcommand};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_uat::bundle::Bundle;
 use studyloop_uat::council::{self, CellContext, Grader, SeatStatus, StubTarget};
+use studyloop_uat::output::Out;
+use studyloop_uat::prune;
 use studyloop_uat::signoff::{self, Pins};
-use studyloop_uat::{prune, secrets};
 
 #[derive(Parser)]
 #[command(
@@ -77,39 +78,43 @@ fn default_releases() -> PathBuf {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let env = CallerEnv::capture();
+    // Every line below is printed through `out`, which redacts it first.
+    let out = Out::new(&env);
     let result = match cli.command {
-        Command::Signoff { inputs, out } => run_signoff(&inputs, &out, &env),
+        Command::Signoff { inputs, out: dir } => run_signoff(&inputs, &dir, &out),
         Command::Grade {
             bundle,
             council,
             stub_url,
-        } => run_grade(&bundle, council.as_deref(), stub_url, &env),
-        Command::Receipts { runs, out } => run_receipts(runs, &out),
+        } => run_grade(&bundle, council.as_deref(), stub_url, &env, &out),
+        Command::Receipts { runs, out: dir } => run_receipts(runs, &dir, &out),
         Command::Prune {
             older_than,
             root,
             apply,
-        } => run_prune(&older_than, root, apply, &env),
+        } => run_prune(&older_than, root, apply, &env, &out),
     };
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("studyloop-uat: error: {err:#}");
+            out.err(format!("studyloop-uat: error: {err:#}"));
             ExitCode::from(2)
         }
     }
 }
 
-fn run_signoff(
-    inputs: &[PathBuf],
-    out: &std::path::Path,
-    env: &CallerEnv,
-) -> anyhow::Result<ExitCode> {
+/// The redactor of `out`; absent only when the shipped rules cannot load, which the
+/// command's own pin loading reports by name first.
+fn redactor(out: &Out) -> anyhow::Result<&studyloop_redaction::Redactor> {
+    out.redactor()
+        .context("the pinned redaction rules could not be loaded, so nothing can be printed safely")
+}
+
+fn run_signoff(inputs: &[PathBuf], dir: &std::path::Path, out: &Out) -> anyhow::Result<ExitCode> {
     let pins = Pins::load_default()?;
-    let redactor = secrets::redactor(&pins.rules, env);
-    let report = signoff::run(&pins, inputs, &redactor, out)?;
-    println!("studyloop-uat signoff: {}", report.verdict.word());
-    println!(
+    let report = signoff::run(&pins, inputs, redactor(out)?, dir)?;
+    out.line(format!("studyloop-uat signoff: {}", report.verdict.word()));
+    out.line(format!(
         "definition: signoff v{} ({}), rubric v{}, council `{}` (roster v{}), redaction v{}",
         pins.definition.version(),
         pins.definition.sha256(),
@@ -117,14 +122,14 @@ fn run_signoff(
         pins.definition.council(),
         pins.roster.version(),
         pins.rules.version()
-    );
-    println!(
+    ));
+    out.line(format!(
         "inputs: {} run director(ies), {} bundle(s)",
         report.inputs.0, report.inputs.1
-    );
-    println!("cells:");
+    ));
+    out.line("cells:");
     for cell in &report.cells {
-        println!(
+        out.line(format!(
             "  {:<32} {:<8} {:<8} {:<8} bundle {}",
             cell.id,
             if cell.required {
@@ -135,23 +140,23 @@ fn run_signoff(
             if cell.graded { "graded" } else { "ungraded" },
             cell.outcome.map_or("missing", |o| o.as_str()),
             cell.bundle.as_deref().unwrap_or("-")
-        );
+        ));
     }
-    println!("notes:");
+    out.line("notes:");
     for note in &report.notes {
-        println!("  - {note}");
+        out.line(format!("  - {note}"));
     }
     if report.verdict.passed() {
-        println!("reasons: none");
+        out.line("reasons: none");
     } else {
-        println!("reasons ({}):", report.verdict.reasons.len());
+        out.line(format!("reasons ({}):", report.verdict.reasons.len()));
         for reason in &report.verdict.reasons {
-            println!("  - {reason}");
+            out.line(format!("  - {reason}"));
         }
     }
     match &report.written {
-        Some(path) => println!("summary: {}", path.display()),
-        None => println!("summary: not written (a failed sign-off is not a release record)"),
+        Some(path) => out.line(format!("summary: {}", path.display())),
+        None => out.line("summary: not written (a failed sign-off is not a release record)"),
     }
     Ok(if report.verdict.passed() {
         ExitCode::SUCCESS
@@ -165,6 +170,7 @@ fn run_grade(
     council: Option<&str>,
     stub_url: Option<String>,
     env: &CallerEnv,
+    out: &Out,
 ) -> anyhow::Result<ExitCode> {
     let pins = Pins::load_default()?;
     let bundle = Bundle::open(dir)?;
@@ -178,7 +184,7 @@ fn run_grade(
         required: spec.is_some_and(|c| c.required),
         skipped: bundle.manifest().outcome == studyloop_acceptance::evidence::Outcome::Skipped,
     };
-    let redactor = secrets::redactor(&pins.rules, env);
+    let redactor = redactor(out)?;
     let keys: std::collections::BTreeMap<String, String> = env
         .iter()
         .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
@@ -186,7 +192,7 @@ fn run_grade(
     let grader = Grader {
         rubric: &pins.rubric,
         rules: &pins.rules,
-        redactor: &redactor,
+        redactor,
         roster: &pins.roster,
         council,
         env: &keys,
@@ -196,9 +202,9 @@ fn run_grade(
         }),
     };
     let graded = grader.grade(&bundle, cell)?;
-    let out = council::write(&bundle, &graded).context("writing the arbitration")?;
+    let written = council::write(&bundle, &graded).context("writing the arbitration")?;
     let a = &graded.arbitration;
-    println!(
+    out.line(format!(
         "studyloop-uat grade: {} `{}` ({}) by council `{}`: {} of {} seat(s) scored",
         if a.rejected() { "REJECTED" } else { "GRADED" },
         a.cell,
@@ -206,30 +212,34 @@ fn run_grade(
         a.council,
         a.scored_seats(),
         a.seats.len()
-    );
+    ));
     for seat in &a.seats {
         match &seat.status {
-            SeatStatus::Scored { .. } => println!("  seat {}: scored", seat.id),
-            SeatStatus::Unscored { reason } => println!("  seat {}: unscored: {reason}", seat.id),
-            SeatStatus::Absent { reason } => println!("  seat {}: absent: {reason}", seat.id),
+            SeatStatus::Scored { .. } => out.line(format!("  seat {}: scored", seat.id)),
+            SeatStatus::Unscored { reason } => {
+                out.line(format!("  seat {}: unscored: {reason}", seat.id));
+            }
+            SeatStatus::Absent { reason } => {
+                out.line(format!("  seat {}: absent: {reason}", seat.id));
+            }
         }
     }
     for r in &a.rejections {
-        println!("  reject_if `{}`: {}", r.id, r.detail);
+        out.line(format!("  reject_if `{}`: {}", r.id, r.detail));
     }
     for (id, c) in &a.criteria {
         let median = c
             .median
             .map_or_else(|| "none".to_owned(), |m| m.to_string());
-        println!(
+        out.line(format!(
             "  {id}: median {median}, spread {}",
             c.spread.map_or_else(|| "-".to_owned(), |s| s.to_string())
-        );
+        ));
     }
-    println!(
+    out.line(format!(
         "arbitration: {}",
-        out.join(council::ARBITRATION_MD).display()
-    );
+        written.join(council::ARBITRATION_MD).display()
+    ));
     Ok(if a.rejected() {
         ExitCode::from(1)
     } else {
@@ -242,6 +252,7 @@ fn run_prune(
     root: Option<PathBuf>,
     apply: bool,
     env: &CallerEnv,
+    out: &Out,
 ) -> anyhow::Result<ExitCode> {
     let age = prune::parse_age(older_than)?;
     let root = match root {
@@ -254,35 +265,35 @@ fn run_prune(
     } else {
         "dry run (pass --apply to delete)"
     };
-    println!(
+    out.line(format!(
         "studyloop-uat prune: {mode}; root {}; older than {older_than}",
         plan.root.display()
-    );
+    ));
     for c in &plan.delete {
         let extra = if c.arbitration.is_some() {
             " and its arbitration"
         } else {
             ""
         };
-        println!(
+        out.line(format!(
             "  {} {} (age {}d){extra}",
             if apply { "delete" } else { "would delete" },
             c.run_id,
             c.age_days
-        );
+        ));
     }
-    println!("  kept {} newer bundle(s)", plan.kept);
+    out.line(format!("  kept {} newer bundle(s)", plan.kept));
     for (name, why) in &plan.skipped {
-        println!("  left alone {name}: {why}");
+        out.line(format!("  left alone {name}: {why}"));
     }
     if apply {
         let removed = prune::apply(&plan)?;
-        println!("removed {} director(ies)", removed.len());
+        out.line(format!("removed {} director(ies)", removed.len()));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_receipts(runs: Vec<PathBuf>, out: &std::path::Path) -> anyhow::Result<ExitCode> {
+fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow::Result<ExitCode> {
     use studyloop_uat::receipts;
     let runs = if runs.is_empty() {
         let root = studyloop_acceptance::bins::workspace_root().join("target/studyloop/runs");
@@ -295,20 +306,17 @@ fn run_receipts(runs: Vec<PathBuf>, out: &std::path::Path) -> anyhow::Result<Exi
         runs
     };
     let evidence: Vec<PathBuf> = runs.iter().map(|r| r.join("evidence")).collect();
-    let rules = studyloop_redaction::RedactionRules::load_default()
-        .context("loading the pinned redaction rules")?;
-    let redactor = studyloop_redaction::Redactor::new(&rules);
-    let added = receipts::collect(&evidence, out, &redactor)?;
-    let all = receipts::load_all(out)?;
-    let coverage = out.join(receipts::COVERAGE_FILE);
+    let added = receipts::collect(&evidence, dir, redactor(out)?)?;
+    let all = receipts::load_all(dir)?;
+    let coverage = dir.join(receipts::COVERAGE_FILE);
     std::fs::write(&coverage, receipts::coverage_markdown(&all))
         .with_context(|| format!("writing {}", coverage.display()))?;
-    println!(
+    out.line(format!(
         "receipts: {added} new from {} run dir(s); {} receipt(s) in {}; {} regenerated",
         runs.len(),
         all.len(),
-        out.display(),
+        dir.display(),
         coverage.display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }

@@ -197,3 +197,22 @@ pub fn signoff_summary(p: &SignoffParts<'_>) -> Value {
         "council_hash": council.1,
     })
 }
+
+/// `value` with every string, and every key, rewritten by `redactor`: what a summary
+/// holds before `Redactor::summary` proves nothing leaks. Keys are fixed words in a
+/// bundle summary; in a sign-off summary some are run ids read from manifests.
+#[must_use]
+pub fn rewritten(value: Value, redactor: &studyloop_redaction::Redactor) -> Value {
+    match value {
+        Value::String(text) => Value::String(redactor.redact(&text)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| rewritten(v, redactor)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (redactor.redact(&k), rewritten(v, redactor)))
+                .collect(),
+        ),
+        other => other,
+    }
+}

@@ -9,175 +9,22 @@ mod common;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use common::world::{SMOKE, STUDY, World, chmod, fifo};
 use common::{TRANSCRIPT, bundle, good_reply};
 use serde_json::{Value, json};
 use studyloop_acceptance::evidence::hash_file;
 use studyloop_acceptance::ledger::{MAX_LOG_BYTES, RESULTS_LOG, RunLog, SKIP_LEDGER, TrialOutcome};
 use studyloop_redaction::Redactor;
-use studyloop_rubrics::Facts;
 use studyloop_uat::bundle::Bundle;
-use studyloop_uat::council::{
-    ARBITRATION_JSON, Arbitration, Backend, Pin, SeatResult, SeatStatus, arbitrate, parse_reply,
-};
-use studyloop_uat::signoff::{self, Pins};
+use studyloop_uat::council::ARBITRATION_JSON;
+use studyloop_uat::signoff;
 
-const SMOKE: &str = "journey::smoke";
-const STUDY: &str = "journey::study_session";
-/// The release council's seats (uat/council_v1.yaml): (id, model).
-const SEATS: [(&str, &str); 3] = [
-    ("anthropic-sonnet", "claude-sonnet-4-6"),
-    ("openai-gpt4o", "gpt-4o"),
-    ("gemini-flash", "gemini-3.5-flash"),
-];
 /// Longest a sign-off may take on any crafted input before it counts as a hang.
 const HANG: Duration = Duration::from_secs(30);
-
-/// One genuine sign-off input, ready to be broken.
-struct World {
-    tmp: tempfile::TempDir,
-    pins: Pins,
-    run: RunLog,
-    smoke: PathBuf,
-    study: PathBuf,
-}
-
-impl World {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let pins = Pins::load_default().unwrap();
-        let durable = tmp.path().join("durable");
-        let smoke = bundle(&durable, SMOKE, TRANSCRIPT);
-        let study = bundle(&durable, STUDY, TRANSCRIPT);
-        let run = RunLog::open(tmp.path().join("runs/run-1")).unwrap();
-        let w = Self {
-            tmp,
-            pins,
-            run,
-            smoke,
-            study,
-        };
-        w.grade(&[4, 4, 5]);
-        w.pass(SMOKE, &w.smoke);
-        w.pass(STUDY, &w.study);
-        w
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.tmp.path().join(rel)
-    }
-
-    fn pass(&self, cell: &str, bundle: &Path) {
-        self.run
-            .record_result(cell, TrialOutcome::Passed, None, Some(bundle))
-            .unwrap();
-    }
-
-    fn result(&self, cell: &str, outcome: TrialOutcome, bundle: Option<&Path>) {
-        self.run
-            .record_result(cell, outcome, Some("crafted"), bundle)
-            .unwrap();
-    }
-
-    /// Replaces the results log with `lines` (keeping the run directory itself).
-    fn results(&self, lines: &[(&str, TrialOutcome, Option<&Path>)]) {
-        std::fs::remove_file(self.run.dir().join(RESULTS_LOG)).unwrap();
-        for (cell, outcome, bundle) in lines {
-            self.run
-                .record_result(cell, *outcome, None, *bundle)
-                .unwrap();
-        }
-    }
-
-    /// The release council's arbitration of the study bundle as it is now, the seats
-    /// scoring `scores` on every criterion (written as the grader writes it).
-    fn grade(&self, scores: &[u8; 3]) {
-        let replies: Vec<String> = scores.iter().map(|s| good_reply(*s)).collect();
-        self.grade_with(&replies, |_| {});
-    }
-
-    fn grade_with(&self, replies: &[String], edit: impl FnOnce(&mut Value)) {
-        let b = Bundle::open(&self.study).unwrap();
-        let rubric = &self.pins.rubric;
-        let seats: Vec<SeatResult> = SEATS
-            .iter()
-            .zip(replies)
-            .map(|((id, model), text)| SeatResult {
-                id: (*id).to_owned(),
-                backend: Backend::Direct,
-                model: (*model).to_owned(),
-                output_tokens: Some(100),
-                status: match parse_reply(text, rubric, &b.citable()) {
-                    Ok(scores) => SeatStatus::Scored { scores },
-                    Err(reason) => SeatStatus::Unscored { reason },
-                },
-            })
-            .collect();
-        let facts = Facts {
-            cell_required: true,
-            outcome: Some("completed".into()),
-            ..Facts::default()
-        };
-        let (rejections, criteria) = arbitrate(rubric, &seats, facts);
-        let pin = |version, sha256: &str| Pin {
-            version,
-            sha256: sha256.to_owned(),
-        };
-        let a = Arbitration {
-            schema_version: 1,
-            bundle_run_id: b.manifest().run_id.clone(),
-            cell: STUDY.to_owned(),
-            manifest_digest: b.digest(),
-            date: "2026-11-30T00:00:00Z".into(),
-            council: "release".into(),
-            council_pin: pin(self.pins.roster.version(), self.pins.roster.sha256()),
-            rubric_pin: pin(self.pins.rubric.version(), self.pins.rubric.sha256()),
-            redaction_pin: pin(self.pins.rules.version(), self.pins.rules.sha256()),
-            seats,
-            rejections,
-            criteria,
-            judge_turns: 3,
-            judge_output_tokens: 300,
-        };
-        let mut value = serde_json::to_value(&a).unwrap();
-        edit(&mut value);
-        let dir = b.arbitration_dir();
-        let seats_dir = dir.join("seats");
-        std::fs::create_dir_all(&seats_dir).unwrap();
-        for ((id, _), text) in SEATS.iter().zip(replies) {
-            std::fs::write(seats_dir.join(format!("{id}.txt")), text).unwrap();
-        }
-        std::fs::write(dir.join(ARBITRATION_JSON), value.to_string()).unwrap();
-    }
-
-    fn edit_arbitration(&self, edit: impl FnOnce(&mut Value)) {
-        let path = Bundle::open(&self.study)
-            .unwrap()
-            .arbitration_dir()
-            .join(ARBITRATION_JSON);
-        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        edit(&mut value);
-        std::fs::write(&path, value.to_string()).unwrap();
-    }
-
-    /// Rewrites `bundle`'s manifest (its inventory untouched, so the files still verify)
-    /// and, when it is the graded bundle, grades it again so the arbitration is current.
-    fn edit_manifest(&self, bundle: &Path, edit: impl FnOnce(&mut Value)) {
-        let path = bundle.join("manifest.json");
-        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        edit(&mut value);
-        let mut text = serde_json::to_string_pretty(&value).unwrap();
-        text.push('\n');
-        std::fs::write(&path, text).unwrap();
-        if bundle == self.study {
-            self.grade(&[4, 4, 5]);
-        }
-    }
-}
 
 /// How one sign-off ended.
 #[derive(Debug)]
@@ -206,22 +53,6 @@ fn sign_off(w: &World, inputs: Vec<PathBuf>) -> Ending {
     rx.recv_timeout(HANG).unwrap_or(Ending::Hang)
 }
 
-fn fifo(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
-}
-
-fn chmod(path: &Path, mode: u32) {
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-}
-
 type Craft = fn(&World) -> Vec<PathBuf>;
 
 /// Every crafted input: (name, what its FAIL reason or refusal must mention, how to craft
@@ -242,14 +73,22 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             w.pass(STUDY, &w.study);
             vec![]
         }),
-        ("smoke skipped in the ledger, passed in results", "disagree", |w| {
-            w.run.record_skip(SMOKE, "gate closed").unwrap();
-            vec![]
-        }),
-        ("study skipped in the ledger, passed in results", "disagree", |w| {
-            w.run.record_skip(STUDY, "gate closed").unwrap();
-            vec![]
-        }),
+        (
+            "smoke skipped in the ledger, passed in results",
+            "disagree",
+            |w| {
+                w.run.record_skip(SMOKE, "gate closed").unwrap();
+                vec![]
+            },
+        ),
+        (
+            "study skipped in the ledger, passed in results",
+            "disagree",
+            |w| {
+                w.run.record_skip(STUDY, "gate closed").unwrap();
+                vec![]
+            },
+        ),
         ("smoke results skipped then passed", "disagree", |w| {
             w.result(SMOKE, TrialOutcome::Skipped, None);
             w.pass(SMOKE, &w.smoke);
@@ -260,10 +99,14 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             w.pass(STUDY, &w.study);
             vec![]
         }),
-        ("smoke passed twice, second without a bundle", "bundle", |w| {
-            w.result(SMOKE, TrialOutcome::Passed, None);
-            vec![]
-        }),
+        (
+            "smoke passed twice, second without a bundle",
+            "bundle",
+            |w| {
+                w.result(SMOKE, TrialOutcome::Passed, None);
+                vec![]
+            },
+        ),
         ("smoke passed twice with two bundles", "bundles", |w| {
             let other = bundle(&w.path("durable"), SMOKE, TRANSCRIPT);
             w.pass(SMOKE, &other);
@@ -284,15 +127,19 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             w.result(STUDY, TrialOutcome::Skipped, None);
             vec![]
         }),
-        ("smoke failed line hidden before a skip and a pass", "disagree", |w| {
-            w.results(&[
-                (SMOKE, TrialOutcome::Failed, None),
-                (SMOKE, TrialOutcome::Skipped, None),
-                (SMOKE, TrialOutcome::Passed, Some(&w.smoke)),
-                (STUDY, TrialOutcome::Passed, Some(&w.study)),
-            ]);
-            vec![]
-        }),
+        (
+            "smoke failed line hidden before a skip and a pass",
+            "disagree",
+            |w| {
+                w.results(&[
+                    (SMOKE, TrialOutcome::Failed, None),
+                    (SMOKE, TrialOutcome::Skipped, None),
+                    (SMOKE, TrialOutcome::Passed, Some(&w.smoke)),
+                    (STUDY, TrialOutcome::Passed, Some(&w.study)),
+                ]);
+                vec![]
+            },
+        ),
         // --- §2: the bundle's own manifest against the results line -------------------
         ("smoke manifest errored, results passed", "errored", |w| {
             w.edit_manifest(&w.smoke, |m| m["outcome"] = json!("errored"));
@@ -354,16 +201,24 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             w.edit_manifest(&w.smoke, |m| m["counts"]["failed"] = json!(1));
             vec![]
         }),
-        ("smoke manifest run id is not its directory", "run id", |w| {
-            w.edit_manifest(&w.smoke, |m| {
-                m["run_id"] = json!("20250101T000000Z-deadbeef");
-            });
-            vec![]
-        }),
-        ("smoke passed directly as a bundle with an errored manifest", "errored", |w| {
-            w.edit_manifest(&w.smoke, |m| m["outcome"] = json!("errored"));
-            vec![w.run.dir().to_owned(), w.smoke.clone()]
-        }),
+        (
+            "smoke manifest run id is not its directory",
+            "run id",
+            |w| {
+                w.edit_manifest(&w.smoke, |m| {
+                    m["run_id"] = json!("20250101T000000Z-deadbeef");
+                });
+                vec![]
+            },
+        ),
+        (
+            "smoke passed directly as a bundle with an errored manifest",
+            "errored",
+            |w| {
+                w.edit_manifest(&w.smoke, |m| m["outcome"] = json!("errored"));
+                vec![w.run.dir().to_owned(), w.smoke.clone()]
+            },
+        ),
         // --- §2: every required cell has its own verified bundle ---------------------
         ("smoke bundle null", "bundle", |w| {
             w.results(&[
@@ -427,20 +282,24 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             std::fs::hard_link(w.smoke.join("transcript.jsonl"), w.path("outside")).unwrap();
             vec![]
         }),
-        ("smoke bundle raw 0xFF name beside its lossy twin", "inventory", |w| {
-            // The inventory lists `notes\u{FFFD}.txt`; a raw 0xFF name decodes to the same.
-            let twin = w.smoke.join("notes\u{FFFD}.txt");
-            std::fs::write(&twin, "legit").unwrap();
-            chmod(&twin, 0o600);
-            let hash = hash_file(&twin).unwrap();
-            let raw = w.smoke.join(OsStr::from_bytes(b"notes\xFF.txt"));
-            std::fs::write(&raw, "hidden").unwrap();
-            chmod(&raw, 0o600);
-            w.edit_manifest(&w.smoke, |m| {
-                m["file_inventory"]["notes\u{FFFD}.txt"] = json!(hash);
-            });
-            vec![]
-        }),
+        (
+            "smoke bundle raw 0xFF name beside its lossy twin",
+            "inventory",
+            |w| {
+                // The inventory lists `notes\u{FFFD}.txt`; a raw 0xFF name decodes to the same.
+                let twin = w.smoke.join("notes\u{FFFD}.txt");
+                std::fs::write(&twin, "legit").unwrap();
+                chmod(&twin, 0o600);
+                let hash = hash_file(&twin).unwrap();
+                let raw = w.smoke.join(OsStr::from_bytes(b"notes\xFF.txt"));
+                std::fs::write(&raw, "hidden").unwrap();
+                chmod(&raw, 0o600);
+                w.edit_manifest(&w.smoke, |m| {
+                    m["file_inventory"]["notes\u{FFFD}.txt"] = json!(hash);
+                });
+                vec![]
+            },
+        ),
         ("smoke bundle symlink", "inventory", |w| {
             std::os::unix::fs::symlink("/etc/hostname", w.smoke.join("link")).unwrap();
             vec![]
@@ -498,11 +357,15 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             std::fs::remove_file(dir.join("seats/openai-gpt4o.txt")).unwrap();
             vec![]
         }),
-        ("a seat's reply says 1, the arbitration says 5", "seat", |w| {
-            let dir = Bundle::open(&w.study).unwrap().arbitration_dir();
-            std::fs::write(dir.join("seats/openai-gpt4o.txt"), good_reply(2)).unwrap();
-            vec![]
-        }),
+        (
+            "a seat's reply says 1, the arbitration says 5",
+            "seat",
+            |w| {
+                let dir = Bundle::open(&w.study).unwrap().arbitration_dir();
+                std::fs::write(dir.join("seats/openai-gpt4o.txt"), good_reply(2)).unwrap();
+                vec![]
+            },
+        ),
         ("seats not in the council", "seat", |w| {
             w.edit_arbitration(|a| {
                 for (i, seat) in a["seats"].as_array_mut().unwrap().iter_mut().enumerate() {
@@ -600,29 +463,41 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
             fifo(&w.smoke.join("manifest.json"));
             vec![]
         }),
-        ("FIFO in place of the study manifest, passed directly", "regular file", |w| {
-            fifo(&w.study.join("manifest.json"));
-            vec![w.run.dir().to_owned(), w.study.clone()]
-        }),
+        (
+            "FIFO in place of the study manifest, passed directly",
+            "regular file",
+            |w| {
+                fifo(&w.study.join("manifest.json"));
+                vec![w.run.dir().to_owned(), w.study.clone()]
+            },
+        ),
         ("symlink in place of results.jsonl", "regular file", |w| {
             let real = w.path("real-results.jsonl");
             std::fs::rename(w.run.dir().join(RESULTS_LOG), &real).unwrap();
             std::os::unix::fs::symlink(&real, w.run.dir().join(RESULTS_LOG)).unwrap();
             vec![]
         }),
-        ("symlink in place of the smoke manifest", "regular file", |w| {
-            let real = w.path("real-manifest.json");
-            std::fs::rename(w.smoke.join("manifest.json"), &real).unwrap();
-            std::os::unix::fs::symlink(&real, w.smoke.join("manifest.json")).unwrap();
-            vec![]
-        }),
-        ("symlink in place of arbitration.json", "regular file", |w| {
-            let dir = Bundle::open(&w.study).unwrap().arbitration_dir();
-            let real = w.path("real-arbitration.json");
-            std::fs::rename(dir.join(ARBITRATION_JSON), &real).unwrap();
-            std::os::unix::fs::symlink(&real, dir.join(ARBITRATION_JSON)).unwrap();
-            vec![]
-        }),
+        (
+            "symlink in place of the smoke manifest",
+            "regular file",
+            |w| {
+                let real = w.path("real-manifest.json");
+                std::fs::rename(w.smoke.join("manifest.json"), &real).unwrap();
+                std::os::unix::fs::symlink(&real, w.smoke.join("manifest.json")).unwrap();
+                vec![]
+            },
+        ),
+        (
+            "symlink in place of arbitration.json",
+            "regular file",
+            |w| {
+                let dir = Bundle::open(&w.study).unwrap().arbitration_dir();
+                let real = w.path("real-arbitration.json");
+                std::fs::rename(dir.join(ARBITRATION_JSON), &real).unwrap();
+                std::os::unix::fs::symlink(&real, dir.join(ARBITRATION_JSON)).unwrap();
+                vec![]
+            },
+        ),
         ("huge sparse results.jsonl", "bytes", |w| {
             let f = std::fs::OpenOptions::new()
                 .append(true)

@@ -122,7 +122,11 @@ impl VerifyReport {
             .map(|m| format!("altered: {}", m.path))
             .collect();
         out.extend(self.missing.iter().map(|p| format!("missing: {p}")));
-        out.extend(self.extra.iter().map(|p| format!("not in the inventory: {p}")));
+        out.extend(
+            self.extra
+                .iter()
+                .map(|p| format!("not in the inventory: {p}")),
+        );
         out.extend(
             self.unexpected_dirs
                 .iter()
@@ -178,12 +182,13 @@ pub const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 /// the exact bytes and the parsed manifest.
 pub fn read_manifest(dir: &Path) -> Result<(Vec<u8>, Manifest), VerifyError> {
     let manifest_path = dir.join(MANIFEST_NAME);
-    let bytes = crate::private_fs::read_regular(&manifest_path, MAX_MANIFEST_BYTES).map_err(
-        |source| VerifyError::ManifestUnreadable {
-            path: manifest_path.clone(),
-            source,
-        },
-    )?;
+    let bytes =
+        crate::private_fs::read_regular(&manifest_path, MAX_MANIFEST_BYTES).map_err(|source| {
+            VerifyError::ManifestUnreadable {
+                path: manifest_path.clone(),
+                source,
+            }
+        })?;
     let invalid = |source| VerifyError::ManifestInvalid {
         path: manifest_path.clone(),
         source,

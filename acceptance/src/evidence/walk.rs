@@ -78,8 +78,9 @@ pub(crate) fn walk(dir: &Path) -> Result<Walk, InventoryError> {
             let meta = entry.metadata().map_err(|e| io(&entry.path(), e))?;
             let kind = meta.file_type();
             if utf8.is_none() {
-                out.irregular
-                    .push(format!("{shown}: the name is not UTF-8, so no inventory can list it"));
+                out.irregular.push(format!(
+                    "{shown}: the name is not UTF-8, so no inventory can list it"
+                ));
             }
             if kind.is_dir() {
                 check_mode(&format!("{shown}/"), meta.mode(), DIR_MODE, &mut out.modes);

@@ -215,10 +215,7 @@ impl RunRecords {
             .into_iter()
             .map(|(trial, records)| (trial, status(records)))
             .collect();
-        Self {
-            trials,
-            runs: dirs,
-        }
+        Self { trials, runs: dirs }
     }
 
     /// Every trial, by name.

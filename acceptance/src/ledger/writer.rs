@@ -113,9 +113,8 @@ impl RunLog {
                 run: key.to_owned(),
                 time: clock::now_rfc3339(),
             };
-            let mut bytes = serde_json::to_vec(&marker).map_err(|e| {
-                io(&dir)(std::io::Error::other(e))
-            })?;
+            let mut bytes =
+                serde_json::to_vec(&marker).map_err(|e| io(&dir)(std::io::Error::other(e)))?;
             bytes.push(b'\n');
             // Written whole under a temporary name, then hard-linked into place:
             // link(2) fails when the marker exists, so of several processes of a

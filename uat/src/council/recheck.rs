@@ -66,12 +66,24 @@ pub fn recheck(
     let want: Vec<(&str, String, &str)> = council
         .seats
         .iter()
-        .map(|s| (s.id.as_str(), s.backend.as_str().to_owned(), s.model.as_str()))
+        .map(|s| {
+            (
+                s.id.as_str(),
+                s.backend.as_str().to_owned(),
+                s.model.as_str(),
+            )
+        })
         .collect();
     let have: Vec<(&str, String, &str)> = stored
         .seats
         .iter()
-        .map(|s| (s.id.as_str(), s.backend.as_str().to_owned(), s.model.as_str()))
+        .map(|s| {
+            (
+                s.id.as_str(),
+                s.backend.as_str().to_owned(),
+                s.model.as_str(),
+            )
+        })
         .collect();
     if want != have {
         let ids = |v: &[(&str, String, &str)]| {
@@ -109,7 +121,10 @@ pub fn recheck(
                     SeatStatus::Scored { scores }
                 }
                 Err(reason) => {
-                    if !matches!(recorded.map(|r| &r.status), Some(SeatStatus::Unscored { .. })) {
+                    if !matches!(
+                        recorded.map(|r| &r.status),
+                        Some(SeatStatus::Unscored { .. })
+                    ) {
                         problems.push(format!(
                             "seat `{}` is recorded as {} but its reply does not score: {reason}",
                             seat.id,
@@ -149,7 +164,10 @@ pub fn recheck(
     if ids(&rejections) != ids(&stored.rejections) {
         problems.push(format!(
             "it records reject_if hits [{}] but the seat replies give [{}]",
-            ids(&stored.rejections).into_iter().collect::<Vec<_>>().join(", "),
+            ids(&stored.rejections)
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(", "),
             ids(&rejections).into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
@@ -157,7 +175,10 @@ pub fn recheck(
     for key in keys {
         let (got, want) = (stored.criteria.get(key), criteria.get(key));
         let field = |f: fn(&CriterionResult) -> String| {
-            (got.map_or("absent".to_owned(), f), want.map_or("absent".to_owned(), f))
+            (
+                got.map_or("absent".to_owned(), f),
+                want.map_or("absent".to_owned(), f),
+            )
         };
         for (name, (a, b)) in [
             ("median", field(|c| format!("{:?}", c.median))),
@@ -198,7 +219,10 @@ fn same_scores(
 fn describe(status: &SeatStatus) -> String {
     match status {
         SeatStatus::Scored { scores } => {
-            let s: Vec<String> = scores.iter().map(|(k, v)| format!("{k} {}", v.score)).collect();
+            let s: Vec<String> = scores
+                .iter()
+                .map(|(k, v)| format!("{k} {}", v.score))
+                .collect();
             format!("scored ({})", s.join(", "))
         }
         SeatStatus::Unscored { .. } => "unscored".to_owned(),

@@ -152,16 +152,25 @@ fn finish(
         &redactor,
         graded,
     );
+    // The messages reach results.jsonl, the terminal and the sign-off's reasons:
+    // rewritten by the pinned rules first, like everything else a UAT tool prints.
     let report = match (&result, &written) {
-        (Err(f), _) if f.outcome == Outcome::Skipped => TrialReport::skipped(f.message.clone()),
-        (Err(f), _) => TrialReport::failed(f.message.clone()),
-        (Ok(()), Err(e)) => TrialReport::failed(format!("the journey passed but {e}")),
+        (Err(f), _) if f.outcome == Outcome::Skipped => {
+            TrialReport::skipped(redactor.redact(&f.message))
+        }
+        (Err(f), _) => TrialReport::failed(redactor.redact(&f.message)),
+        (Ok(()), Err(e)) => {
+            TrialReport::failed(redactor.redact(&format!("the journey passed but {e}")))
+        }
         (Ok(()), Ok(dir)) if graded => grade(ctx, dir, &pins, &redactor, harness),
         (Ok(()), Ok(_)) => TrialReport::passed(),
     };
     match written {
         Ok(dir) => {
-            eprintln!("{}: evidence {}", ctx.name, dir.display());
+            eprintln!(
+                "{}",
+                redactor.redact(&format!("{}: evidence {}", ctx.name, dir.display()))
+            );
             report.with_bundle(dir)
         }
         Err(_) => report,
@@ -179,21 +188,24 @@ fn grade(
         return TrialReport::failed("no council grades a run without a model (auth mode scrubbed)");
     };
     match grading::grade(dir, council, pins, redactor, &ctx.caller) {
-        Err(e) => TrialReport::failed(format!("grading failed: {e}")),
+        Err(e) => TrialReport::failed(redactor.redact(&format!("grading failed: {e}"))),
         Ok(graded) => {
             eprintln!(
-                "{}: {} harness {}; arbitration {}",
-                ctx.name,
-                graded.line(),
-                harness.map_or("-", HarnessName::as_str),
-                graded.dir.join(crate::council::ARBITRATION_MD).display()
+                "{}",
+                redactor.redact(&format!(
+                    "{}: {} harness {}; arbitration {}",
+                    ctx.name,
+                    graded.line(),
+                    harness.map_or("-", HarnessName::as_str),
+                    graded.dir.join(crate::council::ARBITRATION_MD).display()
+                ))
             );
             // Stub seats exist only to prove the mechanics: every one must score. A real
             // council's verdict (absent seats, rejections, floors) is the sign-off's call.
             if council == grading::HERMETIC_COUNCIL
                 && let Err(e) = grading::every_seat_scored(&graded.arbitration)
             {
-                return TrialReport::failed(e);
+                return TrialReport::failed(redactor.redact(&e));
             }
             TrialReport::passed()
         }

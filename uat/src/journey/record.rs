@@ -263,7 +263,7 @@ impl Journey {
         }
         // Rewrite first (a home path in a version line becomes a placeholder), then let
         // the summary check keep the allow-listed keys and prove nothing leaks.
-        let candidate = rewritten(
+        let candidate = summary::rewritten(
             summary::journey_summary(w.manifest_mut(), &self.arbitration_note),
             redactor,
         );
@@ -305,20 +305,4 @@ pub fn transcript_jsonl(transcript: &Transcript) -> String {
             s
         })
         .collect()
-}
-
-/// `value` with every string rewritten by `redactor` (keys are fixed words and stay).
-fn rewritten(value: Value, redactor: &Redactor) -> Value {
-    match value {
-        Value::String(text) => Value::String(redactor.redact(&text)),
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|v| rewritten(v, redactor)).collect())
-        }
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (k, rewritten(v, redactor)))
-                .collect(),
-        ),
-        other => other,
-    }
 }

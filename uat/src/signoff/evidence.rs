@@ -233,8 +233,7 @@ fn cross_check(id: &str, bundle: &Bundle, result: Option<&CellResult>) -> Vec<St
                 outcome_word(m.outcome)
             ));
         }
-        if result.outcome == TrialOutcome::Passed && (m.counts.failed > 0 || m.counts.skipped > 0)
-        {
+        if result.outcome == TrialOutcome::Passed && (m.counts.failed > 0 || m.counts.skipped > 0) {
             reasons.push(format!(
                 "sources disagree about `{id}`: the results say `passed` but bundle {run}'s manifest counts {} failed and {} skipped check(s)",
                 m.counts.failed, m.counts.skipped

@@ -21,7 +21,7 @@ use crate::definition::SignoffDefinition;
 use crate::inputs::{Input, InputError, classify};
 use crate::pinned_yaml::PinnedFileError;
 use crate::strict::{Results, Verdict, disagreements, evaluate};
-use crate::summary::{SignoffParts, signoff_summary};
+use crate::summary::{SignoffParts, rewritten, signoff_summary};
 
 /// Why a sign-off could not reach a verdict at all (distinct from a FAIL verdict).
 #[derive(Debug, thiserror::Error)]
@@ -268,7 +268,9 @@ pub fn run(
             (pins.roster.version(), pins.roster.sha256()),
         ],
     };
-    let summary = redactor.summary(&signoff_summary(&parts))?;
+    // Manifest fields (a harness version line, a model name) are rewritten first, then
+    // the allow-list and the scan prove nothing leaks.
+    let summary = redactor.summary(&rewritten(signoff_summary(&parts), redactor))?;
     let cells = definition
         .cell_specs()
         .iter()
@@ -326,7 +328,12 @@ fn read_arbitration(
     let council = pins
         .roster
         .council(pins.definition.council())
-        .map_err(|known| format!("the roster has no council `{}` (known: {known})", pins.definition.council()))?;
+        .map_err(|known| {
+            format!(
+                "the roster has no council `{}` (known: {known})",
+                pins.definition.council()
+            )
+        })?;
     let replies = council::read_replies(&dir, council)?;
     Ok(Some(council::recheck(
         &pins.rubric,

@@ -16,6 +16,8 @@ use studyloop_acceptance::selection::AuthMode;
 use studyloop_redaction::pinned;
 use studyloop_stubs::StubProvider;
 
+pub mod world;
+
 /// The rubric's criteria, in order.
 pub const CRITERIA: [&str; 4] = [
     "accuracy",

@@ -1,0 +1,189 @@
+//! A genuine sign-off input built at run time with the real evidence writer, the real
+//! ledger and a release-council arbitration derived from seat replies, ready to be broken
+//! one way at a time (the crafted-input corpus) or planted with secrets (the output test).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use studyloop_acceptance::ledger::{RESULTS_LOG, RunLog, TrialOutcome};
+use studyloop_rubrics::Facts;
+use studyloop_uat::bundle::Bundle;
+use studyloop_uat::council::{
+    ARBITRATION_JSON, Arbitration, Backend, Pin, SeatResult, SeatStatus, arbitrate, parse_reply,
+};
+use studyloop_uat::signoff::Pins;
+
+use super::{TRANSCRIPT, bundle, good_reply};
+
+pub const SMOKE: &str = "journey::smoke";
+pub const STUDY: &str = "journey::study_session";
+/// The release council's seats (uat/council_v1.yaml): (id, model).
+pub const SEATS: [(&str, &str); 3] = [
+    ("anthropic-sonnet", "claude-sonnet-4-6"),
+    ("openai-gpt4o", "gpt-4o"),
+    ("gemini-flash", "gemini-3.5-flash"),
+];
+
+/// One genuine sign-off input, ready to be broken.
+pub struct World {
+    /// Everything lives under it.
+    pub tmp: tempfile::TempDir,
+    /// The shipped pins.
+    pub pins: Pins,
+    /// The run directory.
+    pub run: RunLog,
+    /// The smoke bundle.
+    pub smoke: PathBuf,
+    /// The graded study bundle.
+    pub study: PathBuf,
+}
+
+impl World {
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let pins = Pins::load_default().unwrap();
+        let durable = tmp.path().join("durable");
+        let smoke = bundle(&durable, SMOKE, TRANSCRIPT);
+        let study = bundle(&durable, STUDY, TRANSCRIPT);
+        let run = RunLog::open(tmp.path().join("runs/run-1")).unwrap();
+        let w = Self {
+            tmp,
+            pins,
+            run,
+            smoke,
+            study,
+        };
+        w.grade(&[4, 4, 5]);
+        w.pass(SMOKE, &w.smoke);
+        w.pass(STUDY, &w.study);
+        w
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    pub fn pass(&self, cell: &str, bundle: &Path) {
+        self.run
+            .record_result(cell, TrialOutcome::Passed, None, Some(bundle))
+            .unwrap();
+    }
+
+    pub fn result(&self, cell: &str, outcome: TrialOutcome, bundle: Option<&Path>) {
+        self.run
+            .record_result(cell, outcome, Some("crafted"), bundle)
+            .unwrap();
+    }
+
+    /// Replaces the results log with `lines` (keeping the run directory itself).
+    pub fn results(&self, lines: &[(&str, TrialOutcome, Option<&Path>)]) {
+        std::fs::remove_file(self.run.dir().join(RESULTS_LOG)).unwrap();
+        for (cell, outcome, bundle) in lines {
+            self.run
+                .record_result(cell, *outcome, None, *bundle)
+                .unwrap();
+        }
+    }
+
+    /// The release council's arbitration of the study bundle as it is now, the seats
+    /// scoring `scores` on every criterion (written as the grader writes it).
+    pub fn grade(&self, scores: &[u8; 3]) {
+        let replies: Vec<String> = scores.iter().map(|s| good_reply(*s)).collect();
+        self.grade_with(&replies, |_| {});
+    }
+
+    pub fn grade_with(&self, replies: &[String], edit: impl FnOnce(&mut Value)) {
+        let b = Bundle::open(&self.study).unwrap();
+        let rubric = &self.pins.rubric;
+        let seats: Vec<SeatResult> = SEATS
+            .iter()
+            .zip(replies)
+            .map(|((id, model), text)| SeatResult {
+                id: (*id).to_owned(),
+                backend: Backend::Direct,
+                model: (*model).to_owned(),
+                output_tokens: Some(100),
+                status: match parse_reply(text, rubric, &b.citable()) {
+                    Ok(scores) => SeatStatus::Scored { scores },
+                    Err(reason) => SeatStatus::Unscored { reason },
+                },
+            })
+            .collect();
+        let facts = Facts {
+            cell_required: true,
+            outcome: Some("completed".into()),
+            ..Facts::default()
+        };
+        let (rejections, criteria) = arbitrate(rubric, &seats, facts);
+        let pin = |version, sha256: &str| Pin {
+            version,
+            sha256: sha256.to_owned(),
+        };
+        let a = Arbitration {
+            schema_version: 1,
+            bundle_run_id: b.manifest().run_id.clone(),
+            cell: STUDY.to_owned(),
+            manifest_digest: b.digest(),
+            date: "2026-11-30T00:00:00Z".into(),
+            council: "release".into(),
+            council_pin: pin(self.pins.roster.version(), self.pins.roster.sha256()),
+            rubric_pin: pin(self.pins.rubric.version(), self.pins.rubric.sha256()),
+            redaction_pin: pin(self.pins.rules.version(), self.pins.rules.sha256()),
+            seats,
+            rejections,
+            criteria,
+            judge_turns: 3,
+            judge_output_tokens: 300,
+        };
+        let mut value = serde_json::to_value(&a).unwrap();
+        edit(&mut value);
+        let dir = b.arbitration_dir();
+        let seats_dir = dir.join("seats");
+        std::fs::create_dir_all(&seats_dir).unwrap();
+        for ((id, _), text) in SEATS.iter().zip(replies) {
+            std::fs::write(seats_dir.join(format!("{id}.txt")), text).unwrap();
+        }
+        std::fs::write(dir.join(ARBITRATION_JSON), value.to_string()).unwrap();
+    }
+
+    pub fn edit_arbitration(&self, edit: impl FnOnce(&mut Value)) {
+        let path = Bundle::open(&self.study)
+            .unwrap()
+            .arbitration_dir()
+            .join(ARBITRATION_JSON);
+        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        edit(&mut value);
+        std::fs::write(&path, value.to_string()).unwrap();
+    }
+
+    /// Rewrites `bundle`'s manifest (its inventory untouched, so the files still verify)
+    /// and, when it is the graded bundle, grades it again so the arbitration is current.
+    pub fn edit_manifest(&self, bundle: &Path, edit: impl FnOnce(&mut Value)) {
+        let path = bundle.join("manifest.json");
+        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        edit(&mut value);
+        let mut text = serde_json::to_string_pretty(&value).unwrap();
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        if bundle == self.study {
+            self.grade(&[4, 4, 5]);
+        }
+    }
+}
+
+pub fn fifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+}
+
+pub fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
