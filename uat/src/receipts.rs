@@ -108,8 +108,13 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Recei
 }
 
 fn read_json(path: &Path, what: &'static str) -> Result<Value, ReceiptError> {
-    let text = std::fs::read_to_string(path).map_err(io("read", path))?;
-    serde_json::from_str(&text).map_err(|e| ReceiptError::Invalid {
+    // A regular file only (never a FIFO or symlink), no larger than any manifest.
+    let bytes = studyloop_acceptance::private_fs::read_regular(
+        path,
+        studyloop_acceptance::evidence::MAX_MANIFEST_BYTES,
+    )
+    .map_err(io("read", path))?;
+    serde_json::from_slice(&bytes).map_err(|e| ReceiptError::Invalid {
         path: path.to_owned(),
         what,
         detail: e.to_string(),

@@ -89,10 +89,17 @@ pub fn build(
     }
 }
 
+/// The most bytes of one evidence file read for a prompt (its text is cut far shorter).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
 /// A file's text, redacted and cut to [`MAX_FILE_CHARS`]; a binary or unreadable file is
 /// described instead of included.
 fn read_redacted(bundle: &Bundle, rel: &str, redactor: &Redactor) -> String {
-    let bytes = match std::fs::read(bundle.dir().join(rel)) {
+    // A regular file only (a FIFO planted in a bundle must not hang grading), bounded.
+    let bytes = match studyloop_acceptance::private_fs::read_regular(
+        &bundle.dir().join(rel),
+        MAX_FILE_BYTES,
+    ) {
         Ok(bytes) => bytes,
         Err(e) => return format!("[unreadable: {}]", e.kind()),
     };
