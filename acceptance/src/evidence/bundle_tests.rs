@@ -230,7 +230,7 @@ fn verify_reports_modes_links_dirs_raw_names_and_special_files() {
     std::fs::hard_link(dir.join("notes\u{FFFD}.txt"), tmp.path().join("outside")).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &dir.join("pipe"),
+        dir.join("pipe"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,
@@ -267,7 +267,7 @@ fn a_fifo_or_symlink_manifest_is_an_error_not_a_hang() {
     std::fs::remove_file(dir.join(MANIFEST_NAME)).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &dir.join(MANIFEST_NAME),
+        dir.join(MANIFEST_NAME),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,
