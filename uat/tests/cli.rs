@@ -3,21 +3,10 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{TRANSCRIPT, bundle, good_reply, judges};
+use common::{TRANSCRIPT, bundle, good_reply, judges, uat};
 use studyloop_acceptance::ledger::{RunLog, TrialOutcome};
-
-fn uat(args: &[&std::ffi::OsStr], home: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_studyloop-uat"))
-        .env_clear()
-        // A scratch HOME: nothing the command does may depend on the real one.
-        .env("HOME", home)
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn text(out: &Output) -> (String, String) {
     (

@@ -7,10 +7,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::world::{SMOKE, STUDY, World};
-use common::{TRANSCRIPT, bundle};
+use common::{TRANSCRIPT, bundle, uat};
 use serde_json::json;
 use studyloop_acceptance::ledger::TrialOutcome;
 use studyloop_redaction::{RedactionRules, Redactor};
@@ -41,15 +41,6 @@ fn caught() -> Vec<String> {
         .collect();
     assert!(caught.len() >= 4, "the shipped rules catch {caught:?}");
     caught
-}
-
-fn uat(args: &[&std::ffi::OsStr], home: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_studyloop-uat"))
-        .env_clear()
-        .env("HOME", home)
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Everything the command printed and wrote under `out`.

@@ -13,7 +13,7 @@ use crate::council::arbitrate::{
     Arbitration, CriterionResult, RejectionRecord, SeatResult, SeatStatus, arbitrate,
 };
 use crate::council::reply;
-use crate::council::roster::Council;
+use crate::council::roster::{Backend, Council};
 
 /// The most bytes a seat reply or `arbitration.json` may hold (a reply is capped by the
 /// council's `max_reply_tokens`, far below this).
@@ -63,39 +63,23 @@ pub fn recheck(
     facts: Facts,
 ) -> Rechecked {
     let mut problems = Vec::new();
-    let want: Vec<(&str, String, &str)> = council
+    let line =
+        |id: &str, backend: Backend, model: &str| format!("{id} ({} {model})", backend.as_str());
+    let want: Vec<String> = council
         .seats
         .iter()
-        .map(|s| {
-            (
-                s.id.as_str(),
-                s.backend.as_str().to_owned(),
-                s.model.as_str(),
-            )
-        })
+        .map(|s| line(&s.id, s.backend, &s.model))
         .collect();
-    let have: Vec<(&str, String, &str)> = stored
+    let have: Vec<String> = stored
         .seats
         .iter()
-        .map(|s| {
-            (
-                s.id.as_str(),
-                s.backend.as_str().to_owned(),
-                s.model.as_str(),
-            )
-        })
+        .map(|s| line(&s.id, s.backend, &s.model))
         .collect();
     if want != have {
-        let ids = |v: &[(&str, String, &str)]| {
-            v.iter()
-                .map(|(id, backend, model)| format!("{id} ({backend} {model})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         problems.push(format!(
             "its seats are [{}], not the council's seats [{}]",
-            ids(&have),
-            ids(&want)
+            have.join(", "),
+            want.join(", ")
         ));
     }
     let mut rebuilt = Vec::new();

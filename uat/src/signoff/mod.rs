@@ -325,15 +325,14 @@ fn read_arbitration(
             stored.cell, stored.bundle_run_id, m.cell, m.run_id
         ));
     }
-    let council = pins
-        .roster
-        .council(pins.definition.council())
-        .map_err(|known| {
-            format!(
-                "the roster has no council `{}` (known: {known})",
-                pins.definition.council()
-            )
-        })?;
+    // Re-derived against the seats of the council it names (a council other than the
+    // definition's is its own FAIL reason, not a cascade of seat mismatches).
+    let council = pins.roster.council(&stored.council).map_err(|known| {
+        format!(
+            "it names council `{}`, which the pinned roster does not declare (known: {known})",
+            stored.council
+        )
+    })?;
     let replies = council::read_replies(&dir, council)?;
     Ok(Some(council::recheck(
         &pins.rubric,

@@ -121,3 +121,14 @@ pub fn judges(dir: &Path, replies: &[(&str, String)]) -> StubProvider {
 pub fn registry_for(bytes: &[u8]) -> String {
     format!("{{\"1\": \"{}\"}}", pinned::digest(bytes))
 }
+
+/// Runs the real `studyloop-uat` binary with only `HOME` set (a scratch one: nothing the
+/// command does may depend on the real one).
+pub fn uat(args: &[&std::ffi::OsStr], home: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_studyloop-uat"))
+        .env_clear()
+        .env("HOME", home)
+        .args(args)
+        .output()
+        .unwrap()
+}
