@@ -218,3 +218,58 @@ fn under_nextest_the_journeys_are_static_skips_and_a_forced_run_fails() {
         forced.stdout()
     );
 }
+
+/// Issue 11 §2: a second run pointed at a run directory used to append to it silently,
+/// and the sign-off then read both runs as one. The second run is refused before any
+/// trial, naming both runs and the fix; a second process of the same nextest run
+/// (`NEXTEST_RUN_ID`, shared by its list and run phases) is not.
+#[test]
+fn a_second_run_into_the_same_run_directory_is_refused() {
+    let first = run(&[], &[]);
+    assert!(first.output.status.success(), "{}", first.stderr());
+    let again = |vars: &[(&str, &str)]| {
+        Command::new(runner_exe())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", first.tmp.path().join("home"))
+            .env("STUDYLOOP_ACC_RESULTS_DIR", first.tmp.path().join("runs"))
+            .envs(vars.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let second = again(&[]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("belongs to run") && stderr.contains("a run directory holds one run"),
+        "{stderr}"
+    );
+    let before = first.records().trials().len();
+    assert_eq!(before, CELLS.len(), "the refused run wrote nothing");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let shared = |phase: &[&str]| {
+        Command::new(runner_exe())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("NEXTEST", "1")
+            .env("NEXTEST_RUN_ID", "6e1c0c1a-0000-4000-8000-000000000001")
+            .env("STUDYLOOP_ACC_RESULTS_DIR", tmp.path().join("runs"))
+            .args(phase)
+            .output()
+            .unwrap()
+    };
+    let list = shared(&["--list"]);
+    assert!(
+        list.status.success(),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    let run = shared(&["journey::smoke", "--exact"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}

@@ -226,3 +226,22 @@ fn fifos_and_symlinks_in_place_of_the_logs_are_errors_not_hangs() {
         std::fs::remove_file(&path).unwrap();
     }
 }
+
+#[test]
+fn processes_of_one_run_starting_at_once_share_one_marker() {
+    let tmp = tempfile::tempdir().unwrap();
+    for round in 0..20 {
+        let dir = tmp.path().join(format!("run-{round}"));
+        let opened: Vec<bool> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| RunLog::open_as(&dir, "one-run").is_ok()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(opened.iter().all(|ok| *ok), "round {round}: {opened:?}");
+        let records = RunRecords::read(&dir).unwrap();
+        assert_eq!(records.runs()[0].key.as_deref(), Some("one-run"));
+        let leftovers = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(leftovers, 1, "only run.json, no temp file");
+    }
+}
