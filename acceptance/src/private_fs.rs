@@ -102,21 +102,26 @@ pub(crate) fn kind_word(kind: FileType) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn a_fifo_a_symlink_a_dir_and_a_big_file_are_refused_without_blocking() {
-        let tmp = tempfile::tempdir().unwrap();
-        let fifo = tmp.path().join("fifo");
+    /// Makes a FIFO (0600) at `path`: the file a hostile tree plants to hang a reader.
+    pub(crate) fn fifo(path: &Path) {
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &fifo,
+            path,
             FileType::Fifo,
             Mode::from_raw_mode(0o600),
             0,
         )
         .unwrap();
+    }
+
+    #[test]
+    fn a_fifo_a_symlink_a_dir_and_a_big_file_are_refused_without_blocking() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("fifo");
+        self::fifo(&fifo);
         let err = read_regular(&fifo, 10).unwrap_err().to_string();
         assert!(err.contains("a FIFO, not a regular file"), "{err}");
         let file = tmp.path().join("f");

@@ -228,14 +228,7 @@ fn verify_reports_modes_links_dirs_raw_names_and_special_files() {
     std::fs::create_dir(dir.join("empty")).unwrap();
     std::fs::set_permissions(dir.join("empty"), std::fs::Permissions::from_mode(0o700)).unwrap();
     std::fs::hard_link(dir.join("notes\u{FFFD}.txt"), tmp.path().join("outside")).unwrap();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        dir.join("pipe"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    crate::private_fs::tests::fifo(&dir.join("pipe"));
     let report = verify(&dir).unwrap();
     assert_eq!(
         report.wrong_modes,
@@ -265,14 +258,7 @@ fn a_fifo_or_symlink_manifest_is_an_error_not_a_hang() {
     let err = verify(&dir).unwrap_err().to_string();
     assert!(err.contains("a symlink, not a regular file"), "{err}");
     std::fs::remove_file(dir.join(MANIFEST_NAME)).unwrap();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        dir.join(MANIFEST_NAME),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    crate::private_fs::tests::fifo(&dir.join(MANIFEST_NAME));
     let err = verify(&dir).unwrap_err().to_string();
     assert!(err.contains("a FIFO, not a regular file"), "{err}");
 }

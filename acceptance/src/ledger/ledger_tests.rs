@@ -203,14 +203,7 @@ fn fifos_and_symlinks_in_place_of_the_logs_are_errors_not_hangs() {
     let log = RunLog::open(tmp.path().join("run")).unwrap();
     for file in [crate::ledger::RESULTS_LOG, crate::ledger::SKIP_LEDGER] {
         let path = log.dir().join(file);
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &path,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        crate::private_fs::tests::fifo(&path);
         let err = RunRecords::read(log.dir()).unwrap_err().to_string();
         assert!(err.contains("a FIFO, not a regular file"), "{err}");
         let appended = if file == crate::ledger::SKIP_LEDGER {
