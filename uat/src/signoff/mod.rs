@@ -318,6 +318,13 @@ fn read_arbitration(
         };
     let stored: Arbitration = serde_json::from_slice(&bytes)
         .map_err(|e| format!("{e} (it was edited; grade the bundle again)"))?;
+    if stored.schema_version != council::ARBITRATION_SCHEMA {
+        return Err(format!(
+            "it has schema_version {}; this build reads {} (grade the bundle again)",
+            stored.schema_version,
+            council::ARBITRATION_SCHEMA
+        ));
+    }
     let m = bundle.manifest();
     if stored.cell != m.cell || stored.bundle_run_id != m.run_id {
         return Err(format!(

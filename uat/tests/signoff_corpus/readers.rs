@@ -92,6 +92,14 @@ pub(crate) fn cases() -> Vec<(&'static str, &'static str, Craft)> {
             w.edit_arbitration(|a| a["bundle_run_id"] = json!("20250101T000000Z-deadbeef"));
             vec![]
         }),
+        (
+            "arbitration schema from the future",
+            "schema_version",
+            |w| {
+                w.edit_arbitration(|a| a["schema_version"] = json!(2));
+                vec![]
+            },
+        ),
         ("arbitration of another cell", "cell", |w| {
             w.edit_arbitration(|a| a["cell"] = json!(SMOKE));
             vec![]
