@@ -114,6 +114,22 @@ impl FileLock {
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
         Ok(Self { _file: file })
     }
+
+    /// Lock `path` exclusively if nobody holds it; `Ok(None)` when it is held.
+    pub fn try_exclusive(path: &Path) -> io::Result<Option<Self>> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)?;
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(Self { _file: file })),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -166,6 +166,19 @@ impl Tmux {
             .collect())
     }
 
+    /// The pane ids of session `name` in creation order (the study layout:
+    /// main, then sidebar); empty when the session does not exist.
+    pub fn panes(&self, name: &str) -> Result<Vec<String>, TmuxError> {
+        let out = self.run(&["list-panes", "-t", &format!("={name}:"), "-F", "#{pane_id}"])?;
+        if !out.status.success() {
+            return Ok(Vec::new());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect())
+    }
+
     /// The pid of the process running in `pane`, if the pane exists.
     pub fn pane_pid(&self, pane: &str) -> Result<Option<i32>, TmuxError> {
         let out = self.run(&["display-message", "-p", "-t", pane, "#{pane_pid}"])?;

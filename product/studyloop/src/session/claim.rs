@@ -37,6 +37,9 @@ pub enum ClaimError {
     /// tmux failed while checking liveness.
     #[error(transparent)]
     Tmux(#[from] TmuxError),
+    /// The start's journal could not record the claim (nothing was claimed).
+    #[error("cannot record the claim in the session journal: {0}")]
+    Journal(String),
 }
 
 /// A won claim.
@@ -102,6 +105,22 @@ pub fn claim(
     self_pid: i32,
     now: &str,
 ) -> Result<Claim, ClaimError> {
+    let pending = format!("pending-{}", crate::ids::random_hex(6));
+    claim_with(store, tmux, topic, self_pid, now, &pending, |_| Ok(()))
+}
+
+/// [`claim`] with the reservation id `pending` and a hook that runs under the
+/// state lock after the decision and before the state is written: a
+/// journaled start records there what the claim replaces.
+pub(crate) fn claim_with(
+    store: &StateStore,
+    tmux: &Tmux,
+    topic: &str,
+    self_pid: i32,
+    now: &str,
+    pending: &str,
+    before_write: impl FnOnce(&Option<SessionState>) -> Result<(), ClaimError>,
+) -> Result<Claim, ClaimError> {
     store.update(|current| {
         let previous = current.clone();
         let warning = match assess(previous.as_ref(), self_pid, tmux)? {
@@ -118,6 +137,7 @@ pub fn claim(
             )),
             Liveness::Free => None,
         };
+        before_write(&previous)?;
         // A new session starts with empty feeds; stale ones would be
         // attributed to it at the end otherwise.
         let paths = store.paths();
@@ -125,7 +145,7 @@ pub fn claim(
             let _ = crate::fsutil::remove_if_exists(&f);
         }
         *current = Some(SessionState {
-            study_session_id: Some(format!("pending-{}", crate::ids::random_hex(6))),
+            study_session_id: Some(pending.to_owned()),
             mode: Some(MODE_STARTING.into()),
             pid: Some(self_pid),
             topic: Some(topic.to_owned()),
