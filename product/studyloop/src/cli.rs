@@ -12,9 +12,7 @@ use crate::adapters::Harness;
 use crate::context::Ctx;
 use crate::feeds::{self, TopicStatus};
 use crate::persona::Mode;
-use crate::session::{
-    self, EndOutcome, Energy, ResumeOutcome, SessionError, StartRequest, Wait,
-};
+use crate::session::{self, EndOutcome, Energy, ResumeOutcome, SessionError, StartRequest, Wait};
 use crate::settings::{self, SettingsError};
 use crate::{config, doctor, sidebar, state, status, store};
 

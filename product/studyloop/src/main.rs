@@ -20,7 +20,10 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // Errors quote topics and state values: print them inert.
-            eprintln!("studyloop: error: {}", studyloop::term::text(&e.to_string()));
+            eprintln!(
+                "studyloop: error: {}",
+                studyloop::term::text(&e.to_string())
+            );
             ExitCode::from(e.exit_code())
         }
     }

@@ -192,12 +192,7 @@ pub fn with_env(name: &str, value: &str) -> Vec<i32> {
 /// Stop every process carrying `name=value` in its environment except `keep`:
 /// SIGTERM, up to `grace` for them to go, then SIGKILL, re-scanning so a child
 /// forked meanwhile is caught too. Returns the pids that were signalled.
-pub fn stop_marked(
-    name: &str,
-    value: &str,
-    keep: &[i32],
-    grace: std::time::Duration,
-) -> Vec<i32> {
+pub fn stop_marked(name: &str, value: &str, keep: &[i32], grace: std::time::Duration) -> Vec<i32> {
     let scan = || -> Vec<Identity> {
         with_env(name, value)
             .into_iter()

@@ -251,7 +251,8 @@ mod tests {
         };
         let err = Paths::resolve(&env(&[("HOME", "/h")]), &cfg).unwrap_err();
         assert!(
-            err.to_string().contains("config key `session_db` = `sessions.db`"),
+            err.to_string()
+                .contains("config key `session_db` = `sessions.db`"),
             "{err}"
         );
         let err =

@@ -109,6 +109,10 @@ pub struct SessionState {
     pub transport: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<i32>,
+    /// Kernel start time of `pid`, recorded with it by the claim: a reused
+    /// pid is not the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_pid: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -46,7 +46,8 @@ mod tests {
 
     #[test]
     fn strips_c0_c1_and_del_but_keeps_tab() {
-        let hostile = "a\x1b]0;t\x07b\x1b]52;c;ZXZpbA==\x07c\x1b[2Jd\u{9b}2Je\u{7f}f\tg\r\nh\u{85}i";
+        let hostile =
+            "a\x1b]0;t\x07b\x1b]52;c;ZXZpbA==\x07c\x1b[2Jd\u{9b}2Je\u{7f}f\tg\r\nh\u{85}i";
         assert_eq!(line(hostile), "a]0;tb]52;c;ZXZpbA==c[2Jd2Jef\tghi");
         assert_eq!(text(hostile), "a]0;tb]52;c;ZXZpbA==c[2Jd2Jef\tg\nhi");
         assert!(matches!(line("plain · ✓ text"), Cow::Borrowed(_)));

@@ -51,11 +51,7 @@ fn end_deletes_only_inside_the_session_dir_and_signals_only_a_recorded_process()
     // A file of the learner's, named by a tampered persona_file.
     let victim = w.home.path().join("thesis.md");
     std::fs::write(&victim, "years of work").unwrap();
-    set_state_field(
-        &w,
-        "persona_file",
-        victim.display().to_string().into(),
-    );
+    set_state_field(&w, "persona_file", victim.display().to_string().into());
     // An unrelated process whose command line happens to contain "studyloop".
     let mut bystander = std::process::Command::new("sleep");
     std::os::unix::process::CommandExt::arg0(&mut bystander, "studyloop-bystander");
@@ -69,7 +65,10 @@ fn end_deletes_only_inside_the_session_dir_and_signals_only_a_recorded_process()
     set_state_field(&w, "web_pid", pid.into());
     w.run(&["study", "--end"]).ok();
     assert_eq!(w.field("mode"), "ended");
-    assert!(victim.exists(), "a file outside the session dir was deleted");
+    assert!(
+        victim.exists(),
+        "a file outside the session dir was deleted"
+    );
     std::thread::sleep(std::time::Duration::from_millis(200));
     let survived = bystander.try_wait().unwrap().is_none();
     let _ = bystander.kill();
@@ -109,11 +108,15 @@ fn children_that_left_the_process_group_are_stopped_at_end() {
         .map(|f| read_when_ready(&dir.join(f), 10).trim().parse().unwrap())
         .collect();
     // setsid forks when it is a group leader; the recorded pid may be its parent.
-    wait_until(10, "both children running", || pids.iter().all(|p| alive(*p)));
+    wait_until(10, "both children running", || {
+        pids.iter().all(|p| alive(*p))
+    });
     w.run(&["study", "--end"]).ok();
     let survivors: Vec<i32> = pids.iter().copied().filter(|p| alive(*p)).collect();
     for p in &survivors {
-        let _ = std::process::Command::new("kill").args(["-9", &p.to_string()]).status();
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &p.to_string()])
+            .status();
     }
     assert!(survivors.is_empty(), "survived the end: {survivors:?}");
 }
@@ -145,7 +148,8 @@ fn end_without_tmux_refuses_and_changes_nothing() {
 fn a_corrupt_state_names_doctor_fix_which_restores_the_live_session() {
     let w = World::new();
     w.run(&["study", "Heaps", "--agent", "pi"]).ok();
-    w.run(&["topic", "sift down", "-s", "win", "-n", "log n"]).ok();
+    w.run(&["topic", "sift down", "-s", "win", "-n", "log n"])
+        .ok();
     let id = w.field("study_session_id");
     let name = w.field("mux_session");
     std::fs::write(w.state_path(), "{not json").unwrap();
@@ -189,7 +193,9 @@ const HOSTILE: &[&str] = &[
 fn assert_clean(what: &str, text: &str) {
     let bad: Vec<char> = text
         .chars()
-        .filter(|c| (c.is_control() && *c != '\n' && *c != '\t') || ('\u{80}'..='\u{9f}').contains(c))
+        .filter(|c| {
+            (c.is_control() && *c != '\n' && *c != '\t') || ('\u{80}'..='\u{9f}').contains(c)
+        })
         .collect();
     assert!(bad.is_empty(), "{what} carries controls {bad:?}: {text:?}");
 }
@@ -199,8 +205,15 @@ fn control_sequences_never_reach_the_feeds_or_the_terminal() {
     let w = World::new();
     w.run(&["study", "Escapes", "--agent", "pi"]).ok();
     for (i, h) in HOSTILE.iter().enumerate() {
-        w.run(&["topic", &format!("t{i}{h}end"), "-s", "win", "-n", &format!("n{h}\tx")])
-            .ok();
+        w.run(&[
+            "topic",
+            &format!("t{i}{h}end"),
+            "-s",
+            "win",
+            "-n",
+            &format!("n{h}\tx"),
+        ])
+        .ok();
         w.run(&["park", &format!("q{i}{h}")]).ok();
     }
     let topics = std::fs::read_to_string(w.config_dir().join("session-topics.md")).unwrap();
@@ -228,10 +241,7 @@ fn control_sequences_never_reach_the_feeds_or_the_terminal() {
     assert_clean("study --end", &end.stdout);
     assert_clean("study --end (stderr)", &end.stderr);
     assert_clean("status after end", &w.run(&["status"]).ok().stdout);
-    assert_clean(
-        "search",
-        &w.run(&["search", "raw"]).ok().stdout,
-    );
+    assert_clean("search", &w.run(&["search", "raw"]).ok().stdout);
 }
 
 #[test]
@@ -252,9 +262,44 @@ fn doctor_reports_a_relative_session_db_as_a_config_error() {
         .clone();
     assert_eq!(config["status"], "fail", "{config}");
     let detail = config["detail"].as_str().unwrap();
-    assert!(detail.contains("config.yaml") && detail.contains("`data`"), "{detail}");
+    assert!(
+        detail.contains("config.yaml") && detail.contains("`data`"),
+        "{detail}"
+    );
     assert_ne!(out.code, 0);
     let start = w.run(&["study", "X", "--agent", "pi"]);
     assert_eq!(start.code, 1, "{start:?}");
-    assert!(start.stderr.contains("not an absolute path"), "{}", start.stderr);
+    assert!(
+        start.stderr.contains("not an absolute path"),
+        "{}",
+        start.stderr
+    );
+}
+
+#[test]
+fn a_reused_owner_pid_does_not_block_a_start() {
+    let w = World::new();
+    // The claim's owner died and its pid now names an unrelated process.
+    let mut unrelated = std::process::Command::new("sleep")
+        .arg("600")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stale = serde_json::json!({
+        "study_session_id": "pending-abc123", "mode": "starting", "topic": "old",
+        "pid": unrelated.id(), "pid_start": 1
+    });
+    std::fs::create_dir_all(w.config_dir()).unwrap();
+    std::fs::write(w.state_path(), stale.to_string()).unwrap();
+    let out = w.run(&["study", "New", "--agent", "pi"]);
+    let _ = unrelated.kill();
+    let _ = unrelated.wait();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("reclaiming stale session pending-abc123"),
+        "{}",
+        out.stderr
+    );
+    w.run(&["study", "--end"]).ok();
 }

@@ -96,10 +96,7 @@ pub fn fix(ctx: &Ctx) -> Result<Fixed, FixError> {
         Ok(None) => {}
         Err(SessionError::JournalCorrupt { path, .. }) => {
             let aside = keep_aside(&path)?;
-            actions.push(format!(
-                "kept the damaged journal as {}",
-                aside.display()
-            ));
+            actions.push(format!("kept the damaged journal as {}", aside.display()));
         }
         Err(e) => return Err(e.into()),
     }

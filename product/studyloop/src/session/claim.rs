@@ -60,7 +60,19 @@ pub fn assess(
     let Some(s) = state.filter(|s| s.is_active()) else {
         return Ok(Liveness::Free);
     };
-    let pid_live = s.pid.filter(|p| *p != self_pid && procs::alive(*p));
+    // With a recorded start time the owner must be that very process (a pid
+    // reused by another program is not the owner); older states have none.
+    let pid_live = s.pid.filter(|p| {
+        *p != self_pid
+            && match s.pid_start {
+                Some(start) => procs::Identity {
+                    pid: *p,
+                    start_time: start,
+                }
+                .is_running(),
+                None => procs::alive(*p),
+            }
+    });
     if let Some(p) = pid_live {
         return Ok(Liveness::Live(format!("its process {p} is running")));
     }
@@ -148,6 +160,7 @@ pub(crate) fn claim_with(
             study_session_id: Some(pending.to_owned()),
             mode: Some(MODE_STARTING.into()),
             pid: Some(self_pid),
+            pid_start: procs::start_time(self_pid),
             topic: Some(topic.to_owned()),
             started_at: Some(now.to_owned()),
             ..SessionState::default()

@@ -12,7 +12,7 @@ use crate::fsutil;
 /// Name of the canonical persona file inside the session dir.
 pub const PERSONA_FILE: &str = "studyloop-persona.md";
 
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SessionError {
+pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SessionError {
     let path = path.to_owned();
     move |source| SessionError::Io {
         action,
@@ -64,7 +64,10 @@ pub fn populate(dir: &Path, exe: &Path, persona_text: &str) -> Result<PathBuf, S
 /// `sessions_root` (no `..`, no nesting) and is not a symlink. State and
 /// journal values name the dir; nothing outside the sessions root may be
 /// deleted because a file says so.
-pub(crate) fn confined_name<'a>(sessions_root: &Path, dir: &'a Path) -> Option<&'a std::ffi::OsStr> {
+pub(crate) fn confined_name<'a>(
+    sessions_root: &Path,
+    dir: &'a Path,
+) -> Option<&'a std::ffi::OsStr> {
     let name = match dir.components().next_back()? {
         std::path::Component::Normal(n) => n,
         _ => return None,
@@ -90,7 +93,11 @@ pub(crate) fn remove_confined_dir(sessions_root: &Path, dir: &Path) -> std::io::
 /// name is unlinked relative to that descriptor, so neither a symlinked
 /// directory nor a symlinked file reaches outside (a symlink itself is
 /// removed, never its target). Returns whether `file` qualified.
-pub(crate) fn remove_inside(sessions_root: &Path, dir: &Path, file: &Path) -> std::io::Result<bool> {
+pub(crate) fn remove_inside(
+    sessions_root: &Path,
+    dir: &Path,
+    file: &Path,
+) -> std::io::Result<bool> {
     use rustix::fs::{AtFlags, Mode, OFlags};
     let (Some(dir_name), Some(parent), Some(std::path::Component::Normal(file_name))) = (
         confined_name(sessions_root, dir),
@@ -108,7 +115,8 @@ pub(crate) fn remove_inside(sessions_root: &Path, dir: &Path, file: &Path) -> st
         Err(rustix::io::Errno::NOENT) => return Ok(true),
         Err(e) => return Err(e.into()),
     };
-    let dir_fd = match rustix::fs::openat(&root, dir_name, flags | OFlags::NOFOLLOW, Mode::empty()) {
+    let dir_fd = match rustix::fs::openat(&root, dir_name, flags | OFlags::NOFOLLOW, Mode::empty())
+    {
         Ok(fd) => fd,
         Err(rustix::io::Errno::NOENT) => return Ok(true),
         Err(e) => return Err(e.into()),
@@ -136,7 +144,11 @@ mod tests {
         assert!(!remove_inside(&root, &dir, &dir.join("../../thesis.md")).unwrap());
         assert!(!remove_inside(&root, &root.join("../x"), &outside).unwrap());
         std::os::unix::fs::symlink(t.path(), root.join("study-link")).unwrap();
-        let _ = remove_inside(&root, &root.join("study-link"), &root.join("study-link/thesis.md"));
+        let _ = remove_inside(
+            &root,
+            &root.join("study-link"),
+            &root.join("study-link/thesis.md"),
+        );
         std::os::unix::fs::symlink(&outside, dir.join("p.md")).unwrap();
         assert!(remove_inside(&root, &dir, &dir.join("p.md")).unwrap());
         assert!(outside.exists() && !dir.join("p.md").exists());

@@ -135,8 +135,7 @@ pub(super) fn end_locked(
     j.tmux_session = snapshot.mux_session().map(str::to_owned);
     j.session_dir = snapshot.session_dir.as_deref().map(Into::into);
     j.snapshot = Some(snapshot.clone());
-    j.inside =
-        ctx.env.get_os(env::STUDYLOOP_SESSION_MARK) == Some(std::ffi::OsStr::new(&study_id));
+    j.inside = ctx.env.get_os(env::STUDYLOOP_SESSION_MARK) == Some(std::ffi::OsStr::new(&study_id));
     j.write(&paths.session)?;
     kill.point("end:intent");
     run_steps(ctx, &paths.session, &mut j, kill)
@@ -167,10 +166,7 @@ pub(super) fn run_steps(
     };
     let own = j.tmux_session.clone();
     // 1. The DB, from the feeds (removed only in step 4, after the commit).
-    let summary = feeds::summarize(
-        &feeds::read_topics(session),
-        &feeds::read_parked(session),
-    );
+    let summary = feeds::summarize(&feeds::read_topics(session), &feeds::read_parked(session));
     if !j.did("end:db") {
         close_row(j, &snapshot, &summary, duration)?;
         j.step(session, kill, "end:db")?;
@@ -240,6 +236,7 @@ pub(super) fn run_steps(
                 s.mode = Some(MODE_ENDED.into());
                 s.ended_at = Some(now.clone());
                 s.pid = None;
+                s.pid_start = None;
             }
         })?;
         j.step(session, kill, "end:state")?;

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::SessionError;
+use super::dir::io;
 use crate::context::Ctx;
 use crate::env::{self, Env, EnvError};
 use crate::fsutil::{self, FileLock};
@@ -141,15 +142,6 @@ pub(super) struct Journal {
     pub inside: bool,
 }
 
-fn io(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> SessionError {
-    let path = path.to_owned();
-    move |source| SessionError::Io {
-        action,
-        path,
-        source,
-    }
-}
-
 impl Journal {
     /// A new record for `op` on `study_session_id`.
     pub fn new(op: Op, study_session_id: &str, db: &Path, home: &Path) -> Self {
@@ -180,7 +172,7 @@ impl Journal {
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io(&path, "read")(e)),
+            Err(e) => return Err(io("read", &path)(e)),
         };
         serde_json::from_slice(&bytes)
             .map(Some)
@@ -194,9 +186,9 @@ impl Journal {
     pub fn write(&self, paths: &SessionPaths) -> Result<(), SessionError> {
         let path = paths.journal();
         let mut bytes = serde_json::to_vec_pretty(self)
-            .map_err(|e| io(&path, "encode")(std::io::Error::other(e)))?;
+            .map_err(|e| io("encode", &path)(std::io::Error::other(e)))?;
         bytes.push(b'\n');
-        fsutil::atomic_write(&path, &bytes, 0o600).map_err(io(&path, "write"))
+        fsutil::atomic_write(&path, &bytes, 0o600).map_err(io("write", &path))
     }
 
     /// Whether `step` completed.
@@ -221,7 +213,7 @@ impl Journal {
     /// The operation completed (or was undone): the record goes.
     pub fn finish(paths: &SessionPaths) -> Result<(), SessionError> {
         let path = paths.journal();
-        fsutil::remove_if_exists(&path).map_err(io(&path, "remove"))
+        fsutil::remove_if_exists(&path).map_err(io("remove", &path))
     }
 }
 
@@ -235,17 +227,17 @@ impl OpLock {
     /// Wait for any running start or end, then hold the lock.
     pub(crate) fn acquire(paths: &SessionPaths) -> Result<Self, SessionError> {
         let path = paths.op_lock();
-        fsutil::ensure_private_dir(&paths.dir).map_err(io(&paths.dir, "create"))?;
+        fsutil::ensure_private_dir(&paths.dir).map_err(io("create", &paths.dir))?;
         FileLock::exclusive(&path)
             .map(|l| Self { _lock: l })
-            .map_err(io(&path, "lock"))
+            .map_err(io("lock", &path))
     }
 
     fn try_acquire(paths: &SessionPaths) -> Result<Option<Self>, SessionError> {
         let path = paths.op_lock();
         FileLock::try_exclusive(&path)
             .map(|l| l.map(|l| Self { _lock: l }))
-            .map_err(io(&path, "lock"))
+            .map_err(io("lock", &path))
     }
 }
 
@@ -291,7 +283,9 @@ pub(crate) fn repair_locked(
     match journal.op {
         Op::Start if journal.did("start:live") => {
             super::start::finish_live(paths, &journal)?;
-            Ok(Some(format!("finished the interrupted start of session {id}")))
+            Ok(Some(format!(
+                "finished the interrupted start of session {id}"
+            )))
         }
         Op::Start => {
             super::start::roll_back(ctx, paths, &journal, "the start was interrupted")?;
@@ -302,7 +296,9 @@ pub(crate) fn repair_locked(
         Op::End => {
             let mut journal = journal;
             super::end::run_steps(ctx, paths, &mut journal, kill)?;
-            Ok(Some(format!("finished the interrupted end of session {id}")))
+            Ok(Some(format!(
+                "finished the interrupted end of session {id}"
+            )))
         }
     }
 }
@@ -318,7 +314,10 @@ mod tests {
         assert_eq!(KillAt::from_env(&env).unwrap(), KillAt(Some("end:db")));
         let env = Env::from_pairs([(env::STUDYLOOP_TEST_KILL_AT, "end:nope")]);
         let err = KillAt::from_env(&env).unwrap_err().to_string();
-        assert!(err.contains("`end:nope`") && err.contains("start:claim"), "{err}");
+        assert!(
+            err.contains("`end:nope`") && err.contains("start:claim"),
+            "{err}"
+        );
         assert_eq!(KillAt::from_env(&Env::default()).unwrap(), KillAt(None));
     }
 

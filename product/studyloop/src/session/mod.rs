@@ -20,8 +20,8 @@ use std::path::PathBuf;
 pub use claim::{Claim, ClaimError, Liveness, assess, claim};
 pub use dir::{PERSONA_FILE, create as create_session_dir, populate as populate_session_dir};
 pub use end::{EndOutcome, Ended, end, end_if_current, end_session_common};
-pub use journal::{KILL_POINTS, KillAt, OpLock, Wait, repair};
 pub(crate) use journal::repair_locked;
+pub use journal::{KILL_POINTS, KillAt, OpLock, Wait, repair};
 pub use pane::{exports as pane_exports, hatch_command};
 pub use resume::{ResumeOutcome, resume};
 pub use start::{StartRequest, Started, start};
@@ -108,7 +108,9 @@ pub enum SessionError {
         message: String,
     },
     /// A start failed and undoing it failed too; the journal stays.
-    #[error("{cause}; undoing the start also failed ({rollback}); the next studyloop command retries the rollback")]
+    #[error(
+        "{cause}; undoing the start also failed ({rollback}); the next studyloop command retries the rollback"
+    )]
     RollbackIncomplete {
         /// Why the start failed.
         cause: Box<SessionError>,

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::dir::io;
 use super::journal::{Journal, KillAt, Op, OpLock};
 use super::{Energy, Liveness, Loaded, SessionError, dir, load, pane};
 use crate::adapters::{self, Harness, PrepareInput};
@@ -50,15 +51,6 @@ pub struct Started {
     pub warnings: Vec<String>,
     /// The tmux client used (to attach).
     pub tmux: Tmux,
-}
-
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SessionError {
-    let path = path.to_owned();
-    move |source| SessionError::Io {
-        action,
-        path,
-        source,
-    }
 }
 
 /// Undo a start that did not reach `live`, from its journal alone (the
@@ -238,15 +230,13 @@ pub(super) fn start_locked(
         }
         // A session that went live is finished by the next command, never undone.
         Err(e) if j.did("start:live") => Err(e),
-        Err(e) => {
-            match roll_back(ctx, &paths.session, &j, &e.to_string()) {
-                Ok(()) => Err(e),
-                Err(rb) => Err(SessionError::RollbackIncomplete {
-                    cause: Box::new(e),
-                    rollback: Box::new(rb),
-                }),
-            }
-        }
+        Err(e) => match roll_back(ctx, &paths.session, &j, &e.to_string()) {
+            Ok(()) => Err(e),
+            Err(rb) => Err(SessionError::RollbackIncomplete {
+                cause: Box::new(e),
+                rollback: Box::new(rb),
+            }),
+        },
     }
 }
 
@@ -292,7 +282,8 @@ impl Launch<'_> {
             |previous| {
                 j.claimed = true;
                 j.previous.clone_from(previous);
-                j.write(session).map_err(|e| super::ClaimError::Journal(e.to_string()))
+                j.write(session)
+                    .map_err(|e| super::ClaimError::Journal(e.to_string()))
             },
         )?;
         j.step(session, kill, "start:claim")?;
@@ -396,6 +387,7 @@ impl Launch<'_> {
                 s.scrub_env = Some(self.req.scrub_env);
                 // The CLI process exits now; from here the tmux session is the owner.
                 s.pid = None;
+                s.pid_start = None;
             }
             s.clone()
         })?;
