@@ -303,3 +303,39 @@ fn a_reused_owner_pid_does_not_block_a_start() {
     );
     w.run(&["study", "--end"]).ok();
 }
+
+#[test]
+fn a_fifo_planted_as_the_journal_hangs_nothing_and_doctor_fix_sets_it_aside() {
+    let w = World::new();
+    std::fs::create_dir_all(w.config_dir()).unwrap();
+    let journal = w.config_dir().join("session-journal.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&journal)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let status = w
+        .program("timeout", &["10", common::exe(), "status"])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(0), "{status:?}");
+    assert!(String::from_utf8_lossy(&status.stderr).contains("doctor --fix"));
+    let start = w
+        .program(
+            "timeout",
+            &["10", common::exe(), "study", "X", "--agent", "pi"],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(start.status.code(), Some(1), "{start:?}");
+    assert!(w.sessions().is_empty());
+    let fix = w.run(&["doctor", "--fix"]).ok();
+    assert!(
+        fix.stdout.contains("kept the damaged journal"),
+        "{}",
+        fix.stdout
+    );
+    assert!(!journal.exists());
+    w.run(&["study", "X", "--agent", "pi"]).ok();
+    w.run(&["study", "--end"]).ok();
+}

@@ -190,3 +190,30 @@ fn an_unknown_kill_point_is_refused() {
     );
     assert!(w.sessions().is_empty() && w.state().is_none());
 }
+
+#[test]
+fn a_repair_killed_half_way_is_finished_by_the_next_command() {
+    let w = World::new();
+    // The end dies right after its intent; each repairing `--end` then dies at
+    // a later step; a plain `status` must still finish the job.
+    for (i, step) in steps("end:").into_iter().skip(1).enumerate() {
+        w.run(&["study", &format!("Twice {i}"), "--agent", "pi"])
+            .ok();
+        let id = w.field("study_session_id");
+        w.run(&["topic", &format!("c{i}"), "-s", "struggling"]).ok();
+        killed_at(&w, "end:intent", &["study", "--end"]);
+        killed_at(&w, step, &["study", "--end"]);
+        w.run(&["status"]).ok();
+        consistent(&w, step);
+        assert!(marked(&id).is_empty(), "{step}: children survived");
+        let struggles: i64 = w
+            .db()
+            .query_row(
+                "SELECT struggle_count FROM study_sessions WHERE id = ?1",
+                [&id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(struggles, 1, "{step}");
+    }
+}

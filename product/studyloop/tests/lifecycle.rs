@@ -149,7 +149,7 @@ fn start_topic_park_end_resume_end() {
     let out = w.run(&["study", "--end"]).ok();
     assert!(out.stdout.contains("1 wins, 1 struggles"), "{}", out.stdout);
     assert_eq!(w.field("mode"), "ended");
-    assert!(w.sessions().is_empty(), "every study-* session killed");
+    assert!(w.sessions().is_empty(), "the session's tmux session killed");
     assert!(w.state_path().exists(), "state file kept");
     assert!(
         !w.config_dir().join("session-topics.md").exists()

@@ -169,11 +169,20 @@ impl Journal {
     /// Read the journal; `Ok(None)` when there is none.
     pub fn read(paths: &SessionPaths) -> Result<Option<Self>, SessionError> {
         let path = paths.journal();
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
+        // Only a regular file is read: a FIFO planted there would hang every
+        // command, a symlink would read someone else's file.
+        match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io("read", &path)(e)),
-        };
+            Ok(m) if !m.is_file() => {
+                return Err(SessionError::JournalCorrupt {
+                    path,
+                    message: "not a regular file".into(),
+                });
+            }
+            Ok(_) => {}
+        }
+        let bytes = std::fs::read(&path).map_err(io("read", &path))?;
         serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| SessionError::JournalCorrupt {
