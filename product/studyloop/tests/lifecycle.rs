@@ -235,6 +235,13 @@ fn the_agent_exiting_ends_the_session() {
         w.state().is_some_and(|s| s["mode"] == "ended")
     });
     wait_until(10, "the tmux session to go", || w.sessions().is_empty());
+    // The pane's end dies by its own last step; the next command tidies up quietly.
+    let journal = w.config_dir().join("session-journal.json");
+    wait_until(10, "the next command to tidy the journal", || {
+        let status = w.run(&["status"]).ok();
+        assert_eq!(status.stderr, "", "no repair notice after a normal end");
+        !journal.exists()
+    });
     let outcome: String = w
         .db()
         .query_row(

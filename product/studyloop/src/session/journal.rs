@@ -303,11 +303,13 @@ pub(crate) fn repair_locked(
             )))
         }
         Op::End => {
+            // An ender inside its own session dies by its last step (killing
+            // that session); the end was complete for the user, so finishing
+            // it is not news.
+            let only_last = journal.did("end:state");
             let mut journal = journal;
             super::end::run_steps(ctx, paths, &mut journal, kill)?;
-            Ok(Some(format!(
-                "finished the interrupted end of session {id}"
-            )))
+            Ok((!only_last).then(|| format!("finished the interrupted end of session {id}")))
         }
     }
 }
