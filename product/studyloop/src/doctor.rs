@@ -247,12 +247,13 @@ pub fn run(ctx: &Ctx) -> Report {
                     && crate::fsutil::FileLock::try_exclusive(&paths.session.op_lock())
                         .is_ok_and(|l| l.is_some());
                 if interrupted {
+                    // Not a failure: the next command (or --fix) finishes it.
                     checks.push(check(
                         "journal",
                         "session",
-                        Verdict::Fail,
+                        Verdict::Warn,
                         format!(
-                            "{} records a start or end that did not finish",
+                            "{} records a start or end that did not finish; the next studyloop command repairs it",
                             paths.session.journal().display()
                         ),
                         Some(FIX),
