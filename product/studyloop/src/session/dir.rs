@@ -72,7 +72,10 @@ pub(crate) fn confined_name<'a>(
         std::path::Component::Normal(n) => n,
         _ => return None,
     };
-    (dir.parent()? == sessions_root && !dir.is_symlink()).then_some(name)
+    // Neither the root (studyloop creates it as a plain directory) nor the
+    // session dir may be a symlink: either would move the delete elsewhere.
+    (dir.parent()? == sessions_root && !sessions_root.is_symlink() && !dir.is_symlink())
+        .then_some(name)
 }
 
 /// Remove the directory `dir` (a session dir this start created) when it is
@@ -110,7 +113,7 @@ pub(crate) fn remove_inside(
         return Ok(false);
     }
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let root = match rustix::fs::open(sessions_root, flags, Mode::empty()) {
+    let root = match rustix::fs::open(sessions_root, flags | OFlags::NOFOLLOW, Mode::empty()) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::NOENT) => return Ok(true),
         Err(e) => return Err(e.into()),
@@ -159,5 +162,15 @@ mod tests {
         assert!(outside.exists());
         remove_confined_dir(&root, &dir).unwrap();
         assert!(!dir.exists() && outside.exists());
+        // A sessions root replaced by a symlink is not followed either.
+        let moved = t.path().join("elsewhere");
+        std::fs::create_dir_all(moved.join("study-y-2")).unwrap();
+        std::fs::write(moved.join("study-y-2").join(PERSONA_FILE), "keep").unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        std::os::unix::fs::symlink(&moved, &root).unwrap();
+        let d = root.join("study-y-2");
+        assert!(!remove_inside(&root, &d, &d.join(PERSONA_FILE)).unwrap());
+        remove_confined_dir(&root, &d).unwrap();
+        assert!(moved.join("study-y-2").join(PERSONA_FILE).exists());
     }
 }
