@@ -217,3 +217,26 @@ fn a_repair_killed_half_way_is_finished_by_the_next_command() {
         assert_eq!(struggles, 1, "{step}");
     }
 }
+
+#[test]
+fn a_resume_killed_half_way_keeps_the_session_dir_and_can_be_retried() {
+    let w = World::new();
+    w.run(&["study", "Resumable", "--agent", "pi"]).ok();
+    let dir = w.field("session_dir");
+    let name = w.field("mux_session");
+    w.run(&["topic", "kept", "-s", "win"]).ok();
+    w.run(&["study", "--end"]).ok();
+    for step in ["start:dir", "start:tmux", "start:live"] {
+        killed_at(&w, step, &["study", "--resume"]);
+        let out = w.run(&["study", "--resume"]).ok();
+        assert!(out.stdout.contains("Resumed"), "{step}: {out:?}");
+        assert!(
+            std::path::Path::new(&dir).is_dir(),
+            "{step}: the session dir was removed"
+        );
+        assert_eq!(w.sessions(), vec![name.clone()], "{step}");
+        consistent(&w, step);
+        w.run(&["study", "--end"]).ok();
+        consistent(&w, step);
+    }
+}
