@@ -83,10 +83,11 @@ impl KillAt {
 }
 
 /// Which operation a journal records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum Op {
     /// `studyloop study TOPIC` / `--resume`.
+    #[default]
     Start,
     /// Any end door.
     End,
@@ -94,7 +95,7 @@ pub(super) enum Op {
 
 /// The intent record. Paths are absolute; nothing in it is re-derived from
 /// config, so a repair needs neither the config nor the scope gate.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Journal {
     pub version: u32,
     pub op: Op,
@@ -151,18 +152,7 @@ impl Journal {
             study_session_id: study_session_id.to_owned(),
             db: db.to_owned(),
             home: home.to_owned(),
-            done: Vec::new(),
-            pending_id: None,
-            claimed: false,
-            previous: None,
-            tmux_session: None,
-            session_dir: None,
-            dir_existed: false,
-            harness: None,
-            persona_file: None,
-            oneline: None,
-            snapshot: None,
-            inside: false,
+            ..Self::default()
         }
     }
 
