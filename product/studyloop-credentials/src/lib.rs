@@ -16,9 +16,10 @@
 
 /// Names dropped exactly: the product's stub-agent test hatches and pointers
 /// that would move a child off its scratch config or database.
-pub const EXACT_DENY: [&str; 4] = [
+pub const EXACT_DENY: [&str; 5] = [
     "STUDYLOOP_TEST_AGENT_CMD",
     "STUDYLOOP_TEST_ACP_CMD",
+    "STUDYLOOP_TEST_KILL_AT",
     "STUDYLOOP_CONFIG",
     "DATABASE_URL",
 ];
@@ -169,6 +170,7 @@ mod tests {
         ("SLACK_CLIENTSECRET2", "squashed clientsecret"),
         ("STUDYLOOP_TEST_AGENT_CMD", "exact"),
         ("STUDYLOOP_TEST_ACP_CMD", "exact"),
+        ("STUDYLOOP_TEST_KILL_AT", "exact"),
         ("STUDYLOOP_CONFIG", "exact"),
         ("DATABASE_URL", "exact"),
         ("OPENAI_API_KEY", "suffix api_key"),

@@ -1,7 +1,8 @@
 //! The environment a harness child gets. Two operations, one place:
 //!
 //! - [`strip_hatches`]: always applied: the test hatches
-//!   (`STUDYLOOP_TEST_AGENT_CMD`, `STUDYLOOP_TEST_ACP_CMD`) never reach a child.
+//!   (`STUDYLOOP_TEST_AGENT_CMD`, `STUDYLOOP_TEST_ACP_CMD`, `STUDYLOOP_TEST_KILL_AT`)
+//!   never reach a child.
 //! - [`scrub`]: the credential deny-list of reference §4.1, applied to web PTY
 //!   and ACP children and, when asked with `--scrub-env`, to the tmux pane.
 //!
@@ -26,6 +27,7 @@ fn denied_os(name: &OsStr) -> bool {
 pub fn strip_hatches(env: &mut Env) {
     env.remove(env::STUDYLOOP_TEST_AGENT_CMD);
     env.remove(env::STUDYLOOP_TEST_ACP_CMD);
+    env.remove(env::STUDYLOOP_TEST_KILL_AT);
 }
 
 /// A copy of `caller` without any denied variable (reference `build_child_env`).

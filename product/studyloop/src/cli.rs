@@ -12,7 +12,7 @@ use crate::adapters::Harness;
 use crate::context::Ctx;
 use crate::feeds::{self, TopicStatus};
 use crate::persona::Mode;
-use crate::session::{self, EndOutcome, Energy, ResumeOutcome, SessionError, StartRequest};
+use crate::session::{self, EndOutcome, Energy, ResumeOutcome, SessionError, StartRequest, Wait};
 use crate::settings::{self, SettingsError};
 use crate::{config, doctor, sidebar, state, status, store};
 
@@ -83,11 +83,15 @@ pub enum Command {
         #[arg(long)]
         once: bool,
     },
-    /// Read-only health checks.
+    /// Health checks (read-only); `--fix` repairs the session state.
     Doctor {
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
+        /// Finish or roll back an interrupted start/end and rebuild a damaged
+        /// session state from the history DB and tmux (damaged files are kept).
+        #[arg(long)]
+        fix: bool,
     },
     /// Write or show config.yaml.
     #[command(subcommand)]
@@ -168,6 +172,9 @@ pub enum CliError {
     /// The web server.
     #[error(transparent)]
     Web(#[from] crate::web::run::WebError),
+    /// `doctor --fix`.
+    #[error(transparent)]
+    Fix(#[from] doctor::FixError),
     /// Anything else the user must fix.
     #[error("{0}")]
     Usage(String),
@@ -187,18 +194,45 @@ fn json_line(value: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }
 
+/// Everything printed goes through [`crate::term::text`]: it carries topic
+/// names, notes and state values that the agent or another writer stored.
 fn out(text: &str) {
     let mut o = std::io::stdout().lock();
-    let _ = o.write_all(text.as_bytes());
+    let _ = o.write_all(crate::term::text(text).as_bytes());
     let _ = o.flush();
 }
 
 fn warn(text: &str) {
-    eprintln!("studyloop: warning: {text}");
+    eprintln!("studyloop: warning: {}", crate::term::text(text));
+}
+
+/// Finish or roll back an interrupted start or end before the command's own
+/// work. Commands that write wait for one in progress; `status` and `search`
+/// never wait and only warn; `doctor` reports (and `--fix` repairs) it itself.
+fn repair_first(ctx: &Ctx, command: &Command) -> Result<(), CliError> {
+    let wait = match command {
+        // The sidebar is a pane of the session a repair may kill: it only renders.
+        Command::Doctor { .. }
+        | Command::Config(_)
+        | Command::ScrubbedExec { .. }
+        | Command::Sidebar { .. } => return Ok(()),
+        Command::Status { .. } | Command::Search { .. } => Wait::Skip,
+        _ => Wait::Block,
+    };
+    match session::repair(ctx, wait) {
+        Ok(Some(what)) => warn(&format!("repaired: {what}")),
+        Ok(None) => {}
+        Err(e) if wait == Wait::Skip => warn(&format!(
+            "an interrupted start or end is not repaired yet: {e}"
+        )),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
 }
 
 /// Run one command; returns the exit code.
 pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
+    repair_first(ctx, &cli.command)?;
     match cli.command {
         Command::Study(args) => study(ctx, args),
         Command::Topic { name, status, note } => {
@@ -210,6 +244,8 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
             })?;
             let paths = require_active(ctx)?;
             let f = paths.topics();
+            // Stored without controls: the feeds are rendered on terminals.
+            let (name, note) = (crate::term::text(&name), crate::term::text(&note));
             feeds::append_topic(&paths, &crate::context::now_hhmm(), &name, status, &note)
                 .map_err(|e| CliError::Usage(format!("cannot append to {}: {e}", f.display())))?;
             Ok(0)
@@ -217,7 +253,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         Command::Park { question } => {
             let paths = require_active(ctx)?;
             let f = paths.parking();
-            feeds::append_parked(&paths, &question)
+            feeds::append_parked(&paths, &crate::term::text(&question))
                 .map_err(|e| CliError::Usage(format!("cannot append to {}: {e}", f.display())))?;
             Ok(0)
         }
@@ -234,7 +270,10 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
             sidebar::run(&settings::session_paths(&ctx.env)?, once)?;
             Ok(0)
         }
-        Command::Doctor { json } => {
+        Command::Doctor { json, fix } => {
+            if fix {
+                return doctor_fix(ctx, json);
+            }
             let report = doctor::run(ctx);
             out(&if json {
                 json_line(&report) + "\n"
@@ -353,6 +392,16 @@ fn launched(started: session::Started, verb: &str) -> Result<u8, CliError> {
     if !started.tmux.attach(&name).map_err(SessionError::from)? {
         out(&format!("Attach with: tmux attach -t {name}\n"));
     }
+    Ok(0)
+}
+
+fn doctor_fix(ctx: &Ctx, json: bool) -> Result<u8, CliError> {
+    let fixed = doctor::fix(ctx)?;
+    out(&if json {
+        json_line(&fixed) + "\n"
+    } else {
+        fixed.render()
+    });
     Ok(0)
 }
 

@@ -66,6 +66,16 @@ pub enum ConfigError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The file is not UTF-8 text (YAML must be).
+    #[error(
+        "config file {path} is not UTF-8 text (invalid byte at offset {offset}); save it as UTF-8 or regenerate it with `studyloop config init --force`"
+    )]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+    },
     /// YAML syntax or a value of the wrong type.
     #[error("malformed config file {path}{}: {message}; fix that line or regenerate it with `studyloop config init --force`", line.map(|l| format!(" at line {l}")).unwrap_or_default())]
     Malformed {
@@ -261,15 +271,27 @@ fn kind(v: &serde_json::Value) -> &'static str {
 }
 
 fn malformed(path: &Path, err: &serde_saphyr::Error) -> ConfigError {
-    let mut options = serde_saphyr::RenderOptions::default();
-    options.snippets = serde_saphyr::SnippetMode::Off;
-    let message = err
-        .render_with_options(options)
-        .lines()
-        .next()
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_owned();
+    let mut inner = err;
+    while let serde_saphyr::Error::WithSnippet { error, .. } = inner {
+        inner = &**error;
+    }
+    // The parser's own text for this one names its option type; say what the
+    // user must change instead.
+    let message = if let serde_saphyr::Error::DuplicateMappingKey { key, .. } = inner {
+        match key {
+            Some(k) => format!("the key `{k}` appears twice in the same mapping; keep one"),
+            None => "a key appears twice in the same mapping; keep one".to_owned(),
+        }
+    } else {
+        let mut options = serde_saphyr::RenderOptions::default();
+        options.snippets = serde_saphyr::SnippetMode::Off;
+        err.render_with_options(options)
+            .lines()
+            .next()
+            .unwrap_or("invalid YAML")
+            .trim()
+            .to_owned()
+    };
     ConfigError::Malformed {
         path: path.to_owned(),
         line: err.location().map(|l| l.line()),
@@ -349,7 +371,7 @@ pub fn parse(path: &Path, text: &str) -> Result<(Config, Vec<String>), ConfigErr
 
 /// Load the config file at `path`; a missing file is the default config.
 pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let bytes = match std::fs::read(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded {
@@ -364,6 +386,10 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
             });
         }
     };
+    let text = String::from_utf8(bytes).map_err(|e| ConfigError::NotUtf8 {
+        path: path.to_owned(),
+        offset: e.utf8_error().valid_up_to(),
+    })?;
     let (config, unknown_keys) = parse(path, &text)?;
     Ok(Loaded {
         path: path.to_owned(),

@@ -4,7 +4,8 @@
 //! 1 when something needs fixing, 2 when a core check fails.
 //!
 //! Nothing here writes: the DB is opened read-only and never migrated, and no
-//! tmux server is started (`tmux -V` only).
+//! tmux server is started (`tmux -V` only). The one writing mode is
+//! `doctor --fix` ([`fix`]), the recovery command damaged-state errors name.
 
 use std::fmt::Write as _;
 
@@ -12,12 +13,17 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+mod fix;
 mod harnesses;
 
+pub use fix::{FixError, Fixed, fix};
 pub use harnesses::probe_version;
 
 use crate::context::Ctx;
 use crate::{config, scope, settings, state, store, tmux};
+
+/// The fix of every session-state problem.
+const FIX: &str = "run `studyloop doctor --fix` (it keeps damaged files and rebuilds the state from the history DB and tmux)";
 
 /// How long a harness gets to print its version.
 pub const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -120,7 +126,21 @@ pub fn run(ctx: &Ctx) -> Report {
         }
         Ok(path) => match config::load(path) {
             Ok(l) => {
-                if !l.exists {
+                // A relative path key parses, but `study` refuses it: a config error.
+                let bad_path = match settings::Paths::resolve(&ctx.env, &l.config) {
+                    Err(e @ settings::SettingsError::ConfigNotAbsolute { .. }) => Some(e),
+                    _ => None,
+                };
+                if let Some(e) = bad_path {
+                    checks.push(check(
+                        "config",
+                        "config",
+                        Verdict::Fail,
+                        format!("{}: {e}", path.display()),
+                        Some("make that path absolute; `studyloop study` refuses to start until then"),
+                        true,
+                    ));
+                } else if !l.exists {
                     checks.push(check(
                         "config",
                         "config",
@@ -184,6 +204,8 @@ pub fn run(ctx: &Ctx) -> Report {
             )),
         }
         match settings::Paths::resolve(&ctx.env, &l.config) {
+            // Reported as the config check above.
+            Err(settings::SettingsError::ConfigNotAbsolute { .. }) => {}
             Err(e) => checks.push(check(
                 "paths",
                 "core",
@@ -216,9 +238,27 @@ pub fn run(ctx: &Ctx) -> Report {
                         "session",
                         Verdict::Fail,
                         e.to_string(),
-                        Some("move the state file aside"),
+                        Some(FIX),
                         false,
                     )),
+                }
+                // A journal whose op lock is held belongs to a start or end in progress.
+                let interrupted = paths.session.journal().exists()
+                    && crate::fsutil::FileLock::try_exclusive(&paths.session.op_lock())
+                        .is_ok_and(|l| l.is_some());
+                if interrupted {
+                    // Not a failure: the next command (or --fix) finishes it.
+                    checks.push(check(
+                        "journal",
+                        "session",
+                        Verdict::Warn,
+                        format!(
+                            "{} records a start or end that did not finish; the next studyloop command repairs it",
+                            paths.session.journal().display()
+                        ),
+                        Some(FIX),
+                        false,
+                    ));
                 }
             }
         }

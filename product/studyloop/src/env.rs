@@ -51,6 +51,10 @@ pub const TMUX: &str = "TMUX";
 pub const STUDYLOOP_TEST_AGENT_CMD: &str = "STUDYLOOP_TEST_AGENT_CMD";
 /// Test hatch: replaces the ACP agent argv (web, phase 2).
 pub const STUDYLOOP_TEST_ACP_CMD: &str = "STUDYLOOP_TEST_ACP_CMD";
+/// Test hatch: the start/end step at which `studyloop` SIGKILLs itself.
+pub const STUDYLOOP_TEST_KILL_AT: &str = "STUDYLOOP_TEST_KILL_AT";
+/// Set by StudyLoop in a session's pane: marks the session's processes.
+pub const STUDYLOOP_SESSION_MARK: &str = "STUDYLOOP_SESSION_MARK";
 /// Extra exact origins allowed to open the web console's WebSocket.
 pub const STUDYLOOP_ALLOWED_ORIGINS: &str = "STUDYLOOP_ALLOWED_ORIGINS";
 /// The web console password (`studyloop web --lan` requires one).
@@ -126,6 +130,14 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_TEST_ACP_CMD,
         meaning: "Test hatch: replaces the ACP agent argv for the web transport; stripped from every child env.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_TEST_KILL_AT,
+        meaning: "Test hatch: a start or end step (e.g. `start:tmux`, `end:db`; the list is `session::KILL_POINTS`) at which studyloop SIGKILLs itself, to prove the journal repairs it; an unknown step is an error; stripped from every child env.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_SESSION_MARK,
+        meaning: "Set by studyloop (to the study id) in a session's pane; every process still carrying it, even one that left the process group (setsid, nohup), is stopped when the session ends. Never set it yourself.",
     },
     EnvVarDoc {
         name: STUDYLOOP_ALLOWED_ORIGINS,

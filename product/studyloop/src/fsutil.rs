@@ -102,17 +102,31 @@ pub struct FileLock {
 }
 
 impl FileLock {
-    /// Block until `path` (created 0600 if needed) is exclusively locked.
-    pub fn exclusive(path: &Path) -> io::Result<Self> {
-        let file = OpenOptions::new()
+    fn open(path: &Path) -> io::Result<File> {
+        OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .mode(0o600)
-            .open(path)?;
+            .open(path)
+    }
+
+    /// Block until `path` (created 0600 if needed) is exclusively locked.
+    pub fn exclusive(path: &Path) -> io::Result<Self> {
+        let file = Self::open(path)?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
         Ok(Self { _file: file })
+    }
+
+    /// Lock `path` exclusively if nobody holds it; `Ok(None)` when it is held.
+    pub fn try_exclusive(path: &Path) -> io::Result<Option<Self>> {
+        let file = Self::open(path)?;
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(Self { _file: file })),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 

@@ -32,6 +32,7 @@ pub mod sidebar;
 pub mod state;
 pub mod status;
 pub mod store;
+pub mod term;
 pub mod tmux;
 pub mod web;
 

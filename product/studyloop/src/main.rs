@@ -19,7 +19,11 @@ fn main() -> ExitCode {
     match studyloop::cli::run(cli, &ctx) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("studyloop: error: {e}");
+            // Errors quote topics and state values: print them inert.
+            eprintln!(
+                "studyloop: error: {}",
+                studyloop::term::text(&e.to_string())
+            );
             ExitCode::from(e.exit_code())
         }
     }

@@ -24,6 +24,16 @@ pub enum SettingsError {
         /// Its value.
         value: String,
     },
+    /// A path key of config.yaml holds a relative path.
+    #[error(
+        "config key `{key}` = `{value}` is not an absolute path; write an absolute path (or one starting with `~/`) in config.yaml"
+    )]
+    ConfigNotAbsolute {
+        /// The config key.
+        key: &'static str,
+        /// Its value.
+        value: String,
+    },
     /// A variable is not valid UTF-8.
     #[error(transparent)]
     Env(#[from] EnvError),
@@ -44,6 +54,16 @@ impl SessionPaths {
     /// The flock guarding every state read-merge-write.
     pub fn state_lock(&self) -> PathBuf {
         self.dir.join(".session-state.lock")
+    }
+    /// The intent record of a start or end in progress (see
+    /// [`crate::session`]): present only while one runs or after one was killed.
+    pub fn journal(&self) -> PathBuf {
+        self.dir.join("session-journal.json")
+    }
+    /// The flock a start or end holds from its intent record to its last step;
+    /// a journal whose lock is free belongs to a process that died.
+    pub fn op_lock(&self) -> PathBuf {
+        self.dir.join(".session-op.lock")
     }
     /// The flock serialising tmux session creation.
     pub fn tmux_lock(&self) -> PathBuf {
@@ -131,8 +151,8 @@ fn expand(home: &Path, key: &'static str, raw: &str) -> Result<PathBuf, Settings
     if p.is_absolute() {
         Ok(p)
     } else {
-        Err(SettingsError::NotAbsolute {
-            name: key,
+        Err(SettingsError::ConfigNotAbsolute {
+            key,
             value: raw.to_owned(),
         })
     }
@@ -225,6 +245,16 @@ mod tests {
     #[test]
     fn relative_and_missing_are_errors() {
         assert!(matches!(home(&env(&[])), Err(SettingsError::NoHome)));
+        let cfg = Config {
+            session_db: Some("sessions.db".into()),
+            ..Config::default()
+        };
+        let err = Paths::resolve(&env(&[("HOME", "/h")]), &cfg).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("config key `session_db` = `sessions.db`"),
+            "{err}"
+        );
         let err =
             session_paths(&env(&[("HOME", "/h"), ("STUDYLOOP_SESSION_DIR", "rel")])).unwrap_err();
         assert!(

@@ -10,8 +10,13 @@ use std::io::Write as _;
 use crate::settings::SessionPaths;
 use crate::status::{self, Status};
 
-/// One frame of the sidebar.
+/// One frame of the sidebar, without control characters (the only escapes
+/// on the pane are the sidebar's own home-and-clear).
 pub fn frame(st: &Status) -> String {
+    crate::term::text(&frame_raw(st)).into_owned()
+}
+
+fn frame_raw(st: &Status) -> String {
     let mut out = String::from("StudyLoop\n─────────\n");
     let Some(s) = st.state.as_ref().filter(|_| st.active) else {
         out.push_str("No active session.\n");
@@ -54,7 +59,7 @@ pub fn run(paths: &SessionPaths, once: bool) -> Result<(), status::StatusError> 
     loop {
         let text = match status::read(paths) {
             Ok(st) => frame(&st),
-            Err(e) => format!("StudyLoop\n\n{e}\n"),
+            Err(e) => crate::term::text(&format!("StudyLoop\n\n{e}\n")).into_owned(),
         };
         let mut out = std::io::stdout().lock();
         if once {

@@ -31,9 +31,11 @@ pub enum StateError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// The file is not valid state JSON.
+    /// The file is not valid state JSON. Deleting it during a live session
+    /// would let a second session start and lose the first one's topics, so
+    /// the fix is the repair command, which keeps the damaged file.
     #[error(
-        "session state {path} is not valid JSON ({message}); move it aside or delete it, then retry"
+        "session state {path} is not valid JSON ({message}); run `studyloop doctor --fix` to rebuild it from the history DB and tmux (the damaged file is kept beside it)"
     )]
     Corrupt {
         /// The file.
@@ -107,6 +109,10 @@ pub struct SessionState {
     pub transport: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<i32>,
+    /// Kernel start time of `pid`, recorded with it by the claim: a reused
+    /// pid is not the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_pid: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +123,10 @@ pub struct SessionState {
     pub web_pid: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_port: Option<u16>,
+    /// Kernel start time of `web_pid`, recorded with it at launch: the end
+    /// signals `web_pid` only while both still match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_pid_start: Option<u64>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -150,6 +160,15 @@ impl SessionState {
         self.mux_main_pane
             .as_deref()
             .or(self.tmux_main_pane.as_deref())
+    }
+
+    /// The web process as recorded at launch (pid and start time); `None`
+    /// when either is missing: an unverifiable pid is never signalled.
+    pub fn web_process(&self) -> Option<crate::procs::Identity> {
+        Some(crate::procs::Identity {
+            pid: self.web_pid?,
+            start_time: self.web_pid_start?,
+        })
     }
 
     /// Set the multiplexer fields and their legacy `tmux_*` mirrors together.
@@ -323,7 +342,9 @@ mod tests {
         std::fs::write(store.paths().state_file(), "{not json").unwrap();
         let err = store.read().unwrap_err().to_string();
         assert!(
-            err.contains("session-state.json") && err.contains("delete it"),
+            err.contains("session-state.json")
+                && err.contains("studyloop doctor --fix")
+                && !err.contains("delete"),
             "{err}"
         );
     }

@@ -1,6 +1,6 @@
 //! `studyloop status`: a summary of the live session read from the state file
 //! and the feeds alone. No tmux, no config, no DB: it must stay fast enough
-//! for shell prompts and status bars.
+//! for shell prompts and status bars. The render strips terminal controls.
 
 use std::fmt::Write as _;
 
@@ -79,8 +79,13 @@ pub fn human_duration(secs: i64) -> String {
     }
 }
 
-/// The human-readable report.
+/// The human-readable report, without control characters (topic names and
+/// state values come from the agent and other writers).
 pub fn render(st: &Status) -> String {
+    crate::term::text(&render_raw(st)).into_owned()
+}
+
+fn render_raw(st: &Status) -> String {
     let Some(s) = st.state.as_ref().filter(|_| st.active) else {
         return match st.state.as_ref().and_then(|s| s.topic.as_deref()) {
             Some(t) => format!(

@@ -154,9 +154,10 @@ impl Tmux {
             .map(drop)
     }
 
-    /// Names of every session on the server (no server = none).
-    pub fn list_sessions(&self) -> Result<Vec<String>, TmuxError> {
-        let out = self.run(&["list-sessions", "-F", "#{session_name}"])?;
+    /// The output lines of a listing command; a failure (no server, no such
+    /// session) lists nothing.
+    fn list(&self, args: &[&str]) -> Result<Vec<String>, TmuxError> {
+        let out = self.run(args)?;
         if !out.status.success() {
             return Ok(Vec::new());
         }
@@ -164,6 +165,17 @@ impl Tmux {
             .lines()
             .map(str::to_owned)
             .collect())
+    }
+
+    /// Names of every session on the server (no server = none).
+    pub fn list_sessions(&self) -> Result<Vec<String>, TmuxError> {
+        self.list(&["list-sessions", "-F", "#{session_name}"])
+    }
+
+    /// The pane ids of session `name` in creation order (the study layout:
+    /// main, then sidebar); empty when the session does not exist.
+    pub fn panes(&self, name: &str) -> Result<Vec<String>, TmuxError> {
+        self.list(&["list-panes", "-t", &format!("={name}:"), "-F", "#{pane_id}"])
     }
 
     /// The pid of the process running in `pane`, if the pane exists.

@@ -149,7 +149,7 @@ fn start_topic_park_end_resume_end() {
     let out = w.run(&["study", "--end"]).ok();
     assert!(out.stdout.contains("1 wins, 1 struggles"), "{}", out.stdout);
     assert_eq!(w.field("mode"), "ended");
-    assert!(w.sessions().is_empty(), "every study-* session killed");
+    assert!(w.sessions().is_empty(), "the session's tmux session killed");
     assert!(w.state_path().exists(), "state file kept");
     assert!(
         !w.config_dir().join("session-topics.md").exists()
@@ -235,6 +235,13 @@ fn the_agent_exiting_ends_the_session() {
         w.state().is_some_and(|s| s["mode"] == "ended")
     });
     wait_until(10, "the tmux session to go", || w.sessions().is_empty());
+    // The pane's end dies by its own last step; the next command tidies up quietly.
+    let journal = w.config_dir().join("session-journal.json");
+    wait_until(10, "the next command to tidy the journal", || {
+        let status = w.run(&["status"]).ok();
+        assert_eq!(status.stderr, "", "no repair notice after a normal end");
+        !journal.exists()
+    });
     let outcome: String = w
         .db()
         .query_row(

@@ -82,3 +82,27 @@ fn top_level_must_be_a_mapping() {
     ));
     assert!(parse(&p(), "").is_ok());
 }
+
+#[test]
+fn a_duplicate_key_names_the_key_and_line_not_the_parser_option() {
+    let err = parse(&p(), "topics: []\nsession_db: /a.db\nsession_db: /b.db\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`session_db`") && err.contains("line 3") && !err.contains("Policy"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_non_utf8_file_names_the_byte_offset_not_permissions() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("config.yaml");
+    std::fs::write(&f, b"topics: [caf\xe9]\n").unwrap();
+    let err = load(&f).unwrap_err().to_string();
+    assert!(
+        err.contains("not UTF-8") && err.contains("offset 12") && err.contains("config.yaml"),
+        "{err}"
+    );
+    assert!(!err.contains("permissions"), "{err}");
+}

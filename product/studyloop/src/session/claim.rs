@@ -37,6 +37,9 @@ pub enum ClaimError {
     /// tmux failed while checking liveness.
     #[error(transparent)]
     Tmux(#[from] TmuxError),
+    /// The start's journal could not record the claim (nothing was claimed).
+    #[error("cannot record the claim in the session journal: {0}")]
+    Journal(String),
 }
 
 /// A won claim.
@@ -57,7 +60,19 @@ pub fn assess(
     let Some(s) = state.filter(|s| s.is_active()) else {
         return Ok(Liveness::Free);
     };
-    let pid_live = s.pid.filter(|p| *p != self_pid && procs::alive(*p));
+    // With a recorded start time the owner must be that very process (a pid
+    // reused by another program is not the owner); older states have none.
+    let pid_live = s.pid.filter(|p| {
+        *p != self_pid
+            && match s.pid_start {
+                Some(start) => procs::Identity {
+                    pid: *p,
+                    start_time: start,
+                }
+                .is_running(),
+                None => procs::alive(*p),
+            }
+    });
     if let Some(p) = pid_live {
         return Ok(Liveness::Live(format!("its process {p} is running")));
     }
@@ -102,6 +117,22 @@ pub fn claim(
     self_pid: i32,
     now: &str,
 ) -> Result<Claim, ClaimError> {
+    let pending = format!("pending-{}", crate::ids::random_hex(6));
+    claim_with(store, tmux, topic, self_pid, now, &pending, |_| Ok(()))
+}
+
+/// [`claim`] with the reservation id `pending` and a hook that runs under the
+/// state lock after the decision and before the state is written: a
+/// journaled start records there what the claim replaces.
+pub(crate) fn claim_with(
+    store: &StateStore,
+    tmux: &Tmux,
+    topic: &str,
+    self_pid: i32,
+    now: &str,
+    pending: &str,
+    before_write: impl FnOnce(&Option<SessionState>) -> Result<(), ClaimError>,
+) -> Result<Claim, ClaimError> {
     store.update(|current| {
         let previous = current.clone();
         let warning = match assess(previous.as_ref(), self_pid, tmux)? {
@@ -118,6 +149,7 @@ pub fn claim(
             )),
             Liveness::Free => None,
         };
+        before_write(&previous)?;
         // A new session starts with empty feeds; stale ones would be
         // attributed to it at the end otherwise.
         let paths = store.paths();
@@ -125,9 +157,10 @@ pub fn claim(
             let _ = crate::fsutil::remove_if_exists(&f);
         }
         *current = Some(SessionState {
-            study_session_id: Some(format!("pending-{}", crate::ids::random_hex(6))),
+            study_session_id: Some(pending.to_owned()),
             mode: Some(MODE_STARTING.into()),
             pid: Some(self_pid),
+            pid_start: procs::start_time(self_pid),
             topic: Some(topic.to_owned()),
             started_at: Some(now.to_owned()),
             ..SessionState::default()

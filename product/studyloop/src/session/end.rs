@@ -1,22 +1,43 @@
 //! Ending a session (reference §3.3). Every door (`study --end`, the agent
-//! exiting, and later the web and MCP) reaches [`end_session_common`]:
-//! notes from the feeds, the DB row closed with duration and counts, progress
-//! rows, mode `ended`, adapter teardown, feeds removed, every `study-*` tmux
-//! session killed (the session's own last). The state file is kept.
+//! exiting, the web server) reaches [`end_session_common`], a journaled run of
+//! idempotent steps (see [`super::journal`]):
 //!
-//! Closing the DB row is the idempotency guard: only the ender that flips the
-//! row from `active` writes progress, so two racing ends never double-count.
+//! 1. `end:db`: the DB row closed with duration and counts, the progress rows
+//!    and the search log, in ONE transaction (from the feeds, still on disk).
+//! 2. `end:stop`: the recorded tmux session killed (only that one; the ender's
+//!    own session comes last instead), a recorded web process signalled only
+//!    if its pid + start time still match, and every process carrying the
+//!    session's marker variable (children that left the process group with
+//!    `setsid`/`nohup`) stopped.
+//! 3. `end:teardown`: the adapter's files outside the session dir.
+//! 4. `end:files`: the feeds and the persona, the latter only inside the
+//!    session dir, never through a symlink.
+//! 5. `end:state`: mode `ended` (the state file is kept).
+//! 6. `end:tmux`: the recorded tmux session killed (again, or first when the
+//!    ender runs inside it: killing it may kill this very process).
+//!
+//! So the state says `ended` only once nothing of the session runs, and a kill
+//! at any instant leaves a journal the next command finishes. Closing the DB
+//! row is the idempotency guard: only the ender that flips the row from
+//! `active` writes progress, so two ends never double-count.
 
 use std::path::Path;
+use std::time::Duration;
 
-use super::{Loaded, SessionError, load};
+use super::journal::{Journal, KillAt, Op, OpLock};
+use super::{Loaded, SessionError};
 use crate::adapters::{self, Harness};
 use crate::context::{Ctx, now_rfc3339, seconds_since};
+use crate::env;
 use crate::feeds;
 use crate::fsutil;
+use crate::settings::SessionPaths;
 use crate::state::{MODE_ENDED, SessionState, StateStore};
-use crate::store::{EndRecord, Store};
+use crate::store::{EndRecord, Progress, Store};
 use crate::tmux::Tmux;
+
+/// How long marked processes get between SIGTERM and SIGKILL.
+const STOP_GRACE: Duration = Duration::from_millis(1500);
 
 /// What an end did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +54,7 @@ pub struct Ended {
     pub struggle_count: i64,
     /// The notes written to the DB.
     pub notes: String,
-    /// tmux sessions killed.
+    /// tmux sessions killed (at most the recorded one).
     pub killed: Vec<String>,
     /// Non-fatal problems (teardown, kills).
     pub warnings: Vec<String>,
@@ -62,14 +83,28 @@ pub fn end_if_current(ctx: &Ctx, study_id: &str) -> Result<EndOutcome, SessionEr
 fn end_matching(ctx: &Ctx, study_id: Option<&str>) -> Result<EndOutcome, SessionError> {
     // Cheap check first: ending nothing must not need a config or a DB.
     let session = crate::settings::session_paths(&ctx.env)?;
+    let lock = OpLock::acquire(&session)?;
+    super::journal::repair_locked(ctx, &session, &lock)?;
     let snapshot = StateStore::new(&session).read()?;
     let Some(snapshot) = snapshot.filter(|s| {
         s.is_active() && study_id.is_none_or(|id| s.study_session_id.as_deref() == Some(id))
     }) else {
         return Ok(EndOutcome::NothingActive);
     };
-    let loaded = load(ctx)?;
-    end_session_common(ctx, &loaded, &snapshot).map(EndOutcome::Ended)
+    let loaded = super::load(ctx)?;
+    end_locked(ctx, &loaded, &snapshot, &lock).map(EndOutcome::Ended)
+}
+
+/// Close the session described by `snapshot` (waits for any start or end in
+/// progress, and repairs an interrupted one first).
+pub fn end_session_common(
+    ctx: &Ctx,
+    loaded: &Loaded,
+    snapshot: &SessionState,
+) -> Result<Ended, SessionError> {
+    let lock = OpLock::acquire(&loaded.paths.session)?;
+    super::journal::repair_locked(ctx, &loaded.paths.session, &lock)?;
+    end_locked(ctx, loaded, snapshot, &lock)
 }
 
 fn duration_minutes(s: &SessionState) -> Option<i64> {
@@ -78,115 +113,140 @@ fn duration_minutes(s: &SessionState) -> Option<i64> {
     Some(((elapsed - paused) / 60).max(0))
 }
 
-/// Close the session described by `snapshot`.
-pub fn end_session_common(
+/// [`end_session_common`] under a held op lock.
+pub(super) fn end_locked(
     ctx: &Ctx,
     loaded: &Loaded,
     snapshot: &SessionState,
+    _lock: &OpLock,
 ) -> Result<Ended, SessionError> {
-    let paths = &loaded.paths;
+    let kill = KillAt::from_env(&ctx.env)?;
     let study_id = snapshot.study_session_id.clone().unwrap_or_default();
-    let topic = snapshot.topic.clone().unwrap_or_default();
-    let now = now_rfc3339();
-    let summary = feeds::summarize(
-        &feeds::read_topics(&paths.session),
-        &feeds::read_parked(&paths.session),
-    );
-    let duration = duration_minutes(snapshot);
+    // Pre-flight, nothing written yet: a tmux session can only be stopped
+    // with tmux; ending the state without it would orphan the harness.
+    if let Some(name) = snapshot.mux_session() {
+        Tmux::new(&ctx.env).map_err(|source| SessionError::EndNeedsTmux {
+            name: name.to_owned(),
+            source,
+        })?;
+    }
+    let paths = &loaded.paths;
+    let mut j = Journal::new(Op::End, &study_id, &paths.db, &paths.home);
+    j.tmux_session = snapshot.mux_session().map(str::to_owned);
+    j.session_dir = snapshot.session_dir.as_deref().map(Into::into);
+    j.snapshot = Some(snapshot.clone());
+    j.inside = ctx.env.get_os(env::STUDYLOOP_SESSION_MARK) == Some(std::ffi::OsStr::new(&study_id));
+    j.write(&paths.session)?;
+    kill.point("end:intent");
+    run_steps(ctx, &paths.session, &mut j, kill)
+}
 
-    let mut db = Store::open(&paths.db)?;
-    let closed = db.end_study_session(&EndRecord {
-        id: &study_id,
-        ended_at: &now,
-        duration_minutes: duration,
-        notes: &summary.notes,
-        win_count: summary.win_count,
-        struggle_count: summary.struggle_count,
-    })?;
-    if closed {
-        let progress_topic = topic.trim().to_lowercase();
-        for t in &summary.latest {
-            if let Some(conf) = t.status.confidence() {
-                db.record_progress(&progress_topic, &t.name, conf, &t.note, &study_id, &now)?;
+/// Run every step of `j` not yet done, then drop the journal. Used by the end
+/// itself and by the repair of an interrupted one.
+pub(super) fn run_steps(
+    ctx: &Ctx,
+    session: &SessionPaths,
+    j: &mut Journal,
+    kill: KillAt,
+) -> Result<Ended, SessionError> {
+    let snapshot = j.snapshot.clone().unwrap_or_default();
+    let study_id = j.study_session_id.clone();
+    let topic = snapshot.topic.clone().unwrap_or_default();
+    let duration = duration_minutes(&snapshot);
+    let mut warnings = Vec::new();
+    let mut killed = Vec::new();
+    let tmux = match &j.tmux_session {
+        Some(name) => Some(
+            Tmux::new(&ctx.env).map_err(|source| SessionError::EndNeedsTmux {
+                name: name.clone(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
+    let own = j.tmux_session.clone();
+    // 1. The DB, from the feeds (removed only in step 4, after the commit).
+    let summary = feeds::summarize(&feeds::read_topics(session), &feeds::read_parked(session));
+    if !j.did("end:db") {
+        close_row(j, &snapshot, &summary, duration)?;
+        j.step(session, kill, "end:db")?;
+    }
+    // 2. Stop what runs.
+    if !j.did("end:stop") {
+        if let (Some(t), false) = (&tmux, j.inside) {
+            kill_named(t, own.as_deref(), &mut warnings, &mut killed);
+        }
+        if let Some(pid) = snapshot.web_pid {
+            let signalled = snapshot.web_process().is_some_and(|p| p.terminate());
+            if !signalled && crate::procs::alive(pid) {
+                warnings.push(format!(
+                    "did not signal web process {pid}: it is not the process recorded at launch (pid and start time)"
+                ));
             }
         }
-        let mut log: Vec<(&str, String)> = summary
-            .latest
-            .iter()
-            .map(|t| {
-                (
-                    "note",
-                    format!("{} — {}: {} {}", topic, t.status.as_str(), t.name, t.note)
-                        .trim_end()
-                        .to_owned(),
-                )
-            })
-            .collect();
-        log.extend(
-            summary
-                .parked
-                .iter()
-                .map(|q| ("note", format!("{topic} — parked: {q}"))),
+        crate::procs::stop_marked(
+            env::STUDYLOOP_SESSION_MARK,
+            &study_id,
+            &crate::procs::self_and_ancestors(),
+            STOP_GRACE,
         );
-        if !log.is_empty() {
-            db.index_study_log(
-                &study_id,
-                snapshot.session_dir.as_deref().unwrap_or_default(),
-                &now,
-                &log,
-            )?;
-        }
+        j.step(session, kill, "end:stop")?;
     }
-
-    let store = StateStore::new(&paths.session);
-    store.update(|s| {
-        if let Some(s) = s
-            .as_mut()
-            .filter(|s| s.study_session_id.as_deref() == Some(study_id.as_str()))
+    // 3. The adapter's own files.
+    if !j.did("end:teardown") {
+        if let (Some(h), Some(pf)) = (
+            snapshot
+                .agent
+                .as_deref()
+                .and_then(|a| Harness::parse(a).ok()),
+            snapshot.persona_file.as_deref(),
+        ) && let Err(e) = adapters::teardown(h, &ctx.env, &j.home, Path::new(pf))
         {
-            s.mode = Some(MODE_ENDED.into());
-            s.ended_at = Some(now.clone());
-            s.pid = None;
+            warnings.push(format!("adapter teardown: {e}"));
         }
-    })?;
-
-    let mut warnings = Vec::new();
-    if let (Some(h), Some(pf)) = (
-        snapshot
-            .agent
-            .as_deref()
-            .and_then(|a| Harness::parse(a).ok()),
-        snapshot.persona_file.as_deref(),
-    ) && let Err(e) = adapters::teardown(h, &ctx.env, &paths.home, Path::new(pf))
-    {
-        warnings.push(format!("adapter teardown: {e}"));
+        j.step(session, kill, "end:teardown")?;
     }
-    if let Some(pid) = snapshot
-        .web_pid
-        .filter(|p| crate::procs::cmdline(*p).is_some_and(|c| c.contains("studyloop")))
-    {
-        crate::procs::terminate(pid);
-    }
-    let mut files = vec![
-        paths.session.oneline(),
-        paths.session.topics(),
-        paths.session.parking(),
-    ];
-    files.extend(snapshot.persona_file.as_deref().map(Into::into));
-    for f in files {
-        if let Err(e) = fsutil::remove_if_exists(&f) {
-            warnings.push(format!("cannot remove {}: {e}", f.display()));
+    // 4. Files: the feeds, and the persona only inside the session dir.
+    if !j.did("end:files") {
+        for f in [session.oneline(), session.topics(), session.parking()] {
+            if let Err(e) = fsutil::remove_if_exists(&f) {
+                warnings.push(format!("cannot remove {}: {e}", f.display()));
+            }
         }
-    }
-
-    // Last: killing our own session may kill this very process (end-on-exit).
-    let killed = match Tmux::new(&ctx.env) {
-        Ok(tmux) => kill_study_sessions(&tmux, snapshot.mux_session(), &mut warnings),
-        Err(e) => {
-            warnings.push(format!("cannot kill tmux sessions: {e}"));
-            Vec::new()
+        if let (Some(pf), Some(dir)) = (snapshot.persona_file.as_deref(), &j.session_dir) {
+            match super::dir::remove_inside(&session.sessions_root(), dir, Path::new(pf)) {
+                Ok(true) => {}
+                Ok(false) => warnings.push(format!(
+                    "left {pf} alone: it is not inside the session directory {}",
+                    dir.display()
+                )),
+                Err(e) => warnings.push(format!("cannot remove {pf}: {e}")),
+            }
         }
-    };
+        j.step(session, kill, "end:files")?;
+    }
+    // 5. The state.
+    if !j.did("end:state") {
+        let now = now_rfc3339();
+        StateStore::new(session).update(|s| {
+            if let Some(s) = s
+                .as_mut()
+                .filter(|s| s.study_session_id.as_deref() == Some(study_id.as_str()))
+            {
+                s.mode = Some(MODE_ENDED.into());
+                s.ended_at = Some(now.clone());
+                s.pid = None;
+                s.pid_start = None;
+            }
+        })?;
+        j.step(session, kill, "end:state")?;
+    }
+    // 6. Last: killing our own session may kill this very process (end-on-exit).
+    if let Some(t) = &tmux {
+        kill_named(t, own.as_deref(), &mut warnings, &mut killed);
+    }
+    kill.point("end:tmux");
+    Journal::finish(session)?;
     Ok(Ended {
         study_id,
         topic,
@@ -199,19 +259,80 @@ pub fn end_session_common(
     })
 }
 
-fn kill_study_sessions(tmux: &Tmux, own: Option<&str>, warnings: &mut Vec<String>) -> Vec<String> {
-    let mut names: Vec<String> = match tmux.list_sessions() {
-        Ok(n) => n.into_iter().filter(|n| n.starts_with("study-")).collect(),
-        Err(e) => {
-            warnings.push(format!("cannot list tmux sessions: {e}"));
-            Vec::new()
-        }
+/// Kill exactly the recorded tmux session (never another `study-*` one).
+fn kill_named(
+    tmux: &Tmux,
+    name: Option<&str>,
+    warnings: &mut Vec<String>,
+    killed: &mut Vec<String>,
+) {
+    let Some(name) = name else {
+        return;
     };
-    names.sort_by_key(|n| Some(n.as_str()) == own);
-    for n in &names {
-        if let Err(e) = tmux.kill_session(n) {
-            warnings.push(format!("cannot kill tmux session {n}: {e}"));
+    let result = tmux.has_session(name).and_then(|live| {
+        if live {
+            killed.push(name.to_owned());
         }
+        tmux.kill_session(name)
+    });
+    if let Err(e) = result {
+        warnings.push(format!("cannot kill tmux session {name}: {e}"));
     }
-    names
+}
+
+/// Step 1: close the row, progress and search log in one transaction.
+fn close_row(
+    j: &Journal,
+    snapshot: &SessionState,
+    summary: &feeds::Summary,
+    duration: Option<i64>,
+) -> Result<bool, SessionError> {
+    let study_id = j.study_session_id.as_str();
+    let topic = snapshot.topic.clone().unwrap_or_default();
+    let now = now_rfc3339();
+    let progress_topic = topic.trim().to_lowercase();
+    let progress: Vec<Progress<'_>> = summary
+        .latest
+        .iter()
+        .filter_map(|t| {
+            Some(Progress {
+                topic: &progress_topic,
+                concept: &t.name,
+                confidence: t.status.confidence()?,
+                note: &t.note,
+            })
+        })
+        .collect();
+    let mut log: Vec<(&str, String)> = summary
+        .latest
+        .iter()
+        .map(|t| {
+            (
+                "note",
+                format!("{} — {}: {} {}", topic, t.status.as_str(), t.name, t.note)
+                    .trim_end()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    log.extend(
+        summary
+            .parked
+            .iter()
+            .map(|q| ("note", format!("{topic} — parked: {q}"))),
+    );
+    let mut db = Store::open(&j.db)?;
+    Ok(db.close_study_session(
+        &EndRecord {
+            id: study_id,
+            ended_at: &now,
+            duration_minutes: duration,
+            notes: &summary.notes,
+            win_count: summary.win_count,
+            struggle_count: summary.struggle_count,
+        },
+        &progress,
+        snapshot.session_dir.as_deref().unwrap_or_default(),
+        &log,
+    )?)
 }

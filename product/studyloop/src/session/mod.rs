@@ -1,11 +1,16 @@
 //! The study-session core: start (claim → DB row → session dir → persona →
-//! tmux), end (`end_session_common`) and resume, with a rollback when a start
-//! fails half-way. The CLI calls these; the web server reuses the same pieces
-//! (claim, persona, adapters, DB row creation, `end_session_common`).
+//! tmux), end (`end_session_common`) and resume. Start and end are journaled
+//! (see `journal`): an intent record first, each step recorded, and every
+//! command repairs an interrupted one before its own work, so a kill at any
+//! instant never leaves two live sessions, a row `active` forever, a harness
+//! running behind an `ended` state, or lost notes. The CLI calls these; the
+//! web server reuses the same pieces (claim, persona, adapters, DB row
+//! creation, `end_session_common`).
 
 mod claim;
 mod dir;
 mod end;
+mod journal;
 mod pane;
 mod resume;
 mod start;
@@ -15,6 +20,8 @@ use std::path::PathBuf;
 pub use claim::{Claim, ClaimError, Liveness, assess, claim};
 pub use dir::{PERSONA_FILE, create as create_session_dir, populate as populate_session_dir};
 pub use end::{EndOutcome, Ended, end, end_if_current, end_session_common};
+pub(crate) use journal::repair_locked;
+pub use journal::{KILL_POINTS, KillAt, OpLock, Wait, repair};
 pub use pane::{exports as pane_exports, hatch_command};
 pub use resume::{ResumeOutcome, resume};
 pub use start::{StartRequest, Started, start};
@@ -80,6 +87,36 @@ pub enum SessionError {
         /// The missing dir.
         dir: PathBuf,
     },
+    /// `--end` of a tmux session without tmux: nothing was changed.
+    #[error(
+        "cannot end tmux session {name}: {source}; nothing was changed (the harness is still running). Put tmux on PATH and run `studyloop study --end` again"
+    )]
+    EndNeedsTmux {
+        /// The recorded tmux session.
+        name: String,
+        /// Why tmux is unusable.
+        source: crate::tmux::TmuxError,
+    },
+    /// The journal of an interrupted start or end cannot be parsed.
+    #[error(
+        "the session journal {path} is damaged ({message}); run `studyloop doctor --fix`, which keeps a copy and rebuilds the state from the history DB and tmux"
+    )]
+    JournalCorrupt {
+        /// The journal file.
+        path: PathBuf,
+        /// The parse error.
+        message: String,
+    },
+    /// A start failed and undoing it failed too; the journal stays.
+    #[error(
+        "{cause}; undoing the start also failed ({rollback}); the next studyloop command retries the rollback"
+    )]
+    RollbackIncomplete {
+        /// Why the start failed.
+        cause: Box<SessionError>,
+        /// Why the rollback failed.
+        rollback: Box<SessionError>,
+    },
     /// A file operation.
     #[error("cannot {action} {path}: {source}")]
     Io {
@@ -95,10 +132,10 @@ pub enum SessionError {
 impl SessionError {
     /// The process exit code for this error: 2 for the scope gate, else 1.
     pub fn exit_code(&self) -> u8 {
-        if matches!(self, Self::Scope(ScopeError::Unconfigured { .. })) {
-            2
-        } else {
-            1
+        match self {
+            Self::Scope(ScopeError::Unconfigured { .. }) => 2,
+            Self::RollbackIncomplete { cause, .. } => cause.exit_code(),
+            _ => 1,
         }
     }
 }

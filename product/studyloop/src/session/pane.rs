@@ -10,6 +10,14 @@ use std::path::Path;
 use crate::env::{self, Env};
 use crate::shell::{is_var_name, quote};
 
+/// Test hatches: never exported into the pane, and unset there (a
+/// pre-existing tmux server may hold them in its global environment).
+const HATCHES: &[&str] = &[
+    env::STUDYLOOP_TEST_AGENT_CMD,
+    env::STUDYLOOP_TEST_ACP_CMD,
+    env::STUDYLOOP_TEST_KILL_AT,
+];
+
 /// Variables re-exported into the pane besides every `STUDYLOOP_*`.
 const ALSO_EXPORTED: &[&str] = &[env::HOME, env::SESSION_CONTEXT_SCOPE];
 
@@ -23,7 +31,9 @@ pub fn exports(caller: &Env, session_dir: &Path) -> String {
         let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
             continue;
         };
-        let hatch = k == env::STUDYLOOP_TEST_AGENT_CMD || k == env::STUDYLOOP_TEST_ACP_CMD;
+        // The hatches never reach the pane; a marker inherited from another
+        // session's pane would make this one's processes look like that one's.
+        let hatch = HATCHES.contains(&k) || k == env::STUDYLOOP_SESSION_MARK;
         let wanted = (k.starts_with("STUDYLOOP_") || ALSO_EXPORTED.contains(&k)) && !hatch;
         if wanted && is_var_name(k) {
             let _ = write!(s, "export {k}={}; ", quote(v));
@@ -32,13 +42,15 @@ pub fn exports(caller: &Env, session_dir: &Path) -> String {
     let _ = write!(
         s,
         "unset {} {}; ",
-        env::STUDYLOOP_TEST_AGENT_CMD,
-        env::STUDYLOOP_TEST_ACP_CMD
+        HATCHES.join(" "),
+        env::STUDYLOOP_SESSION_MARK
     );
     s
 }
 
-/// The script run in the main pane.
+/// The script run in the main pane. It marks every process of the session
+/// with `STUDYLOOP_SESSION_MARK=<study id>`, so the end finds even children
+/// that left the process group (`setsid`, `nohup`) and stops them.
 pub fn main_script(
     exports: &str,
     agent_command: &str,
@@ -53,9 +65,10 @@ pub fn main_script(
     } else {
         agent_command.to_owned()
     };
+    let id = quote(study_id);
     format!(
-        "{exports}{run}; {exe} end-on-exit --study-id {}",
-        quote(study_id)
+        "{exports}export {}={id}; {run}; {exe} end-on-exit --study-id {id}",
+        env::STUDYLOOP_SESSION_MARK
     )
 }
 
@@ -94,7 +107,9 @@ mod tests {
         assert!(!e.contains("OPENAI") && !e.contains("STUDYLOOP_TEST_AGENT_CMD="));
         // The pane's own `studyloop` must find the same config as the caller.
         assert!(e.contains("export STUDYLOOP_CONFIG='/c.yaml'; "));
-        assert!(e.ends_with("unset STUDYLOOP_TEST_AGENT_CMD STUDYLOOP_TEST_ACP_CMD; "));
+        assert!(e.ends_with(
+            "unset STUDYLOOP_TEST_AGENT_CMD STUDYLOOP_TEST_ACP_CMD STUDYLOOP_TEST_KILL_AT STUDYLOOP_SESSION_MARK; "
+        ));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 
 use std::path::PathBuf;
 
-use super::start::{ResumeOf, start_loaded};
-use super::{Energy, SessionError, StartRequest, Started, end_session_common, load};
+use super::journal::OpLock;
+use super::start::{ResumeOf, start_locked};
+use super::{Energy, SessionError, StartRequest, Started, load};
 use crate::adapters::Harness;
 use crate::context::Ctx;
 use crate::persona::Mode;
@@ -31,6 +32,8 @@ pub enum ResumeOutcome {
 /// Resume the session recorded in the state file.
 pub fn resume(ctx: &Ctx, scrub_env: bool) -> Result<ResumeOutcome, SessionError> {
     let loaded = load(ctx)?;
+    let lock = OpLock::acquire(&loaded.paths.session)?;
+    super::journal::repair_locked(ctx, &loaded.paths.session, &lock)?;
     let store = StateStore::new(&loaded.paths.session);
     let state = store.read()?.ok_or(SessionError::NoSessionToResume)?;
     let name = state
@@ -57,7 +60,7 @@ pub fn resume(ctx: &Ctx, scrub_env: bool) -> Result<ResumeOutcome, SessionError>
     // A session that died without ending is ended first, so its notes and
     // progress are recorded before the rebuild clears the feeds.
     if state.is_active() {
-        end_session_common(ctx, &loaded, &state)?;
+        super::end::end_locked(ctx, &loaded, &state, &lock)?;
     }
     let previous_notes = match state.study_session_id.as_deref() {
         Some(id) => Store::open(&loaded.paths.db)?
@@ -80,7 +83,7 @@ pub fn resume(ctx: &Ctx, scrub_env: bool) -> Result<ResumeOutcome, SessionError>
         mode,
         scrub_env: scrub_env || state.scrub_env.unwrap_or(false),
     };
-    let started = start_loaded(
+    let started = start_locked(
         ctx,
         &loaded,
         &req,
@@ -89,6 +92,7 @@ pub fn resume(ctx: &Ctx, scrub_env: bool) -> Result<ResumeOutcome, SessionError>
             dir,
             previous_notes,
         }),
+        &lock,
     )?;
     Ok(ResumeOutcome::Restarted(Box::new(started)))
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 
 pub use search::{SearchHit, fts_query};
-pub use study::{EndRecord, NewStudySession, StudySessionRow};
+pub use study::{EndRecord, NewStudySession, Progress, StudySessionRow};
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = migrations::MIGRATIONS.len() as i64;

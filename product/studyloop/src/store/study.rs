@@ -58,6 +58,8 @@ pub struct StudySessionRow {
     pub id: String,
     pub topic: String,
     pub energy_level: Option<String>,
+    pub energy: Option<i64>,
+    pub mode: Option<String>,
     pub agent: Option<String>,
     pub tmux_session: Option<String>,
     pub started_at: String,
@@ -96,7 +98,8 @@ impl Store {
             .map_err(q("closing the study session row"))
     }
 
-    /// Mark a row aborted (a start that failed after the row was written).
+    /// Mark a row aborted (a start that failed after the row was written). Only
+    /// an `active` row: a repair that runs twice never rewrites an ended one.
     pub fn abort_study_session(
         &self,
         id: &str,
@@ -105,7 +108,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.conn
             .execute(
-                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = 0, notes = ?3, outcome = 'aborted' WHERE id = ?1",
+                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = 0, notes = ?3, outcome = 'aborted' WHERE id = ?1 AND outcome = 'active'",
                 params![id, ended_at, format!("Aborted: {reason}")],
             )
             .map(drop)
@@ -116,29 +119,26 @@ impl Store {
     pub fn study_session(&self, id: &str) -> Result<Option<StudySessionRow>, StoreError> {
         self.conn
             .query_row(
-                "SELECT id, topic, energy_level, agent, tmux_session, started_at, ended_at, duration_minutes, notes, persona_hash, win_count, struggle_count, outcome
-                 FROM study_sessions WHERE id = ?1",
+                &format!("SELECT {ROW_COLUMNS} FROM study_sessions WHERE id = ?1"),
                 [id],
-                |r| {
-                    Ok(StudySessionRow {
-                        id: r.get(0)?,
-                        topic: r.get(1)?,
-                        energy_level: r.get(2)?,
-                        agent: r.get(3)?,
-                        tmux_session: r.get(4)?,
-                        started_at: r.get(5)?,
-                        ended_at: r.get(6)?,
-                        duration_minutes: r.get(7)?,
-                        notes: r.get(8)?,
-                        persona_hash: r.get(9)?,
-                        win_count: r.get(10)?,
-                        struggle_count: r.get(11)?,
-                        outcome: r.get(12)?,
-                    })
-                },
+                row,
             )
             .optional()
             .map_err(q("reading a study session row"))
+    }
+
+    /// Every row still `active`, newest first (`doctor --fix`).
+    pub fn active_study_sessions(&self) -> Result<Vec<StudySessionRow>, StoreError> {
+        let action = "reading the active study sessions";
+        let mut st = self
+            .conn
+            .prepare(&format!(
+                "SELECT {ROW_COLUMNS} FROM study_sessions WHERE outcome = 'active' ORDER BY started_at DESC, rowid DESC"
+            ))
+            .map_err(q(action))?;
+        st.query_map([], row)
+            .and_then(Iterator::collect)
+            .map_err(q(action))
     }
 
     /// Upsert one `study_progress` row for (topic, concept).
@@ -151,20 +151,50 @@ impl Store {
         study_id: &str,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn
+        upsert_progress(
+            &self.conn,
+            &Progress {
+                topic,
+                concept,
+                confidence,
+                note,
+            },
+            study_id,
+            now,
+        )
+    }
+
+    /// Close an active row and write its progress rows and search log in ONE
+    /// transaction: a kill at any instant leaves either none of it (the row
+    /// still `active`, the feeds still on disk, so a later end redoes it) or
+    /// all of it. Returns false, writing nothing, when the row was not active.
+    pub fn close_study_session(
+        &mut self,
+        e: &EndRecord<'_>,
+        progress: &[Progress<'_>],
+        project_path: &str,
+        log: &[(&str, String)],
+    ) -> Result<bool, StoreError> {
+        let action = "closing the study session row";
+        let tx = self.conn.transaction().map_err(q(action))?;
+        let closed = tx
             .execute(
-                "INSERT INTO study_progress (topic, concept, confidence, first_seen, last_seen, session_count, notes, study_session_id)
-                 VALUES (?1, ?2, ?3, ?6, ?6, 1, ?4, ?5)
-                 ON CONFLICT (topic, concept) DO UPDATE SET
-                   confidence = excluded.confidence,
-                   last_seen = excluded.last_seen,
-                   notes = excluded.notes,
-                   session_count = session_count + (study_session_id IS NOT excluded.study_session_id),
-                   study_session_id = excluded.study_session_id",
-                params![topic, concept, confidence, note, study_id, now],
+                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = ?3, notes = ?4, win_count = ?5, struggle_count = ?6, outcome = 'ended'
+                 WHERE id = ?1 AND outcome = 'active'",
+                params![e.id, e.ended_at, e.duration_minutes, e.notes, e.win_count, e.struggle_count],
             )
-            .map(drop)
-            .map_err(q("recording study progress"))
+            .map_err(q(action))?
+            > 0;
+        if closed {
+            for p in progress {
+                upsert_progress(&tx, p, e.id, e.ended_at)?;
+            }
+            if !log.is_empty() {
+                insert_log(&tx, e.id, project_path, e.ended_at, log)?;
+            }
+        }
+        tx.commit().map_err(q(action))?;
+        Ok(closed)
     }
 
     /// `(concept, confidence)` rows for a topic, for tests and summaries.
@@ -193,21 +223,88 @@ impl Store {
             .conn
             .transaction()
             .map_err(q("indexing the session log"))?;
-        tx.execute(
-            "INSERT INTO sessions (id, source, project_path, created_at, updated_at) VALUES (?1, 'studyloop', ?2, ?3, ?3)
-             ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at",
-            params![study_id, project_path, now],
-        )
-        .map_err(q("indexing the session log"))?;
-        for (seq, (role, content)) in lines.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO messages (session_id, role, content, timestamp, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![study_id, role, content, now, i64::try_from(seq).unwrap_or(i64::MAX)],
-            )
-            .map_err(q("indexing the session log"))?;
-        }
+        insert_log(&tx, study_id, project_path, now, lines)?;
         tx.commit().map_err(q("indexing the session log"))
     }
+}
+
+const ROW_COLUMNS: &str = "id, topic, energy_level, agent, tmux_session, started_at, ended_at, duration_minutes, notes, persona_hash, win_count, struggle_count, outcome, energy, mode";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StudySessionRow> {
+    Ok(StudySessionRow {
+        id: r.get(0)?,
+        topic: r.get(1)?,
+        energy_level: r.get(2)?,
+        agent: r.get(3)?,
+        tmux_session: r.get(4)?,
+        started_at: r.get(5)?,
+        ended_at: r.get(6)?,
+        duration_minutes: r.get(7)?,
+        notes: r.get(8)?,
+        persona_hash: r.get(9)?,
+        win_count: r.get(10)?,
+        struggle_count: r.get(11)?,
+        outcome: r.get(12)?,
+        energy: r.get(13)?,
+        mode: r.get(14)?,
+    })
+}
+
+/// One progress row to upsert at the end of a session.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// The session topic, lowercased.
+    pub topic: &'a str,
+    /// The concept.
+    pub concept: &'a str,
+    /// learning | struggling | confident.
+    pub confidence: &'a str,
+    /// The latest note.
+    pub note: &'a str,
+}
+
+fn upsert_progress(
+    conn: &rusqlite::Connection,
+    p: &Progress<'_>,
+    study_id: &str,
+    now: &str,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO study_progress (topic, concept, confidence, first_seen, last_seen, session_count, notes, study_session_id)
+         VALUES (?1, ?2, ?3, ?6, ?6, 1, ?4, ?5)
+         ON CONFLICT (topic, concept) DO UPDATE SET
+           confidence = excluded.confidence,
+           last_seen = excluded.last_seen,
+           notes = excluded.notes,
+           session_count = session_count + (study_session_id IS NOT excluded.study_session_id),
+           study_session_id = excluded.study_session_id",
+        params![p.topic, p.concept, p.confidence, p.note, study_id, now],
+    )
+    .map(drop)
+    .map_err(q("recording study progress"))
+}
+
+fn insert_log(
+    conn: &rusqlite::Connection,
+    study_id: &str,
+    project_path: &str,
+    now: &str,
+    lines: &[(&str, String)],
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO sessions (id, source, project_path, created_at, updated_at) VALUES (?1, 'studyloop', ?2, ?3, ?3)
+         ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at",
+        params![study_id, project_path, now],
+    )
+    .map_err(q("indexing the session log"))?;
+    for (seq, (role, content)) in lines.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO messages (session_id, role, content, timestamp, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![study_id, role, content, now, i64::try_from(seq).unwrap_or(i64::MAX)],
+        )
+        .map_err(q("indexing the session log"))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
