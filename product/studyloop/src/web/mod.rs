@@ -7,13 +7,16 @@
 //! Modules: `server` (router, state, serve loop), `start` (the start/options/
 //! state routes on top of the session core), `agents` (ACP argv per harness),
 //! `slot` (the live session), `ws` (the relay), `acp` (the ACP client), `pty`,
-//! `frames`, `origin`, `security`, `assets`, `queue`, `run` (the command).
+//! `frames`, `guard` (Host/Origin/CSRF), `listen` (accept loop and
+//! limits), `security`, `assets`, `queue`, `run` (the command).
 
 pub mod acp;
 pub mod agents;
 pub mod assets;
+pub mod auth_limit;
 pub mod frames;
-pub mod origin;
+pub mod guard;
+pub mod listen;
 pub mod pty;
 pub mod queue;
 pub mod run;
@@ -24,6 +27,10 @@ pub mod start;
 pub mod start_prep;
 pub mod ws;
 
+#[cfg(test)]
+mod guard_tests;
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod server_tests;
 #[cfg(test)]

@@ -9,14 +9,17 @@
 //! terminal, which otherwise needs an `unsafe` `pre_exec` (denied in this
 //! workspace) or a heavier crate such as portable-pty. Stop signals the whole
 //! group. Blocking reads and writes run on two small threads; the async side
-//! only sees the queue.
+//! only sees the queue. Both directions are bounded: output in a queue of
+//! [`PTY_QUEUE_CHUNKS`] chunks / [`PTY_QUEUE_BYTES`] (oldest dropped, reported
+//! as a gap), input to [`PTY_INPUT_PENDING_BYTES`] not yet taken by the
+//! terminal (more is refused with [`InputFull`], never buffered).
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
@@ -28,6 +31,20 @@ use super::queue::{Final, Queue};
 
 /// Output chunks kept for a console that is not reading (oldest dropped).
 pub const PTY_QUEUE_CHUNKS: usize = 1024;
+/// Output bytes kept for a console that is not reading (oldest dropped).
+pub const PTY_QUEUE_BYTES: usize = 4 * 1024 * 1024;
+/// Keyboard input accepted but not yet written to the terminal.
+pub const PTY_INPUT_PENDING_BYTES: usize = 1024 * 1024;
+
+/// Input refused because the terminal is not taking what it already has.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "input refused: {pending} bytes are still waiting for the terminal (limit {PTY_INPUT_PENDING_BYTES}); the program is not reading its input"
+)]
+pub struct InputFull {
+    /// Bytes still waiting.
+    pub pending: usize,
+}
 
 /// What to run on the pty.
 #[derive(Debug, Clone)]
@@ -62,6 +79,13 @@ impl Final for PtyEvent {
     fn is_final(&self) -> bool {
         matches!(self, Self::Stopped { .. })
     }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Self::Output(bytes) => bytes.len(),
+            Self::Stopped { .. } => 0,
+        }
+    }
 }
 
 /// Why the pty could not start.
@@ -86,6 +110,7 @@ pub struct PtySession {
     pid: u32,
     master: Arc<File>,
     input: mpsc::Sender<Vec<u8>>,
+    pending_input: Arc<AtomicUsize>,
     events: Arc<Queue<PtyEvent>>,
     stopping: Arc<AtomicBool>,
     exit: Arc<(Mutex<Option<Option<i32>>>, std::sync::Condvar)>,
@@ -125,7 +150,7 @@ impl PtySession {
             })?;
         let pid = child.id();
         let master = Arc::new(File::from(master));
-        let events = Arc::new(Queue::new(PTY_QUEUE_CHUNKS));
+        let events = Arc::new(Queue::with_byte_budget(PTY_QUEUE_CHUNKS, PTY_QUEUE_BYTES));
         let stopping = Arc::new(AtomicBool::new(false));
         let exit = Arc::new((Mutex::new(None), std::sync::Condvar::new()));
 
@@ -141,9 +166,13 @@ impl PtySession {
 
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
         let writer = master.clone();
+        let pending_input = Arc::new(AtomicUsize::new(0));
+        let pending_w = pending_input.clone();
         std::thread::spawn(move || {
             for bytes in rx {
-                if (&*writer).write_all(&bytes).is_err() {
+                let done = (&*writer).write_all(&bytes);
+                pending_w.fetch_sub(bytes.len(), Ordering::AcqRel);
+                if done.is_err() {
                     break;
                 }
             }
@@ -177,6 +206,7 @@ impl PtySession {
             pid,
             master,
             input: tx,
+            pending_input,
             events,
             stopping,
             exit,
@@ -196,8 +226,21 @@ impl PtySession {
     }
 
     /// Writes keyboard input to the terminal (never blocks the caller).
-    pub fn write(&self, bytes: &[u8]) {
-        let _ = self.input.send(bytes.to_vec());
+    ///
+    /// # Errors
+    /// [`InputFull`] when accepting `bytes` would leave more than
+    /// [`PTY_INPUT_PENDING_BYTES`] waiting for the terminal.
+    pub fn write(&self, bytes: &[u8]) -> Result<(), InputFull> {
+        self.pending_input
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                (pending + bytes.len() <= PTY_INPUT_PENDING_BYTES).then_some(pending + bytes.len())
+            })
+            .map_err(|pending| InputFull { pending })?;
+        if self.input.send(bytes.to_vec()).is_err() {
+            // The writer is gone (the terminal closed): nothing will take it.
+            self.pending_input.fetch_sub(bytes.len(), Ordering::AcqRel);
+        }
+        Ok(())
     }
 
     /// Resizes the terminal.
@@ -335,7 +378,7 @@ mod tests {
             .expect("rt");
         rt.block_on(async {
             let s = run("test -t 0 && echo on-a-tty; read line; echo got:$line; exit 3");
-            s.write(b"hello\r");
+            s.write(b"hello\r").expect("input accepted");
             let (out, stop) = collect(&s).await;
             assert!(
                 out.contains("on-a-tty") && out.contains("got:hello"),
@@ -349,6 +392,31 @@ mod tests {
                 }
             );
         });
+    }
+
+    #[test]
+    fn input_to_a_program_that_does_not_read_is_bounded() {
+        let s = run("sleep 300");
+        let chunk = vec![b'x'; 64 * 1024];
+        let (mut accepted, mut refused) = (0_usize, 0_usize);
+        for _ in 0..64 {
+            match s.write(&chunk) {
+                Ok(()) => accepted += chunk.len(),
+                Err(InputFull { pending }) => {
+                    assert!(pending <= PTY_INPUT_PENDING_BYTES, "{pending}");
+                    refused += 1;
+                }
+            }
+        }
+        assert!(
+            refused > 0,
+            "4 MiB into a terminal nobody reads must hit the bound"
+        );
+        assert!(
+            accepted <= PTY_INPUT_PENDING_BYTES + 64 * 1024,
+            "{accepted}"
+        );
+        s.stop_blocking(Duration::from_millis(200));
     }
 
     #[test]

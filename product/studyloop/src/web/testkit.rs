@@ -51,17 +51,25 @@ pub(crate) async fn request(
     path: &str,
     body: Option<&Value>,
 ) -> Response {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(base).await.expect("connect");
     let body = body.map(Value::to_string).unwrap_or_default();
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {base}\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.expect("read");
+    raw(base, &req).await
+}
+
+/// Sends `text` (a whole HTTP/1.1 request, headers chosen by the caller) to `base` over a
+/// fresh connection and reads the whole response.
+pub(crate) async fn raw(base: &str, text: &str) -> Response {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(base).await.expect("connect");
+    stream.write_all(text.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    // A reset after the response (the server closed first) still leaves the response read.
+    let _ = stream.read_to_end(&mut raw).await;
+    let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
     Response {
         status: head

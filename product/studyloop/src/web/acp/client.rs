@@ -53,7 +53,7 @@ pub(super) struct Driver {
     pub cwd: PathBuf,
     pub timeouts: AcpTimeouts,
     pub events: Arc<EventQueue>,
-    pub commands: mpsc::UnboundedReceiver<Command>,
+    pub commands: mpsc::Receiver<Command>,
     pub ready: oneshot::Sender<Result<Handshake, AcpError>>,
 }
 
@@ -135,6 +135,7 @@ pub(super) async fn drive(driver: Driver) {
         Ok(Ending::HandshakeFailed(e)) => ("error", None, Some(e)),
         Err(e) => ("error", Some(format!("ACP connection failed: {e}")), None),
     };
+    let handshake_done = ready.is_none();
     if let Some(tx) = ready.take() {
         // The handshake failed or the connection ended before it could report:
         // say which step was running and how the agent exited.
@@ -167,11 +168,28 @@ pub(super) async fn drive(driver: Driver) {
     if let Some(message) = message {
         events.push(AcpEvent::TransportError { message });
     }
-    if reason == "cancel" {
-        // Give an agent that exits on cancel (or on stdin EOF) a moment to do so.
+    if reason == "cancel" || reason == "exit" {
+        // Give an agent that exits on cancel (or on stdin EOF) a moment to do
+        // so; one that closed its stdout, a moment to report its status.
         let _ = tokio::time::timeout(timeouts.stop_grace, process.wait()).await;
     }
+    let exited = process.try_exit();
     let returncode = process.terminate(timeouts.stop_grace).await;
+    if handshake_done && reason == "exit" && exited != Some(Some(0)) {
+        let how = match exited {
+            Some(Some(code)) => format!("exited with status {code}"),
+            Some(None) => "was killed by a signal".to_owned(),
+            None => "closed its output and was stopped".to_owned(),
+        };
+        process.stderr_settled(STDERR_SETTLE).await;
+        events.push(AcpEvent::TransportError {
+            message: format!(
+                "the ACP agent {how} during the session; agent stderr (last {} KB): {}",
+                super::STDERR_TAIL_BYTES / 1024,
+                stderr.text()
+            ),
+        });
+    }
     events.push(AcpEvent::Stopped {
         returncode,
         reason: reason.to_owned(),
@@ -266,6 +284,9 @@ async fn call<T>(
     }
 }
 
+/// How long the stderr reader gets to drain a crashed agent's last words.
+const STDERR_SETTLE: Duration = Duration::from_millis(500);
+
 /// How long an answer already sent by an agent that then closed its stdout is
 /// awaited: it only has to cross from the reader task to the request.
 const ANSWER_AFTER_EOF: Duration = Duration::from_millis(200);
@@ -275,7 +296,7 @@ async fn serve(
     session_id: &str,
     timeouts: &AcpTimeouts,
     events: &Arc<EventQueue>,
-    mut commands: mpsc::UnboundedReceiver<Command>,
+    mut commands: mpsc::Receiver<Command>,
     responders: &PermissionResponders,
 ) -> Ending {
     let mut in_flight: Vec<tokio::task::JoinHandle<()>> = Vec::new();
@@ -362,6 +383,9 @@ async fn settle(in_flight: &mut Vec<tokio::task::JoinHandle<()>>, grace: Duratio
     let _ = tokio::time::timeout(grace, all).await;
 }
 
+/// Permission requests that may wait for the learner at once.
+const MAX_PENDING_PERMISSIONS: usize = 64;
+
 /// Answers one agent→client request: permission (relayed, answered later),
 /// fs (answered now, confined to the session dir), anything else -32601.
 fn answer_request(
@@ -379,10 +403,21 @@ fn answer_request(
             if let Some(obj) = payload.as_object_mut() {
                 obj.insert("_request_id".into(), Value::String(request_id.clone()));
             }
-            responders
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(request_id, responder);
+            {
+                let mut pending = responders
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if pending.len() >= MAX_PENDING_PERMISSIONS {
+                    drop(pending);
+                    return responder.respond_with_error(RpcError::new(
+                        -32000,
+                        format!(
+                            "{MAX_PENDING_PERMISSIONS} permission requests are already waiting for the learner; wait for an answer first"
+                        ),
+                    ));
+                }
+                pending.insert(request_id, responder);
+            }
             events.push(AcpEvent::message("request_permission", payload));
             Ok(())
         }

@@ -4,20 +4,64 @@
 //! A line that is not JSON ends the incoming stream (the connection sees EOF),
 //! raises a `transport_error` naming the bad line, and marks the session as
 //! ended by error: an agent that breaks framing cannot be trusted further, but
-//! it must never take the server down with it.
+//! it must never take the server down with it. The same happens to a line
+//! longer than [`MAX_LINE_BYTES`] (output without newlines): it is never held
+//! whole, so an agent cannot grow the server's memory without bound.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use super::events::{AcpEvent, EventQueue};
 
 /// How much of a malformed line is quoted in the error.
 const QUOTE_CHARS: usize = 120;
+/// The longest line (one JSON-RPC message) accepted from an agent.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// One inbound line, or why there is none.
+enum Line {
+    Text(String),
+    TooLong,
+    NotUtf8,
+}
+
+/// Reads one `\n`-terminated line of at most `max` bytes; `None` at EOF.
+async fn next_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    let mut line = Vec::new();
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            if line.is_empty() {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take > max + 1 {
+            return Ok(Some(Line::TooLong));
+        }
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        if done {
+            line.pop();
+            break;
+        }
+    }
+    Ok(Some(
+        String::from_utf8(line).map_or(Line::NotUtf8, Line::Text),
+    ))
+}
 
 /// Set once the agent sent a line that is not JSON.
 #[derive(Debug, Clone, Default)]
@@ -52,29 +96,31 @@ pub fn lines(
             Ok::<_, std::io::Error>(stdin)
         },
     ));
-    let state = (BufReader::new(stdout).lines(), events, flag.clone());
+    let state = (BufReader::new(stdout), events, flag.clone());
     let incoming: Incoming = Box::pin(futures::stream::unfold(Some(state), async |state| {
         let (mut reader, events, flag) = state?;
         loop {
-            match reader.next_line().await {
+            let problem = match next_line(&mut reader, MAX_LINE_BYTES).await {
                 Err(e) => return Some((Err(e), None)),
                 Ok(None) => return None,
-                Ok(Some(line)) if line.trim().is_empty() => {}
-                Ok(Some(line)) => {
+                Ok(Some(Line::Text(line))) if line.trim().is_empty() => continue,
+                Ok(Some(Line::Text(line))) => {
                     if serde_json::from_str::<serde_json::Value>(&line).is_ok() {
                         return Some((Ok(line), Some((reader, events, flag))));
                     }
-                    flag.0.store(true, Ordering::Release);
                     let quoted: String = line.chars().take(QUOTE_CHARS).collect();
-                    events.push(AcpEvent::TransportError {
-                        message: format!(
-                            "the agent sent a line that is not JSON-RPC ({quoted:?}); \
-                                 ending the session"
-                        ),
-                    });
-                    return None;
+                    format!("a line that is not JSON-RPC ({quoted:?})")
                 }
-            }
+                Ok(Some(Line::TooLong)) => {
+                    format!("more than {MAX_LINE_BYTES} bytes without a newline")
+                }
+                Ok(Some(Line::NotUtf8)) => "a line that is not UTF-8".to_owned(),
+            };
+            flag.0.store(true, Ordering::Release);
+            events.push(AcpEvent::TransportError {
+                message: format!("the agent sent {problem}; ending the session"),
+            });
+            return None;
         }
     }));
     (Lines::new(outgoing, incoming), flag)

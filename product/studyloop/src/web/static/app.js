@@ -150,6 +150,7 @@ function onFrame(frame) {
     case "agent_message": onAgentMessage(frame.kind, frame.payload || {}); break;
     case "transport_error": addMessage("system", "Error: " + frame.message, "final"); break;
     case "attach_superseded": addMessage("system", "This console was opened elsewhere.", "final"); break;
+    case "gap": addMessage("system", frame.message || `${frame.dropped} messages were dropped here.`, "final"); break;
     case "stopped":
       addMessage("system", `Session ended (${frame.reason || "exit"})`, "final");
       consoleAttr("busy", false);

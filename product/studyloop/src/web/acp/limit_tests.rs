@@ -1,0 +1,158 @@
+//! Hostile agents against the ACP client: output without newlines, a crash
+//! with a diagnostic on stderr, a request to read a FIFO. Each agent is a small
+//! `/bin/sh` script that speaks just enough ACP (the handshake) to get a
+//! session, then misbehaves.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{AcpSession, AcpTimeouts, AgentCommand};
+
+/// An ACP agent that answers `initialize` and `session/new` (session id
+/// `script-1`), then runs `body` with the session dir as its cwd.
+pub(crate) fn script_agent(session_dir: &Path, body: &str) -> AgentCommand {
+    let script = format!(
+        r#"reply() {{ id=$(printf '%s' "$1" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p'); printf '{{"jsonrpc":"2.0","id":%s,"result":%s}}\n' "$id" "$2"; }}
+read -r l; reply "$l" '{{"protocolVersion":1,"agentCapabilities":{{}}}}'
+read -r l; reply "$l" '{{"sessionId":"script-1"}}'
+{body}
+"#
+    );
+    AgentCommand {
+        argv: vec!["/bin/sh".into(), "-c".into(), script],
+        cwd: session_dir.to_path_buf(),
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+    }
+}
+
+fn fast() -> AcpTimeouts {
+    AcpTimeouts {
+        initialize: Duration::from_secs(10),
+        new_session: Duration::from_secs(10),
+        prompt: Duration::from_secs(10),
+        stop_grace: Duration::from_millis(500),
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// Frames until `stopped` (included); panics after `within`.
+async fn until_stopped(s: &AcpSession, within: Duration) -> Vec<Value> {
+    let events = s.events();
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + within;
+    while let Ok(Some(event)) = tokio::time::timeout_at(deadline, events.recv()).await {
+        let frame = serde_json::to_value(&event).expect("frame");
+        let done = frame["type"] == "stopped";
+        seen.push(frame);
+        if done {
+            return seen;
+        }
+    }
+    panic!("no stopped frame within {within:?}; frames: {seen:#?}");
+}
+
+fn pid_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(") ")
+            .is_some_and(|(_, r)| !r.starts_with('Z'))
+    })
+}
+
+#[test]
+fn output_without_newlines_ends_the_session_and_kills_the_agent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    runtime().block_on(async {
+        let cmd = script_agent(
+            dir.path(),
+            "head -c 67108864 /dev/zero | tr '\\0' a; sleep 300",
+        );
+        let s = AcpSession::start(cmd, fast()).await.expect("start");
+        let pid = s.agent_pid().expect("pid");
+        let frames = until_stopped(&s, Duration::from_secs(15)).await;
+        assert!(
+            frames.iter().any(|f| f["type"] == "transport_error"
+                && f["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("without a newline")),
+            "{frames:#?}"
+        );
+        assert_eq!(
+            frames.last().map(|f| f["reason"].clone()),
+            Some("error".into())
+        );
+        s.stop().await;
+        assert!(!pid_alive(pid), "agent {pid} still running");
+    });
+}
+
+#[test]
+fn a_crash_mid_session_reports_the_agents_stderr_tail() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    runtime().block_on(async {
+        let cmd = script_agent(
+            dir.path(),
+            "read -r l; echo 'boom: the adapter lost its token' >&2; exit 3",
+        );
+        let s = AcpSession::start(cmd, fast()).await.expect("start");
+        s.prompt("hello").expect("prompt");
+        let frames = until_stopped(&s, Duration::from_secs(10)).await;
+        let crash = frames
+            .iter()
+            .filter(|f| f["type"] == "transport_error")
+            .filter_map(|f| f["message"].as_str())
+            .find(|m| m.contains("status 3"));
+        assert!(
+            crash.is_some_and(|m| m.contains("boom: the adapter lost its token")),
+            "{frames:#?}"
+        );
+    });
+}
+
+#[test]
+fn a_fifo_read_request_is_refused_and_does_not_hang_the_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("pipe");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
+    let answer = dir.path().join("answer.json");
+    runtime().block_on(async {
+        let body = r#"printf '{"jsonrpc":"2.0","id":"fifo","method":"fs/read_text_file","params":{"sessionId":"script-1","path":"%s/pipe"}}\n' "$PWD"
+read -r l; printf '%s\n' "$l" > answer.json; sleep 300"#;
+        let s = AcpSession::start(script_agent(dir.path(), body), fast())
+            .await
+            .expect("start");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !answer.exists() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let began = Instant::now();
+        let stopped = tokio::time::timeout(Duration::from_secs(5), s.stop()).await;
+        let took = began.elapsed();
+        if stopped.is_err() {
+            // Old behaviour: unblock the reader so the test process can exit.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        assert!(stopped.is_ok(), "session end hung on the FIFO ({took:?})");
+        let reply = std::fs::read_to_string(&answer).unwrap_or_default();
+        assert!(
+            reply.contains("\"error\"") && reply.contains("regular file"),
+            "the agent must get an error, got {reply:?}"
+        );
+    });
+}
