@@ -24,14 +24,14 @@ async fn send(
     headers: &[(&str, &str)],
     body: &str,
 ) -> Response {
-    let mut text = format!("{method} {path} HTTP/1.1\r\n");
-    for (k, v) in headers {
-        text.push_str(&format!("{k}: {v}\r\n"));
-    }
-    text.push_str(&format!(
-        "Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+    let lines: String = headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}\r\n"))
+        .collect();
+    let text = format!(
+        "{method} {path} HTTP/1.1\r\n{lines}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
-    ));
+    );
     testkit::raw(&s.base, &text).await
 }
 
@@ -156,7 +156,8 @@ fn a_cross_site_form_or_fetch_cannot_end_or_start_a_session() {
         let host = format!("127.0.0.1:{p}");
         let own = format!("http://{host}");
         let start_body = r#"{"topic":"Ownership","energy":5,"harness":"codex"}"#;
-        let cases: [(&str, &[(&str, &str)], &str, u16); 8] = [
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, u16);
+        let cases: [Case<'_>; 8] = [
             (
                 "/api/session/end",
                 &[

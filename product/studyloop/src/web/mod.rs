@@ -32,6 +32,8 @@ mod guard_tests;
 #[cfg(test)]
 mod limits_tests;
 #[cfg(test)]
+mod pty_tests;
+#[cfg(test)]
 mod server_tests;
 #[cfg(test)]
 mod start_tests;

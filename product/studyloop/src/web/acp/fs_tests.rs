@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::fs::SessionFs;
+use super::fs::{FsError, SessionFs};
+use super::limit_tests::mkfifo;
 
 /// How many read+write attempts the race test makes (a few seconds on 2 cores).
 const TRIES: usize = 3000;
@@ -99,9 +100,8 @@ fn race(w: &World, fs: &SessionFs, how: &str) {
         } else {
             absolute.as_path()
         };
-        match fs.write(asked, "written") {
-            Ok(()) => writes_ok += 1,
-            Err(_) => {}
+        if fs.write(asked, "written").is_ok() {
+            writes_ok += 1;
         }
         if escaped.exists() {
             write_escapes += 1;
@@ -156,14 +156,7 @@ fn a_hardlink_to_an_outside_file_is_not_read() {
 fn a_fifo_or_a_device_is_refused_at_once() {
     let w = world();
     let fifo = w.root.join("pipe");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &fifo,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    mkfifo(&fifo);
     let fs = SessionFs::new(&w.root).expect("root");
     let (tx, rx) = std::sync::mpsc::channel();
     let reader = fs.clone();
@@ -189,4 +182,68 @@ fn a_fifo_or_a_device_is_refused_at_once() {
     assert!(fs.read(Path::new("zero"), None, None).is_err());
     std::fs::create_dir(w.root.join("adir")).expect("mkdir");
     assert!(fs.read(Path::new("adir"), None, None).is_err());
+}
+
+#[test]
+fn round_trip_inside_and_refusals_outside() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("session");
+    std::fs::create_dir(&root).expect("mkdir");
+    for fs in [
+        SessionFs::new(&root).expect("root"),
+        SessionFs::new(&root).expect("root").walk_only(),
+    ] {
+        fs.write(&root.join("notes/a.txt"), "one\ntwo\nthree\n")
+            .expect("write inside");
+        assert_eq!(
+            fs.read(Path::new("notes/a.txt"), None, None).expect("read"),
+            "one\ntwo\nthree\n"
+        );
+        assert_eq!(
+            fs.read(&root.join("notes/a.txt"), Some(2), Some(1))
+                .expect("slice"),
+            "two\n"
+        );
+        assert_eq!(
+            fs.read(Path::new("./notes/./a.txt"), None, None)
+                .expect("dots"),
+            "one\ntwo\nthree\n"
+        );
+
+        let outside = dir.path().join("secret.txt");
+        std::fs::write(&outside, "s").expect("seed");
+        assert!(matches!(
+            fs.read(&outside, None, None),
+            Err(FsError::Outside { .. })
+        ));
+        assert!(matches!(
+            fs.write(&outside, "x"),
+            Err(FsError::Outside { .. })
+        ));
+        assert!(matches!(
+            fs.read(Path::new("../secret.txt"), None, None),
+            Err(FsError::Outside { .. })
+        ));
+        let link = root.join("link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&outside, &link).expect("symlink");
+        assert!(matches!(
+            fs.read(&link, None, None),
+            Err(FsError::Refused { .. })
+        ));
+        assert!(matches!(fs.write(&link, "x"), Err(FsError::Refused { .. })));
+        let up = root.join("up");
+        let _ = std::fs::remove_file(&up);
+        std::os::unix::fs::symlink(dir.path(), &up).expect("dir symlink");
+        assert!(matches!(
+            fs.write(&root.join("up/new.txt"), "x"),
+            Err(FsError::Refused { .. })
+        ));
+        assert!(!dir.path().join("new.txt").exists());
+        assert_eq!(std::fs::read_to_string(&outside).expect("untouched"), "s");
+        assert!(matches!(
+            fs.read(&root.join("missing"), None, None),
+            Err(FsError::NotFound(_))
+        ));
+    }
 }

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{AcpSession, AcpTimeouts, AgentCommand};
+use super::tests::{fast, pid_alive, runtime, until};
+use super::{AcpSession, AgentCommand};
 
 /// An ACP agent that answers `initialize` and `session/new` (session id
 /// `script-1`), then runs `body` with the session dir as its cwd.
@@ -27,44 +28,20 @@ read -r l; reply "$l" '{{"sessionId":"script-1"}}'
     }
 }
 
-fn fast() -> AcpTimeouts {
-    AcpTimeouts {
-        initialize: Duration::from_secs(10),
-        new_session: Duration::from_secs(10),
-        prompt: Duration::from_secs(10),
-        stop_grace: Duration::from_millis(500),
-    }
+/// Makes a FIFO at `path`.
+pub(crate) fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
-/// Frames until `stopped` (included); panics after `within`.
-async fn until_stopped(s: &AcpSession, within: Duration) -> Vec<Value> {
-    let events = s.events();
-    let mut seen = Vec::new();
-    let deadline = tokio::time::Instant::now() + within;
-    while let Ok(Some(event)) = tokio::time::timeout_at(deadline, events.recv()).await {
-        let frame = serde_json::to_value(&event).expect("frame");
-        let done = frame["type"] == "stopped";
-        seen.push(frame);
-        if done {
-            return seen;
-        }
-    }
-    panic!("no stopped frame within {within:?}; frames: {seen:#?}");
-}
-
-fn pid_alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit_once(") ")
-            .is_some_and(|(_, r)| !r.starts_with('Z'))
-    })
+fn is_stopped(frame: &Value) -> bool {
+    frame["type"] == "stopped"
 }
 
 #[test]
@@ -77,7 +54,7 @@ fn output_without_newlines_ends_the_session_and_kills_the_agent() {
         );
         let s = AcpSession::start(cmd, fast()).await.expect("start");
         let pid = s.agent_pid().expect("pid");
-        let frames = until_stopped(&s, Duration::from_secs(15)).await;
+        let frames = until(&s, is_stopped).await;
         assert!(
             frames.iter().any(|f| f["type"] == "transport_error"
                 && f["message"]
@@ -105,7 +82,7 @@ fn a_crash_mid_session_reports_the_agents_stderr_tail() {
         );
         let s = AcpSession::start(cmd, fast()).await.expect("start");
         s.prompt("hello").expect("prompt");
-        let frames = until_stopped(&s, Duration::from_secs(10)).await;
+        let frames = until(&s, is_stopped).await;
         let crash = frames
             .iter()
             .filter(|f| f["type"] == "transport_error")
@@ -122,14 +99,7 @@ fn a_crash_mid_session_reports_the_agents_stderr_tail() {
 fn a_fifo_read_request_is_refused_and_does_not_hang_the_end() {
     let dir = tempfile::tempdir().expect("tempdir");
     let fifo = dir.path().join("pipe");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &fifo,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    mkfifo(&fifo);
     let answer = dir.path().join("answer.json");
     runtime().block_on(async {
         let body = r#"printf '{"jsonrpc":"2.0","id":"fifo","method":"fs/read_text_file","params":{"sessionId":"script-1","path":"%s/pipe"}}\n' "$PWD"
