@@ -131,7 +131,7 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: STUDYLOOP_ALLOWED_ORIGINS,
-        meaning: "Comma list of extra exact origins (e.g. `https://study.example`) allowed to open the web console WebSocket.",
+        meaning: "Comma list of extra exact origins (e.g. `https://study.example`) allowed to open the web console WebSocket and send its POST requests (the server's own origins always are).",
     },
     EnvVarDoc {
         name: STUDYLOOP_WEB_PASSWORD,

@@ -198,7 +198,8 @@ fn an_agent_flooding_without_newlines_is_ended_through_the_end_path() {
             "{frames:#?}"
         );
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while s.state.slot.current().is_some() && std::time::Instant::now() < deadline {
+        // `last_release` is recorded after the end hook ran.
+        while s.state.slot.last_release().is_none() && std::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert!(

@@ -36,6 +36,8 @@ mod pty_tests;
 #[cfg(test)]
 mod server_tests;
 #[cfg(test)]
+mod sigterm_tests;
+#[cfg(test)]
 mod start_tests;
 #[cfg(test)]
 mod testkit;

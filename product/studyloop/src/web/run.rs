@@ -185,3 +185,36 @@ async fn shutdown_signal() {
         () = term => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lan_names_take_bare_names_and_ips_and_refuse_the_rest() {
+        let names = lan_names(vec![
+            "StudyBox.lan".into(),
+            "192.168.1.9".into(),
+            "[fe80::1]".into(),
+        ])
+        .expect("valid");
+        assert!(names.starts_with(&[
+            "studybox.lan".into(),
+            "192.168.1.9".into(),
+            "[fe80::1]".into()
+        ]));
+        for bad in [
+            "http://studybox.lan",
+            "studybox.lan:8567",
+            "a/b",
+            "[nope]",
+            "evil .lan",
+        ] {
+            let err = lan_names(vec![bad.into()]).expect_err(bad).to_string();
+            assert!(
+                err.contains(bad) && err.contains("STUDYLOOP_WEB_HOSTS"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -15,12 +15,21 @@ use serde_json::Value;
 /// # Panics
 /// When the binary has not been built, naming the command that builds it.
 pub(crate) fn stub_acp() -> PathBuf {
+    bin("studyloop-stub-acp")
+}
+
+/// `target/<profile>/<name>` (a binary of this workspace), next to the running test or
+/// bench executable's `deps/` directory.
+///
+/// # Panics
+/// When the binary has not been built, naming the command that builds it.
+pub(crate) fn bin(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test exe path");
     let bin = exe
         .parent()
         .and_then(std::path::Path::parent)
         .expect("target/<profile>")
-        .join("studyloop-stub-acp");
+        .join(name);
     assert!(
         bin.is_file(),
         "{} is missing; run `cargo build --bins` (for a bench: `cargo build --bins --profile bench`) first",

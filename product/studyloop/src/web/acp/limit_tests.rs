@@ -11,18 +11,22 @@ use serde_json::Value;
 use super::tests::{fast, pid_alive, runtime, until};
 use super::{AcpSession, AgentCommand};
 
-/// An ACP agent that answers `initialize` and `session/new` (session id
-/// `script-1`), then runs `body` with the session dir as its cwd.
-pub(crate) fn script_agent(session_dir: &Path, body: &str) -> AgentCommand {
-    let script = format!(
+/// The `/bin/sh` source of an ACP agent that answers `initialize` and
+/// `session/new` (session id `script-1`), then runs `body`.
+pub(crate) fn agent_script(body: &str) -> String {
+    format!(
         r#"reply() {{ id=$(printf '%s' "$1" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p'); printf '{{"jsonrpc":"2.0","id":%s,"result":%s}}\n' "$id" "$2"; }}
 read -r l; reply "$l" '{{"protocolVersion":1,"agentCapabilities":{{}}}}'
 read -r l; reply "$l" '{{"sessionId":"script-1"}}'
 {body}
 "#
-    );
+    )
+}
+
+/// [`agent_script`] as a command with the session dir as its cwd.
+pub(crate) fn script_agent(session_dir: &Path, body: &str) -> AgentCommand {
     AgentCommand {
-        argv: vec!["/bin/sh".into(), "-c".into(), script],
+        argv: vec!["/bin/sh".into(), "-c".into(), agent_script(body)],
         cwd: session_dir.to_path_buf(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
     }
