@@ -71,7 +71,7 @@ pub(super) async fn drive(driver: Driver) {
         commands,
         ready,
     } = driver;
-    let (lines, malformed) = transport::lines(stdin, stdout, events.clone());
+    let (lines, malformed, backlog) = transport::lines(stdin, stdout, events.clone());
     let fs = SessionFs::new(&cwd).ok();
     let responders: PermissionResponders = Arc::default();
     let stderr = process.stderr.clone();
@@ -102,7 +102,13 @@ pub(super) async fn drive(driver: Driver) {
                 async move |msg: UntypedMessage,
                             responder: Responder<Value, agent_client_protocol::V1>,
                             _cx: ConnectionTo<Agent>| {
-                    answer_request(msg, responder, fs.as_ref(), &responders_r, &events_r)
+                    let to = Answering {
+                        fs: fs.as_ref(),
+                        responders: &responders_r,
+                        events: &events_r,
+                        backlog: &backlog,
+                    };
+                    answer_request(msg, responder, &to)
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -284,6 +290,9 @@ async fn call<T>(
     }
 }
 
+/// Prompts that may wait for the agent's answer at once.
+const MAX_PROMPTS_IN_FLIGHT: usize = 4;
+
 /// How long the stderr reader gets to drain a crashed agent's last words.
 const STDERR_SETTLE: Duration = Duration::from_millis(500);
 
@@ -314,9 +323,17 @@ async fn serve(
                     session_id.to_owned(),
                     vec![ContentBlock::Text(TextContent::new(text))],
                 );
+                in_flight.retain(|h| !h.is_finished());
+                if in_flight.len() >= MAX_PROMPTS_IN_FLIGHT {
+                    events.push(AcpEvent::TransportError {
+                        message: format!(
+                            "{MAX_PROMPTS_IN_FLIGHT} prompts are already waiting for the agent; wait for turn_end before sending more"
+                        ),
+                    });
+                    continue;
+                }
                 let pending = conn.send_request(request).block_task();
                 let (events, timeout) = (events.clone(), timeouts.prompt);
-                in_flight.retain(|h| !h.is_finished());
                 // Fire and forget: the console stays responsive (cancel, permission).
                 in_flight.push(tokio::spawn(async move {
                     let event = match tokio::time::timeout(timeout, pending).await {
@@ -383,6 +400,15 @@ async fn settle(in_flight: &mut Vec<tokio::task::JoinHandle<()>>, grace: Duratio
     let _ = tokio::time::timeout(grace, all).await;
 }
 
+/// What answering an agent→client request needs.
+#[derive(Clone, Copy)]
+struct Answering<'a> {
+    fs: Option<&'a SessionFs>,
+    responders: &'a PermissionResponders,
+    events: &'a EventQueue,
+    backlog: &'a transport::Backlog,
+}
+
 /// Permission requests that may wait for the learner at once.
 const MAX_PENDING_PERMISSIONS: usize = 64;
 
@@ -391,10 +417,14 @@ const MAX_PENDING_PERMISSIONS: usize = 64;
 fn answer_request(
     msg: UntypedMessage,
     responder: Responder<Value, agent_client_protocol::V1>,
-    fs: Option<&SessionFs>,
-    responders: &PermissionResponders,
-    events: &EventQueue,
+    to: &Answering<'_>,
 ) -> Result<(), RpcError> {
+    let Answering {
+        fs,
+        responders,
+        events,
+        backlog,
+    } = *to;
     let (method, params) = msg.into_parts();
     match method.as_str() {
         "session/request_permission" => {
@@ -430,7 +460,17 @@ fn answer_request(
                 serde_json::from_value::<ReadTextFileRequest>(params)
                     .map_err(|e| RpcError::new(-32602, e.to_string()))
                     .and_then(|r| {
+                        let waiting = backlog.bytes();
+                        if waiting > transport::MAX_BACKLOG_BYTES {
+                            return Err(RpcError::new(
+                                -32000,
+                                format!(
+                                    "{waiting} bytes of earlier answers are still waiting for the agent to read them; read them first"
+                                ),
+                            ));
+                        }
                         fs.read(&r.path, r.line, r.limit)
+                            .inspect(|content| backlog.add(content.len()))
                             .map(|content| to_json(&ReadTextFileResponse::new(content)))
                             .map_err(|e| RpcError::new(e.code(), e.to_string()))
                     })

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::tests::{fast, pid_alive, runtime, until};
+use super::tests::{command, fast, pid_alive, runtime, until};
 use super::{AcpSession, AgentCommand};
 
 /// The `/bin/sh` source of an ACP agent that answers `initialize` and
@@ -129,4 +129,54 @@ read -r l; printf '%s\n' "$l" > answer.json; sleep 300"#;
             "the agent must get an error, got {reply:?}"
         );
     });
+}
+
+#[test]
+fn prompts_beyond_the_in_flight_bound_are_refused_with_an_error_frame() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    runtime().block_on(async {
+        let cmd = command(dir.path(), &[("STUB_ACP_PROMPT_WAIT_FOR_CANCEL", "1")]);
+        let s = AcpSession::start(cmd, fast()).await.expect("start");
+        for i in 0..6 {
+            s.prompt(&format!("prompt {i}")).expect("queued");
+        }
+        let frames = until(&s, |f| {
+            f["type"] == "transport_error"
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("already waiting"))
+        })
+        .await;
+        assert!(!frames.is_empty());
+        s.stop().await;
+    });
+}
+
+#[test]
+fn file_reads_stop_once_the_agent_leaves_its_answers_unread() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("big.txt"), "x".repeat(8 * 1024 * 1024)).expect("seed");
+    runtime().block_on(async {
+        let body = r#"for i in 1 2 3 4 5 6 7; do printf '{"jsonrpc":"2.0","id":"r%s","method":"fs/read_text_file","params":{"sessionId":"script-1","path":"big.txt"}}\n' "$i"; done
+sleep 0.3; timeout 2 cat > answers.txt; sleep 300"#;
+        let s = AcpSession::start(script_agent(dir.path(), body), fast())
+            .await
+            .expect("start");
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        s.stop().await;
+    });
+    let answers = std::fs::read_to_string(dir.path().join("answers.txt")).expect("answers");
+    let refused = answers
+        .lines()
+        .filter(|l| l.contains("still waiting"))
+        .count();
+    let served = answers
+        .lines()
+        .filter(|l| l.contains("\"content\""))
+        .count();
+    eprintln!("backlog: {served} reads served, {refused} refused");
+    assert!(
+        refused >= 1 && served <= 5,
+        "{served} served, {refused} refused"
+    );
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::{AcpError, AcpEvent, AcpSession, AcpTimeouts, AgentCommand};
 use crate::web::testkit::stub_acp;
 
-fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentCommand {
+pub(super) fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentCommand {
     let mut env = vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())];
     env.extend(
         knobs

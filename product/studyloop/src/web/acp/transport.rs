@@ -9,7 +9,7 @@
 //! whole, so an agent cannot grow the server's memory without bound.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
@@ -75,6 +75,37 @@ impl MalformedFlag {
     }
 }
 
+/// File content handed to the connection but not yet written to the agent's
+/// stdin: an agent that asks for files and never reads the answers would
+/// otherwise grow the outgoing queue without bound.
+#[derive(Debug, Clone, Default)]
+pub struct Backlog(Arc<AtomicUsize>);
+
+/// The backlog beyond which file reads are refused.
+pub const MAX_BACKLOG_BYTES: usize = 32 * 1024 * 1024;
+
+impl Backlog {
+    /// Counts `n` bytes queued for the agent.
+    pub fn add(&self, n: usize) {
+        self.0.fetch_add(n, Ordering::AcqRel);
+    }
+
+    /// Counts `n` bytes written to the agent (never below zero).
+    fn written(&self, n: usize) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |b| {
+                Some(b.saturating_sub(n))
+            });
+    }
+
+    /// Bytes still waiting.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
 type Outgoing = std::pin::Pin<Box<dyn Sink<String, Error = std::io::Error> + Send>>;
 type Incoming = std::pin::Pin<Box<dyn Stream<Item = std::io::Result<String>> + Send>>;
 
@@ -83,17 +114,23 @@ pub fn lines(
     stdin: ChildStdin,
     stdout: ChildStdout,
     events: Arc<EventQueue>,
-) -> (Lines<Outgoing, Incoming>, MalformedFlag) {
+) -> (Lines<Outgoing, Incoming>, MalformedFlag, Backlog) {
     let flag = MalformedFlag::default();
+    let backlog = Backlog::default();
+    let sent = backlog.clone();
     let outgoing: Outgoing = Box::pin(futures::sink::unfold(
         stdin,
-        async |mut stdin: ChildStdin, mut line: String| {
-            if !line.ends_with('\n') {
-                line.push('\n');
+        move |mut stdin: ChildStdin, mut line: String| {
+            let sent = sent.clone();
+            async move {
+                if !line.ends_with('\n') {
+                    line.push('\n');
+                }
+                stdin.write_all(line.as_bytes()).await?;
+                stdin.flush().await?;
+                sent.written(line.len());
+                Ok::<_, std::io::Error>(stdin)
             }
-            stdin.write_all(line.as_bytes()).await?;
-            stdin.flush().await?;
-            Ok::<_, std::io::Error>(stdin)
         },
     ));
     let state = (BufReader::new(stdout), events, flag.clone());
@@ -123,5 +160,5 @@ pub fn lines(
             return None;
         }
     }));
-    (Lines::new(outgoing, incoming), flag)
+    (Lines::new(outgoing, incoming), flag, backlog)
 }
