@@ -8,12 +8,14 @@
 //! state routes on top of the session core), `agents` (ACP argv per harness),
 //! `slot` (the live session), `ws` (the relay), `acp` (the ACP client), `pty`,
 //! `frames`, `guard` (Host/Origin/CSRF), `listen` (accept loop and
-//! limits), `security`, `assets`, `queue`, `run` (the command).
+//! limits), `security` (headers, password), `auth_limit` (password failure
+//! limiter), `assets`, `queue`, `run` (the command). What the console defends
+//! against and with which numbers: README "Security of the web console".
 
 pub mod acp;
 pub mod agents;
 pub mod assets;
-pub mod auth_limit;
+pub(crate) mod auth_limit;
 pub mod frames;
 pub mod guard;
 pub mod listen;
