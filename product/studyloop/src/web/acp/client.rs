@@ -15,8 +15,7 @@ use std::time::Duration;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
-    TextContent, WriteTextFileRequest, WriteTextFileResponse,
+    InitializeRequest, NewSessionRequest, PromptRequest, TextContent,
 };
 use agent_client_protocol::{Agent, Client, Error as RpcError, Responder, UntypedMessage};
 use serde_json::{Value, json};
@@ -25,7 +24,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::events::{AcpEvent, EventQueue, map_session_update};
 use super::fs::SessionFs;
 use super::process::AgentProcess;
-use super::{AcpError, AcpTimeouts, transport};
+use super::{AcpError, AcpTimeouts, requests, transport};
 
 /// What the owner asks of a running session.
 #[derive(Debug)]
@@ -42,7 +41,7 @@ pub(super) struct Handshake {
     pub session_id: String,
 }
 
-type PermissionResponders =
+pub(super) type PermissionResponders =
     Arc<Mutex<HashMap<String, Responder<Value, agent_client_protocol::V1>>>>;
 
 /// Everything one driver task owns.
@@ -102,13 +101,13 @@ pub(super) async fn drive(driver: Driver) {
                 async move |msg: UntypedMessage,
                             responder: Responder<Value, agent_client_protocol::V1>,
                             _cx: ConnectionTo<Agent>| {
-                    let to = Answering {
+                    let to = requests::Answering {
                         fs: fs.as_ref(),
                         responders: &responders_r,
                         events: &events_r,
                         backlog: &backlog,
                     };
-                    answer_request(msg, responder, &to)
+                    requests::answer(msg, responder, &to)
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -400,105 +399,6 @@ async fn settle(in_flight: &mut Vec<tokio::task::JoinHandle<()>>, grace: Duratio
     let _ = tokio::time::timeout(grace, all).await;
 }
 
-/// What answering an agent→client request needs.
-#[derive(Clone, Copy)]
-struct Answering<'a> {
-    fs: Option<&'a SessionFs>,
-    responders: &'a PermissionResponders,
-    events: &'a EventQueue,
-    backlog: &'a transport::Backlog,
-}
-
-/// Permission requests that may wait for the learner at once.
-const MAX_PENDING_PERMISSIONS: usize = 64;
-
-/// Answers one agent→client request: permission (relayed, answered later),
-/// fs (answered now, confined to the session dir), anything else -32601.
-fn answer_request(
-    msg: UntypedMessage,
-    responder: Responder<Value, agent_client_protocol::V1>,
-    to: &Answering<'_>,
-) -> Result<(), RpcError> {
-    let Answering {
-        fs,
-        responders,
-        events,
-        backlog,
-    } = *to;
-    let (method, params) = msg.into_parts();
-    match method.as_str() {
-        "session/request_permission" => {
-            let request_id = responder.raw_id().to_string();
-            let mut payload = params;
-            if let Some(obj) = payload.as_object_mut() {
-                obj.insert("_request_id".into(), Value::String(request_id.clone()));
-            }
-            {
-                let mut pending = responders
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if pending.len() >= MAX_PENDING_PERMISSIONS {
-                    drop(pending);
-                    return responder.respond_with_error(RpcError::new(
-                        -32000,
-                        format!(
-                            "{MAX_PENDING_PERMISSIONS} permission requests are already waiting for the learner; wait for an answer first"
-                        ),
-                    ));
-                }
-                pending.insert(request_id, responder);
-            }
-            events.push(AcpEvent::message("request_permission", payload));
-            Ok(())
-        }
-        "fs/read_text_file" | "fs/write_text_file" => {
-            let Some(fs) = fs else {
-                return responder
-                    .respond_with_error(RpcError::new(-32603, "session dir unavailable"));
-            };
-            let result = if method == "fs/read_text_file" {
-                serde_json::from_value::<ReadTextFileRequest>(params)
-                    .map_err(|e| RpcError::new(-32602, e.to_string()))
-                    .and_then(|r| {
-                        let waiting = backlog.bytes();
-                        if waiting > transport::MAX_BACKLOG_BYTES {
-                            return Err(RpcError::new(
-                                -32000,
-                                format!(
-                                    "{waiting} bytes of earlier answers are still waiting for the agent to read them; read them first"
-                                ),
-                            ));
-                        }
-                        fs.read(&r.path, r.line, r.limit)
-                            .inspect(|content| backlog.add(content.len()))
-                            .map(|content| to_json(&ReadTextFileResponse::new(content)))
-                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
-                    })
-            } else {
-                serde_json::from_value::<WriteTextFileRequest>(params)
-                    .map_err(|e| RpcError::new(-32602, e.to_string()))
-                    .and_then(|r| {
-                        fs.write(&r.path, &r.content)
-                            .map(|()| to_json(&WriteTextFileResponse::new()))
-                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
-                    })
-            };
-            match result {
-                Ok(value) => responder.respond(value),
-                Err(e) => responder.respond_with_error(e),
-            }
-        }
-        other => responder.respond_with_error(RpcError::new(
-            -32601,
-            format!("studyloop does not offer {other}"),
-        )),
-    }
-}
-
-fn to_json(value: &impl serde::Serialize) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-fn rpc_detail(e: &RpcError) -> String {
+pub(super) fn rpc_detail(e: &RpcError) -> String {
     format!("{} (code {})", e.message, i32::from(e.code))
 }

@@ -10,9 +10,9 @@
 //! everything a WS relay needs in our hands: we spawn the process (own group,
 //! scrubbed env, stderr tail), see every inbound line (malformed → reported and
 //! the session ends), and take inbound messages untyped so unknown update kinds
-//! pass through unchanged. Only `client.rs` and `transport.rs` name the crate, so
-//! a breaking release touches two files. The fallback (schema types plus our own
-//! NDJSON client) was not needed. Cost to know about: the crate turns on
+//! pass through unchanged. Only `client.rs`, `requests.rs` and `transport.rs`
+//! name the crate, so a breaking release touches three files. The fallback
+//! (schema types plus our own NDJSON client) was not needed. Cost to know about: the crate turns on
 //! `serde_json/preserve_order` for every crate built with it, so code that needs
 //! sorted JSON keys must sort explicitly (structs or `BTreeMap`), not rely on
 //! `serde_json::Map` order.
@@ -24,6 +24,7 @@ mod client;
 mod events;
 mod fs;
 mod process;
+mod requests;
 mod transport;
 
 #[cfg(test)]
