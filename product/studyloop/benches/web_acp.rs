@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use studyloop::context::Ctx;
 use studyloop::env::Env;
 use studyloop::web::acp::{AcpSession, AcpTimeouts, AgentCommand};
+use studyloop::web::guard::HostPolicy;
 use studyloop::web::run::build_state;
 use studyloop::web::security::Password;
 use studyloop::web::server::{router, serve};
@@ -127,7 +128,7 @@ fn main() {
             .await
             .expect("bind");
         let port = listener.local_addr().expect("addr").port();
-        let state = build_state(ctx, port, Vec::new());
+        let state = build_state(ctx, port, HostPolicy::default());
         tokio::spawn(serve(
             listener,
             router(state.clone(), Password(None)),

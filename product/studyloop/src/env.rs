@@ -59,6 +59,8 @@ pub const STUDYLOOP_SESSION_MARK: &str = "STUDYLOOP_SESSION_MARK";
 pub const STUDYLOOP_ALLOWED_ORIGINS: &str = "STUDYLOOP_ALLOWED_ORIGINS";
 /// The web console password (`studyloop web --lan` requires one).
 pub const STUDYLOOP_WEB_PASSWORD: &str = "STUDYLOOP_WEB_PASSWORD";
+/// Extra host names `studyloop web --lan` answers to (DNS-rebinding allow-list).
+pub const STUDYLOOP_WEB_HOSTS: &str = "STUDYLOOP_WEB_HOSTS";
 
 /// Every environment variable the product reads (the README table is checked
 /// against this list).
@@ -141,11 +143,15 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: STUDYLOOP_ALLOWED_ORIGINS,
-        meaning: "Comma list of extra exact origins (e.g. `https://study.example`) allowed to open the web console WebSocket.",
+        meaning: "Comma list of extra exact origins (e.g. `https://study.example`) allowed to open the web console WebSocket and send its POST requests (the server's own origins always are).",
     },
     EnvVarDoc {
         name: STUDYLOOP_WEB_PASSWORD,
         meaning: "Password for `studyloop web` (HTTP Basic auth); `--password` wins; `--lan` requires one.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_WEB_HOSTS,
+        meaning: "Comma list of extra host names or IPs (e.g. `studybox.lan,192.168.1.9`) that `studyloop web --lan` answers to; any other `Host` gets 421.",
     },
 ];
 

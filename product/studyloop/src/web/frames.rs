@@ -3,7 +3,7 @@
 //! Client→server frames are JSON text: `input`, `resize`, `stop`,
 //! `permission_response`. Server→client frames are binary (raw PTY bytes) or
 //! JSON text: `started`, `agent_message`, `transport_error`, `stopped`,
-//! `attach_superseded`. The ACP events already serialise as their frames
+//! `attach_superseded`, `gap` (output dropped by a bounded queue). The ACP events already serialise as their frames
 //! (`AcpEvent`); this module adds the rest.
 
 use serde::{Deserialize, Serialize};
@@ -77,9 +77,28 @@ pub enum ServerFrame {
         /// The session.
         study_session_id: String,
     },
+    /// The session's bounded queue dropped output nobody read in time; the
+    /// frames that follow come after the gap.
+    Gap {
+        /// How many events (ACP) or output chunks (PTY) were dropped.
+        dropped: u64,
+        /// The same, for a human.
+        message: String,
+    },
 }
 
 impl ServerFrame {
+    /// The notice for `dropped` lost items.
+    #[must_use]
+    pub fn gap(dropped: u64) -> Self {
+        Self::Gap {
+            dropped,
+            message: format!(
+                "{dropped} message(s) from the agent were dropped here: they arrived faster than the console read them"
+            ),
+        }
+    }
+
     /// The frame as JSON text.
     #[must_use]
     pub fn to_text(&self) -> String {

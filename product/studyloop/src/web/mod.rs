@@ -7,13 +7,18 @@
 //! Modules: `server` (router, state, serve loop), `start` (the start/options/
 //! state routes on top of the session core), `agents` (ACP argv per harness),
 //! `slot` (the live session), `ws` (the relay), `acp` (the ACP client), `pty`,
-//! `frames`, `origin`, `security`, `assets`, `queue`, `run` (the command).
+//! `frames`, `guard` (Host/Origin/CSRF), `listen` (accept loop and
+//! limits), `security` (headers, password), `auth_limit` (password failure
+//! limiter), `assets`, `queue`, `run` (the command). What the console defends
+//! against and with which numbers: README "Security of the web console".
 
 pub mod acp;
 pub mod agents;
 pub mod assets;
+pub(crate) mod auth_limit;
 pub mod frames;
-pub mod origin;
+pub mod guard;
+pub mod listen;
 pub mod pty;
 pub mod queue;
 pub mod run;
@@ -25,7 +30,15 @@ pub mod start_prep;
 pub mod ws;
 
 #[cfg(test)]
+mod guard_tests;
+#[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
+mod pty_tests;
+#[cfg(test)]
 mod server_tests;
+#[cfg(test)]
+mod sigterm_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]

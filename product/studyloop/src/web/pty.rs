@@ -9,14 +9,17 @@
 //! terminal, which otherwise needs an `unsafe` `pre_exec` (denied in this
 //! workspace) or a heavier crate such as portable-pty. Stop signals the whole
 //! group. Blocking reads and writes run on two small threads; the async side
-//! only sees the queue.
+//! only sees the queue. Both directions are bounded: output in a queue of
+//! [`PTY_QUEUE_CHUNKS`] chunks / [`PTY_QUEUE_BYTES`] (oldest dropped, reported
+//! as a gap), input to [`PTY_INPUT_PENDING_BYTES`] not yet taken by the
+//! terminal (more is refused with [`InputFull`], never buffered).
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
@@ -28,6 +31,20 @@ use super::queue::{Final, Queue};
 
 /// Output chunks kept for a console that is not reading (oldest dropped).
 pub const PTY_QUEUE_CHUNKS: usize = 1024;
+/// Output bytes kept for a console that is not reading (oldest dropped).
+pub const PTY_QUEUE_BYTES: usize = 4 * 1024 * 1024;
+/// Keyboard input accepted but not yet written to the terminal.
+pub const PTY_INPUT_PENDING_BYTES: usize = 1024 * 1024;
+
+/// Input refused because the terminal is not taking what it already has.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "input refused: {pending} bytes are still waiting for the terminal (limit {PTY_INPUT_PENDING_BYTES}); the program is not reading its input"
+)]
+pub struct InputFull {
+    /// Bytes still waiting.
+    pub pending: usize,
+}
 
 /// What to run on the pty.
 #[derive(Debug, Clone)]
@@ -62,6 +79,13 @@ impl Final for PtyEvent {
     fn is_final(&self) -> bool {
         matches!(self, Self::Stopped { .. })
     }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Self::Output(bytes) => bytes.len(),
+            Self::Stopped { .. } => 0,
+        }
+    }
 }
 
 /// Why the pty could not start.
@@ -86,6 +110,7 @@ pub struct PtySession {
     pid: u32,
     master: Arc<File>,
     input: mpsc::Sender<Vec<u8>>,
+    pending_input: Arc<AtomicUsize>,
     events: Arc<Queue<PtyEvent>>,
     stopping: Arc<AtomicBool>,
     exit: Arc<(Mutex<Option<Option<i32>>>, std::sync::Condvar)>,
@@ -125,7 +150,7 @@ impl PtySession {
             })?;
         let pid = child.id();
         let master = Arc::new(File::from(master));
-        let events = Arc::new(Queue::new(PTY_QUEUE_CHUNKS));
+        let events = Arc::new(Queue::with_byte_budget(PTY_QUEUE_CHUNKS, PTY_QUEUE_BYTES));
         let stopping = Arc::new(AtomicBool::new(false));
         let exit = Arc::new((Mutex::new(None), std::sync::Condvar::new()));
 
@@ -141,9 +166,13 @@ impl PtySession {
 
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
         let writer = master.clone();
+        let pending_input = Arc::new(AtomicUsize::new(0));
+        let pending_w = pending_input.clone();
         std::thread::spawn(move || {
             for bytes in rx {
-                if (&*writer).write_all(&bytes).is_err() {
+                let done = (&*writer).write_all(&bytes);
+                pending_w.fetch_sub(bytes.len(), Ordering::AcqRel);
+                if done.is_err() {
                     break;
                 }
             }
@@ -177,6 +206,7 @@ impl PtySession {
             pid,
             master,
             input: tx,
+            pending_input,
             events,
             stopping,
             exit,
@@ -196,8 +226,21 @@ impl PtySession {
     }
 
     /// Writes keyboard input to the terminal (never blocks the caller).
-    pub fn write(&self, bytes: &[u8]) {
-        let _ = self.input.send(bytes.to_vec());
+    ///
+    /// # Errors
+    /// [`InputFull`] when accepting `bytes` would leave more than
+    /// [`PTY_INPUT_PENDING_BYTES`] waiting for the terminal.
+    pub fn write(&self, bytes: &[u8]) -> Result<(), InputFull> {
+        self.pending_input
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                (pending + bytes.len() <= PTY_INPUT_PENDING_BYTES).then_some(pending + bytes.len())
+            })
+            .map_err(|pending| InputFull { pending })?;
+        if self.input.send(bytes.to_vec()).is_err() {
+            // The writer is gone (the terminal closed): nothing will take it.
+            self.pending_input.fetch_sub(bytes.len(), Ordering::AcqRel);
+        }
+        Ok(())
     }
 
     /// Resizes the terminal.
@@ -267,118 +310,4 @@ fn wait_exit(
         .wait_timeout_while(guard, timeout, |code| code.is_none())
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     *guard
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(shell_command: &str) -> PtySession {
-        let dir = std::env::temp_dir();
-        let cmd = PtyCommand {
-            shell_command: shell_command.into(),
-            cwd: dir,
-            env: vec![
-                ("PATH".into(), "/usr/bin:/bin".into()),
-                ("TERM".into(), "dumb".into()),
-            ],
-            cols: 80,
-            rows: 24,
-        };
-        PtySession::start(&cmd).expect("start")
-    }
-
-    async fn collect(s: &PtySession) -> (String, PtyEvent) {
-        let events = s.events();
-        let mut out = Vec::new();
-        loop {
-            match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
-                Ok(Some(PtyEvent::Output(b))) => out.extend(b),
-                Ok(Some(stop)) => return (String::from_utf8_lossy(&out).into_owned(), stop),
-                other => panic!(
-                    "no stop: {other:?}; output {:?}",
-                    String::from_utf8_lossy(&out)
-                ),
-            }
-        }
-    }
-
-    /// No process of group `pgid` is alive (zombies awaiting their reaper count as gone).
-    fn group_gone(pgid: u32) -> bool {
-        let live = || {
-            std::fs::read_dir("/proc")
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|e| {
-                    let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-                    // Fields after the command's closing paren: state, ppid, pgrp, ...
-                    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-                    let f: Vec<&str> = rest.split_whitespace().collect();
-                    f.len() > 2 && f[2] == pgid.to_string() && f[0] != "Z"
-                })
-        };
-        (0..20).any(|_| {
-            let gone = !live();
-            if !gone {
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            gone
-        })
-    }
-
-    #[test]
-    fn runs_on_a_tty_relays_input_and_reports_exit() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("rt");
-        rt.block_on(async {
-            let s = run("test -t 0 && echo on-a-tty; read line; echo got:$line; exit 3");
-            s.write(b"hello\r");
-            let (out, stop) = collect(&s).await;
-            assert!(
-                out.contains("on-a-tty") && out.contains("got:hello"),
-                "{out}"
-            );
-            assert_eq!(
-                stop,
-                PtyEvent::Stopped {
-                    returncode: Some(3),
-                    reason: "exit"
-                }
-            );
-        });
-    }
-
-    #[test]
-    fn stop_kills_the_whole_group() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("rt");
-        rt.block_on(async {
-            let s = run("sleep 300 & echo started; wait");
-            let pid = s.pid();
-            let events = s.events();
-            while let Some(PtyEvent::Output(b)) = events.recv().await {
-                if String::from_utf8_lossy(&b).contains("started") {
-                    break;
-                }
-            }
-            s.stop_blocking(Duration::from_millis(500));
-            let (_, stop) = collect(&s).await;
-            assert!(
-                matches!(
-                    stop,
-                    PtyEvent::Stopped {
-                        reason: "cancel",
-                        ..
-                    }
-                ),
-                "{stop:?}"
-            );
-            assert!(group_gone(pid), "group {pid} still has live members");
-        });
-    }
 }

@@ -4,14 +4,19 @@
 //! Loopback by default. `--lan` binds every interface and therefore requires
 //! a password (`--password` or `STUDYLOOP_WEB_PASSWORD`); without one it
 //! refuses to start rather than expose an agent console unauthenticated.
+//! `--lan` is plain HTTP (no TLS): the password and the session cross the LAN
+//! in cleartext, which the command says when it starts. The names the server
+//! answers to (see `guard`) are loopback, plus with `--lan` the machine's
+//! hostname, `<hostname>.local` and `STUDYLOOP_WEB_HOSTS`.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
+use super::guard::{self, HostPolicy};
 use super::security::Password;
 use super::server::{AppState, router, serve};
+use super::slot::LiveInfo;
 use super::slot::{EndHook, Slot};
-use super::{origin, slot::LiveInfo};
 use crate::context::Ctx;
 use crate::env;
 use crate::session::{self, EndOutcome};
@@ -49,6 +54,11 @@ pub enum WebError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// A `STUDYLOOP_WEB_HOSTS` entry that is not a bare host name.
+    #[error(
+        "STUDYLOOP_WEB_HOSTS entry {0:?} is not a bare host name or IP; list names such as studybox.local,192.168.1.9 (no scheme, port or path)"
+    )]
+    BadHostName(String),
     /// The runtime or the server failed.
     #[error("the web server failed: {0}")]
     Serve(#[source] std::io::Error),
@@ -69,7 +79,17 @@ pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
     if opts.lan && password.is_none() {
         return Err(WebError::LanNeedsPassword);
     }
-    let allowed = origin::parse_allowed(ctx.env.get_nonempty(env::STUDYLOOP_ALLOWED_ORIGINS)?);
+    let hosts = HostPolicy {
+        lan: opts.lan,
+        names: if opts.lan {
+            lan_names(guard::parse_list(
+                ctx.env.get_nonempty(env::STUDYLOOP_WEB_HOSTS)?,
+            ))?
+        } else {
+            Vec::new()
+        },
+        extra_origins: guard::parse_list(ctx.env.get_nonempty(env::STUDYLOOP_ALLOWED_ORIGINS)?),
+    };
     let ip = if opts.lan {
         IpAddr::V4(Ipv4Addr::UNSPECIFIED)
     } else {
@@ -86,11 +106,17 @@ pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
             .await
             .map_err(|source| WebError::Bind { addr, source })?;
         let port = listener.local_addr().map_err(WebError::Serve)?.port();
-        let state = build_state(ctx, port, allowed);
+        let state = build_state(ctx, port, hosts);
         let app = router(state.clone(), Password(password));
         let shown = if opts.lan { "0.0.0.0" } else { "127.0.0.1" };
         // The acceptance lane and humans both read this line.
         println!("studyloop web listening on http://{shown}:{port}");
+        if opts.lan {
+            eprintln!(
+                "studyloop web: --lan serves plain HTTP (no TLS): the password and the session \
+                 cross the network unencrypted; use it only on a network you trust"
+            );
+        }
         serve(listener, app, state, shutdown_signal())
             .await
             .map_err(WebError::Serve)
@@ -99,10 +125,40 @@ pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
 
 /// The server state: the slot ends sessions through the product's end path.
 #[must_use]
-pub fn build_state(ctx: Ctx, port: u16, allowed_origins: Vec<String>) -> Arc<AppState> {
-    let mut state = AppState::new(ctx.clone(), Slot::new(end_hook(ctx)), allowed_origins);
+pub fn build_state(ctx: Ctx, port: u16, hosts: HostPolicy) -> Arc<AppState> {
+    let mut state = AppState::new(ctx.clone(), Slot::new(end_hook(ctx)), Vec::new());
     state.port = Some(port);
+    state.hosts = hosts;
     Arc::new(state)
+}
+
+/// The `--lan` names: the configured ones (validated, lowercased), the
+/// machine's hostname and `<hostname>.local`.
+fn lan_names(configured: Vec<String>) -> Result<Vec<String>, WebError> {
+    let mut names = Vec::new();
+    for name in configured {
+        let bare = name
+            .strip_prefix('[')
+            .map_or(name.as_str(), |n| n.trim_end_matches(']'));
+        let ok = if name.starts_with('[') {
+            bare.parse::<std::net::Ipv6Addr>().is_ok()
+        } else {
+            bare.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        };
+        if !ok || bare.is_empty() {
+            return Err(WebError::BadHostName(name));
+        }
+        names.push(name.to_ascii_lowercase());
+    }
+    if let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+        let host = host.trim().to_ascii_lowercase();
+        if !host.is_empty() {
+            names.push(format!("{host}.local"));
+            names.push(host);
+        }
+    }
+    Ok(names)
 }
 
 /// The product's common end path for a web session that is still current.
@@ -127,5 +183,38 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         () = term => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lan_names_take_bare_names_and_ips_and_refuse_the_rest() {
+        let names = lan_names(vec![
+            "StudyBox.lan".into(),
+            "192.168.1.9".into(),
+            "[fe80::1]".into(),
+        ])
+        .expect("valid");
+        assert!(names.starts_with(&[
+            "studybox.lan".into(),
+            "192.168.1.9".into(),
+            "[fe80::1]".into()
+        ]));
+        for bad in [
+            "http://studybox.lan",
+            "studybox.lan:8567",
+            "a/b",
+            "[nope]",
+            "evil .lan",
+        ] {
+            let err = lan_names(vec![bad.into()]).expect_err(bad).to_string();
+            assert!(
+                err.contains(bad) && err.contains("STUDYLOOP_WEB_HOSTS"),
+                "{err}"
+            );
+        }
     }
 }

@@ -3,8 +3,13 @@
 //! Every response carries a strict CSP (`default-src 'self'`; the SPA has no
 //! inline script or third-party code), `X-Frame-Options: DENY`, `nosniff`,
 //! `no-referrer` and a permissions policy. HTTP Basic auth is enforced only
-//! when a password is configured, which `--lan` requires; the user name is
-//! ignored and the password compared in constant time.
+//! when a password is configured, which `--lan` requires; the scheme is matched
+//! case-insensitively (RFC 7617), the user name is ignored and the password
+//! compared in constant time. Failures are rate-limited per client IP (see
+//! `auth_limit`): after [`FREE_FAILURES`] wrong passwords the client gets `429`
+//! with `Retry-After` until the lockout ends, whatever it sends.
+
+use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
@@ -41,29 +46,59 @@ pub async fn headers(request: Request, next: Next) -> Response {
     response
 }
 
-/// Middleware state: the password, when one is set.
+use super::auth_limit::Limiter;
+pub use super::auth_limit::{FREE_FAILURES, LOCKOUT};
+use super::guard::ConnAddrs;
+
+/// The password, when one is set.
 #[derive(Debug, Clone)]
 pub struct Password(pub Option<String>);
 
+/// Middleware state: the password and its failure limiter.
+#[derive(Debug)]
+pub struct Gate {
+    password: Password,
+    limiter: Limiter,
+}
+
+impl Gate {
+    /// A gate for `password` with a fresh limiter.
+    #[must_use]
+    pub fn new(password: Password) -> Self {
+        Self {
+            password,
+            limiter: Limiter::default(),
+        }
+    }
+}
+
 /// Middleware: requires `Authorization: Basic …` with the password when set.
-pub async fn basic_auth(
-    State(password): State<Password>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(expected) = password.0.as_deref() else {
+pub async fn basic_auth(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    let Some(expected) = gate.password.0.as_deref() else {
         return next.run(request).await;
     };
-    let given = request
+    let client = request.extensions().get::<ConnAddrs>().map(|c| c.peer.ip());
+    if let Some(wait) = gate.limiter.locked(client) {
+        return too_many(wait);
+    }
+    let header = request
         .headers()
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|v| v.to_str().ok());
+    let given = header
+        .and_then(strip_basic)
         .and_then(decode_base64)
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|pair| pair.split_once(':').map(|(_, p)| p.to_owned()));
     if given.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes())) {
+        gate.limiter.succeeded(client);
         return next.run(request).await;
+    }
+    // No header at all is the browser asking for the prompt, not a guess.
+    if header.is_some()
+        && let Some(wait) = gate.limiter.failed(client)
+    {
+        return too_many(wait);
     }
     (
         StatusCode::UNAUTHORIZED,
@@ -74,6 +109,23 @@ pub async fn basic_auth(
         "password required",
     )
         .into_response()
+}
+
+fn too_many(wait: std::time::Duration) -> Response {
+    let secs = wait.as_secs().max(1);
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [(header::RETRY_AFTER, secs.to_string())],
+        format!("too many wrong passwords; try again in {secs} s"),
+    )
+        .into_response()
+}
+
+/// The credentials after a `Basic` scheme in any letter case (RFC 7617 §2 and
+/// RFC 9110 §11.1: auth schemes are case-insensitive).
+fn strip_basic(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.trim_start().split_once(char::is_whitespace)?;
+    scheme.eq_ignore_ascii_case("basic").then(|| rest.trim())
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -128,5 +180,8 @@ mod tests {
         assert!(constant_time_eq(b"abc", b"abc"));
         assert!(!constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"ab"));
+        assert_eq!(strip_basic("bAsIc  dTp4"), Some("dTp4"));
+        assert_eq!(strip_basic("Bearer dTp4"), None);
+        assert_eq!(strip_basic("Basic"), None);
     }
 }

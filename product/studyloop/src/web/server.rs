@@ -5,9 +5,9 @@
 //! `POST /api/session/start`, `GET /api/session/options`, `GET
 //! /api/session/state` (see `start`), `POST /api/session/end`, `WS
 //! /api/session/ws`. Every response gets the security headers; the password
-//! gate applies when a password is set.
+//! gate applies when a password is set; the `guard` (Host, Origin, JSON-only,
+//! bounded body) runs in front of every route; `listen` bounds connections.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +18,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router, middleware};
 use serde_json::{Value, json};
 
-use super::security::{self, Password};
+use super::guard::{self, HostPolicy};
+use super::listen::{self, Limits};
+use super::security::{self, Gate, Password};
 use super::slot::{ATTACH_GRACE, Slot};
 use super::{assets, start, ws};
 use crate::context::Ctx;
@@ -33,28 +35,37 @@ pub struct AppState {
     pub port: Option<u16>,
     /// The live session slot.
     pub slot: Slot,
-    /// Extra exact origins allowed to open the WebSocket (`STUDYLOOP_ALLOWED_ORIGINS`).
-    pub allowed_origins: Vec<String>,
+    /// The names and origins this server answers to (`guard`).
+    pub hosts: HostPolicy,
+    /// Connection limits (`listen`).
+    pub limits: Limits,
     /// How long detached or never-attached sessions are held.
     pub grace: Duration,
 }
 
 impl AppState {
-    /// State around `slot` with the reference grace period.
+    /// State around `slot` with the reference grace period, loopback names,
+    /// `allowed_origins` as the extra origins and the default limits.
     #[must_use]
     pub fn new(ctx: Ctx, slot: Slot, allowed_origins: Vec<String>) -> Self {
         Self {
             ctx,
             port: None,
             slot,
-            allowed_origins,
+            hosts: HostPolicy {
+                extra_origins: allowed_origins,
+                ..HostPolicy::default()
+            },
+            limits: Limits::default(),
             grace: ATTACH_GRACE,
         }
     }
 }
 
-/// The whole application: every route, the security headers and the password gate.
+/// The whole application: every route, the security headers, the guard and
+/// the password gate (with its failure limiter).
 pub fn router(state: Arc<AppState>, password: Password) -> Router {
+    let gate = Arc::new(Gate::new(password));
     Router::new()
         .route("/", get(assets::index))
         .route("/static/{file}", get(assets::file))
@@ -64,10 +75,8 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
         .route("/api/session/state", get(start::state))
         .route("/api/session/end", post(end))
         .route("/api/session/ws", get(ws::handler))
-        .layer(middleware::from_fn_with_state(
-            password,
-            security::basic_auth,
-        ))
+        .layer(middleware::from_fn_with_state(gate, security::basic_auth))
+        .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(middleware::from_fn(security::headers))
         .with_state(state)
 }
@@ -131,12 +140,7 @@ pub async fn serve(
             reaper_state.slot.reap(reaper_state.grace).await;
         }
     });
-    let result = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await;
+    let result = listen::accept_loop(listener, app, state.limits, shutdown).await;
     reaper.abort();
     state.slot.end(None, "server-stopped", true).await;
     result

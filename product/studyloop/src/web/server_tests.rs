@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
 
 use super::acp::{AcpSession, AcpTimeouts, AgentCommand};
+use super::listen::Limits;
 use super::security::Password;
 use super::server::{AppState, router, serve, ws_url};
 use super::slot::{Live, LiveInfo, Slot, Transport};
@@ -17,14 +18,19 @@ use crate::context::Ctx;
 use crate::env::Env;
 use crate::web::testkit::{self, stub_acp};
 
-struct Server {
-    base: String,
-    state: Arc<AppState>,
-    ended: Arc<Mutex<Vec<String>>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+pub(super) struct Server {
+    pub(super) base: String,
+    pub(super) state: Arc<AppState>,
+    pub(super) ended: Arc<Mutex<Vec<String>>>,
+    pub(super) stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
-async fn server(password: Option<&str>) -> Server {
+pub(super) async fn server(password: Option<&str>) -> Server {
+    server_with(password, Limits::default()).await
+}
+
+/// A server with these connection limits.
+pub(super) async fn server_with(password: Option<&str>, limits: Limits) -> Server {
     let ended = Arc::new(Mutex::new(Vec::new()));
     let log = ended.clone();
     let slot = Slot::new(Arc::new(move |info: &LiveInfo, why: &str| {
@@ -38,7 +44,9 @@ async fn server(password: Option<&str>) -> Server {
         cwd: PathBuf::from("/"),
         exe: PathBuf::from("/bin/false"),
     };
-    let state = Arc::new(AppState::new(ctx, slot, Vec::new()));
+    let mut state = AppState::new(ctx, slot, Vec::new());
+    state.limits = limits;
+    let state = Arc::new(state);
     let app = router(state.clone(), Password(password.map(str::to_owned)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -68,6 +76,11 @@ async fn start_acp(s: &Server, dir: &Path, knobs: &[(&str, &str)]) -> String {
         cwd: dir.into(),
         env,
     };
+    start_acp_cmd(s, cmd).await
+}
+
+/// Puts an ACP session running `cmd` into the server's slot; returns its id.
+pub(super) async fn start_acp_cmd(s: &Server, cmd: AgentCommand) -> String {
     let acp = AcpSession::start(cmd, AcpTimeouts::default())
         .await
         .expect("stub starts");
@@ -89,10 +102,14 @@ async fn start_acp(s: &Server, dir: &Path, knobs: &[(&str, &str)]) -> String {
     id
 }
 
-type Ws =
+pub(super) type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn connect(s: &Server, id: &str, origin: Option<&str>) -> Result<Ws, tungstenite::Error> {
+pub(super) async fn connect(
+    s: &Server,
+    id: &str,
+    origin: Option<&str>,
+) -> Result<Ws, tungstenite::Error> {
     let mut req = format!("ws://{}{}", s.base, ws_url(id))
         .into_client_request()
         .expect("request");
@@ -105,7 +122,7 @@ async fn connect(s: &Server, id: &str, origin: Option<&str>) -> Result<Ws, tungs
         .map(|(ws, _)| ws)
 }
 
-async fn next_json(ws: &mut Ws) -> Value {
+pub(super) async fn next_json(ws: &mut Ws) -> Value {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
             .await
@@ -118,7 +135,7 @@ async fn next_json(ws: &mut Ws) -> Value {
     }
 }
 
-async fn until_type(ws: &mut Ws, kind: &str) -> Vec<Value> {
+pub(super) async fn until_type(ws: &mut Ws, kind: &str) -> Vec<Value> {
     let mut seen = Vec::new();
     loop {
         let f = next_json(ws).await;
@@ -135,7 +152,7 @@ async fn get(s: &Server, path: &str) -> (u16, String, String) {
     (r.status, r.head, r.body)
 }
 
-fn rt() -> tokio::runtime::Runtime {
+pub(super) fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

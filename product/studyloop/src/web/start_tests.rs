@@ -65,7 +65,7 @@ fn world(extra: &[(&str, &str)]) -> World {
             .await
             .expect("bind");
         let port = listener.local_addr().expect("addr").port();
-        let state = build_state(ctx, port, Vec::new());
+        let state = build_state(ctx, port, crate::web::guard::HostPolicy::default());
         let app = router(state.clone(), Password(None));
         tokio::spawn(serve(listener, app, state.clone(), std::future::pending()));
         (format!("127.0.0.1:{port}"), state)

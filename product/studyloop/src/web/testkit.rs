@@ -15,12 +15,21 @@ use serde_json::Value;
 /// # Panics
 /// When the binary has not been built, naming the command that builds it.
 pub(crate) fn stub_acp() -> PathBuf {
+    bin("studyloop-stub-acp")
+}
+
+/// `target/<profile>/<name>` (a binary of this workspace), next to the running test or
+/// bench executable's `deps/` directory.
+///
+/// # Panics
+/// When the binary has not been built, naming the command that builds it.
+pub(crate) fn bin(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test exe path");
     let bin = exe
         .parent()
         .and_then(std::path::Path::parent)
         .expect("target/<profile>")
-        .join("studyloop-stub-acp");
+        .join(name);
     assert!(
         bin.is_file(),
         "{} is missing; run `cargo build --bins` (for a bench: `cargo build --bins --profile bench`) first",
@@ -51,17 +60,25 @@ pub(crate) async fn request(
     path: &str,
     body: Option<&Value>,
 ) -> Response {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(base).await.expect("connect");
     let body = body.map(Value::to_string).unwrap_or_default();
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {base}\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.expect("read");
+    raw(base, &req).await
+}
+
+/// Sends `text` (a whole HTTP/1.1 request, headers chosen by the caller) to `base` over a
+/// fresh connection and reads the whole response.
+pub(crate) async fn raw(base: &str, text: &str) -> Response {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(base).await.expect("connect");
+    stream.write_all(text.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    // A reset after the response (the server closed first) still leaves the response read.
+    let _ = stream.read_to_end(&mut raw).await;
+    let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
     Response {
         status: head

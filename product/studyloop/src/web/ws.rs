@@ -1,27 +1,32 @@
 //! `WS /api/session/ws?study_session_id=<id>`: attaches a browser (or the
 //! acceptance lane) to the live session and relays in both directions.
 //!
-//! Refused before the upgrade (HTTP 403) when the Origin is not allowed (see
-//! `origin`), no session is live, or the id does not match. After the upgrade:
-//! `started` first; PTY output as binary frames; ACP events as JSON frames;
-//! client frames dispatched to the transport; `stop` ends the session; a newer
-//! socket supersedes this one; a plain disconnect starts the grace period.
+//! The `guard` has already checked `Host` and `Origin` (as for every route).
+//! Refused before the upgrade (HTTP 403) when no session is live or the id does
+//! not match. After the upgrade: `started` first; PTY output as binary frames;
+//! ACP events as JSON frames; a `gap` frame wherever the session's bounded
+//! queue dropped output nobody read in time; client frames dispatched to the
+//! transport; `stop` ends the session; a newer socket supersedes this one; a
+//! plain disconnect starts the grace period. Client messages are capped at
+//! [`WS_MAX_MESSAGE_BYTES`] (a bigger one closes the socket).
 
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::acp::AcpEvent;
 use super::frames::{ClientFrame, ServerFrame};
-use super::origin;
 use super::pty::PtyEvent;
 use super::server::AppState;
 use super::slot::{Live, Transport};
+
+/// The largest client message (one prompt or a burst of keystrokes).
+pub const WS_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 
 /// The query string.
 #[derive(Debug, Deserialize)]
@@ -34,17 +39,8 @@ pub struct WsQuery {
 pub async fn handler(
     State(state): State<Arc<AppState>>,
     Query(query): Query<WsQuery>,
-    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let header_str = |name| headers.get(name).and_then(|v| v.to_str().ok());
-    if !origin::allowed(
-        header_str(header::ORIGIN),
-        header_str(header::HOST),
-        &state.allowed_origins,
-    ) {
-        return refuse("origin not allowed; open the console from the StudyLoop server's own page");
-    }
     let Some(live) = state.slot.current() else {
         return refuse("no active web session; start one with POST /api/session/start");
     };
@@ -52,6 +48,8 @@ pub async fn handler(
         return refuse("study_session_id does not match the active session");
     }
     upgrade
+        .max_message_size(WS_MAX_MESSAGE_BYTES)
+        .max_frame_size(WS_MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| relay(socket, live, state))
         .into_response()
 }
@@ -83,6 +81,7 @@ async fn relay(mut socket: WebSocket, live: Arc<Live>, state: Arc<AppState>) {
         live.detach(generation);
         return;
     }
+    let mut pending: Option<Outbound> = None;
     loop {
         tokio::select! {
             biased;
@@ -107,20 +106,41 @@ async fn relay(mut socket: WebSocket, live: Arc<Live>, state: Arc<AppState>) {
                 Some(Ok(_)) => {}
             },
             out = next_outbound(&live) => match out {
-                Some(Outbound::Text(t)) => { let _ = socket.send(Message::Text(t.into())).await; }
-                Some(Outbound::Binary(b)) => { let _ = socket.send(Message::Binary(b.into())).await; }
-                Some(Outbound::Final(t)) => {
-                    let _ = socket.send(Message::Text(t.into())).await;
-                    let reason = if live_was_stopped(&state, &live) { "ended" } else { "exit" };
-                    state.slot.end(Some(&live.info.study_session_id), reason, true).await;
-                    let _ = socket.send(Message::Close(None)).await;
-                    return;
+                Some((gap, out)) if gap > 0 => {
+                    let f = ServerFrame::gap(gap);
+                    let _ = socket.send(Message::Text(f.to_text().into())).await;
+                    pending = Some(out);
                 }
+                Some((_, out)) => pending = Some(out),
                 None => {
                     let _ = socket.send(Message::Close(None)).await;
                     return;
                 }
             },
+        }
+        if let Some(out) = pending.take() {
+            match out {
+                Outbound::Text(t) => {
+                    let _ = socket.send(Message::Text(t.into())).await;
+                }
+                Outbound::Binary(b) => {
+                    let _ = socket.send(Message::Binary(b.into())).await;
+                }
+                Outbound::Final(t) => {
+                    let _ = socket.send(Message::Text(t.into())).await;
+                    let reason = if live_was_stopped(&state, &live) {
+                        "ended"
+                    } else {
+                        "exit"
+                    };
+                    state
+                        .slot
+                        .end(Some(&live.info.study_session_id), reason, true)
+                        .await;
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+            }
         }
     }
 }
@@ -133,26 +153,36 @@ fn live_was_stopped(state: &AppState, live: &Live) -> bool {
         .is_none_or(|l| l.info.study_session_id != live.info.study_session_id)
 }
 
-async fn next_outbound(live: &Live) -> Option<Outbound> {
+/// The next frame, with how many items the queue dropped just before it.
+async fn next_outbound(live: &Live) -> Option<(u64, Outbound)> {
     match &live.transport {
-        Transport::Pty(p) => match p.events().recv().await? {
-            PtyEvent::Output(bytes) => Some(Outbound::Binary(bytes)),
-            PtyEvent::Stopped { returncode, reason } => Some(Outbound::Final(
-                ServerFrame::Stopped {
-                    returncode,
-                    reason: reason.to_owned(),
-                }
-                .to_text(),
-            )),
-        },
+        Transport::Pty(p) => {
+            let (gap, event) = p.events().recv_with_gap().await?;
+            Some((
+                gap,
+                match event {
+                    PtyEvent::Output(bytes) => Outbound::Binary(bytes),
+                    PtyEvent::Stopped { returncode, reason } => Outbound::Final(
+                        ServerFrame::Stopped {
+                            returncode,
+                            reason: reason.to_owned(),
+                        }
+                        .to_text(),
+                    ),
+                },
+            ))
+        }
         Transport::Acp(a) => {
-            let event = a.events().recv().await?;
+            let (gap, event) = a.events().recv_with_gap().await?;
             let text = serde_json::to_string(&event).unwrap_or_default();
-            Some(if matches!(event, AcpEvent::Stopped { .. }) {
-                Outbound::Final(text)
-            } else {
-                Outbound::Text(text)
-            })
+            Some((
+                gap,
+                if matches!(event, AcpEvent::Stopped { .. }) {
+                    Outbound::Final(text)
+                } else {
+                    Outbound::Text(text)
+                },
+            ))
         }
     }
 }
@@ -173,10 +203,10 @@ async fn dispatch(live: &Live, state: &AppState, text: &str) -> Option<String> {
                 .await;
             None
         }
-        (ClientFrame::Input { data }, Transport::Pty(p)) => {
-            p.write(data.as_bytes());
-            None
-        }
+        (ClientFrame::Input { data }, Transport::Pty(p)) => p
+            .write(data.as_bytes())
+            .err()
+            .and_then(|e| error(e.to_string())),
         (ClientFrame::Input { data }, Transport::Acp(a)) => {
             a.prompt(&data).err().and_then(|e| error(e.to_string()))
         }

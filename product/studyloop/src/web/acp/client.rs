@@ -15,8 +15,7 @@ use std::time::Duration;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
-    TextContent, WriteTextFileRequest, WriteTextFileResponse,
+    InitializeRequest, NewSessionRequest, PromptRequest, TextContent,
 };
 use agent_client_protocol::{Agent, Client, Error as RpcError, Responder, UntypedMessage};
 use serde_json::{Value, json};
@@ -25,7 +24,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::events::{AcpEvent, EventQueue, map_session_update};
 use super::fs::SessionFs;
 use super::process::AgentProcess;
-use super::{AcpError, AcpTimeouts, transport};
+use super::{AcpError, AcpTimeouts, requests, transport};
 
 /// What the owner asks of a running session.
 #[derive(Debug)]
@@ -42,7 +41,7 @@ pub(super) struct Handshake {
     pub session_id: String,
 }
 
-type PermissionResponders =
+pub(super) type PermissionResponders =
     Arc<Mutex<HashMap<String, Responder<Value, agent_client_protocol::V1>>>>;
 
 /// Everything one driver task owns.
@@ -53,7 +52,7 @@ pub(super) struct Driver {
     pub cwd: PathBuf,
     pub timeouts: AcpTimeouts,
     pub events: Arc<EventQueue>,
-    pub commands: mpsc::UnboundedReceiver<Command>,
+    pub commands: mpsc::Receiver<Command>,
     pub ready: oneshot::Sender<Result<Handshake, AcpError>>,
 }
 
@@ -71,7 +70,7 @@ pub(super) async fn drive(driver: Driver) {
         commands,
         ready,
     } = driver;
-    let (lines, malformed) = transport::lines(stdin, stdout, events.clone());
+    let (lines, malformed, backlog) = transport::lines(stdin, stdout, events.clone());
     let fs = SessionFs::new(&cwd).ok();
     let responders: PermissionResponders = Arc::default();
     let stderr = process.stderr.clone();
@@ -102,7 +101,13 @@ pub(super) async fn drive(driver: Driver) {
                 async move |msg: UntypedMessage,
                             responder: Responder<Value, agent_client_protocol::V1>,
                             _cx: ConnectionTo<Agent>| {
-                    answer_request(msg, responder, fs.as_ref(), &responders_r, &events_r)
+                    let to = requests::Answering {
+                        fs: fs.as_ref(),
+                        responders: &responders_r,
+                        events: &events_r,
+                        backlog: &backlog,
+                    };
+                    requests::answer(msg, responder, &to)
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -135,6 +140,7 @@ pub(super) async fn drive(driver: Driver) {
         Ok(Ending::HandshakeFailed(e)) => ("error", None, Some(e)),
         Err(e) => ("error", Some(format!("ACP connection failed: {e}")), None),
     };
+    let handshake_done = ready.is_none();
     if let Some(tx) = ready.take() {
         // The handshake failed or the connection ended before it could report:
         // say which step was running and how the agent exited.
@@ -167,11 +173,28 @@ pub(super) async fn drive(driver: Driver) {
     if let Some(message) = message {
         events.push(AcpEvent::TransportError { message });
     }
-    if reason == "cancel" {
-        // Give an agent that exits on cancel (or on stdin EOF) a moment to do so.
+    if reason == "cancel" || reason == "exit" {
+        // Give an agent that exits on cancel (or on stdin EOF) a moment to do
+        // so; one that closed its stdout, a moment to report its status.
         let _ = tokio::time::timeout(timeouts.stop_grace, process.wait()).await;
     }
+    let exited = process.try_exit();
     let returncode = process.terminate(timeouts.stop_grace).await;
+    if handshake_done && reason == "exit" && exited != Some(Some(0)) {
+        let how = match exited {
+            Some(Some(code)) => format!("exited with status {code}"),
+            Some(None) => "was killed by a signal".to_owned(),
+            None => "closed its output and was stopped".to_owned(),
+        };
+        process.stderr_settled(STDERR_SETTLE).await;
+        events.push(AcpEvent::TransportError {
+            message: format!(
+                "the ACP agent {how} during the session; agent stderr (last {} KB): {}",
+                super::STDERR_TAIL_BYTES / 1024,
+                stderr.text()
+            ),
+        });
+    }
     events.push(AcpEvent::Stopped {
         returncode,
         reason: reason.to_owned(),
@@ -266,6 +289,12 @@ async fn call<T>(
     }
 }
 
+/// Prompts that may wait for the agent's answer at once.
+const MAX_PROMPTS_IN_FLIGHT: usize = 4;
+
+/// How long the stderr reader gets to drain a crashed agent's last words.
+const STDERR_SETTLE: Duration = Duration::from_millis(500);
+
 /// How long an answer already sent by an agent that then closed its stdout is
 /// awaited: it only has to cross from the reader task to the request.
 const ANSWER_AFTER_EOF: Duration = Duration::from_millis(200);
@@ -275,7 +304,7 @@ async fn serve(
     session_id: &str,
     timeouts: &AcpTimeouts,
     events: &Arc<EventQueue>,
-    mut commands: mpsc::UnboundedReceiver<Command>,
+    mut commands: mpsc::Receiver<Command>,
     responders: &PermissionResponders,
 ) -> Ending {
     let mut in_flight: Vec<tokio::task::JoinHandle<()>> = Vec::new();
@@ -293,9 +322,17 @@ async fn serve(
                     session_id.to_owned(),
                     vec![ContentBlock::Text(TextContent::new(text))],
                 );
+                in_flight.retain(|h| !h.is_finished());
+                if in_flight.len() >= MAX_PROMPTS_IN_FLIGHT {
+                    events.push(AcpEvent::TransportError {
+                        message: format!(
+                            "{MAX_PROMPTS_IN_FLIGHT} prompts are already waiting for the agent; wait for turn_end before sending more"
+                        ),
+                    });
+                    continue;
+                }
                 let pending = conn.send_request(request).block_task();
                 let (events, timeout) = (events.clone(), timeouts.prompt);
-                in_flight.retain(|h| !h.is_finished());
                 // Fire and forget: the console stays responsive (cancel, permission).
                 in_flight.push(tokio::spawn(async move {
                     let event = match tokio::time::timeout(timeout, pending).await {
@@ -362,68 +399,6 @@ async fn settle(in_flight: &mut Vec<tokio::task::JoinHandle<()>>, grace: Duratio
     let _ = tokio::time::timeout(grace, all).await;
 }
 
-/// Answers one agent→client request: permission (relayed, answered later),
-/// fs (answered now, confined to the session dir), anything else -32601.
-fn answer_request(
-    msg: UntypedMessage,
-    responder: Responder<Value, agent_client_protocol::V1>,
-    fs: Option<&SessionFs>,
-    responders: &PermissionResponders,
-    events: &EventQueue,
-) -> Result<(), RpcError> {
-    let (method, params) = msg.into_parts();
-    match method.as_str() {
-        "session/request_permission" => {
-            let request_id = responder.raw_id().to_string();
-            let mut payload = params;
-            if let Some(obj) = payload.as_object_mut() {
-                obj.insert("_request_id".into(), Value::String(request_id.clone()));
-            }
-            responders
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(request_id, responder);
-            events.push(AcpEvent::message("request_permission", payload));
-            Ok(())
-        }
-        "fs/read_text_file" | "fs/write_text_file" => {
-            let Some(fs) = fs else {
-                return responder
-                    .respond_with_error(RpcError::new(-32603, "session dir unavailable"));
-            };
-            let result = if method == "fs/read_text_file" {
-                serde_json::from_value::<ReadTextFileRequest>(params)
-                    .map_err(|e| RpcError::new(-32602, e.to_string()))
-                    .and_then(|r| {
-                        fs.read(&r.path, r.line, r.limit)
-                            .map(|content| to_json(&ReadTextFileResponse::new(content)))
-                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
-                    })
-            } else {
-                serde_json::from_value::<WriteTextFileRequest>(params)
-                    .map_err(|e| RpcError::new(-32602, e.to_string()))
-                    .and_then(|r| {
-                        fs.write(&r.path, &r.content)
-                            .map(|()| to_json(&WriteTextFileResponse::new()))
-                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
-                    })
-            };
-            match result {
-                Ok(value) => responder.respond(value),
-                Err(e) => responder.respond_with_error(e),
-            }
-        }
-        other => responder.respond_with_error(RpcError::new(
-            -32601,
-            format!("studyloop does not offer {other}"),
-        )),
-    }
-}
-
-fn to_json(value: &impl serde::Serialize) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-fn rpc_detail(e: &RpcError) -> String {
+pub(super) fn rpc_detail(e: &RpcError) -> String {
     format!("{} (code {})", e.message, i32::from(e.code))
 }

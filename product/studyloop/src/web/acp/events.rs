@@ -1,6 +1,7 @@
 //! What an ACP session reports to its owner (the web socket relay): agent
 //! messages mapped from `session/update`, transport errors and the final stop,
-//! queued in a bounded buffer that drops the oldest event when full.
+//! queued in a buffer bounded in events and bytes that drops the oldest event
+//! when full (the relay turns each drop into a visible `gap` frame).
 //!
 //! The serialised form of [`AcpEvent`] is exactly the server→client WS frame
 //! (`agent_message`, `transport_error`, `stopped`), so the relay forwards it
@@ -11,8 +12,11 @@ use serde_json::{Map, Value};
 
 use crate::web::queue::{Final, Queue};
 
-/// How many undelivered events are held before the oldest is dropped.
-pub const EVENT_QUEUE_CAPACITY: usize = 256;
+/// How many undelivered events are held before the oldest is dropped (a
+/// 1000-chunk burst fits whole).
+pub const EVENT_QUEUE_CAPACITY: usize = 4096;
+/// How many bytes of undelivered events are held before the oldest is dropped.
+pub const EVENT_QUEUE_BYTES: usize = 16 * 1024 * 1024;
 
 /// One event from an ACP session, serialised as its WS frame.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -81,6 +85,17 @@ pub fn map_session_update(params: &Value) -> Option<AcpEvent> {
 impl Final for AcpEvent {
     fn is_final(&self) -> bool {
         matches!(self, Self::Stopped { .. })
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Self::AgentMessage { kind, payload } => {
+                // The serialised size: what the relay will hold as a frame.
+                kind.len() + serde_json::to_vec(payload).map_or(0, |v| v.len())
+            }
+            Self::TransportError { message } => message.len(),
+            Self::Stopped { reason, .. } => reason.len(),
+        }
     }
 }
 

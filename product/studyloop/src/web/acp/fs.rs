@@ -1,13 +1,37 @@
 //! Answers for the agent's `fs/read_text_file` and `fs/write_text_file`
 //! requests, confined to the session directory.
 //!
-//! A path is accepted only if, after resolving symlinks, it lies inside the
-//! session dir; `..` components are refused outright. This is a protocol
-//! policy (what the client agrees to do on the agent's behalf), not a sandbox:
-//! the agent process itself can still touch the filesystem directly.
+//! How: the session dir is opened once and every request is resolved relative
+//! to that directory fd, never by path name again. Reads use `openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` where the kernel has it, else a walk
+//! component by component (`openat` with `O_NOFOLLOW | O_DIRECTORY` for each
+//! directory, `O_NOFOLLOW` for the file). So a component swapped for a symlink
+//! between a check and the open (the race the old check-then-open had) can
+//! only make the request fail. The file is opened `O_NONBLOCK` and `fstat`ed:
+//! anything but a regular file (FIFO, device, socket, directory) is refused
+//! without blocking, and so is a file with more than one link (a hardlink
+//! planted in the session dir to an outside file). Writes walk the same way,
+//! creating missing directories with `mkdirat`, then write a temp file created
+//! `O_EXCL` in the target's directory fd and `renameat` it over the name (the
+//! rename replaces a planted hard link, it never writes through a link; a
+//! symlink at the name is refused).
+//! `..` is refused outright; absolute paths must lie under the session dir.
+//!
+//! This is a protocol policy (what the client agrees to do on the agent's
+//! behalf), not a sandbox: the agent process itself can still touch the
+//! filesystem directly.
 
-use std::io::Write;
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use rustix::fs::{self as rfs, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
+
+/// The largest file an agent may read through the client.
+pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Why a file request was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +43,16 @@ pub enum FsError {
         path: PathBuf,
         /// The session dir.
         root: PathBuf,
+    },
+    /// The path is under the session dir but not a file the client serves.
+    #[error(
+        "refusing {path}: {reason}; agents may only use regular files with a single link under the session dir, reached without symlinks"
+    )]
+    Refused {
+        /// The requested path.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
     },
     /// The file does not exist.
     #[error("no file at {0}")]
@@ -40,7 +74,7 @@ impl FsError {
     #[must_use]
     pub fn code(&self) -> i32 {
         match self {
-            Self::Outside { .. } => -32602,
+            Self::Outside { .. } | Self::Refused { .. } => -32602,
             Self::NotFound(_) => -32002,
             Self::Io { .. } => -32603,
         }
@@ -50,40 +84,95 @@ impl FsError {
 /// The session dir as the root of every file request.
 #[derive(Debug, Clone)]
 pub struct SessionFs {
+    /// The resolved root (absolute paths are matched against it).
     root: PathBuf,
+    /// The root as given (it may be a symlinked spelling of `root`).
+    given: PathBuf,
+    /// The root directory, opened once; everything resolves beneath it.
+    dir: Arc<OwnedFd>,
+    /// Try `openat2` first (tests turn it off to exercise the walk).
+    openat2: bool,
 }
 
 impl SessionFs {
-    /// Confines requests to `root` (resolved once, so a symlinked session dir works).
+    /// Confines requests to `root` (resolved and opened once).
     ///
     /// # Errors
-    /// [`FsError::Io`] when the root cannot be resolved.
+    /// [`FsError::Io`] when the root cannot be resolved or opened.
     pub fn new(root: &Path) -> Result<Self, FsError> {
-        let root = root.canonicalize().map_err(|source| FsError::Io {
-            action: "resolve",
+        let io = |source: std::io::Error| FsError::Io {
+            action: "open the session dir",
             path: root.to_path_buf(),
             source,
-        })?;
-        Ok(Self { root })
+        };
+        let real = root.canonicalize().map_err(io)?;
+        let dir = rfs::open(
+            &real,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| io(e.into()))?;
+        Ok(Self {
+            root: real,
+            given: root.to_path_buf(),
+            dir: Arc::new(dir),
+            openat2: true,
+        })
+    }
+
+    /// The same root resolved only by the component walk (no `openat2`).
+    #[cfg(test)]
+    pub(crate) fn walk_only(mut self) -> Self {
+        self.openat2 = false;
+        self
     }
 
     /// Reads a text file, optionally from 1-based `line` for `limit` lines.
     ///
     /// # Errors
-    /// [`FsError`] when the path escapes the root, is missing or unreadable.
+    /// [`FsError`] when the path escapes the root, is not a regular
+    /// single-link file, is missing, too large or unreadable.
     pub fn read(
         &self,
         path: &Path,
         line: Option<u32>,
         limit: Option<u32>,
     ) -> Result<String, FsError> {
-        let full = self.lexical(path)?;
-        let real = full
-            .canonicalize()
-            .map_err(|e| self.io_or_missing("read", &full, e))?;
-        self.ensure_inside(path, &real)?;
-        let text =
-            std::fs::read_to_string(&real).map_err(|e| self.io_or_missing("read", &real, e))?;
+        let parts = self.relative(path)?;
+        if parts.is_empty() {
+            return Err(refused(path, "it is the session dir itself"));
+        }
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let fd = self.open_beneath(path, &parts, flags)?;
+        let stat = rfs::fstat(&fd).map_err(|e| io("read", path, e))?;
+        let kind = rfs::FileType::from_raw_mode(stat.st_mode);
+        if kind != rfs::FileType::RegularFile {
+            return Err(refused(
+                path,
+                &format!("it is not a regular file ({kind:?})"),
+            ));
+        }
+        if stat.st_nlink > 1 {
+            return Err(refused(
+                path,
+                &format!(
+                    "it has {} hard links (a link may point outside)",
+                    stat.st_nlink
+                ),
+            ));
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::from(fd)
+            .take(MAX_READ_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io("read", path, e))?;
+        if bytes.len() as u64 > MAX_READ_BYTES {
+            return Err(refused(
+                path,
+                &format!("it is larger than {MAX_READ_BYTES} bytes"),
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| refused(path, "it is not UTF-8 text"))?;
         if line.is_none() && limit.is_none() {
             return Ok(text);
         }
@@ -92,57 +181,110 @@ impl SessionFs {
         Ok(text.split_inclusive('\n').skip(skip).take(take).collect())
     }
 
-    /// Writes a text file atomically (temp file + rename), creating missing
-    /// directories under the root.
+    /// Writes a text file atomically (temp file + rename in the same directory
+    /// fd), creating missing directories under the root.
     ///
     /// # Errors
     /// [`FsError`] when the path escapes the root or the write fails.
     pub fn write(&self, path: &Path, content: &str) -> Result<(), FsError> {
-        let full = self.lexical(path)?;
-        let parent = full.parent().ok_or_else(|| self.outside(path))?;
-        // The nearest existing ancestor must resolve inside the root; what is
-        // below it is created fresh, so it cannot contain symlinks.
-        let mut existing = parent;
-        while !existing.exists() {
-            existing = existing.parent().ok_or_else(|| self.outside(path))?;
+        let mut parts = self.relative(path)?;
+        let name = parts
+            .pop()
+            .ok_or_else(|| refused(path, "it is the session dir itself"))?;
+        let mut dir: Option<OwnedFd> = None;
+        for part in parts {
+            let parent = dir.as_ref().map_or(&*self.dir, |d| d);
+            let next = match open_dir(parent, part) {
+                Err(Errno::NOENT) => {
+                    match rfs::mkdirat(parent, part, Mode::from_raw_mode(0o700)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(e) => return Err(io("write", path, e)),
+                    }
+                    open_dir(parent, part)
+                }
+                other => other,
+            };
+            dir = Some(next.map_err(|e| self.walk_error(path, e))?);
         }
-        let real_existing = existing
-            .canonicalize()
-            .map_err(|e| self.io("write", existing, e))?;
-        self.ensure_inside(path, &real_existing)?;
-        if full.exists() || full.symlink_metadata().is_ok() {
-            let real = full.canonicalize().map_err(|_| self.outside(path))?;
-            self.ensure_inside(path, &real)?;
+        let dir = dir.as_ref().map_or(&*self.dir, |d| d);
+        // A symlink at the name is refused, as for reads. (Were it swapped in
+        // after this check, the rename would replace the link, never follow it.)
+        if rfs::statat(dir, name, rfs::AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| rfs::FileType::from_raw_mode(st.st_mode) == rfs::FileType::Symlink)
+        {
+            return Err(refused(path, "it is a symlink"));
         }
-        std::fs::create_dir_all(parent).map_err(|e| self.io("write", parent, e))?;
-        let mut tmp = tempfile_in(parent).map_err(|e| self.io("write", parent, e))?;
-        tmp.1
+        let (tmp, file) = temp_in(dir).map_err(|e| io("write", path, e))?;
+        let written = std::fs::File::from(file)
             .write_all(content.as_bytes())
-            .map_err(|e| self.io("write", &tmp.0, e))?;
-        drop(tmp.1);
-        std::fs::rename(&tmp.0, &full).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp.0);
-            self.io("write", &full, e)
-        })
-    }
-
-    /// Joins relative paths to the root and refuses `..`.
-    fn lexical(&self, path: &Path) -> Result<PathBuf, FsError> {
-        if path.components().any(|c| matches!(c, Component::ParentDir)) {
-            return Err(self.outside(path));
+            .map_err(|e| io("write", path, e))
+            .and_then(|()| {
+                rfs::renameat(dir, tmp.as_str(), dir, name).map_err(|e| io("write", path, e))
+            });
+        if written.is_err() {
+            let _ = rfs::unlinkat(dir, tmp.as_str(), rfs::AtFlags::empty());
         }
-        Ok(if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.root.join(path)
-        })
+        written
     }
 
-    fn ensure_inside(&self, asked: &Path, real: &Path) -> Result<(), FsError> {
-        if real.starts_with(&self.root) {
-            Ok(())
+    /// The components of `path` below the root: relative paths as they are,
+    /// absolute ones only under the root; `..` and anything else refused.
+    fn relative<'p>(&self, path: &'p Path) -> Result<Vec<&'p OsStr>, FsError> {
+        let below = if path.is_absolute() {
+            path.strip_prefix(&self.root)
+                .or_else(|_| path.strip_prefix(&self.given))
+                .map_err(|_| self.outside(path))?
         } else {
-            Err(self.outside(asked))
+            path
+        };
+        below
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .map(|c| match c {
+                Component::Normal(part) => Ok(part),
+                _ => Err(self.outside(path)),
+            })
+            .collect()
+    }
+
+    /// Opens the file `parts` beneath the root with `flags` (never following a symlink).
+    fn open_beneath(
+        &self,
+        path: &Path,
+        parts: &[&OsStr],
+        flags: OFlags,
+    ) -> Result<OwnedFd, FsError> {
+        let flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        if self.openat2 {
+            let joined: PathBuf = parts.iter().collect();
+            let resolve =
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            match rfs::openat2(&*self.dir, &joined, flags, Mode::empty(), resolve) {
+                // Not in this kernel (or filtered by seccomp): walk instead.
+                Err(Errno::NOSYS | Errno::PERM) => {}
+                Err(Errno::AGAIN) => {} // a concurrent rename: the walk decides
+                other => return other.map_err(|e| self.walk_error(path, e)),
+            }
+        }
+        let (last, dirs) = parts.split_last().ok_or_else(|| self.outside(path))?;
+        let mut dir: Option<OwnedFd> = None;
+        for part in dirs {
+            let parent = dir.as_ref().map_or(&*self.dir, |d| d);
+            dir = Some(open_dir(parent, part).map_err(|e| self.walk_error(path, e))?);
+        }
+        let dir = dir.as_ref().map_or(&*self.dir, |d| d);
+        rfs::openat(dir, *last, flags, Mode::empty()).map_err(|e| self.walk_error(path, e))
+    }
+
+    /// What a failed step of a confined open means for the agent.
+    fn walk_error(&self, path: &Path, e: Errno) -> FsError {
+        match e {
+            Errno::NOENT => FsError::NotFound(path.to_path_buf()),
+            Errno::LOOP | Errno::NOTDIR => {
+                refused(path, "a component is a symlink or not a directory")
+            }
+            Errno::XDEV => self.outside(path),
+            other => io("open", path, other),
         }
     }
 
@@ -152,103 +294,47 @@ impl SessionFs {
             root: self.root.clone(),
         }
     }
+}
 
-    fn io(&self, action: &'static str, path: &Path, source: std::io::Error) -> FsError {
-        FsError::Io {
-            action,
-            path: path.to_path_buf(),
-            source,
-        }
-    }
+fn open_dir(parent: &OwnedFd, part: &OsStr) -> Result<OwnedFd, Errno> {
+    rfs::openat(
+        parent,
+        part,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
 
-    fn io_or_missing(&self, action: &'static str, path: &Path, e: std::io::Error) -> FsError {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            FsError::NotFound(path.to_path_buf())
-        } else {
-            self.io(action, path, e)
-        }
+fn refused(path: &Path, reason: &str) -> FsError {
+    FsError::Refused {
+        path: path.to_path_buf(),
+        reason: reason.to_owned(),
     }
 }
 
-/// A new, exclusive temp file next to the target (same filesystem, so the
+fn io(action: &'static str, path: &Path, e: impl Into<std::io::Error>) -> FsError {
+    FsError::Io {
+        action,
+        path: path.to_path_buf(),
+        source: e.into(),
+    }
+}
+
+/// A new, exclusive temp file in `dir` (same directory as the target, so the
 /// rename is atomic), readable only by the owner.
-fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    use std::os::unix::fs::OpenOptionsExt;
+fn temp_in(dir: &OwnedFd) -> Result<(String, OwnedFd), Errno> {
     for attempt in 0..16_u32 {
         let name = format!(".studyloop-acp-{}-{attempt}.tmp", std::process::id());
-        let path = dir.join(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
-            Ok(file) => return Ok((path, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        match rfs::openat(
+            dir,
+            name.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        ) {
+            Ok(fd) => return Ok((name, fd)),
+            Err(Errno::EXIST) => {}
             Err(e) => return Err(e),
         }
     }
-    Err(std::io::Error::new(
-        std::io::ErrorKind::AlreadyExists,
-        "no free temp file name",
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trip_inside_and_refusals_outside() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().join("session");
-        std::fs::create_dir(&root).expect("mkdir");
-        let fs = SessionFs::new(&root).expect("root");
-        fs.write(&root.join("notes/a.txt"), "one\ntwo\nthree\n")
-            .expect("write inside");
-        assert_eq!(
-            fs.read(Path::new("notes/a.txt"), None, None).expect("read"),
-            "one\ntwo\nthree\n"
-        );
-        assert_eq!(
-            fs.read(&root.join("notes/a.txt"), Some(2), Some(1))
-                .expect("slice"),
-            "two\n"
-        );
-
-        let outside = dir.path().join("secret.txt");
-        std::fs::write(&outside, "s").expect("seed");
-        assert!(matches!(
-            fs.read(&outside, None, None),
-            Err(FsError::Outside { .. })
-        ));
-        assert!(matches!(
-            fs.write(&outside, "x"),
-            Err(FsError::Outside { .. })
-        ));
-        assert!(matches!(
-            fs.read(Path::new("../secret.txt"), None, None),
-            Err(FsError::Outside { .. })
-        ));
-
-        std::os::unix::fs::symlink(&outside, root.join("link")).expect("symlink");
-        assert!(matches!(
-            fs.read(&root.join("link"), None, None),
-            Err(FsError::Outside { .. })
-        ));
-        assert!(matches!(
-            fs.write(&root.join("link"), "x"),
-            Err(FsError::Outside { .. })
-        ));
-        std::os::unix::fs::symlink(dir.path(), root.join("up")).expect("dir symlink");
-        assert!(matches!(
-            fs.write(&root.join("up/new.txt"), "x"),
-            Err(FsError::Outside { .. })
-        ));
-        assert_eq!(std::fs::read_to_string(&outside).expect("untouched"), "s");
-        assert!(matches!(
-            fs.read(&root.join("missing"), None, None),
-            Err(FsError::NotFound(_))
-        ));
-    }
+    Err(Errno::EXIST)
 }

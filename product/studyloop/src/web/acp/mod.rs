@@ -10,9 +10,9 @@
 //! everything a WS relay needs in our hands: we spawn the process (own group,
 //! scrubbed env, stderr tail), see every inbound line (malformed → reported and
 //! the session ends), and take inbound messages untyped so unknown update kinds
-//! pass through unchanged. Only `client.rs` and `transport.rs` name the crate, so
-//! a breaking release touches two files. The fallback (schema types plus our own
-//! NDJSON client) was not needed. Cost to know about: the crate turns on
+//! pass through unchanged. Only `client.rs`, `requests.rs` and `transport.rs`
+//! name the crate, so a breaking release touches three files. The fallback
+//! (schema types plus our own NDJSON client) was not needed. Cost to know about: the crate turns on
 //! `serde_json/preserve_order` for every crate built with it, so code that needs
 //! sorted JSON keys must sort explicitly (structs or `BTreeMap`), not rely on
 //! `serde_json::Map` order.
@@ -24,8 +24,13 @@ mod client;
 mod events;
 mod fs;
 mod process;
+mod requests;
 mod transport;
 
+#[cfg(test)]
+mod fs_tests;
+#[cfg(test)]
+pub(crate) mod limit_tests;
 #[cfg(test)]
 mod tests;
 
@@ -35,7 +40,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-pub use events::{AcpEvent, EVENT_QUEUE_CAPACITY, EventQueue, map_session_update};
+pub use events::{
+    AcpEvent, EVENT_QUEUE_BYTES, EVENT_QUEUE_CAPACITY, EventQueue, map_session_update,
+};
 pub use fs::{FsError, SessionFs};
 pub use process::{AgentCommand, STDERR_TAIL_BYTES, StderrTail, resolve_program};
 
@@ -112,12 +119,20 @@ pub enum AcpError {
     /// The session already ended.
     #[error("the ACP session has ended; start a new one")]
     Ended,
+    /// Too many commands are waiting for the agent.
+    #[error(
+        "the agent has {COMMAND_QUEUE} commands waiting; wait for its reply (or stop the session) before sending more"
+    )]
+    Busy,
 }
+
+/// How many commands (prompts, permission answers) may wait for the driver.
+pub const COMMAND_QUEUE: usize = 64;
 
 /// A live ACP session: the agent process, its connection and its events.
 #[derive(Debug)]
 pub struct AcpSession {
-    commands: mpsc::UnboundedSender<Command>,
+    commands: mpsc::Sender<Command>,
     events: Arc<EventQueue>,
     stderr: StderrTail,
     agent_name: Option<String>,
@@ -136,8 +151,11 @@ impl AcpSession {
         let (process, stdin, stdout) = process::AgentProcess::spawn(&cmd)?;
         let stderr = process.stderr.clone();
         let pid = process.pid();
-        let events = Arc::new(EventQueue::new(EVENT_QUEUE_CAPACITY));
-        let (tx, rx) = mpsc::unbounded_channel();
+        let events = Arc::new(EventQueue::with_byte_budget(
+            EVENT_QUEUE_CAPACITY,
+            EVENT_QUEUE_BYTES,
+        ));
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
         let (ready_tx, ready_rx) = oneshot::channel();
         let driver = tokio::spawn(client::drive(client::Driver {
             process,
@@ -203,11 +221,17 @@ impl AcpSession {
     /// `turn_end` event (or a `transport_error`).
     ///
     /// # Errors
-    /// [`AcpError::Ended`] once the session is over.
+    /// [`AcpError::Ended`] once the session is over, [`AcpError::Busy`] when
+    /// [`COMMAND_QUEUE`] commands are already waiting.
     pub fn prompt(&self, text: &str) -> Result<(), AcpError> {
-        self.commands
-            .send(Command::Prompt(text.to_owned()))
-            .map_err(|_| AcpError::Ended)
+        self.send(Command::Prompt(text.to_owned()))
+    }
+
+    fn send(&self, command: Command) -> Result<(), AcpError> {
+        self.commands.try_send(command).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => AcpError::Busy,
+            mpsc::error::TrySendError::Closed(_) => AcpError::Ended,
+        })
     }
 
     /// Answers the permission request `request_id` (from the event's
@@ -218,19 +242,17 @@ impl AcpSession {
     /// [`AcpError::Ended`] once the session is over.
     pub fn respond_permission(&self, request_id: &str, outcome: Value) -> Result<(), AcpError> {
         let request_id = request_id.to_owned();
-        self.commands
-            .send(Command::Permission {
-                request_id,
-                outcome,
-            })
-            .map_err(|_| AcpError::Ended)
+        self.send(Command::Permission {
+            request_id,
+            outcome,
+        })
     }
 
     /// Sends `session/cancel`, closes the agent's stdin, and kills its process
     /// group if it has not exited within the grace period. Waits until done;
     /// a second call returns at once.
     pub async fn stop(&self) {
-        let _ = self.commands.send(Command::Stop);
+        let _ = self.commands.send(Command::Stop).await;
         let driver = self
             .driver
             .lock()
@@ -252,7 +274,7 @@ impl Drop for AcpSession {
     fn drop(&mut self) {
         // Dropping without stop still ends the agent: the driver sees the
         // closed command channel, cancels and kills the group.
-        let _ = self.commands.send(Command::Stop);
+        let _ = self.commands.try_send(Command::Stop);
     }
 }
 

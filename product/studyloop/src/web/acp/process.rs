@@ -68,6 +68,8 @@ pub struct AgentProcess {
     pgid: Option<Pid>,
     /// Its stderr tail.
     pub stderr: StderrTail,
+    /// The task that reads stderr into the tail (done at stderr EOF).
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl AgentProcess {
@@ -106,20 +108,21 @@ impl AgentProcess {
         let stdin = child.stdin.take().ok_or(AcpError::Pipes)?;
         let stdout = child.stdout.take().ok_or(AcpError::Pipes)?;
         let stderr = StderrTail::default();
-        if let Some(mut pipe) = child.stderr.take() {
+        let stderr_reader = child.stderr.take().map(|mut pipe| {
             let tail = stderr.clone();
             tokio::spawn(async move {
                 let mut buf = [0_u8; 1024];
                 while let Ok(n @ 1..) = pipe.read(&mut buf).await {
                     tail.push(&buf[..n]);
                 }
-            });
-        }
+            })
+        });
         Ok((
             Self {
                 child,
                 pgid,
                 stderr,
+                stderr_reader,
             },
             stdin,
             stdout,
@@ -135,6 +138,14 @@ impl AgentProcess {
     /// Waits for the leader to exit; its exit code (`None` if killed by a signal).
     pub async fn wait(&mut self) -> Option<i32> {
         self.child.wait().await.ok().and_then(|s| s.code())
+    }
+
+    /// Waits (at most `within`) until stderr is drained to EOF, so the tail
+    /// holds the agent's last words.
+    pub async fn stderr_settled(&mut self, within: Duration) {
+        if let Some(reader) = self.stderr_reader.as_mut() {
+            let _ = tokio::time::timeout(within, reader).await;
+        }
     }
 
     /// Whether the leader has already exited, and with what code.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::{AcpError, AcpEvent, AcpSession, AcpTimeouts, AgentCommand};
 use crate::web::testkit::stub_acp;
 
-fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentCommand {
+pub(super) fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentCommand {
     let mut env = vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())];
     env.extend(
         knobs
@@ -24,7 +24,7 @@ fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentCommand {
     }
 }
 
-fn fast() -> AcpTimeouts {
+pub(super) fn fast() -> AcpTimeouts {
     AcpTimeouts {
         initialize: Duration::from_secs(10),
         new_session: Duration::from_secs(10),
@@ -33,7 +33,7 @@ fn fast() -> AcpTimeouts {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(super) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -42,7 +42,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// Events as WS frames until one matches `done` (included) or 10 s pass.
-async fn until(session: &AcpSession, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+pub(super) async fn until(session: &AcpSession, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let events = session.events();
     let mut seen = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -69,7 +69,7 @@ fn chunks(frames: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn pid_alive(pid: u32) -> bool {
+pub(super) fn pid_alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 

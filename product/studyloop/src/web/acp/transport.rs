@@ -4,20 +4,64 @@
 //! A line that is not JSON ends the incoming stream (the connection sees EOF),
 //! raises a `transport_error` naming the bad line, and marks the session as
 //! ended by error: an agent that breaks framing cannot be trusted further, but
-//! it must never take the server down with it.
+//! it must never take the server down with it. The same happens to a line
+//! longer than [`MAX_LINE_BYTES`] (output without newlines): it is never held
+//! whole, so an agent cannot grow the server's memory without bound.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use super::events::{AcpEvent, EventQueue};
 
 /// How much of a malformed line is quoted in the error.
 const QUOTE_CHARS: usize = 120;
+/// The longest line (one JSON-RPC message) accepted from an agent.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// One inbound line, or why there is none.
+enum Line {
+    Text(String),
+    TooLong,
+    NotUtf8,
+}
+
+/// Reads one `\n`-terminated line of at most `max` bytes; `None` at EOF.
+async fn next_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    let mut line = Vec::new();
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            if line.is_empty() {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take > max + 1 {
+            return Ok(Some(Line::TooLong));
+        }
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        if done {
+            line.pop();
+            break;
+        }
+    }
+    Ok(Some(
+        String::from_utf8(line).map_or(Line::NotUtf8, Line::Text),
+    ))
+}
 
 /// Set once the agent sent a line that is not JSON.
 #[derive(Debug, Clone, Default)]
@@ -31,6 +75,37 @@ impl MalformedFlag {
     }
 }
 
+/// File content handed to the connection but not yet written to the agent's
+/// stdin: an agent that asks for files and never reads the answers would
+/// otherwise grow the outgoing queue without bound.
+#[derive(Debug, Clone, Default)]
+pub struct Backlog(Arc<AtomicUsize>);
+
+/// The backlog beyond which file reads are refused.
+pub const MAX_BACKLOG_BYTES: usize = 32 * 1024 * 1024;
+
+impl Backlog {
+    /// Counts `n` bytes queued for the agent.
+    pub fn add(&self, n: usize) {
+        self.0.fetch_add(n, Ordering::AcqRel);
+    }
+
+    /// Counts `n` bytes written to the agent (never below zero).
+    fn written(&self, n: usize) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |b| {
+                Some(b.saturating_sub(n))
+            });
+    }
+
+    /// Bytes still waiting.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
 type Outgoing = std::pin::Pin<Box<dyn Sink<String, Error = std::io::Error> + Send>>;
 type Incoming = std::pin::Pin<Box<dyn Stream<Item = std::io::Result<String>> + Send>>;
 
@@ -39,43 +114,51 @@ pub fn lines(
     stdin: ChildStdin,
     stdout: ChildStdout,
     events: Arc<EventQueue>,
-) -> (Lines<Outgoing, Incoming>, MalformedFlag) {
+) -> (Lines<Outgoing, Incoming>, MalformedFlag, Backlog) {
     let flag = MalformedFlag::default();
+    let backlog = Backlog::default();
+    let sent = backlog.clone();
     let outgoing: Outgoing = Box::pin(futures::sink::unfold(
         stdin,
-        async |mut stdin: ChildStdin, mut line: String| {
-            if !line.ends_with('\n') {
-                line.push('\n');
+        move |mut stdin: ChildStdin, mut line: String| {
+            let sent = sent.clone();
+            async move {
+                if !line.ends_with('\n') {
+                    line.push('\n');
+                }
+                stdin.write_all(line.as_bytes()).await?;
+                stdin.flush().await?;
+                sent.written(line.len());
+                Ok::<_, std::io::Error>(stdin)
             }
-            stdin.write_all(line.as_bytes()).await?;
-            stdin.flush().await?;
-            Ok::<_, std::io::Error>(stdin)
         },
     ));
-    let state = (BufReader::new(stdout).lines(), events, flag.clone());
+    let state = (BufReader::new(stdout), events, flag.clone());
     let incoming: Incoming = Box::pin(futures::stream::unfold(Some(state), async |state| {
         let (mut reader, events, flag) = state?;
         loop {
-            match reader.next_line().await {
+            let problem = match next_line(&mut reader, MAX_LINE_BYTES).await {
                 Err(e) => return Some((Err(e), None)),
                 Ok(None) => return None,
-                Ok(Some(line)) if line.trim().is_empty() => {}
-                Ok(Some(line)) => {
+                Ok(Some(Line::Text(line))) if line.trim().is_empty() => continue,
+                Ok(Some(Line::Text(line))) => {
                     if serde_json::from_str::<serde_json::Value>(&line).is_ok() {
                         return Some((Ok(line), Some((reader, events, flag))));
                     }
-                    flag.0.store(true, Ordering::Release);
                     let quoted: String = line.chars().take(QUOTE_CHARS).collect();
-                    events.push(AcpEvent::TransportError {
-                        message: format!(
-                            "the agent sent a line that is not JSON-RPC ({quoted:?}); \
-                                 ending the session"
-                        ),
-                    });
-                    return None;
+                    format!("a line that is not JSON-RPC ({quoted:?})")
                 }
-            }
+                Ok(Some(Line::TooLong)) => {
+                    format!("more than {MAX_LINE_BYTES} bytes without a newline")
+                }
+                Ok(Some(Line::NotUtf8)) => "a line that is not UTF-8".to_owned(),
+            };
+            flag.0.store(true, Ordering::Release);
+            events.push(AcpEvent::TransportError {
+                message: format!("the agent sent {problem}; ending the session"),
+            });
+            return None;
         }
     }));
-    (Lines::new(outgoing, incoming), flag)
+    (Lines::new(outgoing, incoming), flag, backlog)
 }

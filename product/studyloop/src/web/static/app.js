@@ -150,6 +150,12 @@ function onFrame(frame) {
     case "agent_message": onAgentMessage(frame.kind, frame.payload || {}); break;
     case "transport_error": addMessage("system", "Error: " + frame.message, "final"); break;
     case "attach_superseded": addMessage("system", "This console was opened elsewhere.", "final"); break;
+    case "gap": {
+      const note = frame.message || `${frame.dropped} messages were dropped here.`;
+      if (consoleState.mode === "pty") ptyWrite(new TextEncoder().encode(`\r\n[studyloop: ${note}]\r\n`));
+      else addMessage("system", note, "final");
+      break;
+    }
     case "stopped":
       addMessage("system", `Session ended (${frame.reason || "exit"})`, "final");
       consoleAttr("busy", false);

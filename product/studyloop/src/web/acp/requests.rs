@@ -1,0 +1,116 @@
+//! The agent→client requests of an ACP session: `session/request_permission`
+//! (relayed to the console, answered later, at most [`MAX_PENDING_PERMISSIONS`]
+//! waiting) and `fs/read_text_file` / `fs/write_text_file` (answered at once
+//! through [`SessionFs`], reads refused while [`transport::MAX_BACKLOG_BYTES`] of
+//! earlier answers are unread). Anything else gets -32601. Split from `client`,
+//! which owns the connection; like it, this file names the protocol crate.
+
+use agent_client_protocol::v1::schema::{
+    ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse,
+};
+use agent_client_protocol::{Error as RpcError, Responder, UntypedMessage};
+use serde_json::Value;
+
+use super::client::PermissionResponders;
+use super::events::{AcpEvent, EventQueue};
+use super::fs::SessionFs;
+use super::transport;
+
+/// What answering an agent→client request needs.
+#[derive(Clone, Copy)]
+pub(super) struct Answering<'a> {
+    pub(super) fs: Option<&'a SessionFs>,
+    pub(super) responders: &'a PermissionResponders,
+    pub(super) events: &'a EventQueue,
+    pub(super) backlog: &'a transport::Backlog,
+}
+
+/// Permission requests that may wait for the learner at once.
+const MAX_PENDING_PERMISSIONS: usize = 64;
+
+/// Answers one agent→client request: permission (relayed, answered later),
+/// fs (answered now, confined to the session dir), anything else -32601.
+pub(super) fn answer(
+    msg: UntypedMessage,
+    responder: Responder<Value, agent_client_protocol::V1>,
+    to: &Answering<'_>,
+) -> Result<(), RpcError> {
+    let Answering {
+        fs,
+        responders,
+        events,
+        backlog,
+    } = *to;
+    let (method, params) = msg.into_parts();
+    match method.as_str() {
+        "session/request_permission" => {
+            let request_id = responder.raw_id().to_string();
+            let mut payload = params;
+            if let Some(obj) = payload.as_object_mut() {
+                obj.insert("_request_id".into(), Value::String(request_id.clone()));
+            }
+            {
+                let mut pending = responders
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if pending.len() >= MAX_PENDING_PERMISSIONS {
+                    drop(pending);
+                    return responder.respond_with_error(RpcError::new(
+                        -32000,
+                        format!(
+                            "{MAX_PENDING_PERMISSIONS} permission requests are already waiting for the learner; wait for an answer first"
+                        ),
+                    ));
+                }
+                pending.insert(request_id, responder);
+            }
+            events.push(AcpEvent::message("request_permission", payload));
+            Ok(())
+        }
+        "fs/read_text_file" | "fs/write_text_file" => {
+            let Some(fs) = fs else {
+                return responder
+                    .respond_with_error(RpcError::new(-32603, "session dir unavailable"));
+            };
+            let result = if method == "fs/read_text_file" {
+                serde_json::from_value::<ReadTextFileRequest>(params)
+                    .map_err(|e| RpcError::new(-32602, e.to_string()))
+                    .and_then(|r| {
+                        let waiting = backlog.bytes();
+                        if waiting > transport::MAX_BACKLOG_BYTES {
+                            return Err(RpcError::new(
+                                -32000,
+                                format!(
+                                    "{waiting} bytes of earlier answers are still waiting for the agent to read them; read them first"
+                                ),
+                            ));
+                        }
+                        fs.read(&r.path, r.line, r.limit)
+                            .inspect(|content| backlog.add(content.len()))
+                            .map(|content| to_json(&ReadTextFileResponse::new(content)))
+                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
+                    })
+            } else {
+                serde_json::from_value::<WriteTextFileRequest>(params)
+                    .map_err(|e| RpcError::new(-32602, e.to_string()))
+                    .and_then(|r| {
+                        fs.write(&r.path, &r.content)
+                            .map(|()| to_json(&WriteTextFileResponse::new()))
+                            .map_err(|e| RpcError::new(e.code(), e.to_string()))
+                    })
+            };
+            match result {
+                Ok(value) => responder.respond(value),
+                Err(e) => responder.respond_with_error(e),
+            }
+        }
+        other => responder.respond_with_error(RpcError::new(
+            -32601,
+            format!("studyloop does not offer {other}"),
+        )),
+    }
+}
+
+fn to_json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
