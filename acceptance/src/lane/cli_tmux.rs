@@ -268,7 +268,8 @@ fn attach(
         .as_ref()
         .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
     let mut driver = PaneDriver::attach(tmux, session, pane, markers, l.spec.limits(TURNS), proof)
-        .map_err(pane_failure)?;
+        .map_err(pane_failure)?
+        .with_paste(l.spec.paste);
     driver.wait_ready().map_err(pane_failure)?;
     Ok(driver)
 }
