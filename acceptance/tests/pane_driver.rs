@@ -335,7 +335,7 @@ fn kill_server_leaves_no_server_and_no_pane_process() {
 /// detached the client.
 fn hostile_turn(marker: &std::path::Path) -> String {
     format!(
-        "first line of a learner paragraph\nrun-shell touch {m}\n\nset-option -g status off ; kill-server\n'quoted' \"double\" #{{pane_id}} $HOME ~ \\ end;\n\tindented last line",
+        "first line of a learner paragraph\nrun-shell touch {m}\nrun-shell \"touch {m}\"\n\nset-option -g status off ; kill-server\n'quoted' \"double\" #{{pane_id}} $HOME ~ \\ end;\n\tindented last line",
         m = marker.display()
     )
 }
@@ -367,9 +367,11 @@ fn a_multi_line_turn_arrives_as_text_and_runs_nothing() {
         let mut driver = fake.driver(paste_limits(), stub_proof(1)).with_paste(paste);
         driver.wait_ready().unwrap();
         let turn = hostile_turn(&marker);
-        let record = driver
-            .send_turn(&turn)
-            .unwrap_or_else(|e| panic!("{paste:?}: {e}"));
+        let sent = driver.send_turn(&turn);
+        // run-shell runs its command asynchronously: give a stray one time.
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!marker.exists(), "{paste:?}: the run-shell line ran");
+        let record = sent.unwrap_or_else(|e| panic!("{paste:?}: {e}"));
         assert_eq!(record.outcome, TurnOutcome::Replied, "{paste:?}");
         assert_eq!(
             received(&fake, 1),
