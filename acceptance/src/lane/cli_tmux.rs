@@ -134,7 +134,7 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
 }
 
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
-fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
+pub(crate) fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
     let studyloop = bins::path("studyloop").map_err(|e| LaneFailure::errored(e.to_string()))?;
     let scratch = l.scratch()?;
     let mut cmd = scratch.command(&studyloop);
@@ -173,7 +173,7 @@ fn state_path(l: &Lane<'_>) -> Result<PathBuf, LaneFailure> {
 }
 
 /// Waits for the state file to show an active (`active == true`) or ended session.
-fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneFailure> {
+pub(crate) fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneFailure> {
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
@@ -205,7 +205,7 @@ fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneF
 }
 
 /// The `study-*` session exists and its main pane runs a live child.
-fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, String), LaneFailure> {
+pub(crate) fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, String), LaneFailure> {
     let session = validate::state_str(state, "mux_session").map_err(LaneFailure::errored)?;
     let pane = validate::state_str(state, "mux_main_pane").map_err(LaneFailure::errored)?;
     if !session.starts_with("study-") {
@@ -236,7 +236,7 @@ fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, Str
     }
 }
 
-fn attach(
+pub(crate) fn attach(
     l: &mut Lane<'_>,
     session: &str,
     pane: &str,
@@ -326,7 +326,7 @@ pub(crate) fn converse(
     }
 }
 
-fn pane_failure(e: PaneError) -> LaneFailure {
+pub(crate) fn pane_failure(e: PaneError) -> LaneFailure {
     match e {
         PaneError::TurnTimeout { .. } | PaneError::TurnCeiling { .. } => {
             LaneFailure::budget(e.to_string())
@@ -336,7 +336,7 @@ fn pane_failure(e: PaneError) -> LaneFailure {
 }
 
 /// Moves a driver's records, screens and raw stream into the lane's evidence.
-fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
+pub(crate) fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
     for r in driver.records() {
         l.attach(
             format!("screens/{phase}-turn-{}.txt", r.turn),
@@ -359,7 +359,7 @@ fn exit_harness(l: &mut Lane<'_>, mut driver: PaneDriver) -> Result<(), LaneFail
     Ok(())
 }
 
-fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
+pub(crate) fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
     cli(l, "study-end", &["study", "--end"])?;
     wait_state(l, false)?;
     let tmux = l

@@ -10,6 +10,7 @@
 pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod interrupt_trial;
+pub mod paste_trial;
 mod record;
 pub(crate) mod setup;
 pub mod validate;
