@@ -33,7 +33,11 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
     let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
     specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
     // The live proof that a multi-line turn is typed as text (issue 11 §1).
-    specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::paste_trial::trial));
+    specs.extend(
+        HARNESS_ORDER
+            .into_iter()
+            .map(crate::lane::paste_trial::trial),
+    );
     // One interrupt trial is enough: the cleanup path is the same for every harness.
     specs.push(crate::lane::interrupt_trial::trial(HarnessName::Codex));
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).

@@ -360,6 +360,7 @@ fn received(fake: &Fake, n: u32) -> String {
 fn a_multi_line_turn_arrives_as_text_and_runs_nothing() {
     for paste in [
         PasteMode::Bracketed,
+        PasteMode::BracketedLf,
         PasteMode::Lines { newline: "M-Enter" },
     ] {
         let fake = Fake::start("paste", 0);

@@ -53,7 +53,10 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: "esc to interrupt",
         }),
         exit_keys: &[Key::Text("/exit"), Key::Named("Enter")],
-        paste: PasteMode::Bracketed,
+        // 2.1.332 wraps a bracketed paste as `<pasted_content id=…>` (measured
+        // against the stub): typed lines with its C-j newline arrive as the
+        // learner's own text.
+        paste: PasteMode::Lines { newline: "C-j" },
         resume: Resume::Supported,
         acp: Some(AcpSurface {
             argv: &["claude-code-acp"],
@@ -163,7 +166,9 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: "esc to interrupt",
         }),
         exit_keys: &[Key::Text("exit"), Key::Named("Enter")],
-        paste: PasteMode::Bracketed,
+        // 0.0.34 (Ink) inserts a pasted chunk verbatim: a CR would reach the
+        // model as a CR (measured), so newlines go as LF.
+        paste: PasteMode::BracketedLf,
         resume: Resume::Unsupported {
             finding: "grok 0.0.34 keeps history only in memory: no sessions, no --continue; `study --resume` relaunches it fresh, so the stub counts turn 1 again",
         },

@@ -205,7 +205,10 @@ pub(crate) fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::V
 }
 
 /// The `study-*` session exists and its main pane runs a live child.
-pub(crate) fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, String), LaneFailure> {
+pub(crate) fn live_pane(
+    l: &mut Lane<'_>,
+    state: &serde_json::Value,
+) -> Result<(String, String), LaneFailure> {
     let session = validate::state_str(state, "mux_session").map_err(LaneFailure::errored)?;
     let pane = validate::state_str(state, "mux_main_pane").map_err(LaneFailure::errored)?;
     if !session.starts_with("study-") {

@@ -82,18 +82,20 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let mut driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
     let marker = lane.scratch()?.root().join("run-shell-ran");
     let turn = hostile_turn(&marker);
-    lane.notes.push(format!("paste mode: {:?}", lane.spec.paste));
+    lane.notes
+        .push(format!("paste mode: {:?}", lane.spec.paste));
     let sent = lane.step("type the multi-line turn and get its reply", |_| {
         driver.send_turn(&turn).map(drop).map_err(pane_failure)
     });
     stash_driver(lane, &driver, "paste");
     sent?;
-    lane.check("no tmux command ran (marker file absent)", |_| {
-        match marker.exists() {
+    lane.check(
+        "no tmux command ran (marker file absent)",
+        |_| match marker.exists() {
             true => Err(format!("{} exists: a run-shell line ran", marker.display())),
             false => Ok(()),
-        }
-    })?;
+        },
+    )?;
     lane.check("tmux server and control client still live", |l| {
         still_connected(l, &mut driver, &session)
     })?;
@@ -104,11 +106,7 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     lane.step("study --end", |l| end(l, &session))
 }
 
-fn still_connected(
-    l: &Lane<'_>,
-    driver: &mut PaneDriver,
-    session: &str,
-) -> Result<(), String> {
+fn still_connected(l: &Lane<'_>, driver: &mut PaneDriver, session: &str) -> Result<(), String> {
     let alive = l.tmux.as_ref().is_some_and(|t| t.has_session(session));
     if !alive {
         return Err(format!("tmux session {session} is gone after the turn"));

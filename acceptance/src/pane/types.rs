@@ -63,13 +63,17 @@ impl Default for Limits {
 /// loaded from a private file, never on the control-mode command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PasteMode {
-    /// One bracketed paste (`paste-buffer -p`): a TUI that enabled bracketed
-    /// paste keeps the newlines in its input box, and only the separate Enter
-    /// after it submits.
+    /// One bracketed paste (`paste-buffer -p`) with each newline sent as CR,
+    /// as a terminal pastes: a TUI that enabled bracketed paste keeps the
+    /// newlines in its input box, and only the separate Enter submits.
     Bracketed,
-    /// Line by line, pressing `newline` (a tmux key name, e.g. `S-Enter` or
-    /// `C-j`) between lines: for a TUI that ignores bracketed paste, where a
-    /// newline in a paste would submit the first line on its own.
+    /// The same paste with each newline kept as LF (`paste-buffer -r`): for a
+    /// TUI that inserts a pasted chunk verbatim, where a CR would reach the
+    /// model as a CR (and a lone one would submit).
+    BracketedLf,
+    /// Line by line, pressing `newline` (a tmux key name, e.g. `C-j`)
+    /// between lines: for a TUI that treats any paste as an attachment (wraps
+    /// it, collapses it), so that the turn arrives as typed text.
     Lines {
         /// The key the harness reads as "new line, do not submit".
         newline: &'static str,

@@ -34,7 +34,8 @@ impl PaneDriver {
             return self.send_literal(text);
         }
         match self.paste {
-            PasteMode::Bracketed => self.paste(text, true),
+            PasteMode::Bracketed => self.paste(text, "-p"),
+            PasteMode::BracketedLf => self.paste(text, "-p -r"),
             PasteMode::Lines { newline } => {
                 for (i, line) in text.split('\n').enumerate() {
                     if i > 0 {
@@ -42,7 +43,7 @@ impl PaneDriver {
                     }
                     if line.chars().any(char::is_control) {
                         // A tab: pasted without brackets, so it stays a tab.
-                        self.paste(line, false)?;
+                        self.paste(line, "")?;
                     } else if !line.is_empty() {
                         self.send_literal(line)?;
                     }
@@ -66,10 +67,10 @@ impl PaneDriver {
         Ok(())
     }
 
-    /// Loads `text` into [`BUFFER`] from a private file and pastes it,
-    /// bracketed when `bracketed` (tmux adds the markers only if the program
-    /// asked for bracketed paste).
-    fn paste(&mut self, text: &str, bracketed: bool) -> Result<(), PaneError> {
+    /// Loads `text` into [`BUFFER`] from a private file and pastes it with
+    /// `flags` (`-p`: bracketed, which tmux does only if the program asked for
+    /// bracketed paste; `-r`: newlines stay LF).
+    fn paste(&mut self, text: &str, flags: &str) -> Result<(), PaneError> {
         let path = self.write_paste_file(text)?;
         let shown = path.to_str().map(quote);
         let loaded = match &shown {
@@ -87,10 +88,9 @@ impl PaneDriver {
             });
         }
         loaded?;
-        let flags = if bracketed { "-p -d" } else { "-d" };
         let pane = quote(&self.pane);
         self.control
-            .command(&format!("paste-buffer {flags} -b {BUFFER} -t {pane}"))?;
+            .command(&format!("paste-buffer {flags} -d -b {BUFFER} -t {pane}"))?;
         Ok(())
     }
 
