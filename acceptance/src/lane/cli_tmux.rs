@@ -23,8 +23,7 @@ use crate::bins;
 use crate::catalogue;
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
-use crate::probe::install_hint;
-use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
+use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 
 /// Turns in the first session (the contract's floor).
@@ -41,30 +40,12 @@ pub fn trial_name(harness: HarnessName) -> String {
 
 /// The lane's trial: gated, needs the harness selected and on the scratch PATH.
 pub fn trial(harness: HarnessName) -> TrialSpec {
-    TrialSpec::gated(trial_name(harness), move |ctx| run(ctx, harness))
-        .requires(Requirement::HarnessSelected(harness))
-        .requires(Requirement::BinaryOnScratchPath {
-            binary: harness.binary(),
-            fix: install_hint(harness),
-        })
+    super::gated_trial(trial_name(harness), harness, run)
 }
 
 /// Runs the lane; evidence is written whatever happens (`Lane::finish`).
 pub fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
-    let mut lane = Lane::new(ctx, harness);
-    if let Err(e) = crate::interrupt::install() {
-        lane.notes.push(e);
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut lane)))
-        .unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(LaneFailure::errored(format!("the lane panicked: {what}")))
-        });
-    lane.finish(result)
+    super::run_lane(ctx, harness, drive)
 }
 
 /// The lane, step by step.
@@ -77,12 +58,7 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     if lane.ctx.selection.auth_mode != crate::selection::AuthMode::Scrubbed {
         lane.step("authenticated probe (one-shot prompt)", authenticated_probe)?;
     }
-    lane.step("study start", |l| {
-        cli(l, "study-start", &["study", &title, "--agent", h.as_str()])
-    })?;
-    let state = lane.step("session state", |l| wait_state(l, true))?;
-    let (session, pane) = lane.step("live main pane", |l| live_pane(l, &state))?;
-    let mut driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
+    let (state, session, mut driver) = start_study(lane, &title)?;
     let result = lane.step("conversation", |l| {
         converse(l, &mut driver, "first-session")
     });
@@ -133,8 +109,25 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     lane.step("study --end after resume", |l| end(l, &session))
 }
 
+/// `study <title> --agent <harness>`, then the steps up to a driver on the
+/// harness's ready main pane: the session state, its session name and the
+/// driver (first stub turn 1).
+pub(crate) fn start_study(
+    lane: &mut Lane<'_>,
+    title: &str,
+) -> Result<(serde_json::Value, String, PaneDriver), LaneFailure> {
+    let h = lane.harness;
+    lane.step("study start", |l| {
+        cli(l, "study-start", &["study", title, "--agent", h.as_str()])
+    })?;
+    let state = lane.step("session state", |l| wait_state(l, true))?;
+    let (session, pane) = lane.step("live main pane", |l| live_pane(l, &state))?;
+    let driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
+    Ok((state, session, driver))
+}
+
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
-pub(crate) fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
+fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
     let studyloop = bins::path("studyloop").map_err(|e| LaneFailure::errored(e.to_string()))?;
     let scratch = l.scratch()?;
     let mut cmd = scratch.command(&studyloop);
@@ -173,7 +166,7 @@ fn state_path(l: &Lane<'_>) -> Result<PathBuf, LaneFailure> {
 }
 
 /// Waits for the state file to show an active (`active == true`) or ended session.
-pub(crate) fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneFailure> {
+fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneFailure> {
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
@@ -205,10 +198,7 @@ pub(crate) fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::V
 }
 
 /// The `study-*` session exists and its main pane runs a live child.
-pub(crate) fn live_pane(
-    l: &mut Lane<'_>,
-    state: &serde_json::Value,
-) -> Result<(String, String), LaneFailure> {
+fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, String), LaneFailure> {
     let session = validate::state_str(state, "mux_session").map_err(LaneFailure::errored)?;
     let pane = validate::state_str(state, "mux_main_pane").map_err(LaneFailure::errored)?;
     if !session.starts_with("study-") {
@@ -239,7 +229,7 @@ pub(crate) fn live_pane(
     }
 }
 
-pub(crate) fn attach(
+fn attach(
     l: &mut Lane<'_>,
     session: &str,
     pane: &str,

@@ -14,12 +14,11 @@
 use std::path::Path;
 
 use super::checks::stub_records;
-use super::cli_tmux::{attach, cli, end, live_pane, pane_failure, stash_driver, wait_state};
+use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
-use super::{Lane, LaneFailure};
+use super::{Lane, LaneFailure, gated_trial, run_lane};
 use crate::pane::PaneDriver;
-use crate::probe::install_hint;
-use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
+use crate::runner::TrialSpec;
 use crate::selection::{AuthMode, HarnessName};
 
 /// The trial name for `harness`.
@@ -29,12 +28,9 @@ pub fn trial_name(harness: HarnessName) -> String {
 
 /// The trial: gated, needs the harness selected and on the scratch PATH.
 pub fn trial(harness: HarnessName) -> TrialSpec {
-    TrialSpec::gated(trial_name(harness), move |ctx| run(ctx, harness))
-        .requires(Requirement::HarnessSelected(harness))
-        .requires(Requirement::BinaryOnScratchPath {
-            binary: harness.binary(),
-            fix: install_hint(harness),
-        })
+    gated_trial(trial_name(harness), harness, |ctx, h| {
+        run_lane(ctx, h, drive)
+    })
 }
 
 /// The hostile turn: what a mentor-steered gateway or direct actor could
@@ -53,33 +49,17 @@ pub fn hostile_turn(marker: &Path) -> String {
     )
 }
 
-fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
-    let mut lane = Lane::new(ctx, harness);
-    if let Err(e) = crate::interrupt::install() {
-        lane.notes.push(e);
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut lane)))
-        .unwrap_or_else(|_| Err(LaneFailure::errored("the paste trial panicked")));
-    lane.finish(result)
-}
-
 fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     if lane.ctx.selection.auth_mode != AuthMode::StubProvider {
         return Err(LaneFailure::skipped(
             "the paste proof reads the stub provider's request log: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)",
         ));
     }
-    let h = lane.harness;
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
     lane.step("provision harness for the auth mode", provision_harness)?;
-    let title = format!("Paste proof: {h}");
-    lane.step("study start", |l| {
-        cli(l, "study-start", &["study", &title, "--agent", h.as_str()])
-    })?;
-    let state = lane.step("session state", |l| wait_state(l, true))?;
-    let (session, pane) = lane.step("live main pane", |l| live_pane(l, &state))?;
-    let mut driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
+    let title = format!("Paste proof: {}", lane.harness);
+    let (_, session, mut driver) = start_study(lane, &title)?;
     let marker = lane.scratch()?.root().join("run-shell-ran");
     let turn = hostile_turn(&marker);
     lane.notes
