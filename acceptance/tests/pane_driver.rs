@@ -487,3 +487,78 @@ fn the_control_client_refuses_a_command_line_with_a_newline() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(!marker.exists(), "the run-shell line ran");
 }
+
+/// Generated turns (a fixed xorshift seed, so a failure reproduces): tmux
+/// syntax fragments, commands and key names, some split over lines, each
+/// typed and received verbatim, none run.
+#[test]
+fn generated_turns_of_tmux_syntax_arrive_verbatim() {
+    const SEED: u64 = 0x5eed_1234;
+    let frags = [
+        ";",
+        "\\;",
+        "'",
+        "\"",
+        "\\",
+        "#{pane_id}",
+        "#(touch MARK)",
+        "$HOME",
+        "${X}",
+        "~",
+        "{",
+        "}",
+        "%if",
+        "#",
+        "run-shell 'touch MARK'",
+        "run-shell \"touch MARK\"",
+        "kill-server",
+        "-l",
+        "--",
+        " ",
+        "word",
+        "ünï",
+        "🙂",
+        "\t",
+        "C-c",
+        "Enter",
+        "\\n",
+        "\\033",
+        "%%",
+        "#[fg=red]",
+    ];
+    let fake = Fake::start("paste", 0);
+    let marker = fake._dir.path().join("mark");
+    let mark = marker.display().to_string();
+    let turns = 24;
+    let mut driver = fake.driver(
+        Limits {
+            max_turns: turns,
+            ..paste_limits()
+        },
+        stub_proof(1),
+    );
+    driver.wait_ready().unwrap();
+    let mut state = SEED;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % 1024).unwrap()
+    };
+    for n in 1..=turns {
+        let mut turn = String::from("t");
+        for _ in 0..3 + next() % 8 {
+            turn.push_str(&frags[next() % frags.len()].replace("MARK", &mark));
+            if n % 3 == 0 && next() % 4 == 0 {
+                turn.push('\n');
+            }
+        }
+        turn.push_str(" end");
+        driver
+            .send_turn(&turn)
+            .unwrap_or_else(|e| panic!("seed {SEED:#x} turn {n} {turn:?}: {e}"));
+        assert_eq!(received(&fake, n), turn, "seed {SEED:#x} turn {n}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!marker.exists(), "a tmux command ran");
+}
