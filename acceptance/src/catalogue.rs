@@ -32,6 +32,12 @@ pub const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
     let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
     specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
+    // The live proof that a multi-line turn is typed as text (issue 11 §1).
+    specs.extend(
+        HARNESS_ORDER
+            .into_iter()
+            .map(crate::lane::paste_trial::trial),
+    );
     // One interrupt trial is enough: the cleanup path is the same for every harness.
     specs.push(crate::lane::interrupt_trial::trial(HarnessName::Codex));
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
@@ -123,11 +129,12 @@ mod tests {
         let specs = acceptance(&Selection::defaults());
         let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
         assert_eq!(validate(&names), Vec::<String>::new());
-        // probe:: and cli-tmux:: per harness, web-acp:: and web-acp-browser:: per
-        // ACP-capable harness (all but grok), the interrupt trial and the meta check.
+        // probe::, cli-tmux:: and cli-tmux::<h>::paste per harness, web-acp::
+        // and web-acp-browser:: per ACP-capable harness (all but grok), the
+        // interrupt trial and the meta check.
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 2 + (HARNESS_ORDER.len() - 1) * 2 + 2
+            HARNESS_ORDER.len() * 3 + (HARNESS_ORDER.len() - 1) * 2 + 2
         );
         assert!(
             !names

@@ -6,12 +6,17 @@
 //! one line per turn, and then, by mode: replies with the stub-style marker
 //! `MENTOR-REPLY <n> nonce<n>: <text>` after a short "thinking…" pause, stays
 //! silent (only the terminal's echo), spins forever, or exits; or, in
-//! `drop-first-enter` mode, swallows the first Enter and then replies.
+//! `drop-first-enter` mode, swallows the first Enter and then replies; or, in
+//! `paste` mode, enables bracketed paste and reads a turn key by key the way a
+//! TUI does (a bracketed paste is kept whole, `M-Enter` is a newline, a bare
+//! Enter submits), writes what it received to `received-<n>.txt` and replies.
 
 use std::time::Duration;
 
 use regex::Regex;
-use studyloop_acceptance::pane::{Limits, Markers, PaneDriver, PaneError, Proof, TurnOutcome};
+use studyloop_acceptance::pane::{
+    Limits, Markers, PaneDriver, PaneError, PasteMode, Proof, TurnOutcome,
+};
 use studyloop_acceptance::procfs::process_alive;
 use studyloop_acceptance::tmux::Tmux;
 
@@ -19,8 +24,31 @@ const FAKE_HARNESS: &str = r#"
 printf 'fake harness starting\n'
 sleep "${FAKE_BOOT:-0.2}"
 n="${FAKE_HISTORY:-0}"
+if [ "$FAKE_MODE" = paste ]; then
+  stty -echo -icanon min 1
+  printf '\033[?2004h'
+fi
 while true; do
   printf 'READY> '
+  if [ "$FAKE_MODE" = paste ]; then
+    raw=''; inpaste=0
+    while IFS= read -rn1 -d '' c || exit 0; do
+      raw="$raw$c"
+      case "$raw" in
+        *$'\e[200~') inpaste=1 ;;
+        *$'\e[201~') inpaste=0 ;;
+        *$'\e\n') ;;
+        *$'\n') [ "$inpaste" = 1 ] || break ;;
+      esac
+    done
+    line=${raw%$'\n'}
+    line=${line//$'\e[200~'/}; line=${line//$'\e[201~'/}; line=${line//$'\e\n'/$'\n'}
+    n=$((n+1))
+    printf '%s' "$line" > "$FAKE_DIR/received-$n.txt"
+    flat=$(printf '%s' "$line" | tr '\n\t' '  ')
+    printf '\nMENTOR-REPLY %d nonce%d: %s\n' "$n" "$n" "$flat"
+    continue
+  fi
   if [ "$FAKE_MODE" = drop-first-enter ]; then
     # Key by key, echoing itself; the very first Enter is swallowed with no
     # visible change, as an Ink TUI under load does.
@@ -66,6 +94,7 @@ impl Fake {
             ("LANG", "C.UTF-8".to_owned()),
             ("FAKE_MODE", mode.to_owned()),
             ("FAKE_HISTORY", history.to_string()),
+            ("FAKE_DIR", dir.path().display().to_string()),
         ];
         let tmux = Tmux::new(dir.path().join("s"), env).expect("short socket path");
         let script = script.display().to_string();
@@ -298,4 +327,238 @@ fn kill_server_leaves_no_server_and_no_pane_process() {
     for pid in pids {
         assert!(!process_alive(pid), "pane process {pid} survived");
     }
+}
+
+/// The hostile multi-line turn of issue 11: several lines, a blank line, a
+/// line that is a tmux command, tmux syntax and a tab. Typed the old way (one
+/// control-mode write), tmux ran the `run-shell` line and the blank line
+/// detached the client.
+fn hostile_turn(marker: &std::path::Path) -> String {
+    format!(
+        "first line of a learner paragraph\nrun-shell touch {m}\nrun-shell \"touch {m}\"\n\nset-option -g status off ; kill-server\n'quoted' \"double\" #{{pane_id}} $HOME ~ \\ end;\n\tindented last line",
+        m = marker.display()
+    )
+}
+
+fn paste_limits() -> Limits {
+    Limits {
+        // The paste fake echoes nothing before Enter.
+        echo_timeout: Duration::from_millis(300),
+        ..limits(10_000, 4)
+    }
+}
+
+fn received(fake: &Fake, n: u32) -> String {
+    let path = fake._dir.path().join(format!("received-{n}.txt"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Issue 11 §1: a multi-line turn with a blank line and a `run-shell` line
+/// arrives whole as text in both paste modes; no tmux command runs and the
+/// control client stays connected for the next turn.
+#[test]
+fn a_multi_line_turn_arrives_as_text_and_runs_nothing() {
+    for paste in [
+        PasteMode::Bracketed,
+        PasteMode::BracketedLf,
+        PasteMode::Lines { newline: "M-Enter" },
+    ] {
+        let fake = Fake::start("paste", 0);
+        let marker = fake._dir.path().join("ran-run-shell");
+        let mut driver = fake.driver(paste_limits(), stub_proof(1)).with_paste(paste);
+        driver.wait_ready().unwrap();
+        let turn = hostile_turn(&marker);
+        let sent = driver.send_turn(&turn);
+        // run-shell runs its command asynchronously: give a stray one time.
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!marker.exists(), "{paste:?}: the run-shell line ran");
+        let record = sent.unwrap_or_else(|e| panic!("{paste:?}: {e}"));
+        assert_eq!(record.outcome, TurnOutcome::Replied, "{paste:?}");
+        assert_eq!(
+            received(&fake, 1),
+            turn,
+            "{paste:?}: the text arrived whole"
+        );
+        assert!(!marker.exists(), "{paste:?}: the run-shell line ran");
+        assert!(
+            fake.tmux.server_running(),
+            "{paste:?}: the server was killed"
+        );
+        // Still attached: the next turn goes through the same client.
+        driver
+            .send_turn("a second, single line turn")
+            .unwrap_or_else(|e| panic!("{paste:?}: client lost after the paste: {e}"));
+        assert_eq!(received(&fake, 2), "a second, single line turn");
+        assert!(!marker.exists(), "{paste:?}");
+    }
+}
+
+/// A single-line turn full of tmux syntax is typed verbatim.
+#[test]
+fn a_single_line_turn_with_tmux_syntax_is_inert() {
+    let fake = Fake::start("paste", 0);
+    let marker = fake._dir.path().join("ran");
+    let mut driver = fake.driver(paste_limits(), stub_proof(1));
+    driver.wait_ready().unwrap();
+    let turns = [
+        format!("x ; run-shell 'touch {}' ; y", marker.display()),
+        format!(
+            "a\\' ; run-shell \"touch {}\" #{{pane_id}} $HOME ~ {{x}} %if",
+            marker.display()
+        ),
+        "ends with a semicolon;".to_owned(),
+        "ends with an escaped semicolon\\;".to_owned(),
+    ];
+    for (i, turn) in turns.iter().enumerate() {
+        let n = u32::try_from(i).unwrap() + 1;
+        driver
+            .send_turn(turn)
+            .unwrap_or_else(|e| panic!("{turn}: {e}"));
+        assert_eq!(&received(&fake, n), turn);
+    }
+    assert!(!marker.exists(), "a tmux command ran");
+}
+
+/// Control characters and invisible turns are refused by turn and character
+/// before anything is typed.
+#[test]
+fn a_turn_with_control_characters_or_nothing_visible_is_refused_by_name() {
+    let fake = Fake::start("paste", 0);
+    let mut driver = fake.driver(paste_limits(), stub_proof(1));
+    driver.wait_ready().unwrap();
+    for (turn, named) in [
+        ("clear \u{1b}[2J screen", "U+001B (ESC)"),
+        ("osc \u{1b}]52;c;aGk=\u{7}", "U+001B (ESC)"),
+        ("nul \0 byte", "U+0000 (NUL)"),
+        ("carriage\rreturn", "U+000D (CR)"),
+        ("c1 \u{9b}2J", "U+009B (CSI)"),
+        ("interrupt \u{3}", "U+0003 (ETX)"),
+        ("\u{200B}\u{2060}", "zero-width-only"),
+        ("  \n\t ", "whitespace-only"),
+    ] {
+        let err = driver.send_turn(turn).unwrap_err();
+        assert!(
+            matches!(err, PaneError::UnsafeTurn { turn: 1, .. }),
+            "{err}"
+        );
+        let shown = err.to_string();
+        assert!(shown.contains("turn 1") && shown.contains(named), "{shown}");
+    }
+    assert!(driver.records().is_empty());
+    let screen = driver.capture().unwrap();
+    assert!(
+        !screen.contains("screen") && !screen.contains("byte"),
+        "{screen}"
+    );
+    driver.send_turn("a clean turn after the refusals").unwrap();
+    assert_eq!(received(&fake, 1), "a clean turn after the refusals");
+}
+
+/// The control client itself refuses a line that tmux would split.
+#[test]
+fn the_control_client_refuses_a_command_line_with_a_newline() {
+    let fake = Fake::start("reply", 0);
+    let marker = fake._dir.path().join("ran");
+    let mut control = fake.tmux.control("fake").unwrap();
+    for line in [
+        format!(
+            "display-message -p a\nrun-shell 'touch {}'",
+            marker.display()
+        ),
+        format!(
+            "display-message -p a\rrun-shell 'touch {}'",
+            marker.display()
+        ),
+        String::new(),
+    ] {
+        let err = control.command(&line).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                studyloop_acceptance::tmux::TmuxError::UnsafeCommand { .. }
+            ),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        control.command("display-message -p still-here").unwrap(),
+        ["still-here"]
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!marker.exists(), "the run-shell line ran");
+}
+
+/// Generated turns (a fixed xorshift seed, so a failure reproduces): tmux
+/// syntax fragments, commands and key names, some split over lines, each
+/// typed and received verbatim, none run.
+#[test]
+fn generated_turns_of_tmux_syntax_arrive_verbatim() {
+    const SEED: u64 = 0x5eed_1234;
+    let frags = [
+        ";",
+        "\\;",
+        "'",
+        "\"",
+        "\\",
+        "#{pane_id}",
+        "#(touch MARK)",
+        "$HOME",
+        "${X}",
+        "~",
+        "{",
+        "}",
+        "%if",
+        "#",
+        "run-shell 'touch MARK'",
+        "run-shell \"touch MARK\"",
+        "kill-server",
+        "-l",
+        "--",
+        " ",
+        "word",
+        "ünï",
+        "🙂",
+        "\t",
+        "C-c",
+        "Enter",
+        "\\n",
+        "\\033",
+        "%%",
+        "#[fg=red]",
+    ];
+    let fake = Fake::start("paste", 0);
+    let marker = fake._dir.path().join("mark");
+    let mark = marker.display().to_string();
+    let turns = 24;
+    let mut driver = fake.driver(
+        Limits {
+            max_turns: turns,
+            ..paste_limits()
+        },
+        stub_proof(1),
+    );
+    driver.wait_ready().unwrap();
+    let mut state = SEED;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % 1024).unwrap()
+    };
+    for n in 1..=turns {
+        let mut turn = String::from("t");
+        for _ in 0..3 + next() % 8 {
+            turn.push_str(&frags[next() % frags.len()].replace("MARK", &mark));
+            if n % 3 == 0 && next() % 4 == 0 {
+                turn.push('\n');
+            }
+        }
+        turn.push_str(" end");
+        driver
+            .send_turn(&turn)
+            .unwrap_or_else(|e| panic!("seed {SEED:#x} turn {n} {turn:?}: {e}"));
+        assert_eq!(received(&fake, n), turn, "seed {SEED:#x} turn {n}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!marker.exists(), "a tmux command ran");
 }

@@ -25,8 +25,10 @@ pub mod kind;
 pub mod llm;
 pub mod llm_actor;
 pub mod scripted;
+pub mod strict_json;
 pub mod transcript;
 pub mod turn_script;
+pub mod turn_text;
 
 pub use budget::{Budget, BudgetError, Exhausted};
 pub use env::{ENV_VARS, EnvSource, ProcessEnv};

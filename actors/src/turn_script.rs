@@ -7,9 +7,13 @@
 //!              { "prompt": "And a closure?" } ] }
 //! ```
 //! The loader is strict: an unknown field at the top level or on a turn is an
-//! error naming it; `version` must be the integer 1 (a future version is
+//! error naming it; so is a key repeated in any object (by key and path: the
+//! last one would win silently, and could drop a reserved predicate) and a
+//! leading byte-order mark; `version` must be the integer 1 (a future version is
 //! rejected by number, not misread); `turns` must be a non-empty list; each
-//! `prompt` a non-empty string. `expect_contains` and `expect_not_contains` are
+//! `prompt` a string that [`crate::turn_text::check`] accepts: visible text
+//! with no control character but newline and tab (a control character would
+//! reach the harness as a key or an escape sequence). `expect_contains` and `expect_not_contains` are
 //! reserved: accepted only absent, `null` or `[]`, because no executor checks them
 //! yet and a predicate nothing checks must not look like a passing check. This
 //! module parses; the scripted actor replays.
@@ -17,6 +21,9 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
+
+use crate::strict_json::{self, StrictJsonError};
+use crate::turn_text::{self, TextFault};
 
 /// The only version this build reads.
 pub const SUPPORTED_VERSION: u64 = 1;
@@ -58,6 +65,12 @@ pub enum TurnScriptError {
         "turn script is not valid JSON: {0} (fix the syntax; see the format in the turn_script module doc)"
     )]
     NotJson(#[source] serde_json::Error),
+    /// The text starts with a byte-order mark.
+    #[error("turn script {0}")]
+    ByteOrderMark(#[source] StrictJsonError),
+    /// An object repeats a key.
+    #[error("turn script has a {0}")]
+    DuplicateKey(#[source] StrictJsonError),
     /// The top level is not an object.
     #[error("turn script must be a JSON object with `version` and `turns`")]
     NotAnObject,
@@ -91,11 +104,19 @@ pub enum TurnScriptError {
         /// The unknown names, sorted.
         fields: String,
     },
-    /// `prompt` missing, not a string, or blank.
+    /// `prompt` missing or not a string.
     #[error("turns[{index}].prompt must be a non-empty string")]
     BadPrompt {
         /// 0-based turn index.
         index: usize,
+    },
+    /// `prompt` holds a control character or nothing visible.
+    #[error("turns[{index}].prompt {fault}")]
+    PromptText {
+        /// 0-based turn index.
+        index: usize,
+        /// What is wrong with the text.
+        fault: TextFault,
     },
     /// A reserved field carries a value.
     #[error(
@@ -112,7 +133,11 @@ pub enum TurnScriptError {
 impl TurnScript {
     /// Parses and validates a turn script from JSON text.
     pub fn from_json_str(text: &str) -> Result<Self, TurnScriptError> {
-        let value: Value = serde_json::from_str(text).map_err(TurnScriptError::NotJson)?;
+        let value = strict_json::parse(text).map_err(|e| match e {
+            StrictJsonError::Syntax(e) => TurnScriptError::NotJson(e),
+            e @ StrictJsonError::ByteOrderMark => TurnScriptError::ByteOrderMark(e),
+            e @ StrictJsonError::DuplicateKey { .. } => TurnScriptError::DuplicateKey(e),
+        })?;
         Self::from_value(&value)
     }
 
@@ -164,9 +189,10 @@ fn parse_turn(index: usize, turn: &Value) -> Result<ScriptTurn, TurnScriptError>
         return Err(TurnScriptError::UnknownTurnField { index, fields });
     }
     let prompt = match turn.get("prompt") {
-        Some(Value::String(p)) if !p.trim().is_empty() => p.clone(),
+        Some(Value::String(p)) => p.clone(),
         _ => return Err(TurnScriptError::BadPrompt { index }),
     };
+    turn_text::check(&prompt).map_err(|fault| TurnScriptError::PromptText { index, fault })?;
     for field in RESERVED_FIELDS {
         match turn.get(field) {
             None | Some(Value::Null) => {}
@@ -237,6 +263,7 @@ mod tests {
         assert!(err(r#"{"version": 1, "turns": [{}]}"#).contains("turns[0].prompt"));
         assert!(err(r#"{"version": 1, "turns": [{"prompt": 3}]}"#).contains("turns[0].prompt"));
         assert!(err(r#"{"version": 1, "turns": [{"prompt": "  "}]}"#).contains("turns[0].prompt"));
+        assert!(err(r#"{"version": 1, "turns": [{"prompt": ""}]}"#).contains("turns[0].prompt"));
         assert!(err("[1]").contains("JSON object"));
         assert!(err("{").contains("not valid JSON"));
     }
@@ -255,5 +282,78 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_by_key_and_path_at_any_level() {
+        // serde_json keeps the last value: here the second `expect_contains`
+        // would silently drop the reserved predicate the first one carries.
+        let cases = [
+            (
+                r#"{"version": 1, "turns": [{"prompt": "a", "expect_contains": ["x"], "expect_contains": []}]}"#,
+                "\"expect_contains\" in the object at $.turns[0]",
+            ),
+            (
+                r#"{"version": 1, "version": 1, "turns": [{"prompt": "a"}]}"#,
+                "\"version\" in the object at $;",
+            ),
+            (
+                r#"{"version": 1, "turns": [{"prompt": "a"}, {"prompt": "b", "prompt": "c"}]}"#,
+                "\"prompt\" in the object at $.turns[1]",
+            ),
+            (
+                r#"{"version": 1, "turns": [{"prompt": "a"}], "turns": []}"#,
+                "\"turns\" in the object at $;",
+            ),
+        ];
+        for (text, named) in cases {
+            let msg = err(text);
+            assert!(
+                msg.contains("duplicate key") && msg.contains(named),
+                "{msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named_with_the_fix() {
+        let msg = err("\u{FEFF}{\"version\": 1, \"turns\": [{\"prompt\": \"a\"}]}");
+        assert!(msg.contains("byte-order mark"), "{msg}");
+        assert!(msg.contains("UTF-8 without BOM"), "{msg}");
+    }
+
+    #[test]
+    fn control_characters_and_invisible_prompts_are_refused_by_turn_and_character() {
+        let script = |prompt: &str| {
+            let prompt = serde_json::to_string(prompt).unwrap();
+            format!(r#"{{"version": 1, "turns": [{{"prompt": "ok"}}, {{"prompt": {prompt}}}]}}"#)
+        };
+        for (prompt, named) in [
+            ("a\u{1b}[31mred", "U+001B (ESC)"),
+            ("osc \u{1b}]52;c;eA==\u{7}", "U+001B (ESC)"),
+            ("nul\0byte", "U+0000 (NUL)"),
+            ("cr\r\nline", "U+000D (CR)"),
+            ("c1 \u{9b}2J", "U+009B (CSI)"),
+            ("del\u{7f}", "U+007F (DEL)"),
+        ] {
+            let msg = err(&script(prompt));
+            assert!(
+                msg.starts_with("turns[1].prompt holds control character"),
+                "{msg}"
+            );
+            assert!(msg.contains(named), "{msg}");
+        }
+        for prompt in ["\u{200B}\u{200D}", " \u{FEFF}\n\t", "\u{3000}"] {
+            let msg = err(&script(prompt));
+            assert!(
+                msg.contains("turns[1].prompt is empty, whitespace-only or zero-width-only"),
+                "{msg}"
+            );
+        }
+        let multi = TurnScript::from_json_str(&script("line one\n\nrun-shell touch /x\tend"));
+        assert_eq!(
+            multi.unwrap().turns[1].prompt,
+            "line one\n\nrun-shell touch /x\tend"
+        );
     }
 }

@@ -232,3 +232,42 @@ fn the_factory_checks_the_socket_path_before_touching_anything() {
     );
     assert_eq!((t.outcome, t.turns.len()), (Outcome::Completed, 0), "{t:?}");
 }
+
+/// Issue 11 §1 for the harness actor: the mentor's reply travels to tmux as
+/// one argv argument, so tmux syntax in it is typed, never run; a control
+/// character in it is refused by name instead of being typed as a key.
+#[test]
+fn a_mentor_reply_with_tmux_syntax_is_typed_and_control_characters_are_refused() {
+    let root = socket_root();
+    let marker = root.path().join("ran");
+    let m = marker.display();
+    let hostile = [
+        format!("x ; run-shell 'touch {m}' ; y"),
+        format!("run-shell \"touch {m}\" \\; #{{pane_id}} $HOME ~ {{x}} 'q' \\"),
+        ";".to_owned(),
+        "odd\\;".to_owned(),
+        "-l".to_owned(),
+    ];
+    let script = r#"
+echo "ask"
+for i in 1 2 3 4 5; do IFS= read -r a; echo "got: $a"; done
+IFS= read -r z; echo STUDYLOOP_ACTOR_DONE
+"#;
+    let mut steps: Vec<FakeStep> = hostile.iter().cloned().map(FakeStep::Reply).collect();
+    steps.push(FakeStep::Reply("bye".into()));
+    let mut a = actor(root.path(), script, Duration::from_secs(10));
+    let t = run(&mut a, &mut FakeMentor::with_steps(steps), 10);
+    assert_eq!(t.outcome, Outcome::Completed, "{t:?}");
+    let got: Vec<String> = t.turns[1..].iter().map(|t| t.learner.clone()).collect();
+    let want: Vec<String> = hostile.iter().map(|h| format!("got: {h}")).collect();
+    assert_eq!(got, want);
+    assert!(!marker.exists(), "a tmux command ran");
+    drop(a);
+
+    let mut b = actor(&root.path().join("b"), script, Duration::from_secs(10));
+    let steps = [FakeStep::Reply("clear \u{1b}[2J".into())];
+    let t = run(&mut b, &mut FakeMentor::with_steps(steps), 10);
+    assert_eq!(t.outcome, Outcome::Errored, "{t:?}");
+    let err = t.error.unwrap_or_default();
+    assert!(err.contains("U+001B (ESC)"), "{err}");
+}

@@ -18,7 +18,7 @@ pub use table::{SPECS, spec};
 
 use std::time::Duration;
 
-use crate::pane::{Key, Limits, Markers};
+use crate::pane::{Key, Limits, Markers, PasteMode};
 use crate::selection::HarnessName;
 use stub_config::{StubConfig, StubTarget};
 
@@ -115,6 +115,9 @@ pub struct HarnessSpec {
     pub markers: Option<ScreenMarkers>,
     /// Keys that exit the TUI cleanly.
     pub exit_keys: &'static [Key],
+    /// How its TUI takes a multi-line turn (measured on the pinned version;
+    /// the `cli-tmux::<harness>::paste` trial proves it live).
+    pub paste: PasteMode,
     /// Resume support.
     pub resume: Resume,
     /// The web-ACP surface, when the harness has one.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::stub_config;
 use super::{AcpSurface, HarnessSpec, Install, ProbeKind, Resume, ScreenMarkers};
-use crate::pane::Key;
+use crate::pane::{Key, PasteMode};
 use crate::selection::HarnessName;
 
 const KIRO_FIX: &str =
@@ -25,6 +25,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: "esc to interrupt",
         }),
         exit_keys: &[Key::Text("/quit"), Key::Named("Enter")],
+        paste: PasteMode::Bracketed,
         resume: Resume::Supported,
         acp: Some(AcpSurface {
             argv: &["codex-acp"],
@@ -52,6 +53,10 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: "esc to interrupt",
         }),
         exit_keys: &[Key::Text("/exit"), Key::Named("Enter")],
+        // 2.1.332 wraps a bracketed paste as `<pasted_content id=…>` (measured
+        // against the stub): typed lines with its C-j newline arrive as the
+        // learner's own text.
+        paste: PasteMode::Lines { newline: "C-j" },
         resume: Resume::Supported,
         acp: Some(AcpSurface {
             argv: &["claude-code-acp"],
@@ -75,6 +80,7 @@ pub const SPECS: [HarnessSpec; 6] = [
         },
         markers: None,
         exit_keys: &[],
+        paste: PasteMode::Bracketed,
         resume: Resume::Supported,
         acp: Some(AcpSurface {
             argv: &["kiro-cli", "acp"],
@@ -102,6 +108,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: r"Working\.\.\.",
         }),
         exit_keys: &[Key::Named("C-d")],
+        paste: PasteMode::Bracketed,
         resume: Resume::Supported,
         acp: Some(AcpSurface {
             argv: &["pi-acp"],
@@ -131,6 +138,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: "esc interrupt",
         }),
         exit_keys: &[Key::Named("C-c")],
+        paste: PasteMode::Bracketed,
         resume: Resume::Supported,
         acp: Some(AcpSurface {
             argv: &["opencode", "acp"],
@@ -158,6 +166,9 @@ pub const SPECS: [HarnessSpec; 6] = [
             busy: "esc to interrupt",
         }),
         exit_keys: &[Key::Text("exit"), Key::Named("Enter")],
+        // 0.0.34 (Ink) inserts a pasted chunk verbatim: a CR would reach the
+        // model as a CR (measured), so newlines go as LF.
+        paste: PasteMode::BracketedLf,
         resume: Resume::Unsupported {
             finding: "grok 0.0.34 keeps history only in memory: no sessions, no --continue; `study --resume` relaunches it fresh, so the stub counts turn 1 again",
         },

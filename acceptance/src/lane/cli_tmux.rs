@@ -23,8 +23,7 @@ use crate::bins;
 use crate::catalogue;
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
-use crate::probe::install_hint;
-use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
+use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 
 /// Turns in the first session (the contract's floor).
@@ -41,30 +40,12 @@ pub fn trial_name(harness: HarnessName) -> String {
 
 /// The lane's trial: gated, needs the harness selected and on the scratch PATH.
 pub fn trial(harness: HarnessName) -> TrialSpec {
-    TrialSpec::gated(trial_name(harness), move |ctx| run(ctx, harness))
-        .requires(Requirement::HarnessSelected(harness))
-        .requires(Requirement::BinaryOnScratchPath {
-            binary: harness.binary(),
-            fix: install_hint(harness),
-        })
+    super::gated_trial(trial_name(harness), harness, run)
 }
 
 /// Runs the lane; evidence is written whatever happens (`Lane::finish`).
 pub fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
-    let mut lane = Lane::new(ctx, harness);
-    if let Err(e) = crate::interrupt::install() {
-        lane.notes.push(e);
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut lane)))
-        .unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(LaneFailure::errored(format!("the lane panicked: {what}")))
-        });
-    lane.finish(result)
+    super::run_lane(ctx, harness, drive)
 }
 
 /// The lane, step by step.
@@ -77,12 +58,7 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     if lane.ctx.selection.auth_mode != crate::selection::AuthMode::Scrubbed {
         lane.step("authenticated probe (one-shot prompt)", authenticated_probe)?;
     }
-    lane.step("study start", |l| {
-        cli(l, "study-start", &["study", &title, "--agent", h.as_str()])
-    })?;
-    let state = lane.step("session state", |l| wait_state(l, true))?;
-    let (session, pane) = lane.step("live main pane", |l| live_pane(l, &state))?;
-    let mut driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
+    let (state, session, mut driver) = start_study(lane, &title)?;
     let result = lane.step("conversation", |l| {
         converse(l, &mut driver, "first-session")
     });
@@ -131,6 +107,23 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     }
     lane.step("exit the resumed harness", |l| exit_harness(l, driver))?;
     lane.step("study --end after resume", |l| end(l, &session))
+}
+
+/// `study <title> --agent <harness>`, then the steps up to a driver on the
+/// harness's ready main pane: the session state, its session name and the
+/// driver (first stub turn 1).
+pub(crate) fn start_study(
+    lane: &mut Lane<'_>,
+    title: &str,
+) -> Result<(serde_json::Value, String, PaneDriver), LaneFailure> {
+    let h = lane.harness;
+    lane.step("study start", |l| {
+        cli(l, "study-start", &["study", title, "--agent", h.as_str()])
+    })?;
+    let state = lane.step("session state", |l| wait_state(l, true))?;
+    let (session, pane) = lane.step("live main pane", |l| live_pane(l, &state))?;
+    let driver = lane.step("harness ready", |l| attach(l, &session, &pane, 1))?;
+    Ok((state, session, driver))
 }
 
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
@@ -268,7 +261,8 @@ fn attach(
         .as_ref()
         .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
     let mut driver = PaneDriver::attach(tmux, session, pane, markers, l.spec.limits(TURNS), proof)
-        .map_err(pane_failure)?;
+        .map_err(pane_failure)?
+        .with_paste(l.spec.paste);
     driver.wait_ready().map_err(pane_failure)?;
     Ok(driver)
 }
@@ -325,7 +319,7 @@ pub(crate) fn converse(
     }
 }
 
-fn pane_failure(e: PaneError) -> LaneFailure {
+pub(crate) fn pane_failure(e: PaneError) -> LaneFailure {
     match e {
         PaneError::TurnTimeout { .. } | PaneError::TurnCeiling { .. } => {
             LaneFailure::budget(e.to_string())
@@ -335,7 +329,7 @@ fn pane_failure(e: PaneError) -> LaneFailure {
 }
 
 /// Moves a driver's records, screens and raw stream into the lane's evidence.
-fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
+pub(crate) fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
     for r in driver.records() {
         l.attach(
             format!("screens/{phase}-turn-{}.txt", r.turn),
@@ -358,7 +352,7 @@ fn exit_harness(l: &mut Lane<'_>, mut driver: PaneDriver) -> Result<(), LaneFail
     Ok(())
 }
 
-fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
+pub(crate) fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
     cli(l, "study-end", &["study", "--end"])?;
     wait_state(l, false)?;
     let tmux = l

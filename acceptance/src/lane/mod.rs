@@ -10,6 +10,7 @@
 pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod interrupt_trial;
+pub mod paste_trial;
 mod record;
 pub(crate) mod setup;
 pub mod validate;
@@ -23,10 +24,49 @@ use studyloop_stubs::StubProvider;
 use crate::evidence::{Outcome, Surface};
 use crate::harness::{self, HarnessSpec};
 use crate::pane::TurnRecord;
-use crate::runner::TrialContext;
+use crate::probe::install_hint;
+use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::scratch::{Env, Scratch};
 use crate::selection::HarnessName;
 use crate::tmux::Tmux;
+
+/// A gated trial named `name` running `body` for `harness`, which must be
+/// selected and on the scratch PATH (the CLI/tmux lanes' common gate).
+pub(crate) fn gated_trial(
+    name: String,
+    harness: HarnessName,
+    body: fn(&TrialContext, HarnessName) -> TrialReport,
+) -> TrialSpec {
+    TrialSpec::gated(name, move |ctx| body(ctx, harness))
+        .requires(Requirement::HarnessSelected(harness))
+        .requires(Requirement::BinaryOnScratchPath {
+            binary: harness.binary(),
+            fix: install_hint(harness),
+        })
+}
+
+/// Runs `steps` as a lane for `harness`: the interrupt handler installed, a
+/// panic caught as an errored step, and `Lane::finish` always called.
+pub(crate) fn run_lane(
+    ctx: &TrialContext,
+    harness: HarnessName,
+    steps: fn(&mut Lane<'_>) -> Result<(), LaneFailure>,
+) -> TrialReport {
+    let mut lane = Lane::new(ctx, harness);
+    if let Err(e) = crate::interrupt::install() {
+        lane.notes.push(e);
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| steps(&mut lane)))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(LaneFailure::errored(format!("the lane panicked: {what}")))
+        });
+    lane.finish(result)
+}
 
 /// A step that did not succeed: how the lane ends and why.
 #[derive(Debug, Clone)]

@@ -4,8 +4,12 @@
 //! The rules, in order (each one a lesson from the Python anchor's live runs):
 //! 1. Never type before the harness's ready marker is on screen (keys typed
 //!    early are half-lost).
-//! 2. Type the text literally (`send-keys -l`), wait for its echo, then send a
-//!    separate `Enter`.
+//! 2. Type the text as text, never as tmux command syntax (see `typing`: one
+//!    line as a quoted `send-keys -l` argument, several lines through a buffer
+//!    loaded from a private file and pasted the way the harness takes a
+//!    multi-line paste), wait for its echo, then send a separate `Enter`. A
+//!    turn holding a control character (other than newline and tab) or nothing
+//!    visible is refused by name before anything is typed.
 //! 3. "Replied" = the proof is on screen (the stub's per-turn marker with its
 //!    nonce in stub-provider mode; otherwise new non-echo lines), the idle marker
 //!    is in the bottom lines, the busy marker is not, AND no output arrived for
@@ -21,8 +25,11 @@
 mod mentor;
 pub mod screen;
 mod types;
+mod typing;
 
-pub use types::{Key, Limits, MarkerFn, Markers, PaneError, Proof, TurnOutcome, TurnRecord};
+pub use types::{
+    Key, Limits, MarkerFn, Markers, PaneError, PasteMode, Proof, TurnOutcome, TurnRecord,
+};
 
 use std::time::{Duration, Instant};
 
@@ -46,6 +53,10 @@ pub struct PaneDriver {
     proof: Proof,
     records: Vec<TurnRecord>,
     stream: Vec<u8>,
+    paste: PasteMode,
+    /// The private directory multi-line turns are loaded from (on first use).
+    paste_dir: Option<tempfile::TempDir>,
+    pastes: u64,
 }
 
 struct Settled {
@@ -76,7 +87,18 @@ impl PaneDriver {
             proof,
             records: Vec::new(),
             stream: Vec::new(),
+            paste: PasteMode::Bracketed,
+            paste_dir: None,
+            pastes: 0,
         })
+    }
+
+    /// How this harness takes a multi-line turn (the harness table's
+    /// `paste`); bracketed paste unless set.
+    #[must_use]
+    pub fn with_paste(mut self, paste: PasteMode) -> Self {
+        self.paste = paste;
+        self
     }
 
     /// The turns so far (timed-out ones included).
@@ -130,6 +152,13 @@ impl PaneDriver {
             return Err(PaneError::TurnCeiling {
                 max: self.limits.max_turns,
                 pane: self.pane.clone(),
+            });
+        }
+        if let Err(fault) = studyloop_actors::turn_text::check(prompt) {
+            return Err(PaneError::UnsafeTurn {
+                turn,
+                pane: self.pane.clone(),
+                fault,
             });
         }
         let (stub_turn, marker) = match &self.proof {
@@ -246,27 +275,6 @@ impl PaneDriver {
             }
         }
         Ok(())
-    }
-
-    fn type_text(&mut self, text: &str) -> Result<(), TmuxError> {
-        let pane = quote(&self.pane);
-        if text.contains('\n') {
-            // Multi-line text goes in as one bracketed paste so a newline is
-            // not taken as Enter.
-            self.control
-                .command(&format!("set-buffer -b sl-turn -- {}", quote(text)))?;
-            self.control
-                .command(&format!("paste-buffer -p -d -b sl-turn -t {pane}"))?;
-        } else {
-            self.control
-                .command(&format!("send-keys -t {pane} -l -- {}", quote(text)))?;
-        }
-        Ok(())
-    }
-
-    fn named_key(&mut self, key: &str) -> Result<(), TmuxError> {
-        let cmd = format!("send-keys -t {} {}", quote(&self.pane), quote(key));
-        self.control.command(&cmd).map(drop)
     }
 
     /// Pending output events are folded into the stream log and dropped.

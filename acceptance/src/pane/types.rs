@@ -58,6 +58,28 @@ impl Default for Limits {
     }
 }
 
+/// How a harness takes a turn that spans lines (declared per harness in
+/// `crate::harness::SPECS`). Either way the text travels to tmux in a buffer
+/// loaded from a private file, never on the control-mode command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasteMode {
+    /// One bracketed paste (`paste-buffer -p`) with each newline sent as CR,
+    /// as a terminal pastes: a TUI that enabled bracketed paste keeps the
+    /// newlines in its input box, and only the separate Enter submits.
+    Bracketed,
+    /// The same paste with each newline kept as LF (`paste-buffer -r`): for a
+    /// TUI that inserts a pasted chunk verbatim, where a CR would reach the
+    /// model as a CR (and a lone one would submit).
+    BracketedLf,
+    /// Line by line, pressing `newline` (a tmux key name, e.g. `C-j`)
+    /// between lines: for a TUI that treats any paste as an attachment (wraps
+    /// it, collapses it), so that the turn arrives as typed text.
+    Lines {
+        /// The key the harness reads as "new line, do not submit".
+        newline: &'static str,
+    },
+}
+
 /// Builds the on-screen proof for stub turn `n` answering `prompt`.
 pub type MarkerFn = Box<dyn Fn(u32, &str) -> String + Send>;
 
@@ -160,6 +182,24 @@ pub enum PaneError {
         reason: String,
         /// What the driver was doing.
         phase: &'static str,
+    },
+    /// The turn's text cannot be typed safely; nothing was sent.
+    #[error("turn {turn} for pane {pane} was not sent: its text {fault}")]
+    UnsafeTurn {
+        /// The 1-based turn.
+        turn: u32,
+        /// The pane id.
+        pane: String,
+        /// The offending character, or that nothing is visible.
+        fault: studyloop_actors::turn_text::TextFault,
+    },
+    /// The private file a multi-line turn is loaded from could not be written.
+    #[error("cannot write the private paste file {path}: {source}")]
+    PasteFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The OS error.
+        source: std::io::Error,
     },
     /// tmux itself failed.
     #[error(transparent)]

@@ -93,7 +93,13 @@ impl ControlClient {
     }
 
     /// Sends one command line (already quoted) and returns its output lines.
+    ///
+    /// The line must be one command line and nothing else: a newline (or CR)
+    /// would end it and make the rest further commands, an empty line detaches
+    /// the client, and a NUL truncates it, so any control character or a blank
+    /// line is refused before anything is written ([`TmuxError::UnsafeCommand`]).
     pub fn command(&mut self, line: &str) -> Result<Vec<String>, TmuxError> {
+        check_line(line)?;
         if let Some(reason) = &self.broken {
             return Err(self.closed(line, reason.clone()));
         }
@@ -149,6 +155,22 @@ impl ControlClient {
     }
 }
 
+/// Refuses a line that is not exactly one control-mode command line.
+fn check_line(line: &str) -> Result<(), TmuxError> {
+    let what = match line.chars().find(|c| c.is_control()) {
+        Some(c) => format!(
+            "control character {}",
+            studyloop_actors::turn_text::describe(c)
+        ),
+        None if line.trim().is_empty() => "no command (a blank line detaches the client)".into(),
+        None => return Ok(()),
+    };
+    Err(TmuxError::UnsafeCommand {
+        command: format!("{line:?}"),
+        what,
+    })
+}
+
 impl Drop for ControlClient {
     fn drop(&mut self) {
         // Detaching a control client never touches the session; kill it rather
@@ -200,4 +222,26 @@ fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Eve
         }
     }
     let _ = events.send(Event::Closed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_single_visible_command_line_passes() {
+        assert!(check_line("send-keys -t '%1' -l -- 'a;b #{x} $H'").is_ok());
+        for (bad, named) in [
+            ("set-buffer -- 'a\nrun-shell touch /tmp/x'", "U+000A (LF)"),
+            ("display-message -p a\r", "U+000D (CR)"),
+            ("send-keys -l -- 'a\0b'", "U+0000 (NUL)"),
+            ("send-keys -l -- '\u{1b}[2J'", "U+001B (ESC)"),
+            ("send-keys -l -- '\u{9b}2J'", "U+009B (CSI)"),
+            ("", "blank line detaches"),
+            ("   ", "blank line detaches"),
+        ] {
+            let err = check_line(bad).unwrap_err().to_string();
+            assert!(err.contains(named), "{bad:?}: {err}");
+        }
+    }
 }

@@ -74,6 +74,19 @@ pub enum TmuxError {
         /// tmux's stderr or `%error` text.
         message: String,
     },
+    /// A control-mode command line that tmux would not read as one command:
+    /// a newline ends it and starts another (a blank line detaches the
+    /// client), and other control characters are keys or truncate it. Nothing
+    /// was written.
+    #[error(
+        "refused to send control-mode command {command:?}: it holds {what}; text with newlines or control characters must go through a buffer loaded from a file (crate::pane types turns that way), never on the command line"
+    )]
+    UnsafeCommand {
+        /// The refused line, debug-escaped.
+        command: String,
+        /// What made it unsafe (the character, or emptiness).
+        what: String,
+    },
     /// The control-mode client exited or its pipe closed.
     #[error("tmux control client on {socket} is gone ({reason}) while waiting for `{command}`")]
     ControlClosed {

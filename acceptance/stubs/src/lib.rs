@@ -16,6 +16,6 @@ pub mod roles;
 pub mod spawn;
 
 pub use log::{LogRecord, Protocol, RequestLog, UsageRecord};
-pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text};
+pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text, text_sha256};
 pub use roles::{Role, RolesScript};
 pub use spawn::{SpawnError, StubProvider};

@@ -64,6 +64,11 @@ pub struct LogRecord {
     pub user_turns: u64,
     /// The persona word found after `PERSONA=`, if any.
     pub persona: Option<String>,
+    /// SHA-256 (lowercase hex) of the last real user text, exactly as it
+    /// arrived (trimmed, newlines kept): lets a validator prove a multi-line
+    /// turn reached the model whole without the log holding the text.
+    #[serde(default)]
+    pub user_text_sha256: Option<String>,
     /// The client's `User-Agent`, which tells harnesses apart.
     pub user_agent: Option<String>,
     /// The full reply text the stub generated, when it generated one.

@@ -33,6 +33,14 @@ pub fn nonce(seed: u64, n: u64) -> String {
     digest[..4].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// SHA-256 of `text` as lowercase hex (the request log's `user_text_sha256`).
+pub fn text_sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Whether one text block is harness boilerplate rather than learner text: it is
 /// blank after trimming, or starts with one of [`BOILERPLATE_PREFIXES`].
 pub fn is_boilerplate(text: &str) -> bool {

@@ -127,7 +127,17 @@ impl Tmux {
     }
 
     /// Types `text` literally (no key-name interpretation), then Enter.
+    ///
+    /// The text travels as one argv argument, which tmux does not parse as
+    /// command language (no `;` splitting inside, no quotes, no `#{…}`, no
+    /// `$`); only an argument *ending* in `;` is a separator, handled by
+    /// [`escape_trailing_semicolon`]. A newline is typed as Enter, which is
+    /// how the line-oriented second harness reads a multi-line reply. A
+    /// control character other than newline and tab is refused: typed, it is
+    /// a key (`C-c`, `C-d`) or the start of an escape sequence in that program.
     pub fn type_line(&self, text: &str) -> Result<(), String> {
+        crate::turn_text::check_controls(text)
+            .map_err(|fault| format!("the text to type {fault}"))?;
         let literal = escape_trailing_semicolon(text);
         self.call([
             "send-keys",

@@ -88,6 +88,7 @@ pub(super) async fn handle(
         message_count: 0,
         user_turns: 0,
         persona: None,
+        user_text_sha256: None,
         user_agent: headers
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
@@ -203,6 +204,10 @@ async fn route(
     record.message_count = exchange.message_count;
     record.user_turns = exchange.user_turns;
     record.persona.clone_from(&exchange.persona);
+    record.user_text_sha256 = exchange
+        .last_user_text
+        .as_deref()
+        .map(crate::reply::text_sha256);
     if protocol == Protocol::CountTokens {
         record.usage.input_tokens = Some(exchange.input_tokens);
         return json_response(

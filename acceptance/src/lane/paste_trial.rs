@@ -1,0 +1,120 @@
+//! `cli-tmux::<harness>::paste`: the live proof (issue 11 §1) that a learner
+//! turn reaches a real harness as text and never as tmux commands.
+//!
+//! The real `studyloop` CLI starts the pinned harness in tmux against the
+//! cell's stub provider, as in `cli_tmux`; one turn is then typed that spans
+//! several lines, holds a blank line, two `run-shell touch <marker>` lines and
+//! tmux syntax (`;`, quotes, `#{…}`, `$`, `\`). It passes when the stub
+//! answered it as turn 1, the stub's request log shows the learner message
+//! arrived whole (its SHA-256 over the exact text, newlines included, equals
+//! the turn's), the marker file does not exist, the product's tmux server
+//! still runs and the driver's control client still answers. Stub-provider
+//! mode only: only the stub's log proves what reached the model.
+
+use std::path::Path;
+
+use super::checks::stub_records;
+use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
+use super::setup::{make_scratch, provision_harness, resolve_binary};
+use super::{Lane, LaneFailure, gated_trial, run_lane};
+use crate::pane::PaneDriver;
+use crate::runner::TrialSpec;
+use crate::selection::{AuthMode, HarnessName};
+
+/// The trial name for `harness`.
+pub fn trial_name(harness: HarnessName) -> String {
+    format!("cli-tmux::{harness}::paste")
+}
+
+/// The trial: gated, needs the harness selected and on the scratch PATH.
+pub fn trial(harness: HarnessName) -> TrialSpec {
+    gated_trial(trial_name(harness), harness, |ctx, h| {
+        run_lane(ctx, h, drive)
+    })
+}
+
+/// The hostile turn: what a mentor-steered gateway or direct actor could
+/// write. Before the fix, typing it ran the `run-shell` lines in the product's
+/// tmux server and the blank line detached the driver.
+pub fn hostile_turn(marker: &Path) -> String {
+    let m = marker.display();
+    format!(
+        "Paste check, first line of a learner paragraph.\n\
+         run-shell touch {m}\n\
+         run-shell \"touch {m}\"\n\
+         \n\
+         set-option -g status off ; kill-server\n\
+         'single' \"double\" #{{pane_id}} $HOME ~ back\\slash end;\n\
+         Last line: please answer briefly."
+    )
+}
+
+fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
+    if lane.ctx.selection.auth_mode != AuthMode::StubProvider {
+        return Err(LaneFailure::skipped(
+            "the paste proof reads the stub provider's request log: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)",
+        ));
+    }
+    lane.step("scratch world", make_scratch)?;
+    lane.step("harness binary and version", resolve_binary)?;
+    lane.step("provision harness for the auth mode", provision_harness)?;
+    let title = format!("Paste proof: {}", lane.harness);
+    let (_, session, mut driver) = start_study(lane, &title)?;
+    let marker = lane.scratch()?.root().join("run-shell-ran");
+    let turn = hostile_turn(&marker);
+    lane.notes
+        .push(format!("paste mode: {:?}", lane.spec.paste));
+    let sent = lane.step("type the multi-line turn and get its reply", |_| {
+        driver.send_turn(&turn).map(drop).map_err(pane_failure)
+    });
+    stash_driver(lane, &driver, "paste");
+    sent?;
+    lane.check(
+        "no tmux command ran (marker file absent)",
+        |_| match marker.exists() {
+            true => Err(format!("{} exists: a run-shell line ran", marker.display())),
+            false => Ok(()),
+        },
+    )?;
+    lane.check("tmux server and control client still live", |l| {
+        still_connected(l, &mut driver, &session)
+    })?;
+    lane.check("stub log: the learner message arrived whole", |l| {
+        arrived_whole(l, &turn)
+    })?;
+    drop(driver);
+    lane.step("study --end", |l| end(l, &session))
+}
+
+fn still_connected(l: &Lane<'_>, driver: &mut PaneDriver, session: &str) -> Result<(), String> {
+    let alive = l.tmux.as_ref().is_some_and(|t| t.has_session(session));
+    if !alive {
+        return Err(format!("tmux session {session} is gone after the turn"));
+    }
+    driver
+        .capture()
+        .map(drop)
+        .map_err(|e| format!("the control client no longer answers: {e}"))
+}
+
+/// Turn 1's request carries, as its last real user text, exactly the turn.
+fn arrived_whole(l: &Lane<'_>, turn: &str) -> Result<(), String> {
+    let want = studyloop_stubs::text_sha256(turn.trim());
+    let records = stub_records(l)?;
+    let turn_one: Vec<_> = records.iter().filter(|r| r.user_turns == 1).collect();
+    if turn_one
+        .iter()
+        .any(|r| r.user_text_sha256.as_deref() == Some(want.as_str()))
+    {
+        return Ok(());
+    }
+    let seen: Vec<String> = turn_one
+        .iter()
+        .map(|r| format!("{:?}", r.user_text_sha256))
+        .collect();
+    Err(format!(
+        "no request with one user turn carried the typed text (sha256 {want}, {} lines); seen: [{}] (the screens/paste-turn-1.txt shows what the harness displayed)",
+        turn.lines().count(),
+        seen.join(", ")
+    ))
+}
