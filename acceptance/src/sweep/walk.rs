@@ -1,0 +1,384 @@
+//! Removing everything inside a checked root: an iterative walk with a fixed
+//! number of open directory fds, that never leaves the root's mount.
+//!
+//! Why iterative: one stack frame and one open fd per level overflowed a
+//! 2 MiB thread at depth ~1000 and hit EMFILE at depth 2000 under
+//! `ulimit -n 1024`. Here the path from the root to the current directory is
+//! a `Vec` of frames (name, device/inode/mount id, the names still to
+//! remove); only the root's fd, the current directory's and, while climbing,
+//! its parent's are open (plus one while a directory is listed or made
+//! searchable): at most five whatever the depth.
+//!
+//! Why it stays safe without an fd per level: climbing re-opens the parent as
+//! `..` of the current directory with `O_NOFOLLOW|O_DIRECTORY` and compares
+//! its device, inode and mount id with what was recorded on the way down; a
+//! directory moved or replaced meanwhile is [`SweepError::Swapped`], never
+//! followed. Every entry is `statx`ed without following symlinks and must be
+//! on the root's device and mount id and not be a mount root, else
+//! [`SweepError::CrossesMount`]: nothing on another mount is entered or
+//! unlinked. Directories are entered only through `O_NOFOLLOW|O_DIRECTORY`
+//! fds; symlinks and files are unlinked where they stand.
+//!
+//! Why modes are changed: an unprivileged sweeper cannot list a directory
+//! without `r`, enter it without `x` or unlink in it without `w` (a harness
+//! may leave 000, 100, 300, 400 or 600 behind; root never notices). A
+//! directory we own, inside the root, on the root's mount, is set to 0700
+//! before it is used: opened first as `O_PATH|O_NOFOLLOW` through its
+//! parent's fd (which needs no permission on it), checked, then changed
+//! through `/proc/self/fd`, so a symlink swapped in cannot redirect the chmod.
+
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{
+    AtFlags, Dir, FileType, Mode, OFlags, StatxAttributes, StatxFlags, chmod, fchmod, openat,
+    statx, unlinkat,
+};
+use rustix::io::Errno;
+
+use crate::sweep::guard::SweepError;
+
+/// How many times entries may change type or identity under the walk before
+/// it gives up: a live writer racing the sweep, not a tree at rest.
+const RACE_RETRIES: u32 = 1000;
+
+/// What the walk records about one entry.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Node {
+    dev: (u32, u32),
+    ino: u64,
+    /// `None` on kernels without `STATX_MNT_ID` (before 5.8).
+    mnt: Option<u64>,
+    is_dir: bool,
+    mount_root: bool,
+    uid: u32,
+    mode: u16,
+}
+
+impl Node {
+    fn same_object(&self, other: &Node) -> bool {
+        self.dev == other.dev && self.ino == other.ino && self.mnt == other.mnt
+    }
+}
+
+/// One directory on the path from the root to where the walk is.
+struct Frame {
+    name: CString,
+    node: Node,
+    /// Open while this is the current directory (or its parent, climbing).
+    fd: Option<OwnedFd>,
+    pending: Vec<CString>,
+}
+
+/// Removes everything inside `root` (an fd on the scratch root, whose path is
+/// `root_path`, for messages), leaving `root` itself.
+pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), SweepError> {
+    let at_root = |e| io_err("inspect", root_path, e);
+    let root_node = node_of(root.as_fd()).map_err(at_root)?;
+    let walk = Walk {
+        root_path,
+        root: root_node,
+        euid: rustix::process::geteuid().as_raw(),
+    };
+    let at_root_path = || root_path.to_owned();
+    walk.check_mount(&root_node, &at_root_path)?;
+    make_usable(root.as_fd(), &root_node, &at_root_path, walk.euid)?;
+    let mut stack = vec![Frame {
+        name: CString::default(),
+        node: root_node,
+        fd: None,
+        pending: list(root.as_fd()).map_err(|e| io_err("list", root_path, e))?,
+    }];
+    let mut races = 0u32;
+    loop {
+        let top = stack.len() - 1;
+        let Some(name) = stack[top].pending.pop() else {
+            if top == 0 {
+                return Ok(());
+            }
+            walk.climb(root, &mut stack)?;
+            continue;
+        };
+        let here = current_fd(root, &stack);
+        match walk.remove_entry(here, &name, &stack)? {
+            Step::Done => {}
+            Step::Enter(frame) => {
+                // Bounded fds: the directory we leave is re-opened as `..` of
+                // the one we enter when we climb back.
+                if top > 0 {
+                    stack[top].fd = None;
+                }
+                stack.push(frame);
+            }
+            Step::Retry => {
+                races += 1;
+                if races > RACE_RETRIES {
+                    let path = walk.path(&stack, Some(&name));
+                    return Err(io_err("remove (it keeps changing)", &path, Errno::AGAIN));
+                }
+                stack[top].pending.push(name);
+            }
+        }
+    }
+}
+
+/// An entry's path, built only when a message needs it: building it is
+/// O(depth), so doing it per entry would make a deep sweep quadratic.
+type At<'a> = &'a dyn Fn() -> PathBuf;
+
+/// What became of one entry.
+enum Step {
+    /// Unlinked (or already gone).
+    Done,
+    /// A directory to empty first.
+    Enter(Frame),
+    /// It changed type or identity under us: look again.
+    Retry,
+}
+
+struct Walk<'a> {
+    root_path: &'a Path,
+    root: Node,
+    euid: u32,
+}
+
+impl Walk<'_> {
+    fn remove_entry(
+        &self,
+        dir: BorrowedFd<'_>,
+        name: &CStr,
+        stack: &[Frame],
+    ) -> Result<Step, SweepError> {
+        let path = || self.path(stack, Some(name));
+        let node = match node_at(dir, name) {
+            Ok(node) => node,
+            Err(Errno::NOENT) => return Ok(Step::Done),
+            Err(e) => return Err(io_err("inspect", &path(), e)),
+        };
+        self.check_mount(&node, &path)?;
+        if !node.is_dir {
+            return match unlinkat(dir, name, AtFlags::empty()) {
+                Ok(()) | Err(Errno::NOENT) => Ok(Step::Done),
+                Err(Errno::ISDIR) => Ok(Step::Retry),
+                Err(e) => Err(io_err("remove", &path(), e)),
+            };
+        }
+        let child = open_unlocking(dir, name, &path, self.euid, |n| self.check_mount(n, &path))?;
+        let child = match child {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(Step::Done),
+            // It stopped being a directory since it was inspected.
+            Err(Errno::NOTDIR | Errno::LOOP) => return Ok(Step::Retry),
+            Err(e) => return Err(io_err("open", &path(), e)),
+        };
+        let opened = node_of(child.as_fd()).map_err(|e| io_err("inspect", &path(), e))?;
+        self.check_mount(&opened, &path)?;
+        if !opened.same_object(&node) {
+            return Ok(Step::Retry);
+        }
+        make_usable(child.as_fd(), &opened, &path, self.euid)?;
+        let pending = list(child.as_fd()).map_err(|e| io_err("list", &path(), e))?;
+        Ok(Step::Enter(Frame {
+            name: name.to_owned(),
+            node: opened,
+            fd: Some(child),
+            pending,
+        }))
+    }
+
+    /// Leaves the emptied top directory: re-opens its parent as `..` (checked
+    /// against the recorded identity) unless that is the root, then removes it.
+    fn climb(&self, root: &OwnedFd, stack: &mut Vec<Frame>) -> Result<(), SweepError> {
+        let done = stack
+            .pop()
+            .unwrap_or_else(|| unreachable!("the root frame is never popped"));
+        let parent_at = stack.len() - 1;
+        if parent_at > 0 && stack[parent_at].fd.is_none() {
+            // Built only for an error: it is as long as the walk is deep.
+            let parent_path = || self.path(stack, None);
+            let from = done.fd.as_ref().map_or(root.as_fd(), AsFd::as_fd);
+            let fd = open_dir(from, c"..").map_err(|e| io_err("re-open", &parent_path(), e))?;
+            let node = node_of(fd.as_fd()).map_err(|e| io_err("inspect", &parent_path(), e))?;
+            if !node.same_object(&stack[parent_at].node) {
+                return Err(SweepError::Swapped {
+                    path: parent_path(),
+                });
+            }
+            stack[parent_at].fd = Some(fd);
+        }
+        drop(done.fd);
+        let parent = current_fd(root, stack);
+        match unlinkat(parent, done.name.as_c_str(), AtFlags::REMOVEDIR) {
+            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Err(e) => Err(io_err("remove", &self.path(stack, Some(&done.name)), e)),
+        }
+    }
+
+    /// Refuses anything not on the root's device and mount.
+    fn check_mount(&self, node: &Node, path: At<'_>) -> Result<(), SweepError> {
+        let why = if node.dev != self.root.dev {
+            Some(format!(
+                "device {}:{} is not the root's {}:{}",
+                node.dev.0, node.dev.1, self.root.dev.0, self.root.dev.1
+            ))
+        } else if let (Some(mine), Some(root)) = (node.mnt, self.root.mnt)
+            && mine != root
+        {
+            Some(format!("mount id {mine} is not the root's {root}"))
+        } else if node.mount_root {
+            Some("it is the root of a mount".to_owned())
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(SweepError::CrossesMount {
+                root: self.root_path.to_owned(),
+                path: path(),
+                why,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The path of the top directory (plus `name`), for messages only: it may
+    /// be longer than PATH_MAX, nothing opens it.
+    fn path(&self, stack: &[Frame], name: Option<&CStr>) -> PathBuf {
+        let mut path = self.root_path.to_owned();
+        for part in stack.iter().skip(1).map(|f| f.name.as_c_str()).chain(name) {
+            path.push(part.to_string_lossy().as_ref());
+        }
+        path
+    }
+}
+
+/// Opens the directory `name` in `dir` (whose path is `path`) for the sweep,
+/// making it usable first when we own it: see the module doc. `vet` checks
+/// the directory (its mount) before any mode is changed.
+pub(super) fn open_scratch_dir(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    path: &Path,
+    vet: impl Fn(&Node) -> Result<(), SweepError>,
+) -> Result<OwnedFd, SweepError> {
+    let euid = rustix::process::geteuid().as_raw();
+    let at = || path.to_owned();
+    let fd = open_unlocking(dir, name, &at, euid, &vet)?.map_err(|e| io_err("open", path, e))?;
+    let node = node_of(fd.as_fd()).map_err(|e| io_err("inspect", path, e))?;
+    vet(&node)?;
+    make_usable(fd.as_fd(), &node, &at, euid)?;
+    Ok(fd)
+}
+
+/// [`open_dir`], and on EACCES [`make_searchable`] then once more. The outer
+/// error is a refusal; the inner one the open's own errno, for the caller.
+fn open_unlocking(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    path: At<'_>,
+    euid: u32,
+    vet: impl Fn(&Node) -> Result<(), SweepError>,
+) -> Result<Result<OwnedFd, Errno>, SweepError> {
+    match open_dir(dir, name) {
+        Err(Errno::ACCESS) => {
+            make_searchable(dir, name, path, euid, vet)?;
+            Ok(open_dir(dir, name))
+        }
+        other => Ok(other),
+    }
+}
+
+/// Gives a directory we own `rwx` for us, so it can be listed, entered and
+/// emptied; other owners' directories are left as they are.
+fn make_usable(fd: BorrowedFd<'_>, node: &Node, path: At<'_>, euid: u32) -> Result<(), SweepError> {
+    if node.mode & 0o700 == 0o700 || node.uid != euid {
+        return Ok(());
+    }
+    fchmod(fd, Mode::from_raw_mode(0o700)).map_err(|e| io_err("make writable", &path(), e))
+}
+
+/// A directory that cannot even be opened (no `r`): chmod 0700 through an
+/// `O_PATH|O_NOFOLLOW` fd opened via its parent, after checking it is a
+/// directory we own that `vet` accepts. Without `/proc` there is no way to
+/// chmod that fd, and a by-name chmod could follow a swapped-in symlink: then
+/// the error stands and the tree is left.
+fn make_searchable(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    path: At<'_>,
+    euid: u32,
+    vet: impl Fn(&Node) -> Result<(), SweepError>,
+) -> Result<(), SweepError> {
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = openat(dir, name, flags, Mode::empty()).map_err(|e| io_err("open", &path(), e))?;
+    let node = node_of(fd.as_fd()).map_err(|e| io_err("inspect", &path(), e))?;
+    vet(&node)?;
+    if node.uid != euid {
+        return Err(io_err(
+            "open (owned by another user)",
+            &path(),
+            Errno::ACCESS,
+        ));
+    }
+    let magic = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    chmod(magic.as_str(), Mode::from_raw_mode(0o700))
+        .map_err(|e| io_err("make searchable", &path(), e))
+}
+
+fn current_fd<'a>(root: &'a OwnedFd, stack: &'a [Frame]) -> BorrowedFd<'a> {
+    stack
+        .last()
+        .and_then(|f| f.fd.as_ref())
+        .map_or(root.as_fd(), AsFd::as_fd)
+}
+
+const STATX_WANT: StatxFlags = StatxFlags::BASIC_STATS.union(StatxFlags::MNT_ID);
+
+fn node_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<Node, Errno> {
+    let flags = AtFlags::SYMLINK_NOFOLLOW | AtFlags::NO_AUTOMOUNT;
+    statx(dir, name, flags, STATX_WANT).map(node)
+}
+
+fn node_of(fd: BorrowedFd<'_>) -> Result<Node, Errno> {
+    statx(fd, c"", AtFlags::EMPTY_PATH, STATX_WANT).map(node)
+}
+
+fn node(st: rustix::fs::Statx) -> Node {
+    let has_mnt = StatxFlags::from_bits_retain(st.stx_mask).contains(StatxFlags::MNT_ID);
+    Node {
+        dev: (st.stx_dev_major, st.stx_dev_minor),
+        ino: st.stx_ino,
+        mnt: has_mnt.then_some(st.stx_mnt_id),
+        is_dir: FileType::from_raw_mode(st.stx_mode.into()) == FileType::Directory,
+        mount_root: st.stx_attributes_mask.contains(StatxAttributes::MOUNT_ROOT)
+            && st.stx_attributes.contains(StatxAttributes::MOUNT_ROOT),
+        uid: st.stx_uid,
+        mode: st.stx_mode & 0o7777,
+    }
+}
+
+pub(super) fn open_dir<P: rustix::path::Arg>(dir: impl AsFd, name: P) -> Result<OwnedFd, Errno> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    openat(dir, name, flags, Mode::empty())
+}
+
+fn list(dir: BorrowedFd<'_>) -> Result<Vec<CString>, Errno> {
+    let mut reader = Dir::read_from(dir)?;
+    let mut out = Vec::new();
+    while let Some(entry) = reader.read() {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name != c"." && name != c".." {
+            out.push(name.to_owned());
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn io_err(action: &'static str, path: &Path, errno: Errno) -> SweepError {
+    SweepError::Io {
+        action,
+        path: PathBuf::from(path),
+        source: errno.into(),
+    }
+}
