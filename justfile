@@ -106,6 +106,12 @@ harnesses:
 bench:
     cargo bench --workspace --bench '*'
 
+# Stop and sweep scratch worlds (/tmp/sl-acc-*) whose runner died unswept (SIGKILL, a
+# crash): their tmux server, harness, sidebar and stub go too. Worlds of live runners and
+# worlds without an owner record are listed, never touched. Every run does this first.
+clean-scratch:
+    cargo run -q -p studyloop-acceptance --bin studyloop-clean-scratch
+
 # Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
 # receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.
 receipts *RUNS:

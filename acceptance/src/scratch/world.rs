@@ -11,6 +11,7 @@ use crate::caller_env::CallerEnv;
 use crate::command::{self, Finished, RunError};
 use crate::scratch::env::{Env, Pointers};
 use crate::scratch::groups::{self, Groups};
+use crate::scratch::owner::{OWNER_NAME, Owner};
 use crate::selection::AuthMode;
 use crate::sweep::{self, SweepError, SweepTarget};
 
@@ -236,18 +237,59 @@ fn make_root() -> Result<PathBuf, ScratchError> {
 
 type Partial = (ScratchError, Option<String>);
 
+/// Where everything lives under a root: one definition for the world and
+/// the reaper, which rebuilds a dead world's paths from its root alone.
+pub(crate) struct Layout {
+    pub(crate) home: PathBuf,
+    pub(crate) config_dir: PathBuf,
+    pub(crate) state_dir: PathBuf,
+    pub(crate) tmp_dir: PathBuf,
+    pub(crate) socket_dir: PathBuf,
+}
+
+impl Layout {
+    pub(crate) fn of(root: &Path) -> Self {
+        let home = root.join("home");
+        Self {
+            config_dir: home.join(".config/studyloop"),
+            state_dir: home.join(".local/share/studyloop"),
+            tmp_dir: root.join("tmp"),
+            socket_dir: root.join("t"),
+            home,
+        }
+    }
+
+    pub(crate) fn pointers(&self) -> Pointers<'_> {
+        Pointers {
+            home: &self.home,
+            config_dir: &self.config_dir,
+            state_dir: &self.state_dir,
+            tmp_dir: &self.tmp_dir,
+            socket_dir: &self.socket_dir,
+        }
+    }
+}
+
 fn populate(root: &Path, caller: CallerEnv, auth_mode: AuthMode) -> Result<Scratch, Partial> {
-    let home = root.join("home");
+    let Layout {
+        home,
+        config_dir,
+        state_dir,
+        tmp_dir,
+        socket_dir,
+    } = Layout::of(root);
     mkdir(&home).map_err(|e| (e, None))?;
     // The sentinel goes in first, so any later failure can be cleaned up by
     // the guarded sweeper like a normal close.
     let token = crate::hex::random(16);
     write_private(&home.join(SENTINEL_NAME), token.as_bytes()).map_err(|e| (e, None))?;
     let fail = |e| (e, Some(token.clone()));
-    let config_dir = home.join(".config/studyloop");
-    let state_dir = home.join(".local/share/studyloop");
-    let tmp_dir = root.join("tmp");
-    let socket_dir = root.join("t");
+    // Who owns the world, so a later run can reap it if this process is
+    // SIGKILLed (scratch::reaper); without /proc there is no record and the
+    // world is never reaped automatically.
+    if let Some(owner) = Owner::current(&token) {
+        write_private(&root.join(OWNER_NAME), owner.render().as_bytes()).map_err(fail)?;
+    }
     for dir in [
         &home.join(".config"),
         &config_dir,
