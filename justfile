@@ -106,9 +106,9 @@ harnesses:
 bench:
     cargo bench --workspace --bench '*'
 
-# Stop and sweep scratch worlds (/tmp/sl-acc-*) whose runner died unswept (SIGKILL, a
-# crash): their tmux server, harness, sidebar and stub go too. Worlds of live runners and
-# worlds without an owner record are listed, never touched. Every run does this first.
+# Every run does this first. Worlds of live runners and worlds without an owner record
+# are listed, never touched; a dead runner's tmux server, harness, sidebar and stub go too.
+# Stop and sweep scratch worlds (/tmp/sl-acc-*) whose runner died unswept (SIGKILL, crash).
 clean-scratch:
     cargo run -q -p studyloop-acceptance --bin studyloop-clean-scratch
 

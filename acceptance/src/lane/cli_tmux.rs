@@ -177,6 +177,11 @@ fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneF
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
+        if crate::interrupt::interrupted() {
+            return Err(LaneFailure::cancelled(
+                "interrupted (SIGINT/SIGTERM to the runner) while waiting for the session state",
+            ));
+        }
         let state = validate::read_state(&path);
         if let Ok(s) = &state {
             let ended = s.get("mode").and_then(|m| m.as_str()) == Some("ended");

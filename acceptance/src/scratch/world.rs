@@ -148,8 +148,18 @@ impl Scratch {
         Ok(child)
     }
 
+    /// Records the process group of a child another type started in its own
+    /// group (the stub provider), so closing the world stops it too if its
+    /// owner did not.
+    pub fn adopt_group(&self, pgid: u32) {
+        self.groups.record(pgid);
+    }
+
     /// Runs `cmd` to completion within `timeout`, output captured, its group
-    /// tracked (see [`command::run_bounded`]).
+    /// tracked (see [`command::run_bounded`]). A Ctrl-C to the runner
+    /// ([`crate::interrupt`]) ends the wait within milliseconds: the group is
+    /// killed and the error is [`RunError::Wait`] of kind `Interrupted`, so a
+    /// trial step (a probe, provisioning) is cancelled, not waited out.
     pub fn run(&self, cmd: &mut Command, timeout: Duration) -> Result<Finished, RunError> {
         command::prepare(cmd);
         let program = command::program_name(cmd);
@@ -157,7 +167,7 @@ impl Scratch {
             program: program.clone(),
             source,
         })?;
-        command::wait_bounded(child, &program, timeout)
+        command::wait_bounded_or_cancelled(child, &program, timeout, crate::interrupt::interrupted)
     }
 
     /// The process groups recorded so far.
