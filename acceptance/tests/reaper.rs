@@ -134,3 +134,45 @@ fn a_world_without_an_owner_record_is_left_alone() {
     assert!(scratch.sentinel_path().is_file());
     scratch.close().unwrap();
 }
+
+#[test]
+fn a_stub_provider_whose_owner_is_sigkilled_exits_by_itself() {
+    // In its own process group a stub misses its owner's Ctrl-C; it must not
+    // outlive an owner that dies without stopping it.
+    let binary = studyloop_acceptance::bins::path("studyloop-stub-provider").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#""$0" --port 0 --port-file "$1" & echo "$!"; exec sleep 600"#;
+    let mut owner = Owner(
+        Command::new("sh")
+            .args(["-c", script])
+            .arg(&binary)
+            .arg(dir.path().join("port"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(owner.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let stub: i32 = line.trim().parse().unwrap();
+    let start = Instant::now();
+    while !dir.path().join("port").exists() && start.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(process_alive(stub), "the stub did not start");
+    owner.0.kill().unwrap();
+    owner.0.wait().unwrap();
+    let start = Instant::now();
+    while process_alive(stub) && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive = process_alive(stub);
+    if alive {
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(stub).unwrap(),
+            rustix::process::Signal::KILL,
+        );
+    }
+    assert!(!alive, "the orphaned stub {stub} still runs 5 s after its owner died");
+}
