@@ -141,7 +141,7 @@ fn a_stub_provider_whose_owner_is_sigkilled_exits_by_itself() {
     // outlive an owner that dies without stopping it.
     let binary = studyloop_acceptance::bins::path("studyloop-stub-provider").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let script = r#""$0" --port 0 --port-file "$1" & echo "$!"; exec sleep 600"#;
+    let script = r#""$0" --port 0 --port-file "$1" >/dev/null & echo "$!"; exec sleep 600"#;
     let mut owner = Owner(
         Command::new("sh")
             .args(["-c", script])
