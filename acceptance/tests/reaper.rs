@@ -7,7 +7,7 @@
 //! says READY and waits to be killed.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -38,6 +38,11 @@ fn own_a_world() -> ! {
     assert!(done.status.success(), "{}", done.stderr_text());
     let mut sleep = scratch.command("sleep");
     sleep.arg("600");
+    // Never waited for: this process is SIGKILLed with it still running.
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the owner is SIGKILLed, never exits"
+    )]
     let _sleeper = scratch.spawn(&mut sleep).unwrap();
     println!("ROOT={}", scratch.root().display());
     println!("HOME={}", scratch.home().display());
@@ -47,7 +52,7 @@ fn own_a_world() -> ! {
     }
 }
 
-fn world_processes(home: &PathBuf) -> Vec<i32> {
+fn world_processes(home: &Path) -> Vec<i32> {
     processes_with_env("HOME", home.as_os_str())
 }
 
@@ -174,5 +179,8 @@ fn a_stub_provider_whose_owner_is_sigkilled_exits_by_itself() {
             rustix::process::Signal::KILL,
         );
     }
-    assert!(!alive, "the orphaned stub {stub} still runs 5 s after its owner died");
+    assert!(
+        !alive,
+        "the orphaned stub {stub} still runs 5 s after its owner died"
+    );
 }
