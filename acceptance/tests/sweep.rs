@@ -316,3 +316,82 @@ fn an_unprivileged_sweep_unlocks_000_100_300_400_600_directories() {
     scratch.close().unwrap();
     assert!(!root.exists());
 }
+
+/// An attacker swapping directories of the tree for symlinks to an outside
+/// canary (and back) while the sweep runs: the sweep may refuse or fail, but
+/// nothing outside the tree is ever deleted, and once the attacker stops a
+/// retry finishes the job.
+#[test]
+fn directories_swapped_for_symlinks_mid_sweep_never_reach_outside() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    const ROUNDS: usize = 10;
+    const DIRS: usize = 60;
+    let canary = tempfile::Builder::new()
+        .prefix("swap-canary-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    for i in 0..20 {
+        std::fs::create_dir_all(canary.path().join(format!("d{i}"))).unwrap();
+        std::fs::write(canary.path().join(format!("d{i}/f")), "canary").unwrap();
+    }
+    let real = fake_real_home();
+    let mut refusals = 0;
+    for _ in 0..ROUNDS {
+        let mut scratch = Scratch::create().unwrap();
+        let base = scratch.home().join("race");
+        for i in 0..DIRS {
+            let dir = base.join(format!("d{i}"));
+            std::fs::create_dir_all(dir.join("inner")).unwrap();
+            for j in 0..5 {
+                std::fs::write(dir.join(format!("inner/f{j}")), "x").unwrap();
+            }
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let attacker = {
+            let (stop, base, target) = (stop.clone(), base.clone(), canary.path().to_owned());
+            std::thread::spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let dir = base.join(format!("d{}", i % DIRS));
+                    let aside = base.join(format!("aside{}", i % DIRS));
+                    if std::fs::rename(&dir, &aside).is_ok() {
+                        let _ = std::os::unix::fs::symlink(&target, &dir);
+                        std::thread::yield_now();
+                        let _ = std::fs::remove_file(&dir);
+                        let _ = std::fs::rename(&aside, &dir);
+                    }
+                    i += 1;
+                }
+            })
+        };
+        let first = scratch.stop_and_sweep(real.path());
+        stop.store(true, Ordering::Relaxed);
+        attacker.join().unwrap();
+        if let Err(err) = first {
+            // Past the sentinel a failed sweep leaves the rest for inspection.
+            eprintln!("refused mid-race: {err}");
+            refusals += 1;
+            remove_leftover(scratch.root());
+        }
+        assert!(!scratch.root().exists());
+        let root = scratch.root().to_owned();
+        // Swept (or removed above): nothing is left for its Drop to do.
+        std::mem::forget(scratch);
+        assert!(!root.exists());
+        for i in 0..20 {
+            let f = canary.path().join(format!("d{i}/f"));
+            assert!(
+                f.is_file(),
+                "{} was deleted through a swapped symlink",
+                f.display()
+            );
+        }
+    }
+    eprintln!("{ROUNDS} rounds, {refusals} refused mid-race, 0 canary files lost");
+    assert!(
+        refusals < ROUNDS,
+        "every round refused: the walk cannot finish under a racer"
+    );
+}

@@ -97,7 +97,13 @@ pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), Sw
             if top == 0 {
                 return Ok(());
             }
-            walk.climb(root, &mut stack)?;
+            if walk.climb(root, &mut stack)? == Climb::Refilled {
+                races += 1;
+                if races > RACE_RETRIES {
+                    let path = walk.path(&stack, None);
+                    return Err(io_err("remove (it keeps filling)", &path, Errno::NOTEMPTY));
+                }
+            }
             continue;
         };
         let here = current_fd(root, &stack);
@@ -126,6 +132,15 @@ pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), Sw
 /// An entry's path, built only when a message needs it: building it is
 /// O(depth), so doing it per entry would make a deep sweep quadratic.
 type At<'a> = &'a dyn Fn() -> PathBuf;
+
+/// How leaving a directory went.
+#[derive(Debug, PartialEq, Eq)]
+enum Climb {
+    /// It was empty and is gone.
+    Removed,
+    /// It had new entries: listed again, still current.
+    Refilled,
+}
 
 /// What became of one entry.
 enum Step {
@@ -189,8 +204,11 @@ impl Walk<'_> {
 
     /// Leaves the emptied top directory: re-opens its parent as `..` (checked
     /// against the recorded identity) unless that is the root, then removes it.
-    fn climb(&self, root: &OwnedFd, stack: &mut Vec<Frame>) -> Result<(), SweepError> {
-        let done = stack
+    /// Entries that appeared since it was listed (a straggler still writing, a
+    /// rename into it) make it [`Climb::Refilled`]: listed again, it stays the
+    /// current directory.
+    fn climb(&self, root: &OwnedFd, stack: &mut Vec<Frame>) -> Result<Climb, SweepError> {
+        let mut done = stack
             .pop()
             .unwrap_or_else(|| unreachable!("the root frame is never popped"));
         let parent_at = stack.len() - 1;
@@ -207,11 +225,31 @@ impl Walk<'_> {
             }
             stack[parent_at].fd = Some(fd);
         }
-        drop(done.fd);
+        // Linux removes a directory that is still open; the fd is kept for a
+        // refill.
         let parent = current_fd(root, stack);
+        let path = |stack: &[Frame], name: &CStr| self.path(stack, Some(name));
         match unlinkat(parent, done.name.as_c_str(), AtFlags::REMOVEDIR) {
-            Ok(()) | Err(Errno::NOENT) => Ok(()),
-            Err(e) => Err(io_err("remove", &self.path(stack, Some(&done.name)), e)),
+            Ok(()) | Err(Errno::NOENT) => Ok(Climb::Removed),
+            Err(Errno::NOTEMPTY) if done.fd.is_some() => {
+                let fd = done.fd.as_ref().map_or(root.as_fd(), AsFd::as_fd);
+                done.pending = list(fd).map_err(|e| io_err("list", &path(stack, &done.name), e))?;
+                let parent_at = stack.len() - 1;
+                if parent_at > 0 {
+                    stack[parent_at].fd = None;
+                }
+                stack.push(done);
+                Ok(Climb::Refilled)
+            }
+            // Our directory was renamed away and something else took its name:
+            // look at the name again; the parent's refill finds the directory.
+            Err(Errno::NOTDIR) => {
+                if let Some(parent) = stack.last_mut() {
+                    parent.pending.push(done.name);
+                }
+                Ok(Climb::Refilled)
+            }
+            Err(e) => Err(io_err("remove", &path(stack, &done.name), e)),
         }
     }
 
