@@ -16,6 +16,7 @@
 
 mod env;
 mod groups;
+mod layout;
 mod owner;
 mod reaper;
 mod world;

@@ -25,8 +25,9 @@ use rustix::fs::{FlockOperation, Mode, OFlags, flock, openat};
 use crate::caller_env::CallerEnv;
 use crate::scratch::env::Env;
 use crate::scratch::groups;
+use crate::scratch::layout::Layout;
 use crate::scratch::owner::{Liveness, OWNER_MAX, OWNER_NAME, Owner};
-use crate::scratch::world::{Layout, SENTINEL_NAME};
+use crate::scratch::world::SENTINEL_NAME;
 use crate::sweep::{self, SCRATCH_PARENT, SCRATCH_PREFIX, SweepTarget};
 
 /// What one pass found, world by world.

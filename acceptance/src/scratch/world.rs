@@ -11,6 +11,7 @@ use crate::caller_env::CallerEnv;
 use crate::command::{self, Finished, RunError};
 use crate::scratch::env::{Env, Pointers};
 use crate::scratch::groups::{self, Groups};
+use crate::scratch::layout::Layout;
 use crate::scratch::owner::{OWNER_NAME, Owner};
 use crate::selection::AuthMode;
 use crate::sweep::{self, SweepError, SweepTarget};
@@ -246,39 +247,6 @@ fn make_root() -> Result<PathBuf, ScratchError> {
 }
 
 type Partial = (ScratchError, Option<String>);
-
-/// Where everything lives under a root: one definition for the world and
-/// the reaper, which rebuilds a dead world's paths from its root alone.
-pub(crate) struct Layout {
-    pub(crate) home: PathBuf,
-    pub(crate) config_dir: PathBuf,
-    pub(crate) state_dir: PathBuf,
-    pub(crate) tmp_dir: PathBuf,
-    pub(crate) socket_dir: PathBuf,
-}
-
-impl Layout {
-    pub(crate) fn of(root: &Path) -> Self {
-        let home = root.join("home");
-        Self {
-            config_dir: home.join(".config/studyloop"),
-            state_dir: home.join(".local/share/studyloop"),
-            tmp_dir: root.join("tmp"),
-            socket_dir: root.join("t"),
-            home,
-        }
-    }
-
-    pub(crate) fn pointers(&self) -> Pointers<'_> {
-        Pointers {
-            home: &self.home,
-            config_dir: &self.config_dir,
-            state_dir: &self.state_dir,
-            tmp_dir: &self.tmp_dir,
-            socket_dir: &self.socket_dir,
-        }
-    }
-}
 
 fn populate(root: &Path, caller: CallerEnv, auth_mode: AuthMode) -> Result<Scratch, Partial> {
     let Layout {

@@ -23,6 +23,9 @@
 mod guard;
 mod mounts;
 mod remove;
+#[cfg(test)]
+mod tests;
+mod unlock;
 mod walk;
 
 pub(crate) use guard::{SCRATCH_PARENT, SCRATCH_PREFIX};

@@ -19,25 +19,20 @@
 //! unlinked. Directories are entered only through `O_NOFOLLOW|O_DIRECTORY`
 //! fds; symlinks and files are unlinked where they stand.
 //!
-//! Why modes are changed: an unprivileged sweeper cannot list a directory
-//! without `r`, enter it without `x` or unlink in it without `w` (a harness
-//! may leave 000, 100, 300, 400 or 600 behind; root never notices). A
-//! directory we own, inside the root, on the root's mount, is set to 0700
-//! before it is used: opened first as `O_PATH|O_NOFOLLOW` through its
-//! parent's fd (which needs no permission on it), checked, then changed
-//! through `/proc/self/fd`, so a symlink swapped in cannot redirect the chmod.
+//! Directories we own are made usable (0700) before they are used, for an
+//! unprivileged sweeper: see `unlock`.
 
 use std::ffi::{CStr, CString};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{
-    AtFlags, Dir, FileType, Mode, OFlags, StatxAttributes, StatxFlags, chmod, fchmod, openat,
-    statx, unlinkat,
+    AtFlags, Dir, FileType, Mode, OFlags, StatxAttributes, StatxFlags, openat, statx, unlinkat,
 };
 use rustix::io::Errno;
 
 use crate::sweep::guard::SweepError;
+use crate::sweep::unlock::{make_usable, open_unlocking};
 
 /// How many times entries may change type or identity under the walk before
 /// it gives up: a live writer racing the sweep, not a tree at rest.
@@ -52,8 +47,8 @@ pub(super) struct Node {
     mnt: Option<u64>,
     is_dir: bool,
     mount_root: bool,
-    uid: u32,
-    mode: u16,
+    pub(super) uid: u32,
+    pub(super) mode: u16,
 }
 
 impl Node {
@@ -131,7 +126,7 @@ pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), Sw
 
 /// An entry's path, built only when a message needs it: building it is
 /// O(depth), so doing it per entry would make a deep sweep quadratic.
-type At<'a> = &'a dyn Fn() -> PathBuf;
+pub(super) type At<'a> = &'a dyn Fn() -> PathBuf;
 
 /// How leaving a directory went.
 #[derive(Debug, PartialEq, Eq)]
@@ -290,79 +285,6 @@ impl Walk<'_> {
     }
 }
 
-/// Opens the directory `name` in `dir` (whose path is `path`) for the sweep,
-/// making it usable first when we own it: see the module doc. `vet` checks
-/// the directory (its mount) before any mode is changed.
-pub(super) fn open_scratch_dir(
-    dir: BorrowedFd<'_>,
-    name: &CStr,
-    path: &Path,
-    vet: impl Fn(&Node) -> Result<(), SweepError>,
-) -> Result<OwnedFd, SweepError> {
-    let euid = rustix::process::geteuid().as_raw();
-    let at = || path.to_owned();
-    let fd = open_unlocking(dir, name, &at, euid, &vet)?.map_err(|e| io_err("open", path, e))?;
-    let node = node_of(fd.as_fd()).map_err(|e| io_err("inspect", path, e))?;
-    vet(&node)?;
-    make_usable(fd.as_fd(), &node, &at, euid)?;
-    Ok(fd)
-}
-
-/// [`open_dir`], and on EACCES [`make_searchable`] then once more. The outer
-/// error is a refusal; the inner one the open's own errno, for the caller.
-fn open_unlocking(
-    dir: BorrowedFd<'_>,
-    name: &CStr,
-    path: At<'_>,
-    euid: u32,
-    vet: impl Fn(&Node) -> Result<(), SweepError>,
-) -> Result<Result<OwnedFd, Errno>, SweepError> {
-    match open_dir(dir, name) {
-        Err(Errno::ACCESS) => {
-            make_searchable(dir, name, path, euid, vet)?;
-            Ok(open_dir(dir, name))
-        }
-        other => Ok(other),
-    }
-}
-
-/// Gives a directory we own `rwx` for us, so it can be listed, entered and
-/// emptied; other owners' directories are left as they are.
-fn make_usable(fd: BorrowedFd<'_>, node: &Node, path: At<'_>, euid: u32) -> Result<(), SweepError> {
-    if node.mode & 0o700 == 0o700 || node.uid != euid {
-        return Ok(());
-    }
-    fchmod(fd, Mode::from_raw_mode(0o700)).map_err(|e| io_err("make writable", &path(), e))
-}
-
-/// A directory that cannot even be opened (no `r`): chmod 0700 through an
-/// `O_PATH|O_NOFOLLOW` fd opened via its parent, after checking it is a
-/// directory we own that `vet` accepts. Without `/proc` there is no way to
-/// chmod that fd, and a by-name chmod could follow a swapped-in symlink: then
-/// the error stands and the tree is left.
-fn make_searchable(
-    dir: BorrowedFd<'_>,
-    name: &CStr,
-    path: At<'_>,
-    euid: u32,
-    vet: impl Fn(&Node) -> Result<(), SweepError>,
-) -> Result<(), SweepError> {
-    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = openat(dir, name, flags, Mode::empty()).map_err(|e| io_err("open", &path(), e))?;
-    let node = node_of(fd.as_fd()).map_err(|e| io_err("inspect", &path(), e))?;
-    vet(&node)?;
-    if node.uid != euid {
-        return Err(io_err(
-            "open (owned by another user)",
-            &path(),
-            Errno::ACCESS,
-        ));
-    }
-    let magic = format!("/proc/self/fd/{}", fd.as_raw_fd());
-    chmod(magic.as_str(), Mode::from_raw_mode(0o700))
-        .map_err(|e| io_err("make searchable", &path(), e))
-}
-
 fn current_fd<'a>(root: &'a OwnedFd, stack: &'a [Frame]) -> BorrowedFd<'a> {
     stack
         .last()
@@ -377,7 +299,7 @@ fn node_at(dir: BorrowedFd<'_>, name: &CStr) -> Result<Node, Errno> {
     statx(dir, name, flags, STATX_WANT).map(node)
 }
 
-fn node_of(fd: BorrowedFd<'_>) -> Result<Node, Errno> {
+pub(super) fn node_of(fd: BorrowedFd<'_>) -> Result<Node, Errno> {
     statx(fd, c"", AtFlags::EMPTY_PATH, STATX_WANT).map(node)
 }
 
@@ -400,7 +322,7 @@ pub(super) fn open_dir<P: rustix::path::Arg>(dir: impl AsFd, name: P) -> Result<
     openat(dir, name, flags, Mode::empty())
 }
 
-fn list(dir: BorrowedFd<'_>) -> Result<Vec<CString>, Errno> {
+pub(super) fn list(dir: BorrowedFd<'_>) -> Result<Vec<CString>, Errno> {
     let mut reader = Dir::read_from(dir)?;
     let mut out = Vec::new();
     while let Some(entry) = reader.read() {
