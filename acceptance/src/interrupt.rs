@@ -63,6 +63,18 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// `Err(reason)` once the run is interrupted, for a wait loop to return at
+/// once instead of waiting out its deadline; `waiting_for` names the wait.
+pub fn check(waiting_for: &str) -> Result<(), String> {
+    if interrupted() {
+        Err(format!(
+            "interrupted (SIGINT/SIGTERM to the runner) while waiting for {waiting_for}"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// Registers a lane's tmux server to be killed on interrupt until the guard drops.
 pub fn watch(tmux: Tmux) -> Watch {
     let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);

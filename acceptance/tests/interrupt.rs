@@ -47,6 +47,11 @@ fn sigint_cancels_a_blocking_trial_step_within_a_second_and_spares_the_stub() {
         "the step ran {took:?} after the signal"
     );
     assert!(studyloop_acceptance::interrupt::interrupted());
+    let waits = studyloop_acceptance::interrupt::check("the session state").unwrap_err();
+    assert!(
+        waits.ends_with("while waiting for the session state"),
+        "{waits}"
+    );
     assert!(err.to_string().contains("interrupted"), "{err}");
     for pgid in scratch.process_groups() {
         if pgid != stub_pid.as_raw_nonzero().get() {
