@@ -37,7 +37,12 @@ pub fn sweep(target: &SweepTarget<'_>, real_home: &Path) -> Result<(), SweepErro
     // for a symlink after the path guards ran, this fails instead of following.
     let root = open_scratch_dir(parent.as_fd(), &root_name, target.root, |_| Ok(()))?;
     check_sentinel(&root, target)?;
-    remove_contents(&root, target.root)?;
+    // The ownership marks go last: a sweep stopped part-way can be retried.
+    let sentinel = home_rel(target)
+        .map(|home| home.join(target.sentinel_name))
+        .unwrap_or_default();
+    let keep_last = [sentinel.as_path(), Path::new(crate::scratch::OWNER_NAME)];
+    remove_contents(&root, target.root, &keep_last)?;
     drop(root);
     unlinkat(&parent, root_name.as_c_str(), AtFlags::REMOVEDIR)
         .map_err(|e| io_err("remove", target.root, e))
@@ -63,7 +68,7 @@ fn check_sentinel(root: &OwnedFd, target: &SweepTarget<'_>) -> Result<(), SweepE
         sentinel: sentinel.clone(),
         source,
     };
-    let home_rel = target.home.strip_prefix(target.root).map_err(|_| {
+    let home_rel = home_rel(target).map_err(|_| {
         missing(std::io::Error::other(
             "the scratch home is not inside the scratch root",
         ))
@@ -103,4 +108,9 @@ fn check_sentinel(root: &OwnedFd, target: &SweepTarget<'_>) -> Result<(), SweepE
         });
     }
     Ok(())
+}
+
+/// The scratch home relative to the root.
+fn home_rel<'a>(target: &SweepTarget<'a>) -> Result<&'a Path, std::path::StripPrefixError> {
+    target.home.strip_prefix(target.root)
 }

@@ -24,6 +24,7 @@
 
 use std::ffi::{CStr, CString};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{
@@ -68,13 +69,21 @@ struct Frame {
 
 /// Removes everything inside `root` (an fd on the scratch root, whose path is
 /// `root_path`, for messages), leaving `root` itself.
-pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), SweepError> {
+/// The paths in `keep_last` (relative to the root) go last, so a sweep that
+/// stops part-way leaves them: the sentinel and owner record keep a half-swept
+/// world sweepable again.
+pub(super) fn remove_contents(
+    root: &OwnedFd,
+    root_path: &Path,
+    keep_last: &[&Path],
+) -> Result<(), SweepError> {
     let at_root = |e| io_err("inspect", root_path, e);
     let root_node = node_of(root.as_fd()).map_err(at_root)?;
     let walk = Walk {
         root_path,
         root: root_node,
         euid: rustix::process::geteuid().as_raw(),
+        keep_last,
     };
     let at_root_path = || root_path.to_owned();
     walk.check_mount(&root_node, &at_root_path)?;
@@ -85,6 +94,7 @@ pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), Sw
         fd: None,
         pending: list(root.as_fd()).map_err(|e| io_err("list", root_path, e))?,
     }];
+    walk.keep_last_last(&mut stack);
     let mut races = 0u32;
     loop {
         let top = stack.len() - 1;
@@ -111,6 +121,7 @@ pub(super) fn remove_contents(root: &OwnedFd, root_path: &Path) -> Result<(), Sw
                     stack[top].fd = None;
                 }
                 stack.push(frame);
+                walk.keep_last_last(&mut stack);
             }
             Step::Retry => {
                 races += 1;
@@ -151,9 +162,37 @@ struct Walk<'a> {
     root_path: &'a Path,
     root: Node,
     euid: u32,
+    keep_last: &'a [&'a Path],
 }
 
 impl Walk<'_> {
+    /// Moves the top frame's names that lead to a `keep_last` path to the
+    /// front of its pending list (it is popped from the back). Only frames
+    /// on such a path do any work: a deep walk pays one length check.
+    fn keep_last_last(&self, stack: &mut [Frame]) {
+        let depth = stack.len() - 1;
+        for keep in self.keep_last {
+            let parts: Vec<&[u8]> = keep.iter().map(|c| c.as_bytes()).collect();
+            let Some(want) = parts.get(depth) else {
+                continue;
+            };
+            let on_path = stack[1..]
+                .iter()
+                .zip(&parts)
+                .all(|(frame, part)| frame.name.as_bytes() == *part);
+            let Some(top) = stack.last_mut() else {
+                continue;
+            };
+            if let Some(i) = on_path
+                .then(|| top.pending.iter().position(|n| n.as_bytes() == *want))
+                .flatten()
+            {
+                let name = top.pending.remove(i);
+                top.pending.insert(0, name);
+            }
+        }
+    }
+
     fn remove_entry(
         &self,
         dir: BorrowedFd<'_>,
@@ -234,6 +273,7 @@ impl Walk<'_> {
                     stack[parent_at].fd = None;
                 }
                 stack.push(done);
+                self.keep_last_last(stack);
                 Ok(Climb::Refilled)
             }
             // Our directory was renamed away and something else took its name:
@@ -342,3 +382,7 @@ pub(super) fn io_err(action: &'static str, path: &Path, errno: Errno) -> SweepEr
         source: errno.into(),
     }
 }
+
+#[cfg(test)]
+#[path = "walk_tests.rs"]
+mod tests;
