@@ -106,6 +106,12 @@ harnesses:
 bench:
     cargo bench --workspace --bench '*'
 
+# Every run does this first. Worlds of live runners and worlds without an owner record
+# are listed, never touched; a dead runner's tmux server, harness, sidebar and stub go too.
+# Stop and sweep scratch worlds (/tmp/sl-acc-*) whose runner died unswept (SIGKILL, crash).
+clean-scratch:
+    cargo run -q -p studyloop-acceptance --bin studyloop-clean-scratch
+
 # Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
 # receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.
 receipts *RUNS:

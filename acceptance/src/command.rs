@@ -118,10 +118,19 @@ pub fn program_name(cmd: &Command) -> String {
 
 /// Waits for a child spawned after [`prepare`], collecting its output, and
 /// kills its process group (the child's pid) at the deadline.
-pub fn wait_bounded(
+pub fn wait_bounded(child: Child, program: &str, timeout: Duration) -> Result<Finished, RunError> {
+    wait_bounded_or_cancelled(child, program, timeout, || false)
+}
+
+/// As [`wait_bounded`], and the group is also killed as soon as `cancelled()`
+/// holds (checked every few ms): then the error is [`RunError::Wait`] of kind
+/// `Interrupted`. Cleanup paths use [`wait_bounded`]: they must finish after
+/// a cancel.
+pub fn wait_bounded_or_cancelled(
     mut child: Child,
     program: &str,
     timeout: Duration,
+    cancelled: impl Fn() -> bool,
 ) -> Result<Finished, RunError> {
     let start = Instant::now();
     let stdout = drain(child.stdout.take());
@@ -147,6 +156,17 @@ pub fn wait_bounded(
                     timeout,
                     stdout: collect(&stdout, deadline),
                     stderr: collect(&stderr, deadline),
+                });
+            }
+            Ok(None) if cancelled() => {
+                kill_group(child.id());
+                let _ = child.wait();
+                return Err(RunError::Wait {
+                    program: program.to_owned(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::Interrupted,
+                        "cancelled: the runner was interrupted (SIGINT/SIGTERM); its process group was killed",
+                    ),
                 });
             }
             Ok(None) => thread::sleep(POLL),

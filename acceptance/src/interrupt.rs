@@ -1,10 +1,20 @@
 //! Ctrl-C for live lanes: the first SIGINT (or SIGTERM) to the runner marks
-//! the run interrupted and kills every live lane's tmux server, so a driver
-//! blocked on pane output wakes at once (its control client sees `%exit`),
-//! the lane's step fails as `cancelled` and its outer finally stops the stub,
-//! writes the evidence and sweeps the scratch tree. Lanes that start after the
-//! interrupt end as cancelled before building anything. A second signal exits
-//! at once (status 130) for an operator who will not wait.
+//! the run interrupted (the cancel flag, [`interrupted`]) and kills every live
+//! lane's tmux server, so a driver blocked on pane output wakes at once (its
+//! control client sees `%exit`). Every other blocking step polls the flag: a
+//! child run through `Scratch::run` (the authenticated probe, `--version`,
+//! product commands) has its process group killed within milliseconds, and
+//! the lane's waits return. The step fails as `cancelled` and the lane's outer
+//! finally stops the stub, writes the evidence and sweeps the scratch tree.
+//! Lanes that start after the interrupt end as cancelled before building
+//! anything. A second signal exits at once (status 130) for an operator who
+//! will not wait.
+//!
+//! Why the children are spared: a terminal's Ctrl-C goes to the whole
+//! foreground process group. Every child the runner starts (harness, product,
+//! stub provider) leads its own group, so only the runner sees the signal and
+//! stops them in order; a stub killed by the signal left its harness retrying
+//! against a dead port for the probe's full 90 s.
 //!
 //! What it is not: process-group bookkeeping (the scratch world does that);
 //! this only turns a signal into the normal cleanup path instead of a kill.
@@ -51,6 +61,18 @@ pub fn install() -> Result<(), String> {
 /// Whether the run was interrupted.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// `Err(reason)` once the run is interrupted, for a wait loop to return at
+/// once instead of waiting out its deadline; `waiting_for` names the wait.
+pub fn check(waiting_for: &str) -> Result<(), String> {
+    if interrupted() {
+        Err(format!(
+            "interrupted (SIGINT/SIGTERM to the runner) while waiting for {waiting_for}"
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 /// Registers a lane's tmux server to be killed on interrupt until the guard drops.

@@ -107,6 +107,35 @@ pub fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, Stri
     found
 }
 
+/// Whether `pid` is the live process that started at `start` (see
+/// [`start_time`]): a zombie, a reused pid or a gone one is not. A pid whose
+/// `/proc` entry cannot be read but that `kill(pid, 0)` still finds (hidden by
+/// `hidepid`, or no `/proc`) counts as alive: the caller must not destroy
+/// what a live process may own.
+pub fn is_same_live_process(pid: i32, start: u64) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => parse_stat(&stat).is_some_and(|s| !s.gone() && s.start == Some(start)),
+        Err(_) => {
+            Pid::from_raw(pid).is_some_and(|p| !matches!(test_kill_process(p), Err(Errno::SRCH)))
+        }
+    }
+}
+
+/// When `pid` started: field 22 of `/proc/<pid>/stat`, in clock ticks after
+/// boot. With the pid it names one process for good (a reused pid starts
+/// later). `None` when it is gone or `/proc` is unreadable.
+pub fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&stat)?.start
+}
+
+/// The pid namespace `pid` lives in (the `/proc/<pid>/ns/pid` link, e.g.
+/// `pid:[4026531836]`): pids recorded in one namespace mean nothing in another.
+pub fn pid_namespace(pid: i32) -> Option<String> {
+    let link = std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()?;
+    link.to_str().map(str::to_owned)
+}
+
 /// The direct children of `pid` (every thread's list, as the kernel keeps
 /// them), empty when it has none or is gone.
 pub fn children(pid: i32) -> Vec<i32> {
@@ -171,6 +200,8 @@ struct Stat {
     state: char,
     pgrp: i32,
     flags: u64,
+    /// Field 22, `starttime`; absent from truncated lines.
+    start: Option<u64>,
 }
 
 impl Stat {
@@ -181,14 +212,15 @@ impl Stat {
 
 /// Parses a `/proc/<pid>/stat` line. The command name is in parentheses and
 /// may itself contain spaces or `)`, so fields are counted from the last `)`:
-/// state, ppid, pgrp, session, tty, tpgid, flags.
+/// state (field 3), ppid, pgrp, session, tty, tpgid, flags (9), …, starttime (22).
 fn parse_stat(stat: &str) -> Option<Stat> {
     let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().take(7).collect();
+    let fields: Vec<&str> = rest.split_whitespace().take(20).collect();
     Some(Stat {
         state: fields.first()?.chars().next()?,
         pgrp: fields.get(2)?.parse().ok()?,
         flags: fields.get(6)?.parse().ok()?,
+        start: fields.get(19).and_then(|f| f.parse().ok()),
     })
 }
 
@@ -198,7 +230,14 @@ mod tests {
 
     #[test]
     fn parses_names_with_spaces_and_parens() {
-        let stat = |state, pgrp, flags| Some(Stat { state, pgrp, flags });
+        let stat = |state, pgrp, flags| {
+            Some(Stat {
+                state,
+                pgrp,
+                flags,
+                start: None,
+            })
+        };
         let line = "42 (tmux: server) S 1 42 42 0 -1 4194560 117 0 0";
         assert_eq!(parse_stat(line), stat('S', 42, 4_194_560));
         assert_eq!(
@@ -207,6 +246,19 @@ mod tests {
         );
         assert_eq!(parse_stat("7 (short) S 1 9"), None);
         assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn start_time_is_field_22_even_after_a_name_with_spaces() {
+        let line = "42 (tmux: a) b) S 1 42 42 0 -1 4194560 117 0 0 0 5 3 0 0 20 0 1 0 987654 9 9";
+        assert_eq!(parse_stat(line).unwrap().start, Some(987_654));
+        let me = i32::try_from(std::process::id()).unwrap();
+        let start = start_time(me).unwrap();
+        assert!(is_same_live_process(me, start));
+        assert!(!is_same_live_process(me, start + 1));
+        assert!(!is_same_live_process(i32::MAX, start));
+        assert_eq!(start_time(i32::MAX), None);
+        assert!(pid_namespace(me).is_some_and(|ns| ns.starts_with("pid:[")));
     }
 
     #[test]

@@ -170,6 +170,7 @@ fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneF
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
+        crate::interrupt::check("the session state").map_err(LaneFailure::cancelled)?;
         let state = validate::read_state(&path);
         if let Ok(s) = &state {
             let ended = s.get("mode").and_then(|m| m.as_str()) == Some("ended");
@@ -212,6 +213,7 @@ fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, Str
         .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
+        crate::interrupt::check("the live main pane").map_err(LaneFailure::cancelled)?;
         let pid = tmux
             .run(&["display-message", "-p", "-t", &pane, "#{pane_pid}"])
             .ok()

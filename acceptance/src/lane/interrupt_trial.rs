@@ -1,13 +1,22 @@
-//! `cli-tmux::<harness>::interrupt`: SIGINT to a runner mid-conversation
-//! leaves nothing behind. It runs this same runner binary as a child on one
-//! `cli-tmux::<harness>` lane, waits until the stub has answered turn 1 (the
-//! conversation is under way), sends SIGINT to the child, and proves: the child
-//! exits non-zero, the lane recorded outcome `cancelled`, and afterwards there
-//! is no scratch tree, no tmux server and no harness process that mentions it.
+//! `cli-tmux::<harness>::interrupt`: Ctrl-C to a runner at any point of a lane
+//! leaves nothing behind. For each of three points it runs this same runner
+//! binary as a child on one `cli-tmux::<harness>` lane, in its own process
+//! group as a terminal's foreground job is, waits for the point, sends SIGINT
+//! to the whole group (what Ctrl-C does: the runner, and any child left in its
+//! group, get it), and proves: the child exits non-zero within
+//! [`CANCEL_BOUND`], the lane recorded outcome `cancelled`, and afterwards
+//! there is no scratch tree, no tmux server and no harness or stub process
+//! that mentions it. The points: the stub provider just started (the first
+//! second of the lane, provisioning), the authenticated probe running (the
+//! harness's one-shot call against the stub), and mid-conversation (the stub
+//! has answered turn 1).
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::validate;
 use crate::probe::install_hint;
@@ -16,7 +25,25 @@ use crate::selection::{self, HarnessName};
 
 /// How long each phase may take before the trial gives up (and kills the child).
 const PHASE_TIMEOUT: Duration = Duration::from_secs(90);
+/// How soon after SIGINT the runner must have exited: stopping tmux, the
+/// harness and the stub, writing evidence and sweeping, on a loaded machine.
+const CANCEL_BOUND: Duration = Duration::from_secs(20);
+/// How long the probe's harness gets to start before the signal.
+const PROBE_SETTLE: Duration = Duration::from_millis(300);
 const STEP: Duration = Duration::from_millis(20);
+
+/// Where in the lane the signal lands.
+#[derive(Debug, Clone, Copy)]
+enum Point {
+    /// The stub provider has just been started.
+    StubStarted,
+    /// The authenticated probe's harness is running.
+    Probe,
+    /// The stub has answered turn 1.
+    Conversation,
+}
+
+const POINTS: [Point; 3] = [Point::StubStarted, Point::Probe, Point::Conversation];
 
 /// The trial for `harness`.
 pub fn trial(harness: HarnessName) -> TrialSpec {
@@ -35,22 +62,32 @@ struct ChildGuard(Child);
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
+        if let Some(group) = i32::try_from(self.0.id()).ok().and_then(Pid::from_raw) {
+            let _ = kill_process_group(group, Signal::KILL);
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
 }
 
 fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
-    match interrupt(ctx, harness) {
-        Ok(facts) => {
-            eprintln!("{}: {facts}", ctx.name);
-            TrialReport::passed()
+    let mut facts = Vec::new();
+    let mut problems = Vec::new();
+    for point in POINTS {
+        match interrupt(ctx, harness, point) {
+            Ok(fact) => facts.push(format!("{point:?}: {fact}")),
+            Err(e) => problems.push(format!("SIGINT at {point:?}: {e}")),
         }
-        Err(e) => TrialReport::failed(e),
+    }
+    eprintln!("{}: {}", ctx.name, facts.join("; "));
+    if problems.is_empty() {
+        TrialReport::passed()
+    } else {
+        TrialReport::failed(problems.join("; "))
     }
 }
 
-fn interrupt(ctx: &TrialContext, harness: HarnessName) -> Result<String, String> {
+fn interrupt(ctx: &TrialContext, harness: HarnessName, point: Point) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the runner binary: {e}"))?;
     let results = tempfile::Builder::new()
         .prefix("sl-int-")
@@ -63,7 +100,11 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName) -> Result<String, String>
         .env(selection::ACC, "1")
         .env(selection::ACC_HARNESS, harness.as_str())
         .env(selection::ACC_RESULTS_DIR, results.path())
+        // The probe point needs the probe, which the stub-provider mode runs.
+        .env(selection::ACC_AUTH_MODE, "stub-provider")
         .args([lane.as_str(), "--exact", "--test-threads", "1"])
+        // A terminal's foreground job: Ctrl-C signals the whole group.
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -74,19 +115,39 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName) -> Result<String, String>
     let pid = i32::try_from(child.0.id()).map_err(|e| e.to_string())?;
 
     let root = wait_for(|| stub_root(pid), "the child's stub provider to start")?;
-    let log = root.join("stub/requests.jsonl");
-    wait_for(
-        || {
-            std::fs::read_to_string(&log)
-                .ok()
-                .filter(|t| t.contains("MENTOR-REPLY 1 "))
-                .map(drop)
-        },
-        "the stub to answer turn 1",
-    )?;
-    let rustix_pid = rustix::process::Pid::from_raw(pid).ok_or("bad child pid")?;
-    rustix::process::kill_process(rustix_pid, rustix::process::Signal::INT)
-        .map_err(|e| format!("cannot send SIGINT: {e}"))?;
+    match point {
+        Point::StubStarted => {}
+        Point::Probe => {
+            // The probe makes its directory right before it starts the harness.
+            wait_for(
+                || root.join("probe").is_dir().then_some(()),
+                "the authenticated probe to start",
+            )?;
+            std::thread::sleep(PROBE_SETTLE);
+        }
+        Point::Conversation => {
+            // Turn 1 of the product's session (it carries the persona; the
+            // probe's one-shot request, also a reply 1, does not).
+            let log = root.join("stub/requests.jsonl");
+            let turn_one = |r: &studyloop_stubs::LogRecord| {
+                r.persona.is_some()
+                    && r.reply
+                        .as_deref()
+                        .is_some_and(|t| t.contains("MENTOR-REPLY 1 "))
+            };
+            wait_for(
+                || {
+                    studyloop_stubs::RequestLog::read_all(&log)
+                        .ok()
+                        .filter(|records| records.iter().any(turn_one))
+                        .map(drop)
+                },
+                "the stub to answer turn 1 of the session",
+            )?;
+        }
+    }
+    let group = Pid::from_raw(pid).ok_or("bad child pid")?;
+    kill_process_group(group, Signal::INT).map_err(|e| format!("cannot send SIGINT: {e}"))?;
     let sent = Instant::now();
     let status = wait_for(
         || child.0.try_wait().ok().flatten(),
@@ -95,6 +156,12 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName) -> Result<String, String>
     let exit_after = sent.elapsed();
 
     let mut problems = Vec::new();
+    if exit_after > CANCEL_BOUND {
+        problems.push(format!(
+            "the runner took {} ms to exit after SIGINT, over {CANCEL_BOUND:?}",
+            exit_after.as_millis()
+        ));
+    }
     if status.success() {
         problems.push(format!(
             "the interrupted runner exited {status}, expected a failure"
@@ -118,7 +185,7 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName) -> Result<String, String>
     }
     if problems.is_empty() {
         Ok(format!(
-            "SIGINT mid-conversation: runner exited {status} {} ms later; bundle outcome cancelled; no scratch tree, tmux server or harness process left",
+            "runner exited {status} {} ms after SIGINT; bundle outcome cancelled; no scratch tree, tmux server, harness or stub process left",
             exit_after.as_millis()
         ))
     } else {

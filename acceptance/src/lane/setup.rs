@@ -68,10 +68,17 @@ pub(crate) fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
         }
         let binary = bins::path("studyloop-stub-provider")
             .map_err(|e| LaneFailure::errored(e.to_string()))?;
-        let dir = l.scratch()?.root().join("stub");
+        let scratch = l.scratch()?;
+        let dir = scratch.root().join("stub");
         let seed = l.seed.to_string();
-        let stub = StubProvider::spawn(&binary, &dir, ["--seed", seed.as_str()])
+        // The world's env and its own process group: a Ctrl-C does not kill
+        // it under the harness, and its HOME marks it for the reaper.
+        let cmd = scratch.command(&binary);
+        let stub = StubProvider::spawn_command(cmd, &dir, ["--seed", seed.as_str()])
             .map_err(|e| LaneFailure::errored(e.to_string()))?;
+        if let Some(pid) = stub.pid() {
+            scratch.adopt_group(pid);
+        }
         l.stub = Some(stub);
     }
     let url = l.stub.as_ref().map(StubProvider::base_url);

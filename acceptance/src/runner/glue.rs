@@ -67,6 +67,14 @@ pub fn run_with(
             return ExitCode::from(REFUSED);
         }
     };
+    if !args.list {
+        // Worlds a SIGKILLed run left (tmux server, harness, tree) go first;
+        // live runners' worlds are never touched (scratch::reap_orphans).
+        let reaped = crate::scratch::reap_orphans(caller);
+        for line in crate::scratch::describe_reap(&reaped, false) {
+            eprintln!("{label}: {line}");
+        }
+    }
     let mut specs = catalogue(&selection);
     specs.sort_by(|a, b| a.name.cmp(&b.name));
 

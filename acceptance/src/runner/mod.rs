@@ -5,7 +5,8 @@
 //! function that builds every [`TrialSpec`] from the parsed selection. The glue
 //! then, in this order: reads the gates; if the tier's gate is open, parses the
 //! selection and, on any unknown value, prints the error and exits 2 before any
-//! trial; builds every trial up front, sorted by name; decides each trial's skip
+//! trial; reaps scratch worlds whose runner died unswept (`scratch::reap_orphans`,
+//! not when only listing); builds every trial up front, sorted by name; decides each trial's skip
 //! reason (closed gate, then the trial's typed [`Requirement`]s, whose unmet
 //! `Display` is the reason); writes the skip ledger; runs; writes a results line
 //! per finished trial; and returns libtest-mimic's `ExitCode` (never

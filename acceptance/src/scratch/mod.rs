@@ -9,13 +9,21 @@
 //! `home/.studyloop-acceptance-sentinel` (32 hex), `tmp/` (the child's
 //! `TMPDIR`) and the short tmux socket dir `t/`. The root lives directly under
 //! `/tmp` so `t/tmux-<uid>/default` stays far below the 104-byte `sun_path`
-//! limit. Deletion is the `sweep` module's job.
+//! limit. `owner` (in the root) records the owning process (pid, start time,
+//! pid namespace, token): `reaper` stops and sweeps worlds whose owner died
+//! unswept (a SIGKILLed runner) at the next run or `just clean-scratch`.
+//! Deletion is the `sweep` module's job.
 
 mod env;
 mod groups;
+mod layout;
+mod owner;
+mod reaper;
 mod world;
 
 // The deny rules live in one crate shared with the product's child_env.
 pub use env::{Env, EnvError, TestHatch, find_on_path};
+pub(crate) use owner::OWNER_NAME;
+pub use reaper::{ReapReport, describe as describe_reap, reap_orphans};
 pub use studyloop_credentials::{EXACT_DENY, is_denied, looks_like_credential};
 pub use world::{CONFIG_SEED, SENTINEL_NAME, SOCKET_PATH_LIMIT, Scratch, ScratchError};

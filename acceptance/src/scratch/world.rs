@@ -11,6 +11,8 @@ use crate::caller_env::CallerEnv;
 use crate::command::{self, Finished, RunError};
 use crate::scratch::env::{Env, Pointers};
 use crate::scratch::groups::{self, Groups};
+use crate::scratch::layout::Layout;
+use crate::scratch::owner::{OWNER_NAME, Owner};
 use crate::selection::AuthMode;
 use crate::sweep::{self, SweepError, SweepTarget};
 
@@ -147,8 +149,18 @@ impl Scratch {
         Ok(child)
     }
 
+    /// Records the process group of a child another type started in its own
+    /// group (the stub provider), so closing the world stops it too if its
+    /// owner did not.
+    pub fn adopt_group(&self, pgid: u32) {
+        self.groups.record(pgid);
+    }
+
     /// Runs `cmd` to completion within `timeout`, output captured, its group
-    /// tracked (see [`command::run_bounded`]).
+    /// tracked (see [`command::run_bounded`]). A Ctrl-C to the runner
+    /// ([`crate::interrupt`]) ends the wait within milliseconds: the group is
+    /// killed and the error is [`RunError::Wait`] of kind `Interrupted`, so a
+    /// trial step (a probe, provisioning) is cancelled, not waited out.
     pub fn run(&self, cmd: &mut Command, timeout: Duration) -> Result<Finished, RunError> {
         command::prepare(cmd);
         let program = command::program_name(cmd);
@@ -156,7 +168,7 @@ impl Scratch {
             program: program.clone(),
             source,
         })?;
-        command::wait_bounded(child, &program, timeout)
+        command::wait_bounded_or_cancelled(child, &program, timeout, crate::interrupt::interrupted)
     }
 
     /// The process groups recorded so far.
@@ -237,17 +249,25 @@ fn make_root() -> Result<PathBuf, ScratchError> {
 type Partial = (ScratchError, Option<String>);
 
 fn populate(root: &Path, caller: CallerEnv, auth_mode: AuthMode) -> Result<Scratch, Partial> {
-    let home = root.join("home");
+    let Layout {
+        home,
+        config_dir,
+        state_dir,
+        tmp_dir,
+        socket_dir,
+    } = Layout::of(root);
     mkdir(&home).map_err(|e| (e, None))?;
     // The sentinel goes in first, so any later failure can be cleaned up by
     // the guarded sweeper like a normal close.
     let token = crate::hex::random(16);
     write_private(&home.join(SENTINEL_NAME), token.as_bytes()).map_err(|e| (e, None))?;
     let fail = |e| (e, Some(token.clone()));
-    let config_dir = home.join(".config/studyloop");
-    let state_dir = home.join(".local/share/studyloop");
-    let tmp_dir = root.join("tmp");
-    let socket_dir = root.join("t");
+    // Who owns the world, so a later run can reap it if this process is
+    // SIGKILLed (scratch::reaper); without /proc there is no record and the
+    // world is never reaped automatically.
+    if let Some(owner) = Owner::current(&token) {
+        write_private(&root.join(OWNER_NAME), owner.render().as_bytes()).map_err(fail)?;
+    }
     for dir in [
         &home.join(".config"),
         &config_dir,

@@ -90,6 +90,39 @@ pub enum SweepError {
         /// The sentinel path.
         sentinel: PathBuf,
     },
+    /// A mount point lies inside the scratch tree: sweeping would delete the
+    /// mounted files (found before anything is deleted).
+    #[error(
+        "refusing to sweep {root}: {mount_point} inside it is a mount point (unmount it first: `umount {mount_point}`, then sweep again); nothing was deleted, the tree is left for inspection"
+    )]
+    MountInside {
+        /// The scratch root.
+        root: PathBuf,
+        /// The mount point found under it.
+        mount_point: PathBuf,
+    },
+    /// The walk met an entry on another mount or device than the root (a
+    /// mount made after the up-front check, or one `/proc` did not show).
+    #[error(
+        "refusing to sweep {path}: it is on another mount than the scratch root {root} ({why}); unmount it and sweep again; it and the rest of the tree are left for inspection"
+    )]
+    CrossesMount {
+        /// The scratch root.
+        root: PathBuf,
+        /// The entry on the other mount.
+        path: PathBuf,
+        /// Which identity differed.
+        why: String,
+    },
+    /// A directory changed identity while it was being swept (moved or
+    /// replaced): the walk no longer knows where it is, so it stops.
+    #[error(
+        "refusing to continue the sweep at {path}: the directory was moved or replaced during the sweep (device/inode no longer match what was recorded); the rest of the tree is left for inspection"
+    )]
+    Swapped {
+        /// The directory whose identity changed.
+        path: PathBuf,
+    },
     /// The real home is unknown, so the guards cannot be checked.
     #[error(
         "refusing to sweep: HOME is unset or empty, so the real home cannot be told apart from scratch (set HOME)"

@@ -10,10 +10,23 @@
 //! fd, with `openat`/`unlinkat` and `O_NOFOLLOW` all the way down: a symlink
 //! inside the tree is removed as a link and its target is never touched, and
 //! there is no window in which a checked path can be swapped for another.
+//!
+//! It never crosses a mount: a mount point anywhere under the root (from
+//! `/proc/self/mountinfo`) refuses the sweep before anything is deleted, and
+//! the walk refuses any entry whose device or mount id differs from the
+//! root's (a bind mount of the same filesystem shares the device), so files
+//! inside a mount survive. The walk is iterative with at most five open fds
+//! whatever the depth, and as an unprivileged user it makes directories we
+//! own usable (0700) before using them (`walk` says how, safely).
 //! This module deletes; it does not stop processes (see `scratch`).
 
 mod guard;
+mod mounts;
 mod remove;
+#[cfg(test)]
+mod tests;
+mod unlock;
+mod walk;
 
 pub(crate) use guard::{SCRATCH_PARENT, SCRATCH_PREFIX};
 pub use guard::{SweepError, SweepTarget, check_path_guards, default_real_home};

@@ -1,36 +1,62 @@
 //! Deleting a checked scratch tree through directory fds, never following a
-//! symlink.
+//! symlink, never leaving the root's mount (the walk itself is `walk`).
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::{Path, PathBuf};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, fchmod, openat, statat, unlinkat};
-use rustix::io::Errno;
+use rustix::fs::{AtFlags, Mode, OFlags, openat, unlinkat};
 
 use crate::sweep::guard::{SweepError, SweepTarget, check_path_guards};
+use crate::sweep::mounts::mount_points_under;
+use crate::sweep::unlock::open_scratch_dir;
+use crate::sweep::walk::{io_err, remove_contents};
 
 /// Sentinel files are 32 hex digits; anything much longer is not ours.
 const SENTINEL_MAX: u64 = 256;
 
 /// Checks every guard, then removes the whole scratch tree.
 ///
-/// On a guard failure nothing is deleted. On an I/O failure part-way, what
-/// remains is left and the error names the path.
+/// On a guard failure nothing is deleted (a mount point inside the tree is
+/// one). On an I/O failure part-way, what remains is left and the error names
+/// the path.
 pub fn sweep(target: &SweepTarget<'_>, real_home: &Path) -> Result<(), SweepError> {
     check_path_guards(target, real_home)?;
+    if let Some(mount_point) = mount_points_under(target.root).into_iter().next() {
+        return Err(SweepError::MountInside {
+            root: target.root.to_owned(),
+            mount_point,
+        });
+    }
     let parent_path = target.root.parent().unwrap_or(Path::new("/"));
-    let root_name = target.root.file_name().unwrap_or_default();
-    let parent = open_dir_at(rustix::fs::CWD, parent_path, false)
-        .map_err(|e| io_err("open", parent_path, e))?;
+    let root_name = c_name(target.root.file_name().unwrap_or_default());
+    let parent = open_dir_following(parent_path).map_err(|e| io_err("open", parent_path, e))?;
     // Opened relative to the parent fd with O_NOFOLLOW: if the root was swapped
     // for a symlink after the path guards ran, this fails instead of following.
-    let root = open_dir_at(&parent, root_name, true).map_err(|e| io_err("open", target.root, e))?;
+    let root = open_scratch_dir(parent.as_fd(), &root_name, target.root, |_| Ok(()))?;
     check_sentinel(&root, target)?;
-    remove_children(&root, target.root)?;
+    // The ownership marks go last: a sweep stopped part-way can be retried.
+    let sentinel = home_rel(target)
+        .map(|home| home.join(target.sentinel_name))
+        .unwrap_or_default();
+    let keep_last = [sentinel.as_path(), Path::new(crate::scratch::OWNER_NAME)];
+    remove_contents(&root, target.root, &keep_last)?;
     drop(root);
-    unlinkat(&parent, root_name, AtFlags::REMOVEDIR).map_err(|e| io_err("remove", target.root, e))
+    unlinkat(&parent, root_name.as_c_str(), AtFlags::REMOVEDIR)
+        .map_err(|e| io_err("remove", target.root, e))
+}
+
+/// `/tmp` itself may be a symlink (macOS): the only open that follows one.
+fn open_dir_following(path: &Path) -> Result<OwnedFd, rustix::io::Errno> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    openat(rustix::fs::CWD, path, flags, Mode::empty())
+}
+
+fn c_name(name: &std::ffi::OsStr) -> CString {
+    // A path component never holds NUL; an empty name fails the open instead.
+    CString::new(name.as_bytes()).unwrap_or_default()
 }
 
 /// Reads the sentinel through `root` (home and sentinel opened with
@@ -42,14 +68,21 @@ fn check_sentinel(root: &OwnedFd, target: &SweepTarget<'_>) -> Result<(), SweepE
         sentinel: sentinel.clone(),
         source,
     };
-    let home_rel = target.home.strip_prefix(target.root).map_err(|_| {
+    let home_rel = home_rel(target).map_err(|_| {
         missing(std::io::Error::other(
             "the scratch home is not inside the scratch root",
         ))
     })?;
     let mut dir = root.try_clone().map_err(missing)?;
+    let mut path = target.root.to_owned();
     for part in home_rel.components() {
-        dir = open_dir_at(&dir, part.as_os_str(), true).map_err(|e| missing(e.into()))?;
+        path.push(part);
+        dir = open_scratch_dir(dir.as_fd(), &c_name(part.as_os_str()), &path, |_| Ok(())).map_err(
+            |e| match e {
+                SweepError::Io { source, .. } => missing(source),
+                refusal => refusal,
+            },
+        )?;
     }
     let fd = openat(
         &dir,
@@ -77,84 +110,7 @@ fn check_sentinel(root: &OwnedFd, target: &SweepTarget<'_>) -> Result<(), SweepE
     Ok(())
 }
 
-/// Removes everything inside the directory `dir` (whose path, for messages, is
-/// `path`). Directories are entered only through O_NOFOLLOW|O_DIRECTORY fds;
-/// everything else, symlinks included, is unlinked where it stands.
-fn remove_children(dir: &OwnedFd, path: &Path) -> Result<(), SweepError> {
-    let entries = list(dir).map_err(|e| io_err("list", path, e))?;
-    for (name, file_type) in entries {
-        let child_path = path.join(name.to_string_lossy().as_ref());
-        let is_dir = match file_type {
-            FileType::Directory => true,
-            FileType::Unknown => statat(dir, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)
-                .map(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory)
-                .map_err(|e| io_err("inspect", &child_path, e))?,
-            _ => false,
-        };
-        if is_dir {
-            match open_dir_at(dir, name.as_c_str(), true) {
-                Ok(child) => {
-                    remove_children(&child, &child_path)?;
-                    drop(child);
-                    unlink(dir, &name, AtFlags::REMOVEDIR, &child_path)?;
-                }
-                // It stopped being a directory since it was listed (swapped for a
-                // symlink or file): unlink whatever stands there now.
-                Err(Errno::NOTDIR | Errno::LOOP) => {
-                    unlink(dir, &name, AtFlags::empty(), &child_path)?
-                }
-                Err(e) => return Err(io_err("open", &child_path, e)),
-            }
-        } else {
-            unlink(dir, &name, AtFlags::empty(), &child_path)?;
-        }
-    }
-    Ok(())
-}
-
-/// `unlinkat`, retrying once after making the parent writable: a harness may
-/// leave read-only directories behind.
-fn unlink(dir: &OwnedFd, name: &CStr, flags: AtFlags, path: &Path) -> Result<(), SweepError> {
-    match unlinkat(dir, name, flags) {
-        Err(Errno::ACCESS | Errno::PERM) => {
-            fchmod(dir, Mode::from_raw_mode(0o700))
-                .map_err(|e| io_err("make writable", path, e))?;
-            unlinkat(dir, name, flags).map_err(|e| io_err("remove", path, e))
-        }
-        other => other.map_err(|e| io_err("remove", path, e)),
-    }
-}
-
-fn list(dir: &OwnedFd) -> Result<Vec<(CString, FileType)>, Errno> {
-    let mut reader = Dir::read_from(dir)?;
-    let mut out = Vec::new();
-    while let Some(entry) = reader.read() {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name == c"." || name == c".." {
-            continue;
-        }
-        out.push((name.to_owned(), entry.file_type()));
-    }
-    Ok(out)
-}
-
-fn open_dir_at<P: rustix::path::Arg>(
-    dir: impl AsFd,
-    name: P,
-    nofollow: bool,
-) -> Result<OwnedFd, Errno> {
-    let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    if nofollow {
-        flags |= OFlags::NOFOLLOW;
-    }
-    openat(dir, name, flags, Mode::empty())
-}
-
-fn io_err(action: &'static str, path: &Path, errno: Errno) -> SweepError {
-    SweepError::Io {
-        action,
-        path: PathBuf::from(path),
-        source: errno.into(),
-    }
+/// The scratch home relative to the root.
+fn home_rel<'a>(target: &SweepTarget<'a>) -> Result<&'a Path, std::path::StripPrefixError> {
+    target.home.strip_prefix(target.root)
 }

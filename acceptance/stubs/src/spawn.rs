@@ -3,10 +3,19 @@
 //! log, and stop it (SIGTERM, then SIGKILL) when done or dropped.
 //!
 //! The caller supplies the binary path (finding it is the caller's business) and
-//! a private directory for the port file, the log and the child's output.
+//! a private directory for the port file, the log and the child's output; or,
+//! with [`StubProvider::spawn_command`], the whole command (a scratch world's,
+//! with its environment), so the child carries that world's markers.
+//!
+//! The child always gets its own process group. In the caller's group, a
+//! Ctrl-C at the terminal (SIGINT to the whole foreground group) killed the
+//! stub while the runner, which treats SIGINT as "finish cleanly", kept its
+//! harness retrying against a dead port for the full probe timeout; the stub
+//! must live until its owner stops it, after the harness.
 
 use std::ffi::OsString;
 use std::fs::File;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -47,6 +56,32 @@ pub enum SpawnError {
     },
 }
 
+/// How often an own-group stub checks that its parent still runs.
+const ORPHAN_POLL: Duration = Duration::from_millis(250);
+
+/// Exits this process once its parent is gone (it was re-parented). A stub
+/// in its own process group no longer dies with its owner's group on a
+/// Ctrl-C, so when the owner dies without stopping it (SIGKILL, or a test
+/// killed by a SIGINT it does not handle) nothing else would. The stub
+/// binaries call this first.
+pub fn exit_when_orphaned() {
+    let Some(parent) = rustix::process::getppid() else {
+        return;
+    };
+    let watch = move || {
+        loop {
+            std::thread::sleep(ORPHAN_POLL);
+            if rustix::process::getppid() != Some(parent) {
+                std::process::exit(0);
+            }
+        }
+    };
+    // Without the thread the stub still works; it just outlives a killed owner.
+    let _ = std::thread::Builder::new()
+        .name("orphan-watch".into())
+        .spawn(watch);
+}
+
 /// A running stub provider child.
 #[derive(Debug)]
 pub struct StubProvider {
@@ -63,6 +98,21 @@ impl StubProvider {
         I: IntoIterator<Item = S>,
         S: Into<OsString>,
     {
+        Self::spawn_command(Command::new(binary), dir, args)
+    }
+
+    /// As [`StubProvider::spawn`], from a prepared `command` (program,
+    /// environment, working directory); the stub's own arguments are appended.
+    pub fn spawn_command<I, S>(
+        mut command: Command,
+        dir: &Path,
+        args: I,
+    ) -> Result<Self, SpawnError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let binary = PathBuf::from(command.get_program());
         let dir_err = |source| SpawnError::Dir {
             dir: dir.to_owned(),
             source,
@@ -71,7 +121,8 @@ impl StubProvider {
         let port_file = dir.join("port");
         let stdout = File::create(dir.join("stdout.txt")).map_err(dir_err)?;
         let stderr = File::create(dir.join("stderr.txt")).map_err(dir_err)?;
-        let child = Command::new(binary)
+        let child = command
+            .process_group(0)
             .arg("--port")
             .arg("0")
             .arg("--port-file")
@@ -84,7 +135,7 @@ impl StubProvider {
             .stderr(stderr)
             .spawn()
             .map_err(|source| SpawnError::Exec {
-                binary: binary.to_owned(),
+                binary: binary.clone(),
                 source,
             })?;
         let mut stub = Self {
@@ -122,6 +173,11 @@ impl StubProvider {
                 stderr: stderr.trim().to_owned(),
             });
         }
+    }
+
+    /// The child's pid, which is also its process group id; `None` once stopped.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// The port it listens on.

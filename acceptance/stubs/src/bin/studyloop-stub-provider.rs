@@ -87,6 +87,7 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
 }
 
 fn main() -> ExitCode {
+    studyloop_stubs::spawn::exit_when_orphaned();
     let args = Args::parse();
     match config(args).and_then(run) {
         Ok(()) => ExitCode::SUCCESS,
