@@ -4,13 +4,20 @@
 //!
 //! It is also the scanner behind [`crate::redact_summary`]: scanning is rewriting and
 //! counting what was replaced, so the two can never disagree about what counts as a leak.
+//!
+//! A caller's literal secret is replaced in every spelling it can take in the text we
+//! redact (raw, JSON-escaped to any depth, percent-encoded): see the `literal` module.
+//!
+//! Speed: one [`regex::RegexSet`] pass finds which patterns match at all; only those run
+//! their own replacing pass, so clean text costs one scan.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use regex::{Captures, Regex};
+use regex::{Captures, RegexSet};
 
 use crate::error::RedactionError;
+use crate::literal::Literals;
 use crate::rules::{Pattern, REDACT_GROUP, RedactionRules};
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
@@ -28,10 +35,9 @@ pub struct Finding {
 #[derive(Debug, Clone)]
 pub struct Redactor {
     patterns: Vec<Pattern>,
+    set: RegexSet,
     allowed_fields: BTreeSet<String>,
-    /// (name, value), longest value first so an overlapping shorter one never wins.
-    secrets: Vec<(String, String)>,
-    literal: Option<Regex>,
+    literals: Literals,
 }
 
 impl Redactor {
@@ -40,14 +46,15 @@ impl Redactor {
     pub fn new(rules: &RedactionRules) -> Self {
         Self {
             patterns: rules.patterns().to_vec(),
+            set: rules.set().clone(),
             allowed_fields: rules.allowed_fields().clone(),
-            secrets: Vec::new(),
-            literal: None,
+            literals: Literals::default(),
         }
     }
 
     /// Also replaces every occurrence of `value` with `[SECRET:<name>]` (e.g. the value
-    /// of a credential env var, whatever its shape). Literals are applied before patterns.
+    /// of a credential env var, whatever its shape), in each of its spellings (raw,
+    /// JSON-escaped to any depth, percent-encoded). Literals are applied before patterns.
     ///
     /// # Errors
     /// [`RedactionError::Secret`] when `name` is not `[A-Za-z0-9_-]+` or `value` is
@@ -72,19 +79,10 @@ impl Redactor {
                 "the value is too short to redact without shredding ordinary text",
             ));
         }
-        if !self.secrets.iter().any(|(_, v)| v == value) {
-            self.secrets.push((name.to_owned(), value.to_owned()));
-            self.secrets
-                .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-        }
-        let alternation = self
-            .secrets
-            .iter()
-            .map(|(_, v)| regex::escape(v))
-            .collect::<Vec<_>>()
-            .join("|");
         // Escaped literals always compile; a failure here would be a size limit.
-        self.literal = Some(Regex::new(&alternation).map_err(|e| bad(&e.to_string()))?);
+        self.literals
+            .add(name, value)
+            .map_err(|e| bad(&e.to_string()))?;
         Ok(self)
     }
 
@@ -112,31 +110,35 @@ impl Redactor {
     pub fn rewrite(&self, text: &str) -> (String, Vec<Finding>) {
         let mut findings = Vec::new();
         let mut current = Cow::Borrowed(text);
-        if let Some(literal) = &self.literal {
-            let replaced = literal.replace_all(&current, |caps: &Captures<'_>| {
-                let name = self
-                    .secrets
-                    .iter()
-                    .find(|(_, v)| v == &caps[0])
-                    .map_or("unknown", |(n, _)| n.as_str());
-                findings.push(Finding {
-                    rule: format!("known-secret:{name}"),
-                });
-                format!("[SECRET:{name}]")
+        if let Cow::Owned(replaced) = self.literals.replace(text, |name| {
+            findings.push(Finding {
+                rule: format!("known-secret:{name}"),
             });
-            current = Cow::Owned(replaced.into_owned());
+        }) {
+            current = Cow::Owned(replaced);
         }
-        for pattern in &self.patterns {
+        let mut hits = self.set.matches(&current);
+        for (index, pattern) in self.patterns.iter().enumerate() {
+            if !hits.matched(index) {
+                continue;
+            }
+            let before = findings.len();
             let replaced = pattern
                 .regex()
                 .replace_all(&current, |caps: &Captures<'_>| {
+                    if pattern.keeps(caps) {
+                        return caps[0].to_owned();
+                    }
                     findings.push(Finding {
                         rule: pattern.id().to_owned(),
                     });
                     replace_one(caps, pattern.placeholder())
-                });
-            if let Cow::Owned(new) = replaced {
-                current = Cow::Owned(new);
+                })
+                .into_owned();
+            if findings.len() > before {
+                current = Cow::Owned(replaced);
+                // A replacement can change what the later patterns see.
+                hits = self.set.matches(&current);
             }
         }
         (current.into_owned(), findings)

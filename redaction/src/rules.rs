@@ -1,23 +1,34 @@
-//! The pinned rules file (`rules_v1.yaml`): the summary allow-list and the ordered
-//! detection patterns, loaded only when its bytes match `registry.json`.
+//! The pinned rules files (`rules_v1.yaml`, `rules_v2.yaml`): the summary allow-list and
+//! the ordered detection patterns, loaded only when their bytes match `registry.json`.
 //!
 //! The rules are data, not code, so that the exact patterns a run was redacted with are
-//! named by version and hash in its manifest and cannot drift silently.
+//! named by version and hash in its manifest and cannot drift silently. Every released
+//! version stays embedded and loadable ([`RedactionRules::load_shipped`]); the current
+//! one ([`CURRENT_VERSION`], chosen here and nowhere else) is what
+//! [`RedactionRules::load_default`] returns, so the redactor and every manifest that
+//! records `redaction_version` switch together.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::Deserialize;
 
 use crate::error::RedactionError;
 use crate::pinned::{self, Loaded};
 
-/// The rules file shipped with this crate.
-pub const DEFAULT_RULES_FILE: &str = "rules_v1.yaml";
+/// The rules version the redactor uses and manifests record: the one place to switch it.
+pub const CURRENT_VERSION: u32 = 2;
+/// The current rules file shipped with this crate.
+pub const DEFAULT_RULES_FILE: &str = "rules_v2.yaml";
 /// The registry shipped with this crate.
 pub const DEFAULT_REGISTRY_FILE: &str = "registry.json";
-const DEFAULT_RULES: &[u8] = include_bytes!("../rules_v1.yaml");
+/// Every released rules file, by version: superseded ones stay loadable so a manifest
+/// that names them can be checked again.
+const SHIPPED: [(u32, &str, &[u8]); 2] = [
+    (1, "rules_v1.yaml", include_bytes!("../rules_v1.yaml")),
+    (2, "rules_v2.yaml", include_bytes!("../rules_v2.yaml")),
+];
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
 /// The only named capture group a pattern may use: the part of a match to replace.
 pub const REDACT_GROUP: &str = "redact";
@@ -28,6 +39,8 @@ pub struct Pattern {
     id: String,
     description: String,
     regex: Regex,
+    /// Anchored: a match whose replaced part this matches whole is left alone.
+    keep: Option<Regex>,
     placeholder: String,
 }
 
@@ -52,6 +65,28 @@ impl Pattern {
     pub fn placeholder(&self) -> &str {
         &self.placeholder
     }
+    /// The replaced part of a match: the `redact` group when the pattern has one, else
+    /// the whole match.
+    #[must_use]
+    pub fn target<'t>(&self, caps: &regex::Captures<'t>) -> Option<regex::Match<'t>> {
+        caps.name(REDACT_GROUP).or_else(|| caps.get(0))
+    }
+    /// Whether a match is to be left alone: its replaced part is wholly matched by the
+    /// pattern's `keep` expression (a placeholder value, a plain word, a shielded URL).
+    #[must_use]
+    pub fn keeps(&self, caps: &regex::Captures<'_>) -> bool {
+        match (&self.keep, self.target(caps)) {
+            (Some(keep), Some(part)) => keep.is_match(part.as_str()),
+            _ => false,
+        }
+    }
+    /// Whether `text` holds at least one match this pattern would replace.
+    #[must_use]
+    pub fn finds(&self, text: &str) -> bool {
+        self.regex
+            .captures_iter(text)
+            .any(|caps| !self.keeps(&caps))
+    }
 }
 
 /// Loaded, verified redaction rules.
@@ -61,6 +96,9 @@ pub struct RedactionRules {
     sha256: String,
     allowed_fields: BTreeSet<String>,
     patterns: Vec<Pattern>,
+    /// Every pattern in one automaton: one pass over clean text proves no pattern
+    /// matches, so the per-pattern passes run only for the patterns that do.
+    set: RegexSet,
 }
 
 #[derive(Deserialize)]
@@ -78,22 +116,41 @@ struct PatternDoc {
     id: String,
     description: String,
     regex: String,
+    /// Optional (version 2 on): matches that this expression matches whole are kept.
+    #[serde(default)]
+    keep: Option<String>,
     placeholder: String,
 }
 
 impl RedactionRules {
-    /// Loads the rules shipped with this crate (embedded at build time).
+    /// Loads the current rules ([`CURRENT_VERSION`]) shipped with this crate (embedded
+    /// at build time).
     ///
     /// # Errors
     /// As [`RedactionRules::from_bytes`]; an in-place edit of the shipped file fails here
     /// as [`crate::PinError::Tampered`].
     pub fn load_default() -> Result<Self, RedactionError> {
-        Self::from_bytes(
-            DEFAULT_RULES_FILE,
-            DEFAULT_RULES,
-            DEFAULT_REGISTRY_FILE,
-            DEFAULT_REGISTRY,
-        )
+        Self::load_shipped(CURRENT_VERSION)
+    }
+
+    /// Loads a released version shipped with this crate, current or superseded.
+    ///
+    /// # Errors
+    /// [`RedactionError::UnknownVersion`] for a version this crate never shipped, else as
+    /// [`RedactionRules::from_bytes`].
+    pub fn load_shipped(version: u32) -> Result<Self, RedactionError> {
+        let (_, file, bytes) = SHIPPED
+            .iter()
+            .find(|(v, _, _)| *v == version)
+            .ok_or_else(|| RedactionError::UnknownVersion {
+                version,
+                shipped: SHIPPED
+                    .iter()
+                    .map(|(v, _, _)| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Self::from_bytes(file, bytes, DEFAULT_REGISTRY_FILE, DEFAULT_REGISTRY)
     }
 
     /// Loads rules and registry from disk.
@@ -140,16 +197,20 @@ impl RedactionRules {
             version,
             sha256,
         } = pinned::load_yaml::<RulesDoc>(text, file, bytes, registry, registry_bytes)?;
+        let patterns: Vec<Pattern> = doc
+            .patterns
+            .into_iter()
+            .map(compile)
+            .collect::<Result<_, _>>()
+            .map_err(format)?;
+        let set = RegexSet::new(patterns.iter().map(|p| p.regex.as_str()))
+            .map_err(|e| format(format!("the patterns do not compile together: {e}")))?;
         let rules = Self {
             version,
             sha256,
             allowed_fields: allowed_fields(doc.allowed_fields).map_err(format)?,
-            patterns: doc
-                .patterns
-                .into_iter()
-                .map(compile)
-                .collect::<Result<_, _>>()
-                .map_err(format)?,
+            patterns,
+            set,
         };
         rules.check_patterns().map_err(format)?;
         Ok(rules)
@@ -175,6 +236,11 @@ impl RedactionRules {
     pub fn patterns(&self) -> &[Pattern] {
         &self.patterns
     }
+    /// All patterns in one set, index for index with [`RedactionRules::patterns`].
+    #[must_use]
+    pub fn set(&self) -> &RegexSet {
+        &self.set
+    }
 
     fn check_patterns(&self) -> Result<(), String> {
         if self.patterns.is_empty() {
@@ -192,11 +258,7 @@ impl RedactionRules {
         // Rewriting must be idempotent: a placeholder that a pattern would match again
         // would make redacted text look like a fresh leak.
         for pattern in &self.patterns {
-            if let Some(other) = self
-                .patterns
-                .iter()
-                .find(|o| o.regex.is_match(&pattern.placeholder))
-            {
+            if let Some(other) = self.patterns.iter().find(|o| o.finds(&pattern.placeholder)) {
                 return Err(format!(
                     "placeholder `{}` of `{}` is itself matched by pattern `{}`; choose a placeholder no pattern matches",
                     pattern.placeholder, pattern.id, other.id
@@ -254,10 +316,18 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
             doc.id
         ));
     }
+    let keep = doc
+        .keep
+        .map(|keep| {
+            Regex::new(&format!("^(?:{keep})$"))
+                .map_err(|e| format!("pattern `{}`: `keep` does not compile: {e}", doc.id))
+        })
+        .transpose()?;
     Ok(Pattern {
         id: doc.id,
         description: doc.description,
         regex,
+        keep,
         placeholder: doc.placeholder,
     })
 }
