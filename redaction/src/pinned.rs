@@ -8,9 +8,14 @@
 //! registered version in place is refused as tampered: a change needs a new version and a
 //! new registry entry, so a run's manifest can name the exact text it was judged by.
 //!
-//! [`load_yaml`] is the one loading order every pinned YAML document follows: probe the
-//! declared `version`, verify the pin over the exact bytes, and only then parse strictly,
-//! so an edited file is reported as tampered rather than as whatever the edit broke.
+//! [`load_yaml`] is the one loading order every pinned YAML document follows: refuse a
+//! repeated key, probe the declared `version`, verify the pin over the exact bytes, and
+//! only then parse strictly, so an edited file is reported as tampered rather than as
+//! whatever the edit broke.
+//!
+//! Nothing here is last-wins: a registry that names a version twice and a YAML document
+//! that writes a key twice (in any spelling) are refused by key and file, because the
+//! second entry would silently replace the first, a released digest or a rubric line.
 //! Validating the parsed content is the owning crate's job.
 
 use std::collections::BTreeMap;
@@ -225,6 +230,8 @@ pub fn load_yaml<T: DeserializeOwned>(
         file: file.to_owned(),
         detail,
     };
+    // A repeated key is named as such, not as whatever the probe makes of it.
+    yaml::check_keys(yaml_text).map_err(|e| format(e.detail))?;
     let probe: VersionProbe =
         yaml::parse(yaml_text).map_err(|e| format(format!("no integer `version`: {e}")))?;
     let sha256 = PinnedFile {

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use regex::{Regex, RegexSet};
+use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 
 use crate::error::RedactionError;
@@ -30,6 +30,10 @@ const SHIPPED: [(u32, &str, &[u8]); 2] = [
     (2, "rules_v2.yaml", include_bytes!("../rules_v2.yaml")),
 ];
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
+/// The lazy DFA's cache per pattern (the crate default is 2 MiB): the PEM patterns'
+/// bounded repetitions need room for their states, or the engine gives up the DFA for a
+/// far slower one on long text.
+const DFA_CACHE: usize = 32 << 20;
 /// The only named capture group a pattern may use: the part of a match to replace.
 pub const REDACT_GROUP: &str = "redact";
 
@@ -41,6 +45,11 @@ pub struct Pattern {
     regex: Regex,
     /// Anchored: a match whose replaced part this matches whole is left alone.
     keep: Option<Regex>,
+    /// A match whose replaced part lies inside a match of this is left alone.
+    unless_inside: Option<Regex>,
+    /// Anchored single-character class: a match whose replaced part comes right after
+    /// such a character is left alone (a lookbehind the `regex` crate does not have).
+    not_after: Option<Regex>,
     placeholder: String,
 }
 
@@ -65,27 +74,63 @@ impl Pattern {
     pub fn placeholder(&self) -> &str {
         &self.placeholder
     }
-    /// The replaced part of a match: the `redact` group when the pattern has one, else
-    /// the whole match.
+    /// The spans of `text` this pattern's matches are left alone in (its
+    /// `unless_inside` matches, e.g. http(s) URLs for the home-path rules), in order.
     #[must_use]
-    pub fn target<'t>(&self, caps: &regex::Captures<'t>) -> Option<regex::Match<'t>> {
-        caps.name(REDACT_GROUP).or_else(|| caps.get(0))
+    pub fn shields(&self, text: &str) -> Vec<(usize, usize)> {
+        self.unless_inside.as_ref().map_or_else(Vec::new, |shield| {
+            shield
+                .find_iter(text)
+                .map(|m| (m.start(), m.end()))
+                .collect()
+        })
     }
-    /// Whether a match is to be left alone: its replaced part is wholly matched by the
-    /// pattern's `keep` expression (a placeholder value, a plain word, a shielded URL).
+    /// Whether a match in `text` is to be left alone: its replaced part is wholly matched
+    /// by the pattern's `keep` expression (a placeholder value, a plain word), comes right
+    /// after a `not_after` character, or lies inside one of `shields` (from
+    /// [`Pattern::shields`] of the same text).
     #[must_use]
-    pub fn keeps(&self, caps: &regex::Captures<'_>) -> bool {
-        match (&self.keep, self.target(caps)) {
-            (Some(keep), Some(part)) => keep.is_match(part.as_str()),
-            _ => false,
-        }
+    pub fn keeps(&self, part: regex::Match<'_>, text: &str, shields: &[(usize, usize)]) -> bool {
+        let kept = self
+            .keep
+            .as_ref()
+            .is_some_and(|keep| keep.is_match(part.as_str()));
+        let after = self.not_after.as_ref().is_some_and(|class| {
+            text[..part.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| class.is_match(c.encode_utf8(&mut [0; 4])))
+        });
+        let at = shields.partition_point(|&(start, _)| start <= part.start());
+        kept || after || (at > 0 && shields[at - 1].1 >= part.end())
     }
     /// Whether `text` holds at least one match this pattern would replace.
     #[must_use]
     pub fn finds(&self, text: &str) -> bool {
-        self.regex
-            .captures_iter(text)
-            .any(|caps| !self.keeps(&caps))
+        let shields = self.shields(text);
+        self.targets(text)
+            .any(|part| !self.keeps(part, text, &shields))
+    }
+    /// The replaced part of every match in `text`, in order: the `redact` group where
+    /// the pattern has one (the slower capture engine runs only then), else the match.
+    pub fn targets<'a, 't: 'a>(
+        &'a self,
+        text: &'t str,
+    ) -> Box<dyn Iterator<Item = regex::Match<'t>> + 'a> {
+        if self
+            .regex
+            .capture_names()
+            .flatten()
+            .any(|n| n == REDACT_GROUP)
+        {
+            Box::new(
+                self.regex
+                    .captures_iter(text)
+                    .filter_map(|caps| caps.name(REDACT_GROUP)),
+            )
+        } else {
+            Box::new(self.regex.find_iter(text))
+        }
     }
 }
 
@@ -96,9 +141,6 @@ pub struct RedactionRules {
     sha256: String,
     allowed_fields: BTreeSet<String>,
     patterns: Vec<Pattern>,
-    /// Every pattern in one automaton: one pass over clean text proves no pattern
-    /// matches, so the per-pattern passes run only for the patterns that do.
-    set: RegexSet,
 }
 
 #[derive(Deserialize)]
@@ -119,6 +161,12 @@ struct PatternDoc {
     /// Optional (version 2 on): matches that this expression matches whole are kept.
     #[serde(default)]
     keep: Option<String>,
+    /// Optional (version 2 on): matches inside a match of this expression are kept.
+    #[serde(default)]
+    unless_inside: Option<String>,
+    /// Optional (version 2 on): a one-character class the replaced part may not follow.
+    #[serde(default)]
+    not_after: Option<String>,
     placeholder: String,
 }
 
@@ -203,14 +251,11 @@ impl RedactionRules {
             .map(compile)
             .collect::<Result<_, _>>()
             .map_err(format)?;
-        let set = RegexSet::new(patterns.iter().map(|p| p.regex.as_str()))
-            .map_err(|e| format(format!("the patterns do not compile together: {e}")))?;
         let rules = Self {
             version,
             sha256,
             allowed_fields: allowed_fields(doc.allowed_fields).map_err(format)?,
             patterns,
-            set,
         };
         rules.check_patterns().map_err(format)?;
         Ok(rules)
@@ -235,11 +280,6 @@ impl RedactionRules {
     #[must_use]
     pub fn patterns(&self) -> &[Pattern] {
         &self.patterns
-    }
-    /// All patterns in one set, index for index with [`RedactionRules::patterns`].
-    #[must_use]
-    pub fn set(&self) -> &RegexSet {
-        &self.set
     }
 
     fn check_patterns(&self) -> Result<(), String> {
@@ -304,7 +344,9 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
     if doc.placeholder.is_empty() {
         return Err(format!("pattern `{}` has an empty placeholder", doc.id));
     }
-    let regex = Regex::new(&doc.regex)
+    let regex = RegexBuilder::new(&doc.regex)
+        .dfa_size_limit(DFA_CACHE)
+        .build()
         .map_err(|e| format!("pattern `{}` does not compile: {e}", doc.id))?;
     if let Some(name) = regex
         .capture_names()
@@ -323,11 +365,34 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
                 .map_err(|e| format!("pattern `{}`: `keep` does not compile: {e}", doc.id))
         })
         .transpose()?;
+    let unless_inside = doc
+        .unless_inside
+        .map(|shield| {
+            RegexBuilder::new(&shield)
+                .dfa_size_limit(DFA_CACHE)
+                .build()
+                .map_err(|e| {
+                    format!(
+                        "pattern `{}`: `unless_inside` does not compile: {e}",
+                        doc.id
+                    )
+                })
+        })
+        .transpose()?;
+    let not_after = doc
+        .not_after
+        .map(|class| {
+            Regex::new(&format!("^(?:{class})$"))
+                .map_err(|e| format!("pattern `{}`: `not_after` does not compile: {e}", doc.id))
+        })
+        .transpose()?;
     Ok(Pattern {
         id: doc.id,
         description: doc.description,
         regex,
         keep,
+        unless_inside,
+        not_after,
         placeholder: doc.placeholder,
     })
 }

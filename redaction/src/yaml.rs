@@ -32,11 +32,24 @@ pub struct YamlError {
 /// [`YamlError`] with the parser's message when the text is not valid YAML, repeats a
 /// key within one mapping, uses a merge key, or does not match `T`.
 pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
-    let err = |e: serde_saphyr::Error| YamlError {
+    check_keys(text)?;
+    serde_saphyr::from_str_with_options(text, options()).map_err(yaml_error)
+}
+
+/// Proves `text` is YAML in which no mapping repeats a key (in any spelling) and no
+/// merge key appears, whatever type it will be parsed into.
+///
+/// # Errors
+/// [`YamlError`] naming the repeated key (or the merge key, or the syntax error).
+pub fn check_keys(text: &str) -> Result<(), YamlError> {
+    serde_saphyr::from_str_with_options::<Unique>(text, options()).map_err(yaml_error)?;
+    Ok(())
+}
+
+fn yaml_error(e: serde_saphyr::Error) -> YamlError {
+    YamlError {
         detail: e.to_string(),
-    };
-    serde_saphyr::from_str_with_options::<Unique>(text, options()).map_err(err)?;
-    serde_saphyr::from_str_with_options(text, options()).map_err(err)
+    }
 }
 
 fn options() -> Options {

@@ -120,7 +120,7 @@ pub fn pct(value: &str) -> String {
 #[must_use]
 pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
     let mut out = Vec::new();
-    let mut token = |kind: &'static str, name: &'static str, value: String| Secret {
+    let token = |kind: &'static str, name: &'static str, value: String| Secret {
         kind,
         name,
         carrier: value.clone(),
@@ -267,7 +267,7 @@ pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
     for (kind, name, value) in tokens {
         out.push(token(kind, name, value));
     }
-    let mut named =
+    let named =
         |kind: &'static str, name: &'static str, value: String, carrier: String, secret: String| {
             let url = format!(
                 "https://app.example.test/callback?state=ok&{name}={}&next=%2F",
@@ -435,9 +435,13 @@ pub fn plant(secret: &Secret, context: &str) -> Vec<Planted> {
         ],
         "split-lines" => {
             let indented = value.replace('\n', "\n    ");
+            let yaml = format!("{name}:\n    {indented}\n");
+            let json = format!("{{\n  \"{name}\":\n    {}\n}}", escape(value));
             vec![
-                Planted::Text(format!("{name}:\n    {indented}\n")),
-                Planted::Text(format!("{{\n  \"{name}\":\n    {}\n}}", escape(value))),
+                Planted::Text(escape(&yaml)),
+                Planted::Text(escape(&json)),
+                Planted::Text(yaml),
+                Planted::Text(json),
                 Planted::Text(format!("Before\n{}\nAfter", carrier.replace(' ', "\n"))),
             ]
         }

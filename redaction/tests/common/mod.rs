@@ -1,11 +1,5 @@
 //! Shared fixtures for the redaction tests.
 
-#[allow(
-    dead_code,
-    reason = "each test binary uses a different part of the corpus"
-)]
-pub mod corpus;
-
 /// Fake credentials of every vendor shape, assembled at run time so no key-shaped
 /// literal sits in the source for a secret scanner to trip on.
 #[must_use]
