@@ -5,7 +5,7 @@
 //! ~4 KiB and on clean prose (target >= 300 MB/s in release; printed by wall clock and by
 //! on-CPU time, since the bench machine may be shared). Prints figures; asserts nothing (the ungated tests in `tests/corpus.rs` assert survival and false positives).
 
-#[path = "../tests/common/corpus.rs"]
+#[path = "../tests/common/corpus/mod.rs"]
 mod corpus;
 
 use std::time::{Duration, Instant};
