@@ -28,6 +28,17 @@ pub enum RedactionError {
         /// What is wrong and how to fix it.
         detail: String,
     },
+    /// No rules file of this version ships with the crate.
+    #[error(
+        "redaction rules version {version} is not shipped with this build (shipped: {shipped}); \
+         name a shipped version or load the file with its registry from disk"
+    )]
+    UnknownVersion {
+        /// The version asked for.
+        version: u32,
+        /// The shipped versions, comma-separated.
+        shipped: String,
+    },
     /// The rules file is not the pinned text for its version (unregistered or tampered).
     #[error(transparent)]
     Pin(#[from] PinError),

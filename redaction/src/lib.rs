@@ -1,5 +1,5 @@
-//! Redaction: the pinned rules file (`rules_v1.yaml`: the allow-listed summary fields and
-//! every detection pattern), the redacted-summary generator that is the only artefact
+//! Redaction: the pinned rules files (`rules_v2.yaml` current, `rules_v1.yaml` kept
+//! loadable: the allow-listed summary fields and every detection pattern), the redacted-summary generator that is the only artefact
 //! allowed to leave a private evidence bundle, and a [`Redactor`] that rewrites free text
 //! with stable placeholders.
 //!
@@ -11,6 +11,7 @@
 //! write files.
 
 mod error;
+mod literal;
 pub mod pinned;
 mod redactor;
 mod rules;
@@ -20,5 +21,8 @@ pub mod yaml;
 pub use error::RedactionError;
 pub use pinned::PinError;
 pub use redactor::{Finding, MIN_SECRET_LEN, Redactor};
-pub use rules::{DEFAULT_REGISTRY_FILE, DEFAULT_RULES_FILE, Pattern, REDACT_GROUP, RedactionRules};
+pub use rules::{
+    CURRENT_VERSION, DEFAULT_REGISTRY_FILE, DEFAULT_RULES_FILE, Pattern, REDACT_GROUP,
+    RedactionRules,
+};
 pub use summary::{Part, Violation, redact_summary};

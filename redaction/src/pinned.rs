@@ -8,9 +8,14 @@
 //! registered version in place is refused as tampered: a change needs a new version and a
 //! new registry entry, so a run's manifest can name the exact text it was judged by.
 //!
-//! [`load_yaml`] is the one loading order every pinned YAML document follows: probe the
-//! declared `version`, verify the pin over the exact bytes, and only then parse strictly,
-//! so an edited file is reported as tampered rather than as whatever the edit broke.
+//! [`load_yaml`] is the one loading order every pinned YAML document follows: refuse a
+//! repeated key, probe the declared `version`, verify the pin over the exact bytes, and
+//! only then parse strictly, so an edited file is reported as tampered rather than as
+//! whatever the edit broke.
+//!
+//! Nothing here is last-wins: a registry that names a version twice and a YAML document
+//! that writes a key twice (in any spelling) are refused by key and file, because the
+//! second entry would silently replace the first, a released digest or a rubric line.
 //! Validating the parsed content is the owning crate's job.
 
 use std::collections::BTreeMap;
@@ -33,6 +38,18 @@ pub enum PinError {
         registry: String,
         /// What was wrong with it.
         detail: String,
+    },
+    /// The registry names one version twice; a JSON reader would keep the last entry,
+    /// so the second could silently replace a released digest.
+    #[error(
+        "`{registry}` registers version `{key}` twice; each version maps to exactly one \
+         sha256: keep the released entry and remove the other"
+    )]
+    DuplicateVersion {
+        /// The registry file's name.
+        registry: String,
+        /// The repeated key, as written.
+        key: String,
     },
     /// The file declares a version the registry has no entry for.
     #[error(
@@ -213,6 +230,8 @@ pub fn load_yaml<T: DeserializeOwned>(
         file: file.to_owned(),
         detail,
     };
+    // A repeated key is named as such, not as whatever the probe makes of it.
+    yaml::check_keys(yaml_text).map_err(|e| format(e.detail))?;
     let probe: VersionProbe =
         yaml::parse(yaml_text).map_err(|e| format(format!("no integer `version`: {e}")))?;
     let sha256 = PinnedFile {
@@ -236,8 +255,7 @@ fn parse_registry(name: &str, bytes: &[u8]) -> Result<BTreeMap<u32, String>, Pin
         registry: name.to_owned(),
         detail,
     };
-    let raw: BTreeMap<String, String> =
-        serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+    let Entries(raw) = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
     let mut pins = BTreeMap::new();
     for (key, value) in raw {
         let version = key
@@ -254,9 +272,41 @@ fn parse_registry(name: &str, bytes: &[u8]) -> Result<BTreeMap<u32, String>, Pin
                 "version {key} maps to `{value}`, which is not 64 lowercase hex digits"
             )));
         }
-        pins.insert(version, value);
+        if pins.insert(version, value).is_some() {
+            return Err(PinError::DuplicateVersion {
+                registry: name.to_owned(),
+                key,
+            });
+        }
     }
     Ok(pins)
+}
+
+/// A JSON object's entries in file order, repeats included, so a repeated key can be
+/// refused instead of silently keeping the last value (what a map would do).
+struct Entries(Vec<(String, String)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object of version strings to sha256 strings")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, String>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor)
+    }
 }
 
 #[cfg(test)]
@@ -316,6 +366,31 @@ mod tests {
             matches!(&err, PinError::Unregistered { registered, .. } if registered == "2"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_version_registered_twice_is_refused_by_key_and_file() {
+        // Last-wins would let the second line replace the released digest in place.
+        let released = digest(b"v: 1\n");
+        let registry = format!(
+            "{{\"1\": \"{released}\", \"1\": \"{}\"}}",
+            digest(b"v: 1 # edited\n")
+        );
+        let err = file(b"v: 1 # edited\n", registry.as_bytes())
+            .verify()
+            .unwrap_err();
+        assert!(
+            matches!(&err, PinError::DuplicateVersion { key, .. } if key == "1"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("registry.json"), "{err}");
+        assert!(err.to_string().contains("`1` twice"), "{err}");
+        // Also when the repeat reads the same digest: one entry per version, always.
+        let same = format!("{{\"1\": \"{released}\", \"1\": \"{released}\"}}");
+        assert!(matches!(
+            file(b"v: 1\n", same.as_bytes()).verify(),
+            Err(PinError::DuplicateVersion { .. })
+        ));
     }
 
     #[test]

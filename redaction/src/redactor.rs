@@ -4,14 +4,20 @@
 //!
 //! It is also the scanner behind [`crate::redact_summary`]: scanning is rewriting and
 //! counting what was replaced, so the two can never disagree about what counts as a leak.
+//!
+//! A caller's literal secret is replaced in every spelling it can take in the text we
+//! redact (raw, JSON-escaped to any depth, percent-encoded): see the `literal` module.
+//!
+//! Speed: each pattern is one pass whose regex starts at (or contains) a literal, so the
+//! engine skips clean text with a literal prefilter instead of stepping a DFA over every
+//! byte (a `RegexSet` of all patterns cannot use prefilters and measured slower).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use regex::{Captures, Regex};
-
 use crate::error::RedactionError;
-use crate::rules::{Pattern, REDACT_GROUP, RedactionRules};
+use crate::literal::Literals;
+use crate::rules::{Pattern, RedactionRules};
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
 /// value such as `1` or `true`) would shred ordinary text.
@@ -29,9 +35,7 @@ pub struct Finding {
 pub struct Redactor {
     patterns: Vec<Pattern>,
     allowed_fields: BTreeSet<String>,
-    /// (name, value), longest value first so an overlapping shorter one never wins.
-    secrets: Vec<(String, String)>,
-    literal: Option<Regex>,
+    literals: Literals,
 }
 
 impl Redactor {
@@ -41,13 +45,13 @@ impl Redactor {
         Self {
             patterns: rules.patterns().to_vec(),
             allowed_fields: rules.allowed_fields().clone(),
-            secrets: Vec::new(),
-            literal: None,
+            literals: Literals::default(),
         }
     }
 
     /// Also replaces every occurrence of `value` with `[SECRET:<name>]` (e.g. the value
-    /// of a credential env var, whatever its shape). Literals are applied before patterns.
+    /// of a credential env var, whatever its shape), in each of its spellings (raw,
+    /// JSON-escaped to any depth, percent-encoded). Literals are applied before patterns.
     ///
     /// # Errors
     /// [`RedactionError::Secret`] when `name` is not `[A-Za-z0-9_-]+` or `value` is
@@ -72,19 +76,10 @@ impl Redactor {
                 "the value is too short to redact without shredding ordinary text",
             ));
         }
-        if !self.secrets.iter().any(|(_, v)| v == value) {
-            self.secrets.push((name.to_owned(), value.to_owned()));
-            self.secrets
-                .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-        }
-        let alternation = self
-            .secrets
-            .iter()
-            .map(|(_, v)| regex::escape(v))
-            .collect::<Vec<_>>()
-            .join("|");
         // Escaped literals always compile; a failure here would be a size limit.
-        self.literal = Some(Regex::new(&alternation).map_err(|e| bad(&e.to_string()))?);
+        self.literals
+            .add(name, value)
+            .map_err(|e| bad(&e.to_string()))?;
         Ok(self)
     }
 
@@ -112,46 +107,45 @@ impl Redactor {
     pub fn rewrite(&self, text: &str) -> (String, Vec<Finding>) {
         let mut findings = Vec::new();
         let mut current = Cow::Borrowed(text);
-        if let Some(literal) = &self.literal {
-            let replaced = literal.replace_all(&current, |caps: &Captures<'_>| {
-                let name = self
-                    .secrets
-                    .iter()
-                    .find(|(_, v)| v == &caps[0])
-                    .map_or("unknown", |(n, _)| n.as_str());
-                findings.push(Finding {
-                    rule: format!("known-secret:{name}"),
-                });
-                format!("[SECRET:{name}]")
+        if let Cow::Owned(replaced) = self.literals.replace(text, |name| {
+            findings.push(Finding {
+                rule: format!("known-secret:{name}"),
             });
-            current = Cow::Owned(replaced.into_owned());
+        }) {
+            current = Cow::Owned(replaced);
         }
         for pattern in &self.patterns {
-            let replaced = pattern
-                .regex()
-                .replace_all(&current, |caps: &Captures<'_>| {
-                    findings.push(Finding {
-                        rule: pattern.id().to_owned(),
-                    });
-                    replace_one(caps, pattern.placeholder())
-                });
-            if let Cow::Owned(new) = replaced {
-                current = Cow::Owned(new);
+            if let Some(replaced) = replace_pattern(pattern, &current, &mut findings) {
+                current = Cow::Owned(replaced);
             }
         }
         (current.into_owned(), findings)
     }
 }
 
-/// The replacement for one match: only the `redact` group when the pattern has one (so
-/// the context the pattern needed to match is kept), else the whole match.
-fn replace_one(caps: &Captures<'_>, placeholder: &str) -> String {
-    let whole = &caps[0];
-    match (caps.get(0), caps.name(REDACT_GROUP)) {
-        (Some(m), Some(group)) => {
-            let (start, end) = (group.start() - m.start(), group.end() - m.start());
-            format!("{}{placeholder}{}", &whole[..start], &whole[end..])
+/// `text` with every match of `pattern` that is not kept rewritten (only the `redact`
+/// group when the pattern has one, so the context it needed to match stays), or `None`
+/// when nothing is replaced: kept matches (URLs, placeholders) cost no copy.
+fn replace_pattern(pattern: &Pattern, text: &str, findings: &mut Vec<Finding>) -> Option<String> {
+    // Computed on the first match only: most patterns never match most text.
+    let mut shields = None;
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    for part in pattern.targets(text) {
+        let shields = shields.get_or_insert_with(|| pattern.shields(text));
+        if pattern.keeps(part, text, shields) {
+            continue;
         }
-        _ => placeholder.to_owned(),
+        let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        buf.push_str(&text[copied..part.start()]);
+        buf.push_str(pattern.placeholder());
+        copied = part.end();
+        findings.push(Finding {
+            rule: pattern.id().to_owned(),
+        });
     }
+    out.map(|mut buf| {
+        buf.push_str(&text[copied..]);
+        buf
+    })
 }

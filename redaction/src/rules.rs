@@ -1,24 +1,39 @@
-//! The pinned rules file (`rules_v1.yaml`): the summary allow-list and the ordered
-//! detection patterns, loaded only when its bytes match `registry.json`.
+//! The pinned rules files (`rules_v1.yaml`, `rules_v2.yaml`): the summary allow-list and
+//! the ordered detection patterns, loaded only when their bytes match `registry.json`.
 //!
 //! The rules are data, not code, so that the exact patterns a run was redacted with are
-//! named by version and hash in its manifest and cannot drift silently.
+//! named by version and hash in its manifest and cannot drift silently. Every released
+//! version stays embedded and loadable ([`RedactionRules::load_shipped`]); the current
+//! one ([`CURRENT_VERSION`], chosen here and nowhere else) is what
+//! [`RedactionRules::load_default`] returns, so the redactor and every manifest that
+//! records `redaction_version` switch together.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 
 use crate::error::RedactionError;
 use crate::pinned::{self, Loaded};
 
-/// The rules file shipped with this crate.
-pub const DEFAULT_RULES_FILE: &str = "rules_v1.yaml";
+/// The rules version the redactor uses and manifests record: the one place to switch it.
+pub const CURRENT_VERSION: u32 = 2;
+/// The current rules file shipped with this crate.
+pub const DEFAULT_RULES_FILE: &str = "rules_v2.yaml";
 /// The registry shipped with this crate.
 pub const DEFAULT_REGISTRY_FILE: &str = "registry.json";
-const DEFAULT_RULES: &[u8] = include_bytes!("../rules_v1.yaml");
+/// Every released rules file, by version: superseded ones stay loadable so a manifest
+/// that names them can be checked again.
+const SHIPPED: [(u32, &str, &[u8]); 2] = [
+    (1, "rules_v1.yaml", include_bytes!("../rules_v1.yaml")),
+    (2, "rules_v2.yaml", include_bytes!("../rules_v2.yaml")),
+];
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
+/// The lazy DFA's cache per pattern (the crate default is 2 MiB): the PEM patterns'
+/// bounded repetitions need room for their states, or the engine gives up the DFA for a
+/// far slower one on long text.
+const DFA_CACHE: usize = 32 << 20;
 /// The only named capture group a pattern may use: the part of a match to replace.
 pub const REDACT_GROUP: &str = "redact";
 
@@ -28,6 +43,13 @@ pub struct Pattern {
     id: String,
     description: String,
     regex: Regex,
+    /// Anchored: a match whose replaced part this matches whole is left alone.
+    keep: Option<Regex>,
+    /// A match whose replaced part lies inside a match of this is left alone.
+    unless_inside: Option<Regex>,
+    /// Anchored single-character class: a match whose replaced part comes right after
+    /// such a character is left alone (a lookbehind the `regex` crate does not have).
+    not_after: Option<Regex>,
     placeholder: String,
 }
 
@@ -51,6 +73,64 @@ impl Pattern {
     #[must_use]
     pub fn placeholder(&self) -> &str {
         &self.placeholder
+    }
+    /// The spans of `text` this pattern's matches are left alone in (its
+    /// `unless_inside` matches, e.g. http(s) URLs for the home-path rules), in order.
+    #[must_use]
+    pub fn shields(&self, text: &str) -> Vec<(usize, usize)> {
+        self.unless_inside.as_ref().map_or_else(Vec::new, |shield| {
+            shield
+                .find_iter(text)
+                .map(|m| (m.start(), m.end()))
+                .collect()
+        })
+    }
+    /// Whether a match in `text` is to be left alone: its replaced part is wholly matched
+    /// by the pattern's `keep` expression (a placeholder value, a plain word), comes right
+    /// after a `not_after` character, or lies inside one of `shields` (from
+    /// [`Pattern::shields`] of the same text).
+    #[must_use]
+    pub fn keeps(&self, part: regex::Match<'_>, text: &str, shields: &[(usize, usize)]) -> bool {
+        let kept = self
+            .keep
+            .as_ref()
+            .is_some_and(|keep| keep.is_match(part.as_str()));
+        let after = self.not_after.as_ref().is_some_and(|class| {
+            text[..part.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| class.is_match(c.encode_utf8(&mut [0; 4])))
+        });
+        let at = shields.partition_point(|&(start, _)| start <= part.start());
+        kept || after || (at > 0 && shields[at - 1].1 >= part.end())
+    }
+    /// Whether `text` holds at least one match this pattern would replace.
+    #[must_use]
+    pub fn finds(&self, text: &str) -> bool {
+        let shields = self.shields(text);
+        self.targets(text)
+            .any(|part| !self.keeps(part, text, &shields))
+    }
+    /// The replaced part of every match in `text`, in order: the `redact` group where
+    /// the pattern has one (the slower capture engine runs only then), else the match.
+    pub fn targets<'a, 't: 'a>(
+        &'a self,
+        text: &'t str,
+    ) -> Box<dyn Iterator<Item = regex::Match<'t>> + 'a> {
+        if self
+            .regex
+            .capture_names()
+            .flatten()
+            .any(|n| n == REDACT_GROUP)
+        {
+            Box::new(
+                self.regex
+                    .captures_iter(text)
+                    .filter_map(|caps| caps.name(REDACT_GROUP)),
+            )
+        } else {
+            Box::new(self.regex.find_iter(text))
+        }
     }
 }
 
@@ -78,22 +158,47 @@ struct PatternDoc {
     id: String,
     description: String,
     regex: String,
+    /// Optional (version 2 on): matches that this expression matches whole are kept.
+    #[serde(default)]
+    keep: Option<String>,
+    /// Optional (version 2 on): matches inside a match of this expression are kept.
+    #[serde(default)]
+    unless_inside: Option<String>,
+    /// Optional (version 2 on): a one-character class the replaced part may not follow.
+    #[serde(default)]
+    not_after: Option<String>,
     placeholder: String,
 }
 
 impl RedactionRules {
-    /// Loads the rules shipped with this crate (embedded at build time).
+    /// Loads the current rules ([`CURRENT_VERSION`]) shipped with this crate (embedded
+    /// at build time).
     ///
     /// # Errors
     /// As [`RedactionRules::from_bytes`]; an in-place edit of the shipped file fails here
     /// as [`crate::PinError::Tampered`].
     pub fn load_default() -> Result<Self, RedactionError> {
-        Self::from_bytes(
-            DEFAULT_RULES_FILE,
-            DEFAULT_RULES,
-            DEFAULT_REGISTRY_FILE,
-            DEFAULT_REGISTRY,
-        )
+        Self::load_shipped(CURRENT_VERSION)
+    }
+
+    /// Loads a released version shipped with this crate, current or superseded.
+    ///
+    /// # Errors
+    /// [`RedactionError::UnknownVersion`] for a version this crate never shipped, else as
+    /// [`RedactionRules::from_bytes`].
+    pub fn load_shipped(version: u32) -> Result<Self, RedactionError> {
+        let (_, file, bytes) = SHIPPED
+            .iter()
+            .find(|(v, _, _)| *v == version)
+            .ok_or_else(|| RedactionError::UnknownVersion {
+                version,
+                shipped: SHIPPED
+                    .iter()
+                    .map(|(v, _, _)| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Self::from_bytes(file, bytes, DEFAULT_REGISTRY_FILE, DEFAULT_REGISTRY)
     }
 
     /// Loads rules and registry from disk.
@@ -140,16 +245,17 @@ impl RedactionRules {
             version,
             sha256,
         } = pinned::load_yaml::<RulesDoc>(text, file, bytes, registry, registry_bytes)?;
+        let patterns: Vec<Pattern> = doc
+            .patterns
+            .into_iter()
+            .map(compile)
+            .collect::<Result<_, _>>()
+            .map_err(format)?;
         let rules = Self {
             version,
             sha256,
             allowed_fields: allowed_fields(doc.allowed_fields).map_err(format)?,
-            patterns: doc
-                .patterns
-                .into_iter()
-                .map(compile)
-                .collect::<Result<_, _>>()
-                .map_err(format)?,
+            patterns,
         };
         rules.check_patterns().map_err(format)?;
         Ok(rules)
@@ -192,11 +298,7 @@ impl RedactionRules {
         // Rewriting must be idempotent: a placeholder that a pattern would match again
         // would make redacted text look like a fresh leak.
         for pattern in &self.patterns {
-            if let Some(other) = self
-                .patterns
-                .iter()
-                .find(|o| o.regex.is_match(&pattern.placeholder))
-            {
+            if let Some(other) = self.patterns.iter().find(|o| o.finds(&pattern.placeholder)) {
                 return Err(format!(
                     "placeholder `{}` of `{}` is itself matched by pattern `{}`; choose a placeholder no pattern matches",
                     pattern.placeholder, pattern.id, other.id
@@ -242,7 +344,9 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
     if doc.placeholder.is_empty() {
         return Err(format!("pattern `{}` has an empty placeholder", doc.id));
     }
-    let regex = Regex::new(&doc.regex)
+    let regex = RegexBuilder::new(&doc.regex)
+        .dfa_size_limit(DFA_CACHE)
+        .build()
         .map_err(|e| format!("pattern `{}` does not compile: {e}", doc.id))?;
     if let Some(name) = regex
         .capture_names()
@@ -254,10 +358,41 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
             doc.id
         ));
     }
+    let keep = doc
+        .keep
+        .map(|keep| {
+            Regex::new(&format!("^(?:{keep})$"))
+                .map_err(|e| format!("pattern `{}`: `keep` does not compile: {e}", doc.id))
+        })
+        .transpose()?;
+    let unless_inside = doc
+        .unless_inside
+        .map(|shield| {
+            RegexBuilder::new(&shield)
+                .dfa_size_limit(DFA_CACHE)
+                .build()
+                .map_err(|e| {
+                    format!(
+                        "pattern `{}`: `unless_inside` does not compile: {e}",
+                        doc.id
+                    )
+                })
+        })
+        .transpose()?;
+    let not_after = doc
+        .not_after
+        .map(|class| {
+            Regex::new(&format!("^(?:{class})$"))
+                .map_err(|e| format!("pattern `{}`: `not_after` does not compile: {e}", doc.id))
+        })
+        .transpose()?;
     Ok(Pattern {
         id: doc.id,
         description: doc.description,
         regex,
+        keep,
+        unless_inside,
+        not_after,
         placeholder: doc.placeholder,
     })
 }

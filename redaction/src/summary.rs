@@ -2,7 +2,9 @@
 //!
 //! [`redact_summary`] keeps the rules' allow-listed top-level keys only, then scans every
 //! kept key and value, recursively through nested maps and arrays, and fails with every
-//! violation at once. It never rewrites a value into a "clean" one: a summary that needed
+//! violation at once. Each map entry is also scanned as the pair it is (`{"key":value}`),
+//! because a secret is often recognisable only by the name it is stored under
+//! (`{"aws_secret_access_key": "..."}`): keys and values scanned apart would both pass. It never rewrites a value into a "clean" one: a summary that needed
 //! rewriting was built wrong, and the fix belongs where it was built.
 
 use std::fmt;
@@ -101,6 +103,36 @@ impl Redactor {
             rule: f.rule,
         }));
         self.scan_value(&path, value, out);
+        self.scan_pair(&path, key, value, out);
+    }
+
+    /// The hits only the key and a scalar value together produce, reported on the value.
+    fn scan_pair(&self, path: &str, key: &str, value: &Value, out: &mut Vec<Violation>) {
+        let scalar = match value {
+            Value::String(text) => text.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(_) | Value::Null | Value::Array(_) | Value::Object(_) => return,
+        };
+        let mut single: Vec<String> = self
+            .findings(key)
+            .into_iter()
+            .chain(self.findings(&scalar))
+            .map(|f| f.rule)
+            .collect();
+        let mut pair = Map::new();
+        pair.insert(key.to_owned(), value.clone());
+        for finding in self.findings(&Value::Object(pair).to_string()) {
+            // A hit the key or the value already reported on its own is not new.
+            if let Some(at) = single.iter().position(|r| *r == finding.rule) {
+                single.swap_remove(at);
+                continue;
+            }
+            out.push(Violation {
+                path: path.to_owned(),
+                part: Part::Value,
+                rule: finding.rule,
+            });
+        }
     }
 
     fn scan_value(&self, path: &str, value: &Value, out: &mut Vec<Violation>) {

@@ -3,9 +3,12 @@
 
 use std::path::Path;
 
-use studyloop_redaction::{PinError, RedactionError, RedactionRules, pinned};
+use studyloop_redaction::{
+    CURRENT_VERSION, DEFAULT_RULES_FILE, PinError, RedactionError, RedactionRules, pinned,
+};
 
 const RULES: &[u8] = include_bytes!("../rules_v1.yaml");
+const RULES_V2: &[u8] = include_bytes!("../rules_v2.yaml");
 
 fn registry_for(bytes: &[u8], version: u32) -> String {
     format!("{{\"{version}\": \"{}\"}}", pinned::digest(bytes))
@@ -23,8 +26,9 @@ fn load(bytes: &[u8], registry: &str) -> Result<RedactionRules, RedactionError> 
 #[test]
 fn shipped_rules_load_and_cover_every_required_shape() {
     let rules = RedactionRules::load_default().expect("shipped rules match their pin");
-    assert_eq!(rules.version(), 1);
-    assert_eq!(rules.sha256(), pinned::digest(RULES));
+    assert_eq!((rules.version(), CURRENT_VERSION), (2, 2));
+    assert_eq!(DEFAULT_RULES_FILE, "rules_v2.yaml");
+    assert_eq!(rules.sha256(), pinned::digest(RULES_V2));
     let ids: Vec<&str> = rules.patterns().iter().map(|p| p.id()).collect();
     for required in [
         "home-path",
@@ -41,6 +45,11 @@ fn shipped_rules_load_and_cover_every_required_shape() {
         "jwt",
         "url-credentials",
         "private-key-block",
+        "private-key-truncated",
+        "npm-token",
+        "azure-storage-key",
+        "gcp-private-key-id",
+        "secret-assignment",
     ] {
         assert!(
             ids.contains(&required),
@@ -59,9 +68,27 @@ fn shipped_rules_load_and_cover_every_required_shape() {
 }
 
 #[test]
+fn the_superseded_v1_stays_registered_and_loadable() {
+    let v1 = RedactionRules::load_shipped(1).expect("v1 stays registered");
+    assert_eq!(v1.version(), 1);
+    assert_eq!(v1.sha256(), pinned::digest(RULES));
+    let v1_ids: Vec<&str> = v1.patterns().iter().map(|p| p.id()).collect();
+    assert!(
+        !v1_ids.contains(&"npm-token"),
+        "v1 is the text it was released as"
+    );
+    let err = RedactionRules::load_shipped(9).unwrap_err();
+    assert!(
+        matches!(err, RedactionError::UnknownVersion { version: 9, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("shipped: 1, 2"), "{err}");
+}
+
+#[test]
 fn load_from_disk_matches_the_embedded_copy() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let rules = RedactionRules::load(&dir.join("rules_v1.yaml"), &dir.join("registry.json"))
+    let rules = RedactionRules::load(&dir.join(DEFAULT_RULES_FILE), &dir.join("registry.json"))
         .expect("load from disk");
     assert_eq!(
         rules.sha256(),

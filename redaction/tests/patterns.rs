@@ -115,14 +115,23 @@ fn contextual_credentials_keep_their_context() {
 
 #[test]
 fn private_key_blocks_are_removed_whole_even_when_truncated() {
-    let r = redactor();
-    let block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAA\n-----END OPENSSH PRIVATE KEY-----";
-    assert_eq!(
-        r.redact(&format!("before\n{block}\nafter")),
-        "before\n[SECRET:private-key]\nafter"
-    );
-    let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n(pane scrolled)";
-    assert_eq!(r.redact(&format!("x {cut}")), "x [SECRET:private-key]");
+    // v1 swallowed everything after a header; v2 (issue 11) stops after the key body, so
+    // the text after a truncated key reaches judges. Both versions stay pinned.
+    for (version, after_cut) in [(1, ""), (2, "\n(pane scrolled)")] {
+        let r = Redactor::new(&RedactionRules::load_shipped(version).unwrap());
+        let block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAA\n-----END OPENSSH PRIVATE KEY-----";
+        assert_eq!(
+            r.redact(&format!("before\n{block}\nafter")),
+            "before\n[SECRET:private-key]\nafter",
+            "v{version}"
+        );
+        let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n(pane scrolled)";
+        assert_eq!(
+            r.redact(&format!("x {cut}")),
+            format!("x [SECRET:private-key]{after_cut}"),
+            "v{version}"
+        );
+    }
 }
 
 #[test]
