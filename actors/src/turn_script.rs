@@ -130,6 +130,9 @@ pub enum TurnScriptError {
     },
 }
 
+/// The largest turn script [`TurnScript::load`] reads (a few KiB is typical).
+pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+
 impl TurnScript {
     /// Parses and validates a turn script from JSON text.
     pub fn from_json_str(text: &str) -> Result<Self, TurnScriptError> {
@@ -141,11 +144,23 @@ impl TurnScript {
         Self::from_value(&value)
     }
 
-    /// Reads and validates the turn script at `path`.
+    /// Reads and validates the turn script at `path`: a regular file of at most
+    /// [`MAX_SCRIPT_BYTES`] (a FIFO or device is refused at once instead of
+    /// hanging the run, a final symlink is refused), in UTF-8.
     pub fn load(path: &Path) -> Result<Self, TurnScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TurnScriptError::Read {
+        let read = |source| TurnScriptError::Read {
             path: path.display().to_string(),
             source,
+        };
+        let bytes = studyloop_regular_file::read_regular(path, MAX_SCRIPT_BYTES).map_err(read)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            read(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "not UTF-8 text (invalid byte at offset {}); save the turn script as UTF-8",
+                    e.utf8_error().valid_up_to()
+                ),
+            ))
         })?;
         Self::from_json_str(&text)
     }
@@ -219,6 +234,63 @@ mod tests {
 
     fn err(text: &str) -> String {
         TurnScript::from_json_str(text).unwrap_err().to_string()
+    }
+
+    /// Loads `path` on another thread: a reader that blocks (the old
+    /// `read_to_string` on a FIFO) fails the test instead of hanging it.
+    fn load_within_a_second(path: &Path) -> Result<TurnScript, TurnScriptError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = path.to_owned();
+        std::thread::spawn(move || tx.send(TurnScript::load(&path)));
+        rx.recv_timeout(std::time::Duration::from_secs(1))
+            .expect("TurnScript::load blocked on a non-regular file")
+    }
+
+    #[test]
+    fn a_fifo_a_symlink_or_a_huge_file_is_refused_at_once_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("turns.json");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = load_within_a_second(&fifo).unwrap_err().to_string();
+        assert!(
+            err.contains("turns.json") && err.contains("a FIFO"),
+            "{err}"
+        );
+
+        let real = tmp.path().join("real.json");
+        std::fs::write(&real, r#"{"version": 1, "turns": [{"prompt": "a"}]}"#).unwrap();
+        assert_eq!(load_within_a_second(&real).unwrap().prompts(), ["a"]);
+        let link = tmp.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let err = load_within_a_second(&link).unwrap_err().to_string();
+        assert!(err.contains("a symlink"), "{err}");
+
+        let huge = tmp.path().join("huge.json");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(MAX_SCRIPT_BYTES + 1)
+            .unwrap();
+        let err = load_within_a_second(&huge).unwrap_err().to_string();
+        assert!(err.contains("more than"), "{err}");
+
+        let latin1 = tmp.path().join("latin1.json");
+        std::fs::write(
+            &latin1,
+            b"{\"version\": 1, \"turns\": [{\"prompt\": \"caf\xe9\"}]}",
+        )
+        .unwrap();
+        let err = load_within_a_second(&latin1).unwrap_err().to_string();
+        assert!(
+            err.contains("not UTF-8") && err.contains("offset 40"),
+            "{err}"
+        );
     }
 
     #[test]

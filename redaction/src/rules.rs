@@ -208,9 +208,12 @@ impl RedactionRules {
     /// [`RedactionRules::from_bytes`].
     pub fn load(rules: &Path, registry: &Path) -> Result<Self, RedactionError> {
         let read = |path: &Path| {
-            std::fs::read(path).map_err(|source| RedactionError::Read {
-                path: path.to_owned(),
-                source,
+            // Regular files only, bounded: a FIFO must not hang a loader.
+            studyloop_regular_file::read_regular(path, 1 << 20).map_err(|source| {
+                RedactionError::Read {
+                    path: path.to_owned(),
+                    source,
+                }
             })
         };
         Self::from_bytes(

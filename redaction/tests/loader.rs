@@ -182,6 +182,25 @@ fn malformed_files_are_format_errors_naming_the_file() {
 }
 
 #[test]
+fn a_fifo_in_place_of_the_rules_is_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("rules.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let registry = Path::new(env!("CARGO_MANIFEST_DIR")).join("registry.json");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(RedactionRules::load(&fifo, &registry).map(|_| ())));
+    let err = rx
+        .recv_timeout(std::time::Duration::from_secs(1))
+        .expect("RedactionRules::load blocked on a FIFO")
+        .unwrap_err();
+    assert!(err.to_string().contains("a FIFO"), "{err}");
+}
+
+#[test]
 fn unreadable_paths_are_named() {
     let err = RedactionRules::load(Path::new("no/such/rules.yaml"), Path::new("no/such.json"))
         .unwrap_err();

@@ -94,9 +94,12 @@ impl Rubric {
     /// [`RubricError::Read`] when a file cannot be read, else as [`Rubric::from_bytes`].
     pub fn load(rubric: &Path, registry: &Path) -> Result<Self, RubricError> {
         let read = |path: &Path| {
-            std::fs::read(path).map_err(|source| RubricError::Read {
-                path: path.to_owned(),
-                source,
+            // Regular files only, bounded: a FIFO must not hang a loader.
+            studyloop_regular_file::read_regular(path, 1 << 20).map_err(|source| {
+                RubricError::Read {
+                    path: path.to_owned(),
+                    source,
+                }
             })
         };
         Self::from_bytes(

@@ -45,8 +45,8 @@ pub(crate) fn gated_trial(
         })
 }
 
-/// Runs `steps` as a lane for `harness`: the interrupt handler installed, a
-/// panic caught as an errored step, and `Lane::finish` always called.
+/// Runs `steps` as a lane for `harness`: the interrupt handler installed, then
+/// [`drive_to_finish`].
 pub(crate) fn run_lane(
     ctx: &TrialContext,
     harness: HarnessName,
@@ -56,6 +56,15 @@ pub(crate) fn run_lane(
     if let Err(e) = crate::interrupt::install() {
         lane.notes.push(e);
     }
+    drive_to_finish(lane, steps)
+}
+
+/// Runs `steps` on `lane` with a panic caught as an errored step, then always
+/// [`Lane::finish`]: the one way every lane (CLI/tmux and web) ends.
+pub(crate) fn drive_to_finish<'a>(
+    mut lane: Lane<'a>,
+    steps: impl FnOnce(&mut Lane<'a>) -> Result<(), LaneFailure>,
+) -> TrialReport {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| steps(&mut lane)))
         .unwrap_or_else(|panic| {
             let what = panic

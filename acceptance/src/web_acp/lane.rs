@@ -90,17 +90,7 @@ pub fn run(ctx: &TrialContext, harness: HarnessName, variant: Variant) -> TrialR
         Variant::Socket => Surface::WebAcp,
         Variant::Browser => Surface::WebAcpBrowser,
     };
-    let result =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&mut lane, variant)))
-            .unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_else(|| "unknown panic".into());
-                Err(LaneFailure::errored(format!("the lane panicked: {what}")))
-            });
-    lane.finish(result)
+    crate::lane::drive_to_finish(lane, |lane| drive(lane, variant))
 }
 
 fn err(e: impl std::fmt::Display) -> LaneFailure {

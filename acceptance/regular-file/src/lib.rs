@@ -1,0 +1,133 @@
+//! The one way the framework reads a file it was handed: a turn script, a rubric or
+//! redaction rules file, a run directory's records, a bundle's manifest, an arbitration.
+//!
+//! [`open_regular`] / [`read_regular`] open with `O_NONBLOCK | O_NOFOLLOW |
+//! O_CLOEXEC` and `fstat` the open fd: a FIFO planted in place of `results.jsonl`
+//! or a turn script would otherwise block `open(2)` forever (a hung sign-off is a
+//! sign-off nobody can finish), a final symlink would make the reader vouch for a
+//! file outside the tree it was given, and a device or a huge sparse file would be
+//! read without end. It is a leaf crate so the actors (turn scripts), the
+//! acceptance framework, the redaction rules and the rubric loaders share it.
+//!
+//! What it is not: a writer (evidence is written by `studyloop-acceptance`'s
+//! bundle writer, temp-then-rename) or a directory walker.
+
+use std::io::Read;
+use std::path::Path;
+
+use rustix::fs::{FileType, Mode, OFlags};
+
+/// Opens `path` read-only with `O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC` (so neither
+/// a FIFO nor a final symlink can block or redirect it), then `fstat`s the open
+/// fd and refuses anything but a regular file. A missing file keeps its
+/// `NotFound` kind so callers can treat absence as they always did.
+///
+/// # Errors
+/// The OS error, or `InvalidInput` naming what the path is instead of a
+/// regular file.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        // O_NOFOLLOW on a symlink fails with ELOOP: name it.
+        Err(rustix::io::Errno::LOOP) => return Err(not_regular(path, "a symlink")),
+        Err(e) => return Err(e.into()),
+    };
+    let stat = rustix::fs::fstat(&fd)?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(not_regular(path, kind_word(kind)));
+    }
+    Ok(std::fs::File::from(fd))
+}
+
+/// Reads the regular file at `path` (opened as [`open_regular`] does), refusing
+/// one larger than `limit` bytes.
+///
+/// # Errors
+/// As [`open_regular`], or `InvalidData` when the file holds more than `limit`
+/// bytes.
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let too_big = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{} holds more than {limit} bytes, more than any file the framework writes there; it was planted or corrupted",
+                path.display()
+            ),
+        )
+    };
+    if file.metadata()?.len() > limit {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    // The size can grow after fstat: never read past the limit whatever it says.
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+fn not_regular(path: &Path, what: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "{} is {what}, not a regular file; only regular files are read as records or evidence (remove it and re-run)",
+            path.display()
+        ),
+    )
+}
+
+/// A word for a non-regular file type.
+pub fn kind_word(kind: FileType) -> &'static str {
+    match kind {
+        FileType::RegularFile => "a regular file",
+        FileType::Directory => "a directory",
+        FileType::Symlink => "a symlink",
+        FileType::Fifo => "a FIFO",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        _ => "an unknown file type",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fifo(path: &Path) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            path,
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_fifo_a_symlink_a_dir_and_a_big_file_are_refused_without_blocking() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("fifo");
+        self::fifo(&fifo);
+        let err = read_regular(&fifo, 10).unwrap_err().to_string();
+        assert!(err.contains("a FIFO, not a regular file"), "{err}");
+        let file = tmp.path().join("f");
+        std::fs::write(&file, b"0123456789ab").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let err = read_regular(&link, 100).unwrap_err().to_string();
+        assert!(err.contains("a symlink"), "{err}");
+        let err = read_regular(tmp.path(), 100).unwrap_err().to_string();
+        assert!(err.contains("a directory"), "{err}");
+        let err = read_regular(&file, 10).unwrap_err().to_string();
+        assert!(err.contains("more than 10 bytes"), "{err}");
+        assert_eq!(read_regular(&file, 12).unwrap(), b"0123456789ab");
+        let missing = read_regular(&tmp.path().join("nope"), 1).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    }
+}
