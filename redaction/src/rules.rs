@@ -91,18 +91,21 @@ impl Pattern {
     /// [`Pattern::shields`] of the same text).
     #[must_use]
     pub fn keeps(&self, part: regex::Match<'_>, text: &str, shields: &[(usize, usize)]) -> bool {
+        let part = (part.start(), part.end());
+        self.keeps_unshielded(part, text) || shielded(part, shields)
+    }
+    /// The part of [`Pattern::keeps`] that needs no shields: `keep` or `not_after`.
+    pub(crate) fn keeps_unshielded(&self, (start, end): (usize, usize), text: &str) -> bool {
         let kept = self
             .keep
             .as_ref()
-            .is_some_and(|keep| keep.is_match(part.as_str()));
-        let after = self.not_after.as_ref().is_some_and(|class| {
-            text[..part.start()]
+            .is_some_and(|keep| keep.is_match(&text[start..end]));
+        kept || self.not_after.as_ref().is_some_and(|class| {
+            text[..start]
                 .chars()
                 .next_back()
                 .is_some_and(|c| class.is_match(c.encode_utf8(&mut [0; 4])))
-        });
-        let at = shields.partition_point(|&(start, _)| start <= part.start());
-        kept || after || (at > 0 && shields[at - 1].1 >= part.end())
+        })
     }
     /// Whether `text` holds at least one match this pattern would replace.
     #[must_use]
@@ -132,6 +135,12 @@ impl Pattern {
             Box::new(self.regex.find_iter(text))
         }
     }
+}
+
+/// Whether `text[start..end]` lies inside one of `shields`.
+pub(crate) fn shielded((start, end): (usize, usize), shields: &[(usize, usize)]) -> bool {
+    let at = shields.partition_point(|&(from, _)| from <= start);
+    at > 0 && shields[at - 1].1 >= end
 }
 
 /// Loaded, verified redaction rules.
