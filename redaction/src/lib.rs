@@ -12,6 +12,7 @@
 
 mod error;
 mod literal;
+mod pattern;
 pub mod pinned;
 mod redactor;
 mod rules;

@@ -26,7 +26,8 @@ use std::collections::BTreeSet;
 
 use crate::error::RedactionError;
 use crate::literal::Literals;
-use crate::rules::{Pattern, RedactionRules, shielded};
+use crate::pattern::{Pattern, shielded};
+use crate::rules::RedactionRules;
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
 /// value such as `1` or `true`) would shred ordinary text.

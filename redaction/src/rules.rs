@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use regex::{Regex, RegexBuilder};
+
+pub use crate::pattern::Pattern;
 use serde::Deserialize;
 
 use crate::error::RedactionError;
@@ -36,112 +38,6 @@ const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
 const DFA_CACHE: usize = 32 << 20;
 /// The only named capture group a pattern may use: the part of a match to replace.
 pub const REDACT_GROUP: &str = "redact";
-
-/// One detection pattern: what it finds and what replaces it.
-#[derive(Debug, Clone)]
-pub struct Pattern {
-    id: String,
-    description: String,
-    regex: Regex,
-    /// Anchored: a match whose replaced part this matches whole is left alone.
-    keep: Option<Regex>,
-    /// A match whose replaced part lies inside a match of this is left alone.
-    unless_inside: Option<Regex>,
-    /// Anchored single-character class: a match whose replaced part comes right after
-    /// such a character is left alone (a lookbehind the `regex` crate does not have).
-    not_after: Option<Regex>,
-    placeholder: String,
-}
-
-impl Pattern {
-    /// The stable id named in violations, e.g. `openai-key`.
-    #[must_use]
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-    /// One line on what the pattern catches.
-    #[must_use]
-    pub fn description(&self) -> &str {
-        &self.description
-    }
-    /// The compiled expression (linear-time `regex` crate).
-    #[must_use]
-    pub fn regex(&self) -> &Regex {
-        &self.regex
-    }
-    /// The text that replaces a match, e.g. `[SECRET:openai-key]`.
-    #[must_use]
-    pub fn placeholder(&self) -> &str {
-        &self.placeholder
-    }
-    /// The spans of `text` this pattern's matches are left alone in (its
-    /// `unless_inside` matches, e.g. http(s) URLs for the home-path rules), in order.
-    #[must_use]
-    pub fn shields(&self, text: &str) -> Vec<(usize, usize)> {
-        self.unless_inside.as_ref().map_or_else(Vec::new, |shield| {
-            shield
-                .find_iter(text)
-                .map(|m| (m.start(), m.end()))
-                .collect()
-        })
-    }
-    /// Whether a match in `text` is to be left alone: its replaced part is wholly matched
-    /// by the pattern's `keep` expression (a placeholder value, a plain word), comes right
-    /// after a `not_after` character, or lies inside one of `shields` (from
-    /// [`Pattern::shields`] of the same text).
-    #[must_use]
-    pub fn keeps(&self, part: regex::Match<'_>, text: &str, shields: &[(usize, usize)]) -> bool {
-        let part = (part.start(), part.end());
-        self.keeps_unshielded(part, text) || shielded(part, shields)
-    }
-    /// The part of [`Pattern::keeps`] that needs no shields: `keep` or `not_after`.
-    pub(crate) fn keeps_unshielded(&self, (start, end): (usize, usize), text: &str) -> bool {
-        let kept = self
-            .keep
-            .as_ref()
-            .is_some_and(|keep| keep.is_match(&text[start..end]));
-        kept || self.not_after.as_ref().is_some_and(|class| {
-            text[..start]
-                .chars()
-                .next_back()
-                .is_some_and(|c| class.is_match(c.encode_utf8(&mut [0; 4])))
-        })
-    }
-    /// Whether `text` holds at least one match this pattern would replace.
-    #[must_use]
-    pub fn finds(&self, text: &str) -> bool {
-        let shields = self.shields(text);
-        self.targets(text)
-            .any(|part| !self.keeps(part, text, &shields))
-    }
-    /// The replaced part of every match in `text`, in order: the `redact` group where
-    /// the pattern has one (the slower capture engine runs only then), else the match.
-    pub fn targets<'a, 't: 'a>(
-        &'a self,
-        text: &'t str,
-    ) -> Box<dyn Iterator<Item = regex::Match<'t>> + 'a> {
-        if self
-            .regex
-            .capture_names()
-            .flatten()
-            .any(|n| n == REDACT_GROUP)
-        {
-            Box::new(
-                self.regex
-                    .captures_iter(text)
-                    .filter_map(|caps| caps.name(REDACT_GROUP)),
-            )
-        } else {
-            Box::new(self.regex.find_iter(text))
-        }
-    }
-}
-
-/// Whether `text[start..end]` lies inside one of `shields`.
-pub(crate) fn shielded((start, end): (usize, usize), shields: &[(usize, usize)]) -> bool {
-    let at = shields.partition_point(|&(from, _)| from <= start);
-    at > 0 && shields[at - 1].1 >= end
-}
 
 /// Loaded, verified redaction rules.
 #[derive(Debug, Clone)]

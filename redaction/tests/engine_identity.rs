@@ -6,7 +6,10 @@
 //! and over random text dense in the patterns' literals, separators and key names.
 
 #[path = "common/corpus/mod.rs"]
-#[expect(dead_code, reason = "the survival and false-positive counters are not used here")]
+#[expect(
+    dead_code,
+    reason = "the survival and false-positive counters are not used here"
+)]
 mod corpus;
 
 use std::sync::LazyLock;
@@ -49,14 +52,22 @@ fn corpus_texts(secrets: &[Secret]) -> Vec<String> {
     }
     let sentences = corpus::sentences();
     texts.extend(sentences.iter().map(|s| (*s).to_owned()));
-    texts.extend(sentences.iter().map(|s| json!({ "learner": s }).to_string()));
+    texts.extend(
+        sentences
+            .iter()
+            .map(|s| json!({ "learner": s }).to_string()),
+    );
     let mut transcript = String::new();
     for (i, s) in sentences.iter().enumerate() {
-        transcript.push_str(&json!({ "learner": s, "mentor_reply": sentences[(i * 7 + 3) % sentences.len()] }).to_string());
+        transcript.push_str(
+            &json!({ "learner": s, "mentor_reply": sentences[(i * 7 + 3) % sentences.len()] })
+                .to_string(),
+        );
         transcript.push('\n');
         if i % 3 == 0 {
             let secret = &secrets[i % secrets.len()];
-            transcript.push_str(&json!({ "learner": format!("here: {}", secret.carrier) }).to_string());
+            transcript
+                .push_str(&json!({ "learner": format!("here: {}", secret.carrier) }).to_string());
             transcript.push('\n');
         }
     }
@@ -81,6 +92,19 @@ fn the_engines_agree_on_the_generated_corpora() {
     }
 }
 
+#[test]
+fn the_engines_agree_where_rewriting_is_not_idempotent() {
+    // A case `patterns.rs`'s stability property can draw: the URL that shields the second
+    // home path loses its scheme to the first `[HOME]`, so a second pass redacts more.
+    // That is the rules' behaviour (v2 is pinned), not the engine's: both paths agree.
+    let secrets = corpus::secrets(&mut Rng::new(SEED));
+    for r in redactors(&secrets) {
+        let once = r.rewrite("/home/alicehttps://u:pw@h~//home/alice").0;
+        assert_same(&r, &once);
+        assert_same(&r, "/home/alicehttps://u:pw@h~//home/alice");
+    }
+}
+
 mod random {
     use proptest::prelude::*;
 
@@ -89,19 +113,106 @@ mod random {
     /// Pieces the rules are built from: start literals, key names, separators, URL and
     /// path parts, placeholders, key bodies, and plain or non-ASCII text.
     const PIECES: &[&str] = &[
-        "-----BEGIN ", "RSA ", "PRIVATE KEY-----", "-----END ", "PRIVATE%20KEY-----",
-        "-----BEGIN+", "MIIEvQIBADANBgkqhkiG9w0B", "\\n", "\n", "\r\n", "\\\\n", " ", "\t",
-        "://", "https://", "http://", "user:pa55w0rd@", "@", "eyJhbGciOiJIUzI1NiJ9", ".",
-        "..", "sk-", "sk-ant-", "sk-proj-", "sk-or-v1-", "AKIA", "ASIA", "ABCDEFGHIJ234567",
-        "secret_access_key", "SecretAccessKey", "=", ":", "\"", "'", "\\", "\\\"", "ghp_",
-        "github_pat_", "AIza", "xoxb-", "xapp-1-", "sk_live_", "pk_test_", "hf_", "npm_",
-        "AccountKey", "%3D", "%2B", "&sig=", "?sig=", "\\u0026sig=", "private_key_id",
-        "0123456789abcdef0123456789abcdef01234567", "Bearer ", "bearer ", "api_key",
-        "X-Api-Key", "token", "TOKEN", "password", "Passwd", "client_secret", "ssh_key",
-        "[SECRET:MY_TOKEN1]", "your-key-goes-here", "changeme", "$HOME", "/home/", "/Users/",
-        "/root", "/root-cause", "~/", "C:\\Users\\", "c:\\\\users\\\\", "alice", "Ab3dE5gH7jK9",
-        "mN1pQ2rS4tU6vW8xY0z", "xxxxxxxxxxxx", "é", "ü", "日本", "K", "ſ", "the learner ",
-        "-", "_", "/", "+", ",", ";", "(", ")", "[", "]", "{", "}", "%", "0", "Z", "z",
+        "-----BEGIN ",
+        "RSA ",
+        "PRIVATE KEY-----",
+        "-----END ",
+        "PRIVATE%20KEY-----",
+        "-----BEGIN+",
+        "MIIEvQIBADANBgkqhkiG9w0B",
+        "\\n",
+        "\n",
+        "\r\n",
+        "\\\\n",
+        " ",
+        "\t",
+        "://",
+        "https://",
+        "http://",
+        "user:pa55w0rd@",
+        "@",
+        "eyJhbGciOiJIUzI1NiJ9",
+        ".",
+        "..",
+        "sk-",
+        "sk-ant-",
+        "sk-proj-",
+        "sk-or-v1-",
+        "AKIA",
+        "ASIA",
+        "ABCDEFGHIJ234567",
+        "secret_access_key",
+        "SecretAccessKey",
+        "=",
+        ":",
+        "\"",
+        "'",
+        "\\",
+        "\\\"",
+        "ghp_",
+        "github_pat_",
+        "AIza",
+        "xoxb-",
+        "xapp-1-",
+        "sk_live_",
+        "pk_test_",
+        "hf_",
+        "npm_",
+        "AccountKey",
+        "%3D",
+        "%2B",
+        "&sig=",
+        "?sig=",
+        "\\u0026sig=",
+        "private_key_id",
+        "0123456789abcdef0123456789abcdef01234567",
+        "Bearer ",
+        "bearer ",
+        "api_key",
+        "X-Api-Key",
+        "token",
+        "TOKEN",
+        "password",
+        "Passwd",
+        "client_secret",
+        "ssh_key",
+        "[SECRET:MY_TOKEN1]",
+        "your-key-goes-here",
+        "changeme",
+        "$HOME",
+        "/home/",
+        "/Users/",
+        "/root",
+        "/root-cause",
+        "~/",
+        "C:\\Users\\",
+        "c:\\\\users\\\\",
+        "alice",
+        "Ab3dE5gH7jK9",
+        "mN1pQ2rS4tU6vW8xY0z",
+        "xxxxxxxxxxxx",
+        "é",
+        "ü",
+        "日本",
+        "K",
+        "ſ",
+        "the learner ",
+        "-",
+        "_",
+        "/",
+        "+",
+        ",",
+        ";",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "%",
+        "0",
+        "Z",
+        "z",
     ];
 
     fn text() -> impl Strategy<Value = String> {
