@@ -21,7 +21,7 @@ pub mod yaml;
 
 pub use error::RedactionError;
 pub use pinned::PinError;
-pub use redactor::{Finding, MIN_SECRET_LEN, Redactor};
+pub use redactor::{Finding, MAX_PASSES, MIN_SECRET_LEN, Redactor};
 pub use rules::{
     CURRENT_VERSION, DEFAULT_REGISTRY_FILE, DEFAULT_RULES_FILE, Pattern, REDACT_GROUP,
     RedactionRules,

@@ -175,6 +175,12 @@ fn redaction_is_idempotent_on_its_own_output() {
     let once = r.redact(&text);
     assert_eq!(r.redact(&once), once);
     assert!(r.findings(&once).is_empty(), "{once}");
+    // Drawn once by the stability property below: the first `[HOME]` eats the scheme of
+    // the URL that kept the second home path, so a single pass was not stable.
+    let glued = "/home/alicehttps://u:pw@h~//home/alice";
+    let once = r.redact(glued);
+    assert_eq!(r.redact(&once), once);
+    assert!(r.findings(&once).is_empty(), "{once}");
 }
 
 mod properties {
