@@ -12,6 +12,9 @@ use super::limit_tests::mkfifo;
 
 /// How many read+write attempts the race test makes (a few seconds on 2 cores).
 const TRIES: usize = 3000;
+/// Swaps the flipper must make before the race counts: each request then meets both
+/// states and the swaps between them many times over.
+const MIN_FLIPS: u64 = 1000;
 
 struct World {
     _dir: tempfile::TempDir,
@@ -57,9 +60,12 @@ fn the_component_walk_fallback_never_lets_a_read_or_write_escape() {
 /// the directory and the symlink to outside; asserts zero escapes.
 fn race(w: &World, fs: &SessionFs, how: &str) {
     let stop = Arc::new(AtomicBool::new(false));
+    // Shared so the requester keeps going until the flipper has really run: on a loaded
+    // machine the flipper thread may get only a few slices in TRIES requests.
+    let flipped = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let (sub, alt) = (w.root.join("sub"), w.root.join("alt"));
     let flipper = {
-        let stop = stop.clone();
+        let (stop, flipped) = (stop.clone(), flipped.clone());
         std::thread::spawn(move || {
             let mut flips = 0_u64;
             while !stop.load(Ordering::Relaxed) {
@@ -73,6 +79,7 @@ fn race(w: &World, fs: &SessionFs, how: &str) {
                 )
                 .expect("exchange");
                 flips += 1;
+                flipped.store(flips, Ordering::Relaxed);
                 // Hold each state briefly so requests meet both, and the swaps in between.
                 for _ in 0..(flips % 7) * 200 {
                     std::hint::spin_loop();
@@ -85,9 +92,17 @@ fn race(w: &World, fs: &SessionFs, how: &str) {
     let (mut read_escapes, mut write_escapes, mut reads_ok, mut writes_ok) = (0, 0, 0, 0);
     let escaped = w.outside.join("w.txt");
     let mut i = 0;
-    // At least TRIES; more (up to 10x) until both kinds of request also
-    // succeeded inside, so a loaded machine cannot turn this into a no-op.
-    while i < TRIES || ((reads_ok < 20 || writes_ok < 20) && i < TRIES * 10) {
+    // At least TRIES requests; more (for up to 30 s) until both kinds of request also
+    // succeeded inside and the flipper made MIN_FLIPS swaps, so a loaded machine cannot
+    // turn this into a no-op.
+    let started = std::time::Instant::now();
+    let more_needed = |reads_ok: u32, writes_ok: u32| {
+        reads_ok < 20 || writes_ok < 20 || flipped.load(Ordering::Relaxed) < MIN_FLIPS
+    };
+    while i < TRIES
+        || (more_needed(reads_ok, writes_ok)
+            && started.elapsed() < std::time::Duration::from_secs(30))
+    {
         i += 1;
         match fs.read(Path::new("sub/secret.txt"), None, None) {
             Ok(text) if text.contains("OUTSIDE") => read_escapes += 1,
@@ -114,7 +129,10 @@ fn race(w: &World, fs: &SessionFs, how: &str) {
         "race ({how}): {i} tries, {flips} flips, {reads_ok} inside reads, {writes_ok} inside writes, \
          {read_escapes} read escapes, {write_escapes} write escapes"
     );
-    assert!(flips > 100, "the flipper barely ran ({flips} flips)");
+    assert!(
+        flips >= MIN_FLIPS,
+        "the flipper barely ran ({flips} flips in 30 s)"
+    );
     assert!(
         reads_ok > 0 && writes_ok > 0,
         "nothing succeeded ({reads_ok} reads, {writes_ok} writes): the test proves nothing"
