@@ -23,19 +23,6 @@ pub use studyloop_regular_file::{kind_word, open_regular, read_regular};
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::path::Path;
-
-    use rustix::fs::{FileType, Mode};
-
     /// Makes a FIFO (0600) at `path`: the file a hostile tree plants to hang a reader.
-    pub(crate) fn fifo(path: &Path) {
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            path,
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
-    }
+    pub(crate) use studyloop_regular_file::make_fifo_for_tests as fifo;
 }

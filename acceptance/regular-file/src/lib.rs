@@ -94,19 +94,29 @@ pub fn kind_word(kind: FileType) -> &'static str {
     }
 }
 
+/// Makes a FIFO (0600) at `path`: the file a hostile tree plants to hang a reader.
+/// For tests of every reader that must refuse one (here and in the crates using it).
+///
+/// # Panics
+/// When the FIFO cannot be made (a test set-up failure).
+#[doc(hidden)]
+pub fn make_fifo_for_tests(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        FileType::Fifo,
+        Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mknod a FIFO");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn fifo(path: &Path) {
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            path,
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        make_fifo_for_tests(path);
     }
 
     #[test]
