@@ -1,36 +1,74 @@
-//! The turn loop the LLM actors share (gateway, direct): before each turn check
-//! cancel, then the budget; generate the learner's message from the history;
-//! validate its usage; send it to the mentor; record the turn.
+//! The one turn loop every learner backend runs (scripted, gateway, direct,
+//! harness): before each turn check cancel, then the budget; ask the
+//! [`Learner`] for its next message (it may say it is done); validate the
+//! message's usage; send it to the mentor; let the learner hear the reply;
+//! record the turn.
 //!
-//! There is no natural-completion heuristic: an LLM learner talks until a cap
-//! stops it, so `budget-exhausted` is its normal outcome.
+//! Backends differ only in where the learner's words come from, so only that
+//! is behind the trait; the caps, the outcomes and the transcript are decided
+//! here, once.
 
 use std::time::Instant;
 
 use crate::budget::Budget;
-use crate::llm::{ChatClient, ChatMessage, ChatResponse, LlmError, capped};
+use crate::llm::{ChatClient, ChatMessage, ChatResponse, capped};
 use crate::transcript::{CancelToken, Mentor, MentorError, Outcome, Transcript, Turn};
+
+/// What a learner produced for the next turn.
+pub(crate) enum Next {
+    /// A message to send, with what producing it cost.
+    Say(ChatResponse),
+    /// The learner finished on its own (script exhausted, harness said done).
+    Done,
+    /// The learner noticed the cancel token while waiting.
+    Cancelled,
+}
 
 /// Something that produces the learner's next message from the history (its own
 /// turns as assistant messages, the mentor's as user messages).
 pub(crate) trait Learner {
-    fn next(&mut self, history: &[ChatMessage], max_tokens: u32) -> Result<ChatResponse, LlmError>;
+    /// The next message; `max_tokens` is the output cap for this request
+    /// (`None` when no model is asked, so no cap applies).
+    fn next(
+        &mut self,
+        history: &[ChatMessage],
+        max_tokens: Option<u32>,
+        cancel: &CancelToken,
+    ) -> Result<Next, String>;
+
+    /// The mentor's reply to the last message (a harness learner types it back).
+    fn heard(&mut self, _reply: &str) -> Result<(), String> {
+        Ok(())
+    }
 }
 
-/// A [`ChatClient`] with the learner's system prompt.
+/// A [`ChatClient`] with the learner's system prompt and per-turn output cap.
 pub(crate) struct ClientLearner<'a> {
     pub client: &'a ChatClient,
     pub system_prompt: &'a str,
+    pub per_turn_max_tokens: u32,
 }
 
 impl Learner for ClientLearner<'_> {
-    fn next(&mut self, history: &[ChatMessage], max_tokens: u32) -> Result<ChatResponse, LlmError> {
-        self.client.chat(self.system_prompt, history, max_tokens)
+    fn next(
+        &mut self,
+        history: &[ChatMessage],
+        max_tokens: Option<u32>,
+        _cancel: &CancelToken,
+    ) -> Result<Next, String> {
+        self.client
+            .chat(
+                self.system_prompt,
+                history,
+                max_tokens.unwrap_or(self.per_turn_max_tokens),
+            )
+            .map(Next::Say)
+            .map_err(|err| format!("the learner model failed: {err}"))
     }
 }
 
 /// The outcome a mentor error ends a conversation with.
-pub(crate) fn mentor_failure(turns: Vec<Turn>, err: MentorError) -> Transcript {
+fn mentor_failure(turns: Vec<Turn>, err: MentorError) -> Transcript {
     match err {
         MentorError::TurnTimeout { .. } => Transcript {
             turns,
@@ -41,10 +79,13 @@ pub(crate) fn mentor_failure(turns: Vec<Turn>, err: MentorError) -> Transcript {
     }
 }
 
-/// Runs the loop until a cap, cancellation or failure ends it.
+/// Runs the loop until the learner is done, a cap, cancellation or a failure
+/// ends it. `per_turn_max_tokens` is the learner model's own cap (`None` for a
+/// learner without a model); each request gets it shrunk to what the budget
+/// has left.
 pub(crate) fn run(
     learner: &mut dyn Learner,
-    per_turn_max_tokens: u32,
+    per_turn_max_tokens: Option<u32>,
     mentor: &mut dyn Mentor,
     budget: &mut Budget,
     cancel: &CancelToken,
@@ -59,11 +100,12 @@ pub(crate) fn run(
             return Transcript::ended(turns, Outcome::BudgetExhausted);
         }
         let started = Instant::now();
-        let generated = match learner.next(&history, capped(per_turn_max_tokens, budget)) {
-            Ok(generated) => generated,
-            Err(err) => {
-                return Transcript::errored(turns, format!("the learner model failed: {err}"));
-            }
+        let max_tokens = per_turn_max_tokens.map(|cap| capped(cap, budget));
+        let generated = match learner.next(&history, max_tokens, cancel) {
+            Ok(Next::Say(generated)) => generated,
+            Ok(Next::Done) => return Transcript::ended(turns, Outcome::Completed),
+            Ok(Next::Cancelled) => return Transcript::ended(turns, Outcome::Cancelled),
+            Err(err) => return Transcript::errored(turns, err),
         };
         if let Err(err) = Budget::validate(generated.usage.output_tokens) {
             return Transcript::errored(turns, err);
@@ -72,6 +114,9 @@ pub(crate) fn run(
             Ok(reply) => reply,
             Err(err) => return mentor_failure(turns, err),
         };
+        if let Err(err) = learner.heard(&reply.text) {
+            return Transcript::errored(turns, err);
+        }
         history.push(ChatMessage::assistant(generated.text.clone()));
         history.push(ChatMessage::user(reply.text.clone()));
         turns.push(Turn {
@@ -107,17 +152,19 @@ mod tests {
         fn next(
             &mut self,
             _history: &[ChatMessage],
-            max_tokens: u32,
-        ) -> Result<ChatResponse, LlmError> {
+            max_tokens: Option<u32>,
+            _cancel: &CancelToken,
+        ) -> Result<Next, String> {
             let output_tokens = self.usages[self.max_tokens_seen.len() % self.usages.len()];
-            self.max_tokens_seen.push(max_tokens);
-            Ok(ChatResponse {
+            self.max_tokens_seen
+                .push(max_tokens.ok_or("an LLM learner always has a cap")?);
+            Ok(Next::Say(ChatResponse {
                 text: "learner".into(),
                 usage: Usage {
                     input_tokens: None,
                     output_tokens,
                 },
-            })
+            }))
         }
     }
 
@@ -128,7 +175,7 @@ mod tests {
         };
         let t = run(
             &mut learner,
-            300,
+            Some(300),
             &mut FakeMentor::echo(),
             budget,
             &CancelToken::new(),

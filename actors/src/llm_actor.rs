@@ -102,10 +102,11 @@ impl Actor for LlmActor {
         let mut learner = ClientLearner {
             client: &self.client,
             system_prompt: &self.options.system_prompt,
+            per_turn_max_tokens: self.options.max_output_tokens_per_turn,
         };
         conversation::run(
             &mut learner,
-            self.options.max_output_tokens_per_turn,
+            Some(self.options.max_output_tokens_per_turn),
             mentor,
             budget,
             cancel,

@@ -2,12 +2,11 @@
 //! and completes when the script runs out. No model is called, so every turn's
 //! usage is `Some(0)` (truly zero), and it never bills.
 
-use std::time::Instant;
-
 use crate::budget::Budget;
-use crate::conversation::mentor_failure;
+use crate::conversation::{self, Learner, Next};
 use crate::kind::ActorKind;
-use crate::transcript::{Actor, CancelToken, Mentor, Outcome, Transcript, Turn, Usage};
+use crate::llm::{ChatMessage, ChatResponse};
+use crate::transcript::{Actor, CancelToken, Mentor, Transcript, Usage};
 use crate::turn_script::TurnScript;
 
 /// Replays fixed prompts.
@@ -48,29 +47,31 @@ impl Actor for ScriptedActor {
         budget: &mut Budget,
         cancel: &CancelToken,
     ) -> Transcript {
-        let mut turns = Vec::new();
-        for prompt in &self.prompts {
-            if cancel.is_cancelled() {
-                return Transcript::ended(turns, Outcome::Cancelled);
-            }
-            if budget.check().is_err() {
-                return Transcript::ended(turns, Outcome::BudgetExhausted);
-            }
-            let started = Instant::now();
-            let reply = match mentor.send(prompt) {
-                Ok(reply) => reply,
-                Err(err) => return mentor_failure(turns, err),
-            };
-            turns.push(Turn {
-                learner: prompt.clone(),
-                mentor_reply: reply.text,
+        let mut learner = Replay {
+            prompts: self.prompts.iter(),
+        };
+        conversation::run(&mut learner, None, mentor, budget, cancel)
+    }
+}
+
+/// The scripted learner: the next prompt, costing nothing, until none is left.
+struct Replay<'a> {
+    prompts: std::slice::Iter<'a, String>,
+}
+
+impl Learner for Replay<'_> {
+    fn next(
+        &mut self,
+        _history: &[ChatMessage],
+        _max_tokens: Option<u32>,
+        _cancel: &CancelToken,
+    ) -> Result<Next, String> {
+        Ok(match self.prompts.next() {
+            Some(prompt) => Next::Say(ChatResponse {
+                text: prompt.clone(),
                 usage: Usage::ZERO,
-                elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            });
-            if let Err(err) = budget.record(Usage::ZERO.output_tokens) {
-                return Transcript::errored(turns, err);
-            }
-        }
-        Transcript::ended(turns, Outcome::Completed)
+            }),
+            None => Next::Done,
+        })
     }
 }

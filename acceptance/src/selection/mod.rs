@@ -15,19 +15,25 @@
 //!   `STUDYLOOP_ACC_AUTH_MODE` says; empty or unset is off; anything else is an
 //!   error, so a typo never falls back to a scrubbed run silently.
 //!
+//! - `STUDYLOOP_ACC_MAX_TURNS` and `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` are trimmed
+//!   whole numbers in a range ([`budget`]); empty or unset means 3 turns and no
+//!   conversation-wide token cap.
+//!
 //! Unknown values are errors naming the value, the accepted set and the fix. This
 //! module only parses; the runner decides that selection errors matter only once
 //! the gate is open.
 
+pub mod budget;
 mod names;
 mod parse;
 mod vars;
 
+pub use budget::{BudgetVarError, TurnBudget};
 pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSES};
 pub use parse::{Gates, Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
-    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT,
+    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT,
     UAT_EVIDENCE_ROOT,
 };
 

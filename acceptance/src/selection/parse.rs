@@ -5,8 +5,12 @@ use std::fmt;
 use studyloop_actors::ActorKind;
 
 use crate::caller_env::CallerEnv;
+use crate::selection::budget::{self, BudgetVarError, TurnBudget};
 use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
-use crate::selection::vars::{ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_REAL_AUTH, UAT};
+use crate::selection::vars::{
+    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH,
+    UAT,
+};
 
 /// The two gates, which never fail to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +41,8 @@ pub struct Selection {
     pub actor: ActorKind,
     /// How harnesses reach a model.
     pub auth_mode: AuthMode,
+    /// Learner turns and output-token cap of every live conversation.
+    pub budget: TurnBudget,
 }
 
 impl Selection {
@@ -46,6 +52,7 @@ impl Selection {
             harnesses: HARNESS_ORDER.to_vec(),
             actor: ActorKind::Scripted,
             auth_mode: AuthMode::StubProvider,
+            budget: TurnBudget::default(),
         }
     }
 
@@ -68,11 +75,17 @@ impl Selection {
             errors.push(e);
             AuthMode::StubProvider
         });
+        let (budget, budget_errors) = budget::parse(
+            env.var(ACC_MAX_TURNS).as_deref(),
+            env.var(ACC_MAX_OUTPUT_TOKENS).as_deref(),
+        );
+        errors.extend(budget_errors.into_iter().map(SelectionError::Budget));
         if errors.is_empty() {
             Ok(Self {
                 harnesses,
                 actor,
                 auth_mode,
+                budget,
             })
         } else {
             Err(SelectionErrors(errors))
@@ -127,6 +140,9 @@ pub enum SelectionError {
         /// The trimmed value.
         value: String,
     },
+    /// `STUDYLOOP_ACC_MAX_TURNS` or `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` is out of range.
+    #[error(transparent)]
+    Budget(#[from] BudgetVarError),
 }
 
 /// Every selection error of one run, one per line.

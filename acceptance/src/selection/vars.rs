@@ -12,6 +12,10 @@ pub const ACC_ACTOR: &str = "STUDYLOOP_ACC_ACTOR";
 pub const ACC_REAL_AUTH: &str = "STUDYLOOP_ACC_REAL_AUTH";
 /// `stub-provider` (default) or `scrubbed`.
 pub const ACC_AUTH_MODE: &str = "STUDYLOOP_ACC_AUTH_MODE";
+/// Learner turns per live conversation.
+pub const ACC_MAX_TURNS: &str = "STUDYLOOP_ACC_MAX_TURNS";
+/// The learner model's output-token cap over one conversation.
+pub const ACC_MAX_OUTPUT_TOKENS: &str = "STUDYLOOP_ACC_MAX_OUTPUT_TOKENS";
 /// Where the runner writes the skip ledger, results log and acceptance bundles.
 pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
 /// The UAT tier's own gate, on top of `STUDYLOOP_ACC`.
@@ -46,6 +50,16 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         name: ACC_REAL_AUTH,
         meaning: "Exactly `1`: the harness keeps your real HOME and credentials while every StudyLoop pointer stays scratch (may bill); any other non-empty value fails the run",
         default: Some("unset: off"),
+    },
+    EnvVarDoc {
+        name: ACC_MAX_TURNS,
+        meaning: "Learner turns every live conversation drives (lanes and UAT journeys), 1 to 50; anything else fails the run",
+        default: Some("3"),
+    },
+    EnvVarDoc {
+        name: ACC_MAX_OUTPUT_TOKENS,
+        meaning: "Output tokens the learner's model may spend over one conversation (sent as each request's `max_tokens`, shrunk to what is left), 1 to 1000000; anything else fails the run",
+        default: Some("unset: no cap beyond 200 per turn"),
     },
     EnvVarDoc {
         name: ACC_RESULTS_DIR,

@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 pub use screen::DONE_SENTINEL;
 
 use crate::budget::Budget;
-use crate::conversation::mentor_failure;
+use crate::conversation::{self, Learner, Next};
 use crate::error::ActorError;
 use crate::kind::ActorKind;
-use crate::transcript::{Actor, CancelToken, Mentor, Outcome, Transcript, Turn, Usage};
+use crate::llm::{ChatMessage, ChatResponse};
+use crate::transcript::{Actor, CancelToken, Mentor, Transcript, Usage};
 use screen::{Event, Reader};
 use tmux::Tmux;
 
@@ -194,46 +195,51 @@ impl Actor for HarnessActor {
         budget: &mut Budget,
         cancel: &CancelToken,
     ) -> Transcript {
-        let mut turns = Vec::new();
         if let Err(err) = self.start() {
-            return Transcript::errored(turns, format!("the harness actor could not start: {err}"));
+            return Transcript::errored(
+                Vec::new(),
+                format!("the harness actor could not start: {err}"),
+            );
         }
-        let mut reader = Reader::default();
-        loop {
-            if cancel.is_cancelled() {
-                return Transcript::ended(turns, Outcome::Cancelled);
-            }
-            if budget.check().is_err() {
-                return Transcript::ended(turns, Outcome::BudgetExhausted);
-            }
-            let started = Instant::now();
-            let learner = match self.next_line(&mut reader, cancel) {
-                Ok(Some(Event::Line(line))) => line,
-                Ok(Some(Event::Done)) => return Transcript::ended(turns, Outcome::Completed),
-                Ok(None) => return Transcript::ended(turns, Outcome::Cancelled),
-                Err(err) => return Transcript::errored(turns, err),
-            };
-            let reply = match mentor.send(&learner) {
-                Ok(reply) => reply,
-                Err(err) => return mentor_failure(turns, err),
-            };
-            if let Err(err) = self.tmux.type_line(&reply.text) {
-                return Transcript::errored(
-                    turns,
-                    format!("cannot type the mentor's reply: {err}"),
-                );
-            }
-            reader.typed(&reply.text);
-            turns.push(Turn {
-                learner,
-                mentor_reply: reply.text,
+        let mut learner = PaneLearner {
+            actor: self,
+            reader: Reader::default(),
+        };
+        conversation::run(&mut learner, None, mentor, budget, cancel)
+    }
+}
+
+/// The second harness as a learner: its next printed line, and the mentor's
+/// reply typed back. Usage is unobservable, so every turn records `None`.
+struct PaneLearner<'a> {
+    actor: &'a HarnessActor,
+    reader: Reader,
+}
+
+impl Learner for PaneLearner<'_> {
+    fn next(
+        &mut self,
+        _history: &[ChatMessage],
+        _max_tokens: Option<u32>,
+        cancel: &CancelToken,
+    ) -> Result<Next, String> {
+        Ok(match self.actor.next_line(&mut self.reader, cancel)? {
+            Some(Event::Line(text)) => Next::Say(ChatResponse {
+                text,
                 usage: Usage::UNKNOWN,
-                elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            });
-            if let Err(err) = budget.record(None) {
-                return Transcript::errored(turns, err);
-            }
-        }
+            }),
+            Some(Event::Done) => Next::Done,
+            None => Next::Cancelled,
+        })
+    }
+
+    fn heard(&mut self, reply: &str) -> Result<(), String> {
+        self.actor
+            .tmux
+            .type_line(reply)
+            .map_err(|err| format!("cannot type the mentor's reply: {err}"))?;
+        self.reader.typed(reply);
+        Ok(())
     }
 }
 

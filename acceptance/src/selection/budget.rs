@@ -1,0 +1,165 @@
+//! The conversation budget a run asks for: how many learner turns a live case
+//! drives (`STUDYLOOP_ACC_MAX_TURNS`) and how many output tokens the learner's
+//! model may spend over the whole conversation
+//! (`STUDYLOOP_ACC_MAX_OUTPUT_TOKENS`), parsed once into [`TurnBudget`].
+//!
+//! Why a range and not any number: a turn count of 0 is no conversation and one
+//! in the thousands is a typo that would hold a harness for hours; a token cap
+//! of 0 allows no turn at all.
+
+use std::ops::RangeInclusive;
+
+use studyloop_actors::{Budget, BudgetError};
+
+use crate::selection::vars::{ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS};
+
+/// Learner turns when `STUDYLOOP_ACC_MAX_TURNS` is unset (the contract's floor).
+pub const DEFAULT_MAX_TURNS: u32 = 3;
+/// What `STUDYLOOP_ACC_MAX_TURNS` accepts.
+pub const MAX_TURNS_RANGE: RangeInclusive<u32> = 1..=50;
+/// What `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` accepts.
+pub const MAX_OUTPUT_TOKENS_RANGE: RangeInclusive<u64> = 1..=1_000_000;
+
+/// Turns and the learner's output-token cap for one conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnBudget {
+    /// Learner turns to drive (after any persona turn).
+    pub max_turns: u32,
+    /// Output tokens the learner's model may spend in total; `None` = no cap
+    /// beyond each backend's per-turn cap.
+    pub max_output_tokens: Option<u64>,
+}
+
+impl Default for TurnBudget {
+    fn default() -> Self {
+        Self {
+            max_turns: DEFAULT_MAX_TURNS,
+            max_output_tokens: None,
+        }
+    }
+}
+
+impl TurnBudget {
+    /// A fresh actor budget with these caps.
+    ///
+    /// # Errors
+    /// [`BudgetError`] (unreachable for a parsed value: the range starts at 1).
+    pub fn budget(&self) -> Result<Budget, BudgetError> {
+        Budget::new(self.max_turns, self.max_output_tokens)
+    }
+}
+
+/// Why a budget variable was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetVarError {
+    /// `STUDYLOOP_ACC_MAX_TURNS` is not a whole number in range.
+    #[error(
+        "invalid {ACC_MAX_TURNS} value `{value}`; accepted: a whole number from {} to {} (fix: set e.g. {ACC_MAX_TURNS}=3, or unset it for {DEFAULT_MAX_TURNS})",
+        MAX_TURNS_RANGE.start(), MAX_TURNS_RANGE.end()
+    )]
+    MaxTurns {
+        /// The trimmed value.
+        value: String,
+    },
+    /// `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` is not a whole number in range.
+    #[error(
+        "invalid {ACC_MAX_OUTPUT_TOKENS} value `{value}`; accepted: a whole number from {} to {} (fix: set e.g. {ACC_MAX_OUTPUT_TOKENS}=2000, or unset it for no conversation-wide cap)",
+        MAX_OUTPUT_TOKENS_RANGE.start(), MAX_OUTPUT_TOKENS_RANGE.end()
+    )]
+    MaxOutputTokens {
+        /// The trimmed value.
+        value: String,
+    },
+}
+
+/// Parses both variables (trimmed; empty or unset = the default), reporting
+/// each bad one.
+pub(crate) fn parse(
+    turns: Option<&str>,
+    tokens: Option<&str>,
+) -> (TurnBudget, Vec<BudgetVarError>) {
+    let mut errors = Vec::new();
+    let mut budget = TurnBudget::default();
+    match number(
+        turns,
+        u64::from(*MAX_TURNS_RANGE.start()),
+        u64::from(*MAX_TURNS_RANGE.end()),
+    ) {
+        Ok(Some(n)) => budget.max_turns = u32::try_from(n).unwrap_or(DEFAULT_MAX_TURNS),
+        Ok(None) => {}
+        Err(value) => errors.push(BudgetVarError::MaxTurns { value }),
+    }
+    match number(
+        tokens,
+        *MAX_OUTPUT_TOKENS_RANGE.start(),
+        *MAX_OUTPUT_TOKENS_RANGE.end(),
+    ) {
+        Ok(n) => budget.max_output_tokens = n,
+        Err(value) => errors.push(BudgetVarError::MaxOutputTokens { value }),
+    }
+    (budget, errors)
+}
+
+/// `Ok(None)` for empty or unset, `Ok(Some(n))` in range, else the bad value.
+fn number(raw: Option<&str>, min: u64, max: u64) -> Result<Option<u64>, String> {
+    let value = raw.unwrap_or("").trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    // Digits only: `+3`, `3.0` and `0x3` are typos, not numbers.
+    match value.bytes().all(|b| b.is_ascii_digit()) {
+        true => value
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .map(Some)
+            .ok_or_else(|| value.to_owned()),
+        false => Err(value.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unset_and_empty_are_the_defaults() {
+        assert_eq!(parse(None, None), (TurnBudget::default(), Vec::new()));
+        assert_eq!(parse(Some(" "), Some("")), (TurnBudget::default(), Vec::new()));
+        assert_eq!(TurnBudget::default().max_turns, 3);
+    }
+
+    #[test]
+    fn values_in_range_are_taken_trimmed() {
+        let (b, errors) = parse(Some(" 5 "), Some("1200"));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(b.max_turns, 5);
+        assert_eq!(b.max_output_tokens, Some(1200));
+        let budget = b.budget().unwrap();
+        assert_eq!((budget.max_turns(), budget.max_output_tokens()), (5, Some(1200)));
+    }
+
+    #[test]
+    fn bad_values_name_the_value_the_range_and_the_fix() {
+        for (turns, tokens) in [
+            ("0", "0"),
+            ("51", "1000001"),
+            ("-1", "-5"),
+            ("3.0", "1e3"),
+            ("three", "lots"),
+            ("+3", "0x10"),
+            ("99999999999999999999999", "99999999999999999999999"),
+        ] {
+            let (_, errors) = parse(Some(turns), Some(tokens));
+            assert_eq!(errors.len(), 2, "{turns} {tokens}: {errors:?}");
+            let turns_msg = errors[0].to_string();
+            assert!(turns_msg.contains(&format!("`{turns}`")), "{turns_msg}");
+            assert!(turns_msg.contains("from 1 to 50"), "{turns_msg}");
+            assert!(turns_msg.contains("STUDYLOOP_ACC_MAX_TURNS=3"), "{turns_msg}");
+            let tokens_msg = errors[1].to_string();
+            assert!(tokens_msg.contains(&format!("`{tokens}`")), "{tokens_msg}");
+            assert!(tokens_msg.contains("from 1 to 1000000"), "{tokens_msg}");
+            assert!(tokens_msg.contains("unset it"), "{tokens_msg}");
+        }
+    }
+}
