@@ -1,7 +1,11 @@
-//! Ctrl-C for live lanes: the first SIGINT (or SIGTERM) to the runner marks
-//! the run interrupted (the cancel flag, [`interrupted`]) and kills every live
-//! lane's tmux server, so a driver blocked on pane output wakes at once (its
-//! control client sees `%exit`). Every other blocking step polls the flag: a
+//! Ctrl-C for every live case (cli-tmux and web lanes, probes, UAT journeys):
+//! the first SIGINT (or SIGTERM) to the runner marks the run interrupted (the
+//! cancel flag, [`interrupted`]) and stops every watched resource: a case's
+//! tmux server is killed, so a driver blocked on pane output wakes at once
+//! (its control client sees `%exit`); a product server or browser gets SIGTERM
+//! to its process group, so a blocked HTTP call or socket read ends. The
+//! case engine (`crate::case`) installs the handler and watches each resource
+//! it puts in a slot. Every other blocking step polls the flag: a
 //! child run through `Scratch::run` (the authenticated probe, `--version`,
 //! product commands) has its process group killed within milliseconds, and
 //! the lane's waits return. The step fails as `cancelled` and the lane's outer
@@ -22,20 +26,66 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use rustix::process::{Pid, Signal, kill_process_group};
+
 use crate::tmux::Tmux;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-static LIVE: Mutex<Vec<(u64, Tmux)>> = Mutex::new(Vec::new());
-static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+static LIVE: Mutex<Vec<(u64, Stop)>> = Mutex::new(Vec::new());
+static INSTALLED: OnceLock<Result<(), InterruptError>> = OnceLock::new();
+
+/// Why the handler could not be installed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InterruptError {
+    /// The signal handler could not be registered.
+    #[error("cannot install the SIGINT handler: {0} (a Ctrl-C will kill the runner without cleanup)")]
+    Handler(String),
+    /// The thread that turns signals into cleanup could not start.
+    #[error("cannot start the interrupt thread: {0} (a Ctrl-C will kill the runner without cleanup)")]
+    Thread(String),
+}
+
+/// A wait cut short by the interrupt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("interrupted (SIGINT/SIGTERM to the runner) while waiting for {waiting_for}")]
+pub struct Interrupted {
+    /// What the wait was for.
+    pub waiting_for: String,
+}
+
+/// What the handler stops for a watched resource.
+#[derive(Debug, Clone)]
+pub enum Stop {
+    /// A tmux server: killed (its clients see `%exit`).
+    Tmux(Tmux),
+    /// A child's process group (product server, browser driver): SIGTERM.
+    Group(i32),
+}
+
+impl Stop {
+    fn now(&self) {
+        match self {
+            Self::Tmux(tmux) => tmux.kill_server(),
+            Self::Group(pgid) => {
+                if let Some(group) = Pid::from_raw(*pgid) {
+                    let _ = kill_process_group(group, Signal::TERM);
+                }
+            }
+        }
+    }
+}
 
 /// Installs the handler once per process (a no-op after the first call).
-pub fn install() -> Result<(), String> {
+///
+/// # Errors
+/// [`InterruptError`] when the signal cannot be caught here.
+pub fn install() -> Result<(), InterruptError> {
     INSTALLED
         .get_or_init(|| {
             use signal_hook::consts::{SIGINT, SIGTERM};
             let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
-                .map_err(|e| format!("cannot install the SIGINT handler: {e}"))?;
+                .map_err(|e| InterruptError::Handler(e.to_string()))?;
             std::thread::Builder::new()
                 .name("studyloop-interrupt".into())
                 .spawn(move || {
@@ -45,15 +95,15 @@ pub fn install() -> Result<(), String> {
                             std::process::exit(130);
                         }
                         eprintln!(
-                            "studyloop-acceptance: signal {signal}: stopping live lanes (their evidence is still written); signal again to exit at once"
+                            "studyloop-acceptance: signal {signal}: stopping live cases (their evidence is still written); signal again to exit at once"
                         );
-                        for (_, tmux) in live().iter() {
-                            tmux.kill_server();
+                        for (_, stop) in live().iter() {
+                            stop.now();
                         }
                     }
                 })
                 .map(drop)
-                .map_err(|e| format!("cannot start the interrupt thread: {e}"))
+                .map_err(|e| InterruptError::Thread(e.to_string()))
         })
         .clone()
 }
@@ -63,30 +113,33 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// `Err(reason)` once the run is interrupted, for a wait loop to return at
-/// once instead of waiting out its deadline; `waiting_for` names the wait.
-pub fn check(waiting_for: &str) -> Result<(), String> {
+/// `Err` once the run is interrupted, for a wait loop to return at once
+/// instead of waiting out its deadline; `waiting_for` names the wait.
+///
+/// # Errors
+/// [`Interrupted`] naming the wait.
+pub fn check(waiting_for: &str) -> Result<(), Interrupted> {
     if interrupted() {
-        Err(format!(
-            "interrupted (SIGINT/SIGTERM to the runner) while waiting for {waiting_for}"
-        ))
+        Err(Interrupted {
+            waiting_for: waiting_for.to_owned(),
+        })
     } else {
         Ok(())
     }
 }
 
-/// Registers a lane's tmux server to be killed on interrupt until the guard drops.
-pub fn watch(tmux: Tmux) -> Watch {
+/// Registers a resource to be stopped on interrupt until the guard drops.
+pub fn watch(stop: Stop) -> Watch {
     let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
-    live().push((id, tmux.clone()));
+    live().push((id, stop.clone()));
     if interrupted() {
         // Raced with the signal: stop it now rather than after a full step.
-        tmux.kill_server();
+        stop.now();
     }
     Watch(id)
 }
 
-/// Unregisters the server on drop.
+/// Unregisters the resource on drop.
 #[derive(Debug)]
 pub struct Watch(u64);
 
@@ -96,7 +149,7 @@ impl Drop for Watch {
     }
 }
 
-fn live() -> std::sync::MutexGuard<'static, Vec<(u64, Tmux)>> {
+fn live() -> std::sync::MutexGuard<'static, Vec<(u64, Stop)>> {
     // The list stays consistent even if a holder panicked.
     LIVE.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

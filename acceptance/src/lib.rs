@@ -11,6 +11,7 @@
 
 pub mod bins;
 pub mod caller_env;
+pub mod case;
 pub mod catalogue;
 pub mod clock;
 pub mod command;

@@ -5,20 +5,18 @@
 //! `--version` inside a fresh scratch world with a deadline, and writes an
 //! evidence bundle recording the binary path and version. It is a presence and
 //! version probe only: no model is called and nothing is authenticated, and the
-//! manifest says so in its notes. Lanes that drive the product come later.
+//! manifest says so in its notes. Like every live trial it is a case on the
+//! engine (`crate::case`): its scratch world sits in a slot, and the finish
+//! step proves the sweep and writes the bundle to the run dir.
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::bins;
-use crate::caller_env::CallerEnv;
+use crate::case::{Case, RunDir, StepFailure, Steps};
 use crate::command::RunError;
-use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId, Surface};
+use crate::evidence::Surface;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
-use crate::scratch::Scratch;
 use crate::selection::HarnessName;
 
 /// How long a `--version` may take: node-based CLIs start slowly when cold.
@@ -67,75 +65,62 @@ struct ProbeRecord {
 }
 
 fn run_probe(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
-    let scratch = match Scratch::create_with(ctx.caller.clone(), ctx.selection.auth_mode) {
-        Ok(s) => s,
-        Err(err) => return TrialReport::failed(format!("could not create a scratch world: {err}")),
-    };
-    let Some(binary) = scratch.env().find_binary(harness.binary()) else {
-        return TrialReport::skipped(format!(
-            "{} not found on PATH ({})",
-            harness.binary(),
-            install_hint(harness)
-        ));
-    };
-    let mut cmd = scratch.command(&binary);
-    cmd.arg("--version");
-    let (record, problem) = match scratch.run(&mut cmd, VERSION_TIMEOUT) {
-        Ok(done) => {
-            let record = ProbeRecord {
-                binary: binary.display().to_string(),
-                argv: vec![binary.display().to_string(), "--version".into()],
-                exit_code: done.status.code(),
-                timed_out: false,
-                elapsed_ms: u64::try_from(done.elapsed.as_millis()).ok(),
-                stdout: done.stdout_text(),
-                stderr: done.stderr_text(),
-            };
-            let problem = (!done.status.success()).then(|| {
-                format!(
-                    "`{} --version` exited with {}",
-                    binary.display(),
-                    done.status
-                )
-            });
-            (record, problem)
-        }
-        Err(err) => (failed_record(&binary, &err), Some(err.to_string())),
-    };
-    // Some CLIs (pi) print their version on stderr.
-    let version = version_line(&record.stdout).or_else(|| version_line(&record.stderr));
-    let problem = problem.or_else(|| {
-        version.is_none().then(|| {
-            format!(
-                "`{} --version` printed no version (stdout: {:?}, stderr: {:?})",
-                binary.display(),
-                record.stdout,
-                record.stderr
-            )
+    Case::new(ctx, harness, Surface::Probe)
+        .run(&RunDir::new(ctx), probe)
+        .report()
+}
+
+fn probe(c: &mut Case<'_>) -> Result<(), StepFailure> {
+    // No model and no learner take part.
+    c.record.facts.actor_backend = None;
+    c.record.notes.push(PROBE_NOTE.to_owned());
+    c.step("scratch world", crate::lane::setup::make_world)?;
+    let binary = c.step("harness binary on the scratch PATH", |c| {
+        let h = c.harness;
+        c.env.find_binary(h.binary()).ok_or_else(|| {
+            StepFailure::skipped(format!("{} not found on PATH ({})", h.binary(), install_hint(h)))
         })
-    });
-    let sweep = scratch.close().err().map(|e| e.to_string());
-    let problem = problem.or_else(|| sweep.clone().map(|e| format!("scratch sweep failed: {e}")));
-    match write_bundle(
-        ctx,
-        harness,
-        &binary,
-        version,
-        &record,
-        problem.as_deref(),
-        sweep,
-    ) {
-        Ok(bundle) => match problem {
-            None => TrialReport::passed().with_bundle(bundle),
-            Some(p) => TrialReport::failed(p).with_bundle(bundle),
-        },
-        Err(err) => TrialReport::failed(format!(
-            "could not write the evidence bundle: {err}{}",
-            problem
-                .map(|p| format!("; the probe itself: {p}"))
-                .unwrap_or_default()
-        )),
-    }
+    })?;
+    c.record.facts.binary_path = Some(binary.display().to_string());
+    c.step("--version prints a version", |c| {
+        let scratch = c.scratch()?;
+        let mut cmd = scratch.command(&binary);
+        cmd.arg("--version");
+        let (record, problem) = match scratch.run(&mut cmd, VERSION_TIMEOUT) {
+            Ok(done) => {
+                let record = ProbeRecord {
+                    binary: binary.display().to_string(),
+                    argv: vec![binary.display().to_string(), "--version".into()],
+                    exit_code: done.status.code(),
+                    timed_out: false,
+                    elapsed_ms: u64::try_from(done.elapsed.as_millis()).ok(),
+                    stdout: done.stdout_text(),
+                    stderr: done.stderr_text(),
+                };
+                let problem = (!done.status.success()).then(|| {
+                    format!("`{} --version` exited with {}", binary.display(), done.status)
+                });
+                (record, problem)
+            }
+            Err(err) => (failed_record(&binary, &err), Some(err.to_string())),
+        };
+        // Some CLIs (pi) print their version on stderr.
+        let version = version_line(&record.stdout).or_else(|| version_line(&record.stderr));
+        c.record.attach_json("probe.json", &record)?;
+        c.record.failure_artifacts.push("probe.json".to_owned());
+        let problem = problem.or_else(|| {
+            version.is_none().then(|| {
+                format!(
+                    "`{} --version` printed no version (stdout: {:?}, stderr: {:?})",
+                    binary.display(),
+                    record.stdout,
+                    record.stderr
+                )
+            })
+        });
+        c.record.facts.harness_version = version;
+        problem.map_or(Ok(()), |p| Err(StepFailure::errored(p)))
+    })
 }
 
 fn failed_record(binary: &std::path::Path, err: &RunError) -> ProbeRecord {
@@ -165,58 +150,6 @@ fn version_line(stdout: &str) -> Option<String> {
         .map(str::trim)
         .find(|l| !l.is_empty() && l.bytes().any(|b| b.is_ascii_digit()))
         .map(str::to_owned)
-}
-
-fn write_bundle(
-    ctx: &TrialContext,
-    harness: HarnessName,
-    binary: &std::path::Path,
-    version: Option<String>,
-    record: &ProbeRecord,
-    problem: Option<&str>,
-    sweep: Option<String>,
-) -> Result<PathBuf, crate::evidence::EvidenceError> {
-    let run_id = RunId::generate();
-    let mut manifest = Manifest::new(&run_id, ctx.tier, &ctx.name, Surface::Probe);
-    let repo = repo_identity(&ctx.caller);
-    manifest.harness = Some(harness.to_string());
-    manifest.harness_version = version;
-    manifest.binary_path = Some(binary.display().to_string());
-    manifest.auth_mode = Some(ctx.selection.auth_mode);
-    manifest.repo_sha = repo.sha;
-    manifest.dirty = repo.dirty;
-    manifest.patch_identity = repo.patch_identity;
-    manifest.notes.push(PROBE_NOTE.to_owned());
-    if let Some(sweep) = sweep {
-        manifest
-            .notes
-            .push(format!("scratch sweep failed: {sweep}"));
-    }
-    let mut writer =
-        BundleWriter::create(ctx.run_log.evidence_dir().join(run_id.as_str()), manifest)?;
-    writer.write_json("probe.json", record)?;
-    let m = writer.manifest_mut();
-    match problem {
-        None => {
-            m.outcome = Outcome::Completed;
-            m.counts.passed = 1;
-        }
-        Some(problem) => {
-            m.outcome = Outcome::Errored;
-            m.counts.failed = 1;
-            m.failure_artifacts.push("probe.json".to_owned());
-            m.notes.push(problem.to_owned());
-        }
-    }
-    writer.finish()
-}
-
-/// The workspace's git identity, read once per process.
-fn repo_identity(caller: &CallerEnv) -> RepoIdentity {
-    static IDENTITY: OnceLock<RepoIdentity> = OnceLock::new();
-    IDENTITY
-        .get_or_init(|| RepoIdentity::detect(&bins::workspace_root(), caller))
-        .clone()
 }
 
 #[cfg(test)]

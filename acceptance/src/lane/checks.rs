@@ -1,20 +1,12 @@
-//! The cli-tmux lane's validators that read what the product and the stub
-//! left: the stub request log, the product DB row and `studyloop doctor`.
+//! The lanes' validators that read what the product left: the product DB row
+//! and `studyloop doctor`.
 
-use super::Lane;
 use super::cli_tmux::CLI_TIMEOUT;
 use super::validate;
 use crate::bins;
+use crate::case::Case;
 
-pub(crate) fn stub_records(l: &Lane<'_>) -> Result<Vec<studyloop_stubs::LogRecord>, String> {
-    l.stub
-        .as_ref()
-        .ok_or("no stub provider")?
-        .records()
-        .map_err(|e| format!("reading the stub log: {e}"))
-}
-
-pub(crate) fn db_row(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(), String> {
+pub(crate) fn db_row(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(), String> {
     let id = validate::state_str(state, "study_session_id")?;
     let want = validate::state_str(state, "persona_hash")?;
     let db = l
@@ -32,7 +24,7 @@ pub(crate) fn db_row(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(), 
     }
 }
 
-pub(crate) fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
+pub(crate) fn doctor(l: &mut Case<'_>) -> Result<(), String> {
     let studyloop = bins::path("studyloop").map_err(|e| e.to_string())?;
     let scratch = l.scratch().map_err(|e| e.message)?;
     let before = validate::tree_sizes(scratch.config_dir());
@@ -42,7 +34,7 @@ pub(crate) fn doctor(l: &mut Lane<'_>) -> Result<(), String> {
         .run(&mut cmd, CLI_TIMEOUT)
         .map_err(|e| e.to_string())?;
     let after = validate::tree_sizes(scratch.config_dir());
-    l.attach("product/doctor.json", done.stdout.clone());
+    l.record.attach("product/doctor.json", done.stdout.clone());
     let report: serde_json::Value = serde_json::from_slice(&done.stdout).map_err(|e| {
         format!(
             "doctor --json printed no JSON ({e}): {}",

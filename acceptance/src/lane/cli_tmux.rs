@@ -11,23 +11,16 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use studyloop_actors::{
-    ActorOptions, Budget, CancelToken, Mentor, Outcome as ActorOutcome, factory,
-};
-
-use super::checks::{db_row, doctor, stub_records};
+use super::checks::{db_row, doctor};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
 use super::validate::{self, STUDY_PERSONA};
-use super::{Lane, LaneFailure, PhaseTurn};
 use crate::bins;
-use crate::catalogue;
+use crate::case::{Case, Checks, PhaseTurn, ReplySource, StepFailure, Steps, converse};
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 
-/// Turns in the first session (the contract's floor).
-pub const TURNS: u32 = 3;
 /// How long one `studyloop` CLI call may take.
 pub(crate) const CLI_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the state file, the tmux session and the pane child get to appear.
@@ -43,13 +36,13 @@ pub fn trial(harness: HarnessName) -> TrialSpec {
     super::gated_trial(trial_name(harness), harness, run)
 }
 
-/// Runs the lane; evidence is written whatever happens (`Lane::finish`).
+/// Runs the lane; evidence is written whatever happens (the case's finish).
 pub fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
     super::run_lane(ctx, harness, drive)
 }
 
 /// The lane, step by step.
-fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
+fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     let h = lane.harness;
     let title = format!("Harness Matrix Live: {h}");
     lane.step("scratch world", make_scratch)?;
@@ -60,20 +53,23 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     }
     let (state, session, mut driver) = start_study(lane, &title)?;
     let result = lane.step("conversation", |l| {
-        converse(l, &mut driver, "first-session")
+        converse(l, &mut driver, ReplySource::Pane)
     });
     stash_driver(lane, &driver, "first-session");
-    result?;
-    if lane.stub.is_some() {
-        lane.check("stub log: persona and history length per turn", |l| {
-            let turns: Vec<u64> = (1..=u64::from(TURNS)).collect();
-            validate::stub_history(&stub_records(l)?, l.seed, &turns, STUDY_PERSONA)
-        })?;
-    }
-    lane.check("db: study_sessions row with persona_hash", |l| {
-        db_row(l, &state)
-    })?;
-    lane.check("doctor --json (read-only)", doctor)?;
+    let answered = result?.answered();
+    let stub = lane.has_stub();
+    lane.verify(
+        "the first session's record",
+        Checks::new()
+            .check_if(stub, "stub log: persona and history length per turn", |l: &mut Case<'_>| {
+                let turns: Vec<u64> = (1..=u64::from(answered)).collect();
+                validate::stub_history(&l.stub_records()?, l.seed, &turns, STUDY_PERSONA)
+            })
+            .check("db: study_sessions row with persona_hash", |l| {
+                db_row(l, &state)
+            })
+            .check("doctor --json (read-only)", doctor),
+    )?;
     // The first session is ended by the product while the harness is live
     // (`--end` must stop it); the resumed one is left through the harness's own
     // exit keys first (the product's agent-exit path), then `--end`.
@@ -85,9 +81,9 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let resumed = lane.step("resumed session state", |l| wait_state(l, true))?;
     let (session, pane) = lane.step("resumed live main pane", |l| live_pane(l, &resumed))?;
     let next = match lane.spec.resume {
-        Resume::Supported => TURNS + 1,
+        Resume::Supported => answered + 1,
         Resume::Unsupported { finding } => {
-            lane.notes.push(format!("finding: {finding}"));
+            lane.record.notes.push(format!("finding: {finding}"));
             1
         }
     };
@@ -100,9 +96,9 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     });
     stash_driver(lane, &driver, "resumed-session");
     result?;
-    if lane.stub.is_some() {
+    if stub {
         lane.check("stub log: the resumed turn carries the history", |l| {
-            validate::stub_history(&stub_records(l)?, l.seed, &[u64::from(next)], STUDY_PERSONA)
+            validate::stub_history(&l.stub_records()?, l.seed, &[u64::from(next)], STUDY_PERSONA)
         })?;
     }
     lane.step("exit the resumed harness", |l| exit_harness(l, driver))?;
@@ -113,9 +109,9 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
 /// harness's ready main pane: the session state, its session name and the
 /// driver (first stub turn 1).
 pub(crate) fn start_study(
-    lane: &mut Lane<'_>,
+    lane: &mut Case<'_>,
     title: &str,
-) -> Result<(serde_json::Value, String, PaneDriver), LaneFailure> {
+) -> Result<(serde_json::Value, String, PaneDriver), StepFailure> {
     let h = lane.harness;
     lane.step("study start", |l| {
         cli(l, "study-start", &["study", title, "--agent", h.as_str()])
@@ -127,14 +123,14 @@ pub(crate) fn start_study(
 }
 
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
-fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
-    let studyloop = bins::path("studyloop").map_err(|e| LaneFailure::errored(e.to_string()))?;
+fn cli(l: &mut Case<'_>, tag: &str, args: &[&str]) -> Result<(), StepFailure> {
+    let studyloop = bins::path("studyloop").map_err(StepFailure::from_error)?;
     let scratch = l.scratch()?;
     let mut cmd = scratch.command(&studyloop);
     l.env.apply(&mut cmd).args(args);
     let done = scratch
         .run(&mut cmd, CLI_TIMEOUT)
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+        .map_err(StepFailure::from_error)?;
     let log = format!(
         "$ studyloop {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
         args.join(" "),
@@ -142,7 +138,7 @@ fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
         done.stdout_text(),
         done.stderr_text()
     );
-    l.attach(format!("product/{tag}.txt"), log);
+    l.record.attach(format!("product/{tag}.txt"), log);
     if done.status.success() {
         Ok(())
     } else {
@@ -153,7 +149,7 @@ fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
             .take(3)
             .collect::<Vec<_>>()
             .join(" / ");
-        Err(LaneFailure::errored(format!(
+        Err(StepFailure::errored(format!(
             "`studyloop {}` exited {}: {tail}",
             args.join(" "),
             done.status
@@ -161,35 +157,33 @@ fn cli(l: &mut Lane<'_>, tag: &str, args: &[&str]) -> Result<(), LaneFailure> {
     }
 }
 
-fn state_path(l: &Lane<'_>) -> Result<PathBuf, LaneFailure> {
+fn state_path(l: &Case<'_>) -> Result<PathBuf, StepFailure> {
     Ok(l.scratch()?.config_dir().join("session-state.json"))
 }
 
 /// Waits for the state file to show an active (`active == true`) or ended session.
-fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneFailure> {
+fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepFailure> {
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
-        crate::interrupt::check("the session state").map_err(LaneFailure::cancelled)?;
+        crate::interrupt::check("the session state")
+            .map_err(|e| StepFailure::cancelled(e.to_string()))?;
         let state = validate::read_state(&path);
         if let Ok(s) = &state {
             let ended = s.get("mode").and_then(|m| m.as_str()) == Some("ended");
             if ended != active {
-                l.attach(
-                    "product/session-state.json",
-                    serde_json::to_vec_pretty(s).unwrap_or_default(),
-                );
+                l.record.attach_json("product/session-state.json", s)?;
                 return Ok(s.clone());
             }
         }
         if Instant::now() >= deadline {
-            let seen = state.map(|s| s.to_string()).unwrap_or_else(|e| e);
+            let seen = state.map_or_else(|e| e, |s| s.to_string());
             let want = if active {
                 "an active session"
             } else {
                 "mode ended"
             };
-            return Err(LaneFailure::errored(format!(
+            return Err(StepFailure::errored(format!(
                 "no {want} within {APPEAR_TIMEOUT:?}; last state: {seen}"
             )));
         }
@@ -199,21 +193,19 @@ fn wait_state(l: &mut Lane<'_>, active: bool) -> Result<serde_json::Value, LaneF
 }
 
 /// The `study-*` session exists and its main pane runs a live child.
-fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, String), LaneFailure> {
-    let session = validate::state_str(state, "mux_session").map_err(LaneFailure::errored)?;
-    let pane = validate::state_str(state, "mux_main_pane").map_err(LaneFailure::errored)?;
+fn live_pane(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(String, String), StepFailure> {
+    let session = validate::state_str(state, "mux_session").map_err(StepFailure::errored)?;
+    let pane = validate::state_str(state, "mux_main_pane").map_err(StepFailure::errored)?;
     if !session.starts_with("study-") {
-        return Err(LaneFailure::errored(format!(
+        return Err(StepFailure::errored(format!(
             "tmux session {session:?} does not start with study-"
         )));
     }
-    let tmux = l
-        .tmux
-        .as_ref()
-        .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
+    let tmux = l.tmux()?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
-        crate::interrupt::check("the live main pane").map_err(LaneFailure::cancelled)?;
+        crate::interrupt::check("the live main pane")
+            .map_err(|e| StepFailure::cancelled(e.to_string()))?;
         let pid = tmux
             .run(&["display-message", "-p", "-t", &pane, "#{pane_pid}"])
             .ok()
@@ -223,7 +215,7 @@ fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, Str
             return Ok((session, pane));
         }
         if Instant::now() >= deadline {
-            return Err(LaneFailure::errored(format!(
+            return Err(StepFailure::errored(format!(
                 "session {session} pane {pane} has no live child within {APPEAR_TIMEOUT:?} (pane pid {pid:?})"
             )));
         }
@@ -232,16 +224,16 @@ fn live_pane(l: &mut Lane<'_>, state: &serde_json::Value) -> Result<(String, Str
 }
 
 fn attach(
-    l: &mut Lane<'_>,
+    l: &mut Case<'_>,
     session: &str,
     pane: &str,
     next_turn: u32,
-) -> Result<PaneDriver, LaneFailure> {
+) -> Result<PaneDriver, StepFailure> {
     let markers = l
         .spec
         .markers()
-        .ok_or_else(|| LaneFailure::skipped(format!("{} has no screen markers", l.harness)))?;
-    let proof = match &l.stub {
+        .ok_or_else(|| StepFailure::skipped(format!("{} has no screen markers", l.harness)))?;
+    let proof = match &l.slots.stub {
         Some(_) => {
             let seed = l.seed;
             Proof::StubMarker {
@@ -258,115 +250,57 @@ fn attach(
         }
         None => Proof::NewContent,
     };
-    let tmux = l
-        .tmux
-        .as_ref()
-        .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
-    let mut driver = PaneDriver::attach(tmux, session, pane, markers, l.spec.limits(TURNS), proof)
+    let tmux = l.tmux()?;
+    let mut driver = PaneDriver::attach(tmux, session, pane, markers, l.spec.limits(l.budget.max_turns), proof)
         .map_err(pane_failure)?
         .with_paste(l.spec.paste);
     driver.wait_ready().map_err(pane_failure)?;
     Ok(driver)
 }
 
-/// The selected actor talks to `driver` for [`TURNS`] turns (shared with the
-/// web ACP lanes, whose mentor is the session socket or the browser console).
-pub(crate) fn converse(
-    l: &mut Lane<'_>,
-    driver: &mut dyn Mentor,
-    _phase: &str,
-) -> Result<(), LaneFailure> {
-    let kind = l.ctx.selection.actor;
-    let env: std::collections::BTreeMap<String, String> = l
-        .ctx
-        .caller
-        .iter()
-        .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
-        .collect();
-    if let Err(reason) =
-        factory::available(kind, &env).map_err(|e| LaneFailure::errored(e.to_string()))?
-    {
-        return Err(LaneFailure::skipped(reason.to_string()));
-    }
-    let options = ActorOptions {
-        turn_script: Some(
-            catalogue::default_turn_script().map_err(|e| LaneFailure::errored(e.to_string()))?,
-        ),
-        harness_socket_dir: Some(l.scratch()?.root().join("actor-tmux")),
-        ..ActorOptions::default()
-    };
-    let mut actor =
-        factory::build(kind, &env, options).map_err(|e| LaneFailure::errored(e.to_string()))?;
-    l.actor_model = actor.model().map(str::to_owned);
-    let mut budget = Budget::new(TURNS, None).map_err(|e| LaneFailure::errored(e.to_string()))?;
-    let transcript = actor.converse(driver, &mut budget, &CancelToken::new());
-    l.attach(
-        "transcript.json",
-        serde_json::to_vec_pretty(&transcript).unwrap_or_default(),
-    );
-    let answered = u32::try_from(transcript.turns.len()).unwrap_or(u32::MAX);
-    match transcript.outcome {
-        _ if answered >= TURNS && transcript.error.is_none() => Ok(()),
-        ActorOutcome::BudgetExhausted => Err(LaneFailure::budget(format!(
-            "{answered} of {TURNS} turns answered: {}",
-            transcript
-                .error
-                .unwrap_or_else(|| "the budget ran out".into())
-        ))),
-        other => Err(LaneFailure::errored(format!(
-            "{answered} of {TURNS} turns answered, actor outcome {}: {}",
-            other.as_str(),
-            transcript.error.unwrap_or_default()
-        ))),
-    }
-}
-
-pub(crate) fn pane_failure(e: PaneError) -> LaneFailure {
+pub(crate) fn pane_failure(e: PaneError) -> StepFailure {
     match e {
         PaneError::TurnTimeout { .. } | PaneError::TurnCeiling { .. } => {
-            LaneFailure::budget(e.to_string())
+            StepFailure::budget(e.to_string())
         }
-        other => LaneFailure::errored(other.to_string()),
+        other => StepFailure::errored(other.to_string()),
     }
 }
 
 /// Moves a driver's records, screens and raw stream into the lane's evidence.
-pub(crate) fn stash_driver(l: &mut Lane<'_>, driver: &PaneDriver, phase: &'static str) {
+pub(crate) fn stash_driver(l: &mut Case<'_>, driver: &PaneDriver, phase: &'static str) {
     for r in driver.records() {
-        l.attach(
+        l.record.attach(
             format!("screens/{phase}-turn-{}.txt", r.turn),
             r.screen.clone(),
         );
-        l.turns.push(PhaseTurn {
+        l.record.turns.push(PhaseTurn {
             phase,
             record: r.clone(),
         });
     }
-    l.attach(
+    l.record.attach(
         format!("screens/{phase}-stream.log"),
         driver.stream().to_vec(),
     );
 }
 
 /// Sends the harness's exit keys so it saves its session before `--end`.
-fn exit_harness(l: &mut Lane<'_>, mut driver: PaneDriver) -> Result<(), LaneFailure> {
+fn exit_harness(l: &mut Case<'_>, mut driver: PaneDriver) -> Result<(), StepFailure> {
     driver.send_keys(l.spec.exit_keys).map_err(pane_failure)?;
     Ok(())
 }
 
-pub(crate) fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
+pub(crate) fn end(l: &mut Case<'_>, session: &str) -> Result<(), StepFailure> {
     cli(l, "study-end", &["study", "--end"])?;
     wait_state(l, false)?;
-    let tmux = l
-        .tmux
-        .as_ref()
-        .ok_or_else(|| LaneFailure::errored("no tmux handle"))?;
+    let tmux = l.tmux()?;
     // When the harness exited first, the product's agent-exit path may still
     // be tearing the session down: allow it a bounded moment.
     let deadline = Instant::now() + Duration::from_secs(10);
     while tmux.has_session(session) {
         if Instant::now() >= deadline {
-            return Err(LaneFailure::errored(format!(
+            return Err(StepFailure::errored(format!(
                 "tmux session {session} still exists 10 s after --end"
             )));
         }
@@ -377,17 +311,17 @@ pub(crate) fn end(l: &mut Lane<'_>, session: &str) -> Result<(), LaneFailure> {
 
 /// The harness's one-shot mode answers through the provisioned model path
 /// (real-auth: the operator's; stub-provider: the stub, proven by its reply).
-fn authenticated_probe(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let binary = l
         .binary
         .clone()
-        .ok_or_else(|| LaneFailure::errored("no harness binary"))?;
+        .ok_or_else(|| StepFailure::errored("no harness binary"))?;
     let scratch = l.scratch()?;
     let dir = scratch.root().join("probe");
-    let expect = l.stub.as_ref().map(|_| "MENTOR-REPLY");
+    let expect = l.slots.stub.as_ref().map(|_| "MENTOR-REPLY");
     let done = crate::harness::probe::run(l.spec, scratch, &l.env, &binary, &dir, expect)
-        .map_err(LaneFailure::errored)?;
-    l.notes.push(format!(
+        .map_err(StepFailure::from_error)?;
+    l.record.notes.push(format!(
         "authenticated probe: {} ms, reply {:?}",
         done.elapsed.as_millis(),
         done.reply

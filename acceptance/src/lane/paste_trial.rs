@@ -13,10 +13,10 @@
 
 use std::path::Path;
 
-use super::checks::stub_records;
 use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
-use super::{Lane, LaneFailure, gated_trial, run_lane};
+use super::{gated_trial, run_lane};
+use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::pane::PaneDriver;
 use crate::runner::TrialSpec;
 use crate::selection::{AuthMode, HarnessName};
@@ -49,9 +49,9 @@ pub fn hostile_turn(marker: &Path) -> String {
     )
 }
 
-fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
+fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     if lane.ctx.selection.auth_mode != AuthMode::StubProvider {
-        return Err(LaneFailure::skipped(
+        return Err(StepFailure::skipped(
             "the paste proof reads the stub provider's request log: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)",
         ));
     }
@@ -62,32 +62,37 @@ fn drive(lane: &mut Lane<'_>) -> Result<(), LaneFailure> {
     let (_, session, mut driver) = start_study(lane, &title)?;
     let marker = lane.scratch()?.root().join("run-shell-ran");
     let turn = hostile_turn(&marker);
-    lane.notes
+    lane.record
+        .notes
         .push(format!("paste mode: {:?}", lane.spec.paste));
     let sent = lane.step("type the multi-line turn and get its reply", |_| {
         driver.send_turn(&turn).map(drop).map_err(pane_failure)
     });
     stash_driver(lane, &driver, "paste");
     sent?;
-    lane.check(
-        "no tmux command ran (marker file absent)",
-        |_| match marker.exists() {
-            true => Err(format!("{} exists: a run-shell line ran", marker.display())),
-            false => Ok(()),
-        },
+    lane.verify(
+        "the turn arrived as text, not as tmux commands",
+        Checks::new()
+            .check(
+                "no tmux command ran (marker file absent)",
+                |_: &mut Case<'_>| match marker.exists() {
+                    true => Err(format!("{} exists: a run-shell line ran", marker.display())),
+                    false => Ok(()),
+                },
+            )
+            .check("tmux server and control client still live", |l| {
+                still_connected(l, &mut driver, &session)
+            })
+            .check("stub log: the learner message arrived whole", |l| {
+                arrived_whole(l, &turn)
+            }),
     )?;
-    lane.check("tmux server and control client still live", |l| {
-        still_connected(l, &mut driver, &session)
-    })?;
-    lane.check("stub log: the learner message arrived whole", |l| {
-        arrived_whole(l, &turn)
-    })?;
     drop(driver);
     lane.step("study --end", |l| end(l, &session))
 }
 
-fn still_connected(l: &Lane<'_>, driver: &mut PaneDriver, session: &str) -> Result<(), String> {
-    let alive = l.tmux.as_ref().is_some_and(|t| t.has_session(session));
+fn still_connected(l: &Case<'_>, driver: &mut PaneDriver, session: &str) -> Result<(), String> {
+    let alive = l.slots.tmux.as_ref().is_some_and(|t| t.has_session(session));
     if !alive {
         return Err(format!("tmux session {session} is gone after the turn"));
     }
@@ -98,9 +103,9 @@ fn still_connected(l: &Lane<'_>, driver: &mut PaneDriver, session: &str) -> Resu
 }
 
 /// Turn 1's request carries, as its last real user text, exactly the turn.
-fn arrived_whole(l: &Lane<'_>, turn: &str) -> Result<(), String> {
+fn arrived_whole(l: &Case<'_>, turn: &str) -> Result<(), String> {
     let want = studyloop_stubs::text_sha256(turn.trim());
-    let records = stub_records(l)?;
+    let records = l.stub_records()?;
     let turn_one: Vec<_> = records.iter().filter(|r| r.user_turns == 1).collect();
     if turn_one
         .iter()

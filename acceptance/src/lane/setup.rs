@@ -6,35 +6,49 @@
 use studyloop_stubs::StubProvider;
 
 use super::cli_tmux::CLI_TIMEOUT;
-use super::{Lane, LaneFailure};
 use crate::bins;
+use crate::case::{Case, StepFailure};
 use crate::harness::provision;
 use crate::probe::install_hint;
 use crate::scratch::Scratch;
 use crate::selection::AuthMode;
 use crate::tmux::Tmux;
 
-/// A scratch world for the cell, its tmux, and the interrupt watch on it.
-pub(crate) fn make_scratch(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+/// A scratch world for the cell's auth mode in its slot, and its env.
+///
+/// # Errors
+/// The world could not be made.
+pub fn make_world(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let scratch = Scratch::create_with(l.ctx.caller.clone(), l.ctx.selection.auth_mode)
-        .map_err(|e| LaneFailure::errored(format!("could not create a scratch world: {e}")))?;
+        .map_err(|e| StepFailure::errored(format!("could not create a scratch world: {e}")))?;
     l.env = scratch.env();
-    let tmux = Tmux::for_tmpdir(scratch.socket_dir(), l.env.iter())
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
-    l.watch = Some(crate::interrupt::watch(tmux.clone()));
-    l.tmux = Some(tmux);
-    l.notes
+    l.record
+        .notes
         .push(format!("scratch root: {}", scratch.root().display()));
-    l.scratch = Some(scratch);
+    l.slots.put_scratch(scratch);
+    Ok(())
+}
+
+/// [`make_world`] plus the product's tmux server handle, both in their slots.
+///
+/// # Errors
+/// The world or the tmux handle could not be made.
+pub fn make_scratch(l: &mut Case<'_>) -> Result<(), StepFailure> {
+    make_world(l)?;
+    let tmux = Tmux::for_tmpdir(l.scratch()?.socket_dir(), l.env.iter())
+        .map_err(StepFailure::from_error)?;
+    l.slots.put_tmux(tmux);
     Ok(())
 }
 
 /// The harness binary on the cell's PATH and its `--version` line; missing
 /// is a skip naming the install.
-pub(crate) fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+/// # Errors
+/// A skip when the binary is missing; errored when `--version` cannot run.
+pub fn resolve_binary(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let h = l.harness;
     let binary = l.env.find_binary(h.binary()).ok_or_else(|| {
-        LaneFailure::skipped(format!(
+        StepFailure::skipped(format!(
             "{} not found on PATH ({})",
             h.binary(),
             install_hint(h)
@@ -45,29 +59,32 @@ pub(crate) fn resolve_binary(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
     cmd.arg("--version");
     let done = scratch
         .run(&mut cmd, CLI_TIMEOUT)
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+        .map_err(StepFailure::from_error)?;
     let text = format!("{}{}", done.stdout_text(), done.stderr_text());
-    l.version = text
+    l.record.facts.harness_version = text
         .lines()
         .map(str::trim)
         .find(|s| s.bytes().any(|b| b.is_ascii_digit()))
         .map(str::to_owned);
+    l.record.facts.binary_path = Some(binary.display().to_string());
     l.binary = Some(binary);
     Ok(())
 }
 
 /// The model path for the selected auth mode, written into the scratch HOME.
-pub(crate) fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
+/// # Errors
+/// A skip when the harness has no recipe for the mode; errored otherwise.
+pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let mode = l.ctx.selection.auth_mode;
     if mode == AuthMode::StubProvider {
         if l.spec.stub_config.is_none() {
-            return Err(LaneFailure::skipped(format!(
+            return Err(StepFailure::skipped(format!(
                 "{} has no stub-provider recipe: it cannot be installed here",
                 l.harness
             )));
         }
         let binary = bins::path("studyloop-stub-provider")
-            .map_err(|e| LaneFailure::errored(e.to_string()))?;
+            .map_err(StepFailure::from_error)?;
         let scratch = l.scratch()?;
         let dir = scratch.root().join("stub");
         let seed = l.seed.to_string();
@@ -75,21 +92,22 @@ pub(crate) fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
         // it under the harness, and its HOME marks it for the reaper.
         let cmd = scratch.command(&binary);
         let stub = StubProvider::spawn_command(cmd, &dir, ["--seed", seed.as_str()])
-            .map_err(|e| LaneFailure::errored(e.to_string()))?;
+            .map_err(StepFailure::from_error)?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);
         }
-        l.stub = Some(stub);
+        l.record.facts.seeds.push(("stub_nonce".into(), l.seed));
+        l.slots.put_stub(stub);
     }
-    let url = l.stub.as_ref().map(StubProvider::base_url);
+    let url = l.slots.stub.as_ref().map(StubProvider::base_url);
     let home = l.scratch()?.home().to_owned();
     let done = provision::provision(l.spec, mode, &home, url.as_deref(), &l.env)
-        .map_err(|e| LaneFailure::errored(e.to_string()))?;
+        .map_err(StepFailure::from_error)?;
     for (name, value) in &done.env {
         l.env = std::mem::take(&mut l.env)
             .with_var(name, value)
-            .map_err(|e| LaneFailure::errored(e.to_string()))?;
+            .map_err(StepFailure::from_error)?;
     }
-    l.notes.extend(done.notes);
+    l.record.notes.extend(done.notes);
     Ok(())
 }

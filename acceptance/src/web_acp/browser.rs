@@ -119,6 +119,12 @@ impl Browser {
         }
     }
 
+    /// The chromedriver's pid, which leads the browser's process group.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.driver.id()
+    }
+
     fn client(&self) -> &Client {
         // Present until close(), which consumes self.
         self.client

@@ -3,27 +3,24 @@
 //! SPA in headless Chromium). In a scratch world the real `studyloop web`
 //! starts an ACP session with the real pinned adapter; the persona goes first,
 //! as the product's console sends it; the selected learner actor talks for
-//! [`TURNS`] turns; every reply is proven by the cell's stub nonce; the
-//! session is ended and nothing may be left running.
+//! the selection's number of turns; every reply is proven by the cell's stub
+//! nonce; the session is ended and nothing may be left running. Each lane is a
+//! case on the engine (`crate::case`): the server, the socket and the browser
+//! sit in its slots, so a Ctrl-C stops them and the case still finishes.
 //!
 //! grok has no ACP path: it gets no trial here (the matrix marks it n/a).
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::browser::{self, Browser};
 use super::journey::{self, BrowserMentor, Snapshots};
-use super::{AcpMentor, SessionStart, Stopped, WebServer};
+use super::{AcpMentor, SessionStart, WebServer};
+use crate::case::{Case, Checks, ReplySource, RunDir, StepFailure, Steps, converse};
 use crate::evidence::Surface;
-use crate::lane::cli_tmux::converse;
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
-use crate::lane::{Lane, LaneFailure, validate};
+use crate::lane::validate;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::{AuthMode, HarnessName};
-
-/// Learner turns after the persona turn (the contract's floor).
-pub const TURNS: u32 = 3;
 /// One API call.
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The start includes the ACP handshake (kiro needs ~13 s for session/new).
@@ -85,98 +82,96 @@ pub fn trials(harness: HarnessName) -> Vec<TrialSpec> {
 
 /// Runs one lane; evidence is written whatever happens.
 pub fn run(ctx: &TrialContext, harness: HarnessName, variant: Variant) -> TrialReport {
-    let mut lane = Lane::new(ctx, harness);
-    lane.surface = match variant {
+    let surface = match variant {
         Variant::Socket => Surface::WebAcp,
         Variant::Browser => Surface::WebAcpBrowser,
     };
-    crate::lane::drive_to_finish(lane, |lane| drive(lane, variant))
+    Case::new(ctx, harness, surface)
+        .run(&RunDir::new(ctx), |case| drive(case, variant))
+        .report()
 }
 
-fn err(e: impl std::fmt::Display) -> LaneFailure {
-    LaneFailure::errored(e.to_string())
+fn err(e: impl std::fmt::Display) -> StepFailure {
+    StepFailure::from_error(e)
 }
 
-fn drive(lane: &mut Lane<'_>, variant: Variant) -> Result<(), LaneFailure> {
-    let h = lane.harness;
-    lane.step("scratch world", make_scratch)?;
-    lane.step("harness binary and version", resolve_binary)?;
-    lane.step("provision harness for the auth mode", provision_harness)?;
-    let mut server = lane.step("studyloop web", start_server)?;
-    let result = match variant {
-        Variant::Socket => socket_journey(lane, &server),
-        Variant::Browser => browser_journey(lane, &server),
+fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
+    let h = case.harness;
+    case.step("scratch world", make_scratch)?;
+    case.step("harness binary and version", resolve_binary)?;
+    case.step("provision harness for the auth mode", provision_harness)?;
+    case.step("studyloop web", start_server)?;
+    let answered = match variant {
+        Variant::Socket => socket_journey(case),
+        Variant::Browser => browser_journey(case),
     };
-    let state = server.session_state(HTTP_TIMEOUT);
+    let state = server(case)?.session_state(HTTP_TIMEOUT);
     if let Ok(s) = &state {
-        lane.attach(
-            "product/session-state.json",
-            serde_json::to_vec_pretty(&s.body).unwrap_or_default(),
-        );
+        case.record.attach_json("product/session-state.json", &s.body)?;
     }
-    result?;
-    if lane.stub.is_some() {
-        lane.check("stub log: persona and history length per turn", |l| {
-            // The persona is turn 0 for the stub (no learner text yet).
-            let turns: Vec<u64> = (0..=u64::from(TURNS)).collect();
-            let records = l
-                .stub
-                .as_ref()
-                .ok_or("no stub")?
-                .records()
-                .map_err(|e| e.to_string())?;
-            validate::stub_history(&records, l.seed, &turns, FOCUS_PERSONA)
-        })?;
-    }
+    let answered = answered?;
     let state = state.map_err(err)?.body;
-    lane.check("state: the session ended", |_| {
-        match state["mode"].as_str() {
-            Some("ended") => Ok(()),
-            other => Err(format!("state mode is {other:?}, expected ended: {state}")),
-        }
-    })?;
-    lane.check("db: study_sessions row with persona_hash", |l| {
-        crate::lane::checks::db_row(l, &state)
-    })?;
-    lane.step("stop studyloop web", |l| {
-        let code = server.stop(Duration::from_secs(15));
-        l.attach("product/web-server.log", server.output());
-        if code == Some(0) {
-            Ok(())
-        } else {
-            Err(err(format!("studyloop web exited {code:?} on SIGTERM")))
-        }
-    })?;
-    lane.notes.push(format!(
-        "{h}: web-acp {variant:?} journey: persona + {TURNS} learner turns"
+    let stub = case.has_stub();
+    case.verify(
+        "the session's record",
+        Checks::new()
+            .check_if(
+                stub,
+                "stub log: persona and history length per turn",
+                |c: &mut Case<'_>| {
+                    // The persona is turn 0 for the stub (no learner text yet).
+                    let turns: Vec<u64> = (0..=u64::from(answered)).collect();
+                    validate::stub_history(&c.stub_records()?, c.seed, &turns, FOCUS_PERSONA)
+                },
+            )
+            .check("state: the session ended", |_| match state["mode"].as_str() {
+                Some("ended") => Ok(()),
+                other => Err(format!("state mode is {other:?}, expected ended: {state}")),
+            })
+            .check("db: study_sessions row with persona_hash", |c| {
+                crate::lane::checks::db_row(c, &state)
+            }),
+    )?;
+    case.record.notes.push(format!(
+        "{h}: web-acp {variant:?} journey: persona + {answered} learner turns"
     ));
     Ok(())
 }
 
-fn start_server(l: &mut Lane<'_>) -> Result<WebServer, LaneFailure> {
-    WebServer::start_in(l.scratch()?, &l.env).map_err(err)
+fn server<'c>(case: &'c Case<'_>) -> Result<&'c WebServer, StepFailure> {
+    case.slots
+        .server
+        .as_ref()
+        .ok_or_else(|| StepFailure::errored("no product server"))
 }
 
-fn start_session(l: &mut Lane<'_>, server: &WebServer) -> Result<SessionStart, LaneFailure> {
-    let topic = format!("Web ACP Lane: {}", l.harness);
+fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
+    let server = WebServer::start_in(c.scratch()?, &c.env).map_err(err)?;
+    c.slots.put_server(server);
+    Ok(())
+}
+
+fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
+    let topic = format!("Web ACP Lane: {}", c.harness);
     let mut text = String::new();
-    let started = server.start_acp_session(&topic, l.harness.as_str(), 5, START_TIMEOUT, |t| {
-        text = t.to_owned();
-    });
-    l.attach("product/session-start.json", text);
+    let started =
+        server(c)?.start_acp_session(&topic, c.harness.as_str(), 5, START_TIMEOUT, |t| {
+            text = t.to_owned();
+        });
+    c.record.attach("product/session-start.json", text);
     started.map_err(err)
 }
 
 /// Checks that turn `n`'s reply carries the stub's nonce (stub-provider mode).
-fn prove(l: &Lane<'_>, n: u64, reply: &str) -> Result<(), String> {
-    if l.ctx.selection.auth_mode != AuthMode::StubProvider {
+fn prove(c: &Case<'_>, n: u64, reply: &str) -> Result<(), String> {
+    if c.ctx.selection.auth_mode != AuthMode::StubProvider {
         return if reply.trim().is_empty() {
             Err(format!("turn {n}: empty reply"))
         } else {
             Ok(())
         };
     }
-    let want = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(l.seed, n));
+    let want = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(c.seed, n));
     if reply.contains(&want) {
         Ok(())
     } else {
@@ -184,64 +179,83 @@ fn prove(l: &Lane<'_>, n: u64, reply: &str) -> Result<(), String> {
     }
 }
 
-fn socket_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFailure> {
-    let started = lane.step("POST /api/session/start (acp)", |l| {
-        start_session(l, server)
-    })?;
-    let turn_timeout = lane.spec.turn_timeout;
-    let ws_url = started.ws_url.clone();
-    let mut mentor = lane.step("attach the session socket", |_| {
-        AcpMentor::attach(&server.addr, &ws_url, turn_timeout).map_err(err)
+/// The socket variant; returns the learner turns answered.
+fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
+    let started = case.step("POST /api/session/start (acp)", start_session)?;
+    let turn_timeout = case.spec.turn_timeout;
+    case.step("attach the session socket", |c| {
+        let addr = server(c)?.addr.clone();
+        let mentor = AcpMentor::attach(&addr, &started.ws_url, turn_timeout).map_err(err)?;
+        c.slots.put_acp(mentor);
+        Ok(())
     })?;
     let persona = started.persona;
-    let first = lane.step("persona as the first prompt", |_| {
-        mentor.deliver_persona(&persona).map_err(err)
+    let first = case.step("persona as the first prompt", |c| {
+        c.with_acp(|_, m| m.deliver_persona(&persona).map_err(err))
     });
-    let result = first
-        .and_then(|reply| lane.check("persona turn proven (stub turn 0)", |l| prove(l, 0, &reply)))
-        .and_then(|()| lane.step("conversation", |l| converse(l, &mut mentor, "web-acp")));
-    let Stopped {
-        turns: records,
-        stopped,
-        ..
-    } = {
-        let done = mentor.stop();
-        lane.attach("turns.json", done.turns_json());
-        lane.attach("ws-frames.jsonl", done.frames_jsonl());
-        done
-    };
-    result?;
-    lane.check("turns proven by the stub nonce", |l| {
-        // turns[0] is the persona (stub turn 0); learner turn k is stub turn k.
-        records
-            .iter()
-            .enumerate()
-            .try_for_each(|(k, r)| prove(l, k as u64, &r.reply))
-    })?;
-    lane.check("stop frame ended the session", |_| match stopped {
-        Some(f) if f["reason"] == "cancel" => Ok(()),
-        other => Err(format!(
-            "expected a stopped frame with reason cancel, got {other:?}"
-        )),
-    })
+    let talk = first
+        .and_then(|reply| case.check("persona turn proven (stub turn 0)", |c| prove(c, 0, &reply)))
+        .and_then(|()| {
+            case.step("conversation", |c| {
+                c.with_acp(|c, m| converse(c, m, ReplySource::Socket))
+            })
+        });
+    let stopped = case.step("stop the session socket", Case::stop_acp);
+    let talk = talk?;
+    let stopped = stopped?;
+    let replies = talk.replies;
+    case.verify(
+        "the session over the socket",
+        Checks::new()
+            .check("turns proven by the stub nonce", |c: &mut Case<'_>| {
+                // Learner turn k is stub turn k (the persona was turn 0).
+                replies
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(k, r)| prove(c, k as u64 + 1, &r.text))
+            })
+            .check("stop frame ended the session", |_| match stopped {
+                Some(f) if f["reason"] == "cancel" => Ok(()),
+                other => Err(format!(
+                    "expected a stopped frame with reason cancel, got {other:?}"
+                )),
+            }),
+    )?;
+    Ok(talk.transcript.turns.len().try_into().unwrap_or(u32::MAX))
 }
 
-fn browser_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFailure> {
-    let chrome = lane.step("launch headless Chromium", |l| {
-        let scratch = l.scratch()?;
+/// The browser variant; returns the learner turns answered.
+fn browser_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
+    case.step("launch headless Chromium", |c| {
+        let scratch = c.scratch()?;
         let profile = browser::profile_dir(scratch.tmp_dir()).map_err(err)?;
-        Browser::launch(scratch, &profile).map_err(err)
+        let chrome = Browser::launch(scratch, &profile).map_err(err)?;
+        c.slots.put_browser(chrome);
+        Ok(())
     })?;
-    let base = format!("http://{}", server.addr);
-    let topic = format!("Web ACP Browser Lane: {}", lane.harness);
-    let agent = lane.harness.as_str();
-    let turn_timeout = lane.spec.turn_timeout;
+    // The console borrows the browser while the case records steps: take it
+    // out of its slot (its Ctrl-C watch stays) and put it back for release.
+    let chrome = case
+        .slots
+        .browser
+        .take()
+        .ok_or_else(|| StepFailure::errored("no browser"))?;
+    let result = console_journey(case, &chrome);
+    case.slots.browser = Some(chrome);
+    result
+}
+
+fn console_journey(case: &mut Case<'_>, chrome: &Browser) -> Result<u32, StepFailure> {
+    let base = format!("http://{}", server(case)?.addr);
+    let topic = format!("Web ACP Browser Lane: {}", case.harness);
+    let agent = case.harness.as_str();
+    let turn_timeout = case.spec.turn_timeout;
     let mut shots = Snapshots::default();
-    let started = lane.step(
+    let started = case.step(
         "start from the Dashboard; the console sends the persona",
         |_| {
             journey::start_acp_session(
-                &chrome,
+                chrome,
                 &mut shots,
                 &base,
                 &topic,
@@ -251,53 +265,28 @@ fn browser_journey(lane: &mut Lane<'_>, server: &WebServer) -> Result<(), LaneFa
             .map_err(err)
         },
     );
-    let mut mentor = BrowserMentor::new(&chrome, shots, turn_timeout, 1);
-    let result = started.and_then(|()| {
-        lane.step("conversation through the console", |l| {
-            converse(l, &mut mentor, "web-acp-browser")
+    let mut mentor = BrowserMentor::new(chrome, shots, turn_timeout, 1);
+    let talk = started.and_then(|()| {
+        case.step("conversation through the console", |c| {
+            converse(c, &mut mentor, ReplySource::Console)
         })
     });
-    let proven = result.and_then(|()| {
-        lane.check(
+    let answered = talk.and_then(|talk| {
+        case.check(
             "every reply shown in the console carries its stub nonce",
-            |l| {
-                transcript_replies(l)
+            |c| {
+                talk.replies
                     .iter()
                     .enumerate()
-                    .try_for_each(|(k, r)| prove(l, k as u64 + 1, r))
+                    .try_for_each(|(k, r)| prove(c, k as u64 + 1, &r.text))
             },
-        )
+        )?;
+        Ok(talk.answered())
     });
-    let ended =
-        proven.and_then(|()| lane.step("end from the console", |_| mentor.end().map_err(err)));
-    let shots = std::mem::take(&mut mentor.shots);
-    drop(mentor);
-    chrome.close();
-    for (name, bytes) in shots.files {
-        lane.attach(name, bytes);
+    let ended = answered
+        .and_then(|n| case.step("end from the console", |_| mentor.end().map_err(err)).map(|()| n));
+    for (name, bytes) in std::mem::take(&mut mentor.shots.files) {
+        case.record.attach(name, bytes);
     }
     ended
-}
-
-/// The mentor replies of the actor's transcript (`transcript.json`, attached by
-/// the shared `converse`), in turn order.
-fn transcript_replies(l: &Lane<'_>) -> Vec<String> {
-    let Some((_, bytes)) = l
-        .files
-        .iter()
-        .rev()
-        .find(|(name, _)| name == "transcript.json")
-    else {
-        return Vec::new();
-    };
-    let v: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-    v["turns"]
-        .as_array()
-        .map(|turns| {
-            turns
-                .iter()
-                .map(|t| t["mentor_reply"].as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }

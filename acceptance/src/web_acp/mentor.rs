@@ -212,17 +212,21 @@ pub struct Stopped {
 
 impl Stopped {
     /// The turns as pretty JSON (the bundle's turn file).
-    #[must_use]
-    pub fn turns_json(&self) -> Vec<u8> {
-        serde_json::to_vec_pretty(&self.turns).unwrap_or_default()
+    ///
+    /// # Errors
+    /// A serialisation failure (never an empty file in its place).
+    pub fn turns_json(&self) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec_pretty(&self.turns)
     }
 
     /// The frame log as JSON lines (the bundle's `ws-frames.jsonl`).
-    #[must_use]
-    pub fn frames_jsonl(&self) -> String {
+    ///
+    /// # Errors
+    /// A serialisation failure (never an empty line in its place).
+    pub fn frames_jsonl(&self) -> Result<String, serde_json::Error> {
         self.log
             .iter()
-            .map(|f| serde_json::to_string(f).unwrap_or_default() + "\n")
+            .map(|f| serde_json::to_string(f).map(|line| line + "\n"))
             .collect()
     }
 }

@@ -209,6 +209,12 @@ impl WebServer {
         }
     }
 
+    /// The server's pid, which leads its process group.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything the server printed so far (stdout and stderr interleaved).
     #[must_use]
     pub fn output(&self) -> String {

@@ -1,0 +1,220 @@
+//! The one finish step of every case: release the slots in their fixed
+//! order, prove nothing is left (no process mentions the scratch root — tmux
+//! server, harness, stub and product included — and no scratch tree), then
+//! write the bundle to a [`Destination`]: the run directory ([`RunDir`]) or,
+//! for UAT cells, the durable UAT root (the uat crate's destination).
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use super::case::Case;
+use super::record::Record;
+use super::step::{Checks, Steps};
+use super::StepFailure;
+use crate::bins;
+use crate::caller_env::CallerEnv;
+use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId};
+use crate::lane::validate;
+use crate::runner::TrialReport;
+
+/// Why a bundle could not be written.
+pub type BundleError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Where a finished case's bundle goes and in which layout.
+pub trait Destination {
+    /// The bundle's run id (the manifest records it).
+    fn run_id(&self) -> &RunId;
+
+    /// Writes `record` with `manifest` (outcome and notes already set from
+    /// `result`) and returns the bundle directory.
+    ///
+    /// # Errors
+    /// Why the bundle could not be written.
+    fn write(
+        &self,
+        record: &Record,
+        manifest: Manifest,
+        result: Result<(), &StepFailure>,
+    ) -> Result<PathBuf, BundleError>;
+}
+
+/// How a case ended: its result (cleanup included) and its bundle.
+#[derive(Debug)]
+pub struct Finished {
+    /// The steps' result; a failed cleanup proof fails a passing case.
+    pub result: Result<(), StepFailure>,
+    /// The bundle directory, or why none was written.
+    pub bundle: Result<PathBuf, String>,
+}
+
+impl Finished {
+    /// The trial report of an acceptance case: passed, skipped or failed,
+    /// with its bundle.
+    #[must_use]
+    pub fn report(self) -> TrialReport {
+        let report = match (&self.result, &self.bundle) {
+            (Ok(()), Ok(_)) => TrialReport::passed(),
+            (Ok(()), Err(e)) => TrialReport::failed(format!(
+                "the case passed but its evidence bundle failed: {e}"
+            )),
+            (Err(f), _) if f.outcome == Outcome::Skipped => TrialReport::skipped(f.message.clone()),
+            (Err(f), Ok(_)) => TrialReport::failed(format!(
+                "{} (outcome {})",
+                f.message,
+                outcome_word(f.outcome)
+            )),
+            (Err(f), Err(e)) => TrialReport::failed(format!(
+                "{} (outcome {}); its evidence bundle failed too: {e}",
+                f.message,
+                outcome_word(f.outcome)
+            )),
+        };
+        match self.bundle {
+            Ok(dir) => report.with_bundle(dir),
+            Err(_) => report,
+        }
+    }
+}
+
+impl Case<'_> {
+    /// Releases, proves cleanup, writes the bundle. Called by `run`.
+    pub(crate) fn finish(
+        mut self,
+        result: Result<(), StepFailure>,
+        dest: &dyn Destination,
+    ) -> Finished {
+        let cleanup = self.prove_cleanup();
+        // The steps' own failure wins over a cleanup failure.
+        let result = result.and(cleanup);
+        let manifest = self.record.manifest(
+            dest.run_id(),
+            self.ctx.tier,
+            self.surface,
+            repo_identity(&self.ctx.caller),
+            result.as_ref().map(|_| ()),
+        );
+        let bundle = dest
+            .write(&self.record, manifest, result.as_ref().map(|_| ()))
+            .map_err(|e| e.to_string());
+        Finished { result, bundle }
+    }
+
+    /// The cleanup proof as the check step `finish` (only when a scratch world
+    /// was made: before it, nothing was started).
+    fn prove_cleanup(&mut self) -> Result<(), StepFailure> {
+        let released = self.slots.release(&mut self.record);
+        if !released.stopped.is_empty() {
+            self.record.notes.push(format!(
+                "stopped after the tmux server: {}",
+                released.stopped.join("; ")
+            ));
+        }
+        let Some(root) = released.root else {
+            return Ok(());
+        };
+        let checks = Checks::new()
+            .check("the scratch sweep succeeded", |_: &mut Self| {
+                released.sweep.map_or(Ok(()), Err)
+            })
+            .check("no scratch tree left", |_| {
+                if root.exists() {
+                    Err(format!("{} still exists", root.display()))
+                } else {
+                    Ok(())
+                }
+            })
+            .check(
+                "no process left (tmux server, harness, stub, product)",
+                |_| {
+                    let left = validate::leftover_processes(&root);
+                    if left.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(format!("processes left after the sweep: {}", left.join("; ")))
+                    }
+                },
+            )
+            .check_if(
+                released.server_exit.is_some(),
+                "the product server exited 0 on SIGTERM",
+                |_| match released.server_exit {
+                    Some(Some(0)) | None => Ok(()),
+                    Some(code) => Err(format!("studyloop web exited {code:?} on SIGTERM, expected 0")),
+                },
+            );
+        self.verify("finish", checks)
+    }
+}
+
+/// The acceptance layout in the run directory: `steps.json`, `turns.json`,
+/// `transcript.json` and the attached files; counts say one case.
+#[derive(Debug)]
+pub struct RunDir {
+    run_id: RunId,
+    dir: PathBuf,
+}
+
+impl RunDir {
+    /// A fresh bundle directory under `ctx`'s run directory.
+    #[must_use]
+    pub fn new(ctx: &crate::runner::TrialContext) -> Self {
+        let run_id = RunId::generate();
+        let dir = ctx.run_log.evidence_dir().join(run_id.as_str());
+        Self { run_id, dir }
+    }
+}
+
+impl Destination for RunDir {
+    fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
+
+    fn write(
+        &self,
+        record: &Record,
+        mut m: Manifest,
+        result: Result<(), &StepFailure>,
+    ) -> Result<PathBuf, BundleError> {
+        match m.outcome {
+            Outcome::Completed => m.counts.passed = 1,
+            Outcome::Skipped => m.counts.skipped = 1,
+            _ => m.counts.failed = 1,
+        }
+        let mut writer = BundleWriter::create(&self.dir, m)?;
+        writer.write_json("steps.json", &record.steps)?;
+        writer.write_json("turns.json", &record.turns)?;
+        if let Some(t) = &record.transcript {
+            writer.write_json("transcript.json", t)?;
+        }
+        for (rel, bytes) in &record.files {
+            writer.write_file(rel, bytes)?;
+        }
+        if result.is_err() {
+            let artefacts: Vec<String> = record
+                .files
+                .iter()
+                .map(|(rel, _)| rel.clone())
+                .filter(|rel| rel.starts_with("screens/"))
+                .chain(record.failure_artifacts.iter().cloned())
+                .chain(["steps.json".to_owned(), "turns.json".to_owned()])
+                .collect();
+            writer.manifest_mut().failure_artifacts = artefacts;
+        }
+        Ok(writer.finish()?)
+    }
+}
+
+/// The workspace's git identity, read once per process.
+fn repo_identity(caller: &CallerEnv) -> RepoIdentity {
+    static IDENTITY: OnceLock<RepoIdentity> = OnceLock::new();
+    IDENTITY
+        .get_or_init(|| RepoIdentity::detect(&bins::workspace_root(), caller))
+        .clone()
+}
+
+fn outcome_word(outcome: Outcome) -> String {
+    serde_json::to_value(outcome)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{outcome:?}"))
+}
