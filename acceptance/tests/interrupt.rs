@@ -47,7 +47,9 @@ fn sigint_cancels_a_blocking_trial_step_within_a_second_and_spares_the_stub() {
         "the step ran {took:?} after the signal"
     );
     assert!(studyloop_acceptance::interrupt::interrupted());
-    let waits = studyloop_acceptance::interrupt::check("the session state").unwrap_err();
+    let waits = studyloop_acceptance::interrupt::check("the session state")
+        .unwrap_err()
+        .to_string();
     assert!(
         waits.ends_with("while waiting for the session state"),
         "{waits}"

@@ -66,7 +66,7 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
     assert_eq!(mentor.turns.len(), 4);
     let done = mentor.stop();
     assert_eq!(done.turns.len(), 4);
-    assert_eq!(done.frames_jsonl().lines().count(), done.log.len());
+    assert_eq!(done.frames_jsonl().unwrap().lines().count(), done.log.len());
     assert_eq!(
         done.stopped.map(|s| s["reason"].clone()),
         Some(json!("cancel"))

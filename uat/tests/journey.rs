@@ -8,13 +8,15 @@ use std::path::Path;
 use serde_json::{Value, json};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::evidence::{self, Outcome, Surface, Tier};
-use studyloop_acceptance::lane::LaneFailure;
+use studyloop_acceptance::case::{Record, StepFailure, Steps};
 use studyloop_acceptance::selection::AuthMode;
 use studyloop_actors::{Outcome as ActorOutcome, Transcript, Turn, Usage};
 use studyloop_redaction::Redactor;
 use studyloop_uat::bundle::Bundle;
 use studyloop_uat::council;
-use studyloop_uat::journey::record::{Destination, Journey, SUMMARY, TRANSCRIPT};
+use studyloop_uat::journey::record::{
+    Destination, SUMMARY, TRANSCRIPT, lifecycle_path, write_bundle,
+};
 use studyloop_uat::journey::{grading, smoke};
 use studyloop_uat::signoff::Pins;
 
@@ -41,19 +43,20 @@ fn transcript() -> Transcript {
     )
 }
 
-/// A journey that ran start, talk and end, with the record files a graded one writes.
-fn journey(note: &str) -> Journey {
-    let mut j = Journey::new(CELL, note);
+/// A journey's record that ran start, talk and end, with the record files a graded one
+/// writes.
+fn journey() -> Record {
+    let mut j = Record::new(CELL);
     j.facts.harness = Some("codex".into());
     j.facts.auth_mode = Some(AuthMode::StubProvider);
     j.facts.actor_backend = Some("scripted".into());
     j.facts.seeds.push(("stub_nonce".into(), 42));
-    j.step("session-start", "start", |j| {
+    j.step_doing("session-start", "start", |j| {
         j.detail(json!({"status": 201}));
         Ok(())
     })
     .unwrap();
-    j.step("end", "end", |_| Ok(())).unwrap();
+    j.step_doing("end", "end", |_| Ok(())).unwrap();
     j.transcript = Some(transcript());
     j.attach("db/study_sessions.json", b"[{\"id\": \"s1\"}]\n".to_vec());
     j
@@ -65,21 +68,21 @@ fn manifest(dir: &Path) -> Value {
 
 #[test]
 fn steps_are_numbered_with_their_detail_and_a_failure_names_its_step() {
-    let mut j = Journey::new(CELL, "note");
-    let got = j.step("first", "does one thing", |j| {
+    let mut j = Record::new(CELL);
+    let got = j.step_doing("first", "does one thing", |j| {
         j.detail(json!({"seen": 1}));
         Ok(7)
     });
     assert_eq!(got.unwrap(), 7);
     let err = j
-        .step("second", "fails", |_| -> Result<(), _> {
-            Err(LaneFailure::errored("boom"))
+        .step_doing("second", "fails", |_| -> Result<(), _> {
+            Err(StepFailure::errored("boom"))
         })
         .unwrap_err();
     assert_eq!(err.message, "step `second`: boom");
     assert_eq!(err.outcome, Outcome::Errored);
     assert_eq!(j.steps.len(), 2);
-    assert_eq!(j.steps[0].path(), "lifecycle/01-first.json");
+    assert_eq!(lifecycle_path(&j.steps[0]), "lifecycle/01-first.json");
     assert_eq!(j.steps[0].detail, json!({"seen": 1}));
     assert!(j.steps[0].ok && !j.steps[1].ok);
     // A step that set no detail does not inherit the previous one's.
@@ -93,10 +96,18 @@ fn a_graded_journey_writes_a_verified_bundle_with_pins_before_grading() {
     let pins = Pins::load_default().unwrap();
     let redactor = Redactor::new(&pins.rules);
     let dest = destination(tmp.path());
-    let j = journey("graded journey");
-    let dir = j
-        .write_bundle(&dest, &CallerEnv::default(), Ok(()), &pins, &redactor, true)
-        .unwrap();
+    let j = journey();
+    let dir = write_bundle(
+        &j,
+        "graded journey",
+        &dest,
+        &CallerEnv::default(),
+        Ok(()),
+        &pins,
+        &redactor,
+        true,
+    )
+    .unwrap();
     assert_eq!(dir, tmp.path().join(dest.run_id.as_str()));
     assert!(evidence::verify(&dir).unwrap().is_clean());
     let m = manifest(&dir);
@@ -161,22 +172,23 @@ fn a_failed_ungraded_journey_records_its_failure_and_no_rubric() {
     let tmp = tempfile::tempdir().unwrap();
     let pins = Pins::load_default().unwrap();
     let redactor = Redactor::new(&pins.rules);
-    let mut j = journey(smoke::LABEL);
+    let mut j = journey();
     let failure = j
-        .step("conversation", "talk", |_| -> Result<(), _> {
-            Err(LaneFailure::budget("2 of 3 turns answered"))
+        .step_doing("conversation", "talk", |_| -> Result<(), _> {
+            Err(StepFailure::budget("2 of 3 turns answered"))
         })
         .unwrap_err();
-    let dir = j
-        .write_bundle(
-            &destination(tmp.path()),
-            &CallerEnv::default(),
-            Err(&failure),
-            &pins,
-            &redactor,
-            false,
-        )
-        .unwrap();
+    let dir = write_bundle(
+        &j,
+        smoke::LABEL,
+        &destination(tmp.path()),
+        &CallerEnv::default(),
+        Err(&failure),
+        &pins,
+        &redactor,
+        false,
+    )
+    .unwrap();
     let m = manifest(&dir);
     assert_eq!(m["outcome"], "budget-exhausted");
     assert_eq!(
@@ -208,19 +220,20 @@ fn a_leak_in_a_recorded_fact_becomes_a_placeholder_in_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let pins = Pins::load_default().unwrap();
     let redactor = Redactor::new(&pins.rules);
-    let mut j = journey("graded journey");
+    let mut j = journey();
     let key = format!("sk-ant-{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4");
     j.facts.harness_version = Some(format!("codex 1.0 at /home/alice/.codex with {key}"));
-    let dir = j
-        .write_bundle(
-            &destination(tmp.path()),
-            &CallerEnv::default(),
-            Ok(()),
-            &pins,
-            &redactor,
-            true,
-        )
-        .unwrap();
+    let dir = write_bundle(
+        &j,
+        "graded journey",
+        &destination(tmp.path()),
+        &CallerEnv::default(),
+        Ok(()),
+        &pins,
+        &redactor,
+        true,
+    )
+    .unwrap();
     let summary = std::fs::read_to_string(dir.join(SUMMARY)).unwrap();
     assert!(
         !summary.contains("alice") && !summary.contains(&key),
@@ -241,16 +254,17 @@ fn hermetic_judge_replies_are_valid_cited_scores_for_a_journey_bundle() {
     let tmp = tempfile::tempdir().unwrap();
     let pins = Pins::load_default().unwrap();
     let redactor = Redactor::new(&pins.rules);
-    let dir = journey("graded journey")
-        .write_bundle(
-            &destination(tmp.path()),
-            &CallerEnv::default(),
-            Ok(()),
-            &pins,
-            &redactor,
-            true,
-        )
-        .unwrap();
+    let dir = write_bundle(
+        &journey(),
+        "graded journey",
+        &destination(tmp.path()),
+        &CallerEnv::default(),
+        Ok(()),
+        &pins,
+        &redactor,
+        true,
+    )
+    .unwrap();
     let bundle = Bundle::open(&dir).unwrap();
     let text = grading::stub_judge_reply(&bundle, 4);
     let scores = council::parse_reply(&text, &pins.rubric, &bundle.citable()).unwrap();

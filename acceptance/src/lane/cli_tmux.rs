@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use super::checks::{db_row, doctor};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
 use super::validate::{self, STUDY_PERSONA};
-use crate::bins;
 use crate::case::{Case, Checks, PhaseTurn, ReplySource, StepFailure, Steps, converse};
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
@@ -124,37 +123,7 @@ pub(crate) fn start_study(
 
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
 fn cli(l: &mut Case<'_>, tag: &str, args: &[&str]) -> Result<(), StepFailure> {
-    let studyloop = bins::path("studyloop").map_err(StepFailure::from_error)?;
-    let scratch = l.scratch()?;
-    let mut cmd = scratch.command(&studyloop);
-    l.env.apply(&mut cmd).args(args);
-    let done = scratch
-        .run(&mut cmd, CLI_TIMEOUT)
-        .map_err(StepFailure::from_error)?;
-    let log = format!(
-        "$ studyloop {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        done.status,
-        done.stdout_text(),
-        done.stderr_text()
-    );
-    l.record.attach(format!("product/{tag}.txt"), log);
-    if done.status.success() {
-        Ok(())
-    } else {
-        let tail: String = done
-            .stderr_text()
-            .lines()
-            .rev()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" / ");
-        Err(StepFailure::errored(format!(
-            "`studyloop {}` exited {}: {tail}",
-            args.join(" "),
-            done.status
-        )))
-    }
+    super::product::studyloop(l, tag, args).map(drop)
 }
 
 fn state_path(l: &Case<'_>) -> Result<PathBuf, StepFailure> {

@@ -8,6 +8,7 @@ pub mod cli_tmux;
 mod gate;
 pub mod interrupt_trial;
 pub mod paste_trial;
+pub mod product;
 pub mod setup;
 pub mod validate;
 

@@ -2,12 +2,16 @@
 //! runner (`tests/uat.rs`, on the acceptance runner glue with `Tier::Uat`, so both
 //! `STUDYLOOP_ACC=1` and `STUDYLOOP_UAT=1` are needed).
 //!
+//! A journey is a case on the acceptance crate's engine (`studyloop_acceptance::case`:
+//! slots, steps, converse, finish) plus a grading step:
+//!
 //! - `journey::smoke` ([`smoke`]): a mechanics check that grades nothing.
 //! - `journey::study_session` ([`study`]): a real harness over web ACP, graded by the
 //!   council right after its bundle is written ([`grading`]).
 //!
 //! Every bundle goes to the durable UAT root resolved from the real environment
-//! ([`record::Destination`]); the runner's results log records each cell's outcome and
+//! ([`record::Destination`], written in the UAT layout by [`record::UatBundle`], the
+//! engine's destination); the runner's results log records each cell's outcome and
 //! bundle, which is what `studyloop-uat signoff <run dir>` reads. The product is driven
 //! only as a subprocess, never linked.
 
@@ -20,9 +24,9 @@ pub mod study;
 pub mod web;
 
 use studyloop_acceptance::caller_env::CallerEnv;
+use studyloop_acceptance::case::Finished;
 use studyloop_acceptance::evidence::Outcome;
 use studyloop_acceptance::harness;
-use studyloop_acceptance::lane::LaneFailure;
 use studyloop_acceptance::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use studyloop_acceptance::scratch::{Env, find_on_path};
 use studyloop_acceptance::selection::{AuthMode, HarnessName, Selection};
@@ -30,7 +34,7 @@ use studyloop_actors::factory;
 
 use crate::secrets;
 use crate::signoff::Pins;
-use record::{Destination, Journey};
+use record::{Destination, UatBundle};
 
 /// The mechanics cell.
 pub const SMOKE: &str = "journey::smoke";
@@ -46,11 +50,19 @@ pub fn catalogue(selection: &Selection) -> Vec<TrialSpec> {
 /// As [`catalogue`] with an explicit caller environment.
 #[must_use]
 pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
-    let smoke = TrialSpec::gated(SMOKE, |ctx| finish(ctx, false, smoke::run, None));
+    let smoke = TrialSpec::gated(SMOKE, |ctx| {
+        finish(ctx, false, smoke::LABEL, |ctx, dest| smoke::run(ctx, dest), None)
+    });
     let choice = study_harness(selection, caller);
     let harness = choice.as_ref().ok().copied();
     let mut study = TrialSpec::gated(STUDY_SESSION, move |ctx| match harness {
-        Some(h) => finish(ctx, true, |ctx| study::run(ctx, h), Some(h)),
+        Some(h) => finish(
+            ctx,
+            true,
+            study::NOTE,
+            |ctx, dest| study::run(ctx, h, dest),
+            Some(h),
+        ),
         // Unreachable while the requirement below holds; said plainly if it is forced.
         None => TrialReport::skipped("no harness was chosen for the journey"),
     })
@@ -121,12 +133,14 @@ fn actor_unmet(selection: &Selection, caller: &CallerEnv) -> Option<String> {
     }
 }
 
-/// Runs a journey, writes its bundle to the durable root, grades a graded journey, and
-/// turns all of it into the trial's report (the runner records it with the bundle).
+/// Runs a journey as a case whose finish writes its bundle to the durable root, grades
+/// a graded journey, and turns all of it into the trial's report (the runner records
+/// it with the bundle).
 fn finish(
     ctx: &TrialContext,
     graded: bool,
-    journey: impl FnOnce(&TrialContext) -> (Journey, Result<(), LaneFailure>),
+    arbitration_note: &str,
+    journey: impl FnOnce(&TrialContext, &UatBundle<'_>) -> Finished,
     harness: Option<HarnessName>,
 ) -> TrialReport {
     // Pins and the destination first: a tampered pinned file or an unresolvable root
@@ -143,15 +157,17 @@ fn finish(
         return TrialReport::failed(format!("the learner actor's settings are malformed: {e}"));
     }
     let redactor = secrets::redactor(&pins.rules, &ctx.caller);
-    let (journey, result) = journey(ctx);
-    let written = journey.write_bundle(
-        &dest,
-        &ctx.caller,
-        result.as_ref().map(|_| ()),
-        &pins,
-        &redactor,
+    let layout = UatBundle {
+        dest: &dest,
+        pins: &pins,
+        redactor: &redactor,
         graded,
-    );
+        arbitration_note,
+    };
+    let Finished {
+        result,
+        bundle: written,
+    } = journey(ctx, &layout);
     // The messages reach results.jsonl, the terminal and the sign-off's reasons:
     // rewritten by the pinned rules first, like everything else a UAT tool prints.
     let report = match (&result, &written) {

@@ -7,13 +7,10 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use studyloop_acceptance::bins;
-use studyloop_acceptance::lane::LaneFailure;
-use studyloop_acceptance::scratch::{Env, Scratch};
+use studyloop_acceptance::case::{Case, StepFailure};
+use studyloop_acceptance::lane::product::studyloop as cli;
 
 use super::db;
-use super::record::Journey;
-use super::study::CLI_TIMEOUT;
 use super::web::{Started, errored};
 
 /// What the journey logs through `studyloop topic`: (concept, status, note).
@@ -25,58 +22,23 @@ pub const LOGGED: [(&str, &str, &str); 2] = [
     ),
     ("decorators", "win", "wrote a working decorator"),
 ];
-/// Runs `studyloop <args>` in the cell's env; its output goes to `product/<tag>.txt`.
-pub(super) fn cli(
-    env: &Env,
-    j: &mut Journey,
-    scratch: &Scratch,
-    tag: &str,
-    args: &[&str],
-) -> Result<String, LaneFailure> {
-    let studyloop = bins::path("studyloop").map_err(errored)?;
-    let mut cmd = scratch.command(&studyloop);
-    env.apply(&mut cmd).args(args);
-    let done = scratch.run(&mut cmd, CLI_TIMEOUT).map_err(errored)?;
-    let (out, err) = (done.stdout_text(), done.stderr_text());
-    j.attach(
-        format!("product/{tag}.txt"),
-        format!(
-            "$ studyloop {}\nexit: {}\n--- stdout\n{out}--- stderr\n{err}",
-            args.join(" "),
-            done.status
-        ),
-    );
-    if done.status.success() {
-        Ok(out)
-    } else {
-        Err(errored(format!(
-            "`studyloop {}` exited {}: {}",
-            args.join(" "),
-            done.status,
-            err.trim()
-        )))
-    }
-}
-
-pub(super) fn log_topics(env: &Env, j: &mut Journey, scratch: &Scratch) -> Result<(), LaneFailure> {
+pub(super) fn log_topics(j: &mut Case<'_>) -> Result<(), StepFailure> {
     for (concept, status, note) in LOGGED {
         cli(
-            env,
             j,
-            scratch,
             &format!("topic-{concept}"),
             &["topic", concept, "--status", status, "--note", note],
         )?;
     }
-    j.detail(json!({"logged": LOGGED.iter().map(|(c, s, _)| json!({"concept": c, "status": s})).collect::<Vec<_>>()}));
+    j.record.detail(json!({"logged": LOGGED.iter().map(|(c, s, _)| json!({"concept": c, "status": s})).collect::<Vec<_>>()}));
     Ok(())
 }
 
-pub(super) fn status(env: &Env, j: &mut Journey, scratch: &Scratch) -> Result<(), LaneFailure> {
-    let out = cli(env, j, scratch, "status", &["status", "--json"])?;
+pub(super) fn status(j: &mut Case<'_>) -> Result<(), StepFailure> {
+    let out = cli(j, "status", &["status", "--json"])?;
     let st: Value = serde_json::from_str(&out)
         .map_err(|e| errored(format!("status --json is not JSON ({e})")))?;
-    j.detail(json!({"active": st["active"], "topics_logged": st["topics_logged"], "elapsed_seconds": st["elapsed_seconds"]}));
+    j.record.detail(json!({"active": st["active"], "topics_logged": st["topics_logged"], "elapsed_seconds": st["elapsed_seconds"]}));
     if st["active"] == true && st["topics_logged"] == LOGGED.len() {
         Ok(())
     } else {
@@ -89,35 +51,23 @@ pub(super) fn status(env: &Env, j: &mut Journey, scratch: &Scratch) -> Result<()
     }
 }
 
-pub(super) fn database(
-    env: &Env,
-    j: &mut Journey,
-    scratch: &Scratch,
-) -> Result<PathBuf, LaneFailure> {
-    let out = cli(env, j, scratch, "config-show", &["config", "show"])?;
+pub(super) fn database(j: &mut Case<'_>) -> Result<PathBuf, StepFailure> {
+    let out = cli(j, "config-show", &["config", "show"])?;
     out.lines()
         .find_map(|l| l.strip_prefix("database:"))
         .map(|p| PathBuf::from(p.trim()))
         .ok_or_else(|| errored("`studyloop config show` names no database"))
 }
 
-pub(super) fn learner_record(
-    env: &Env,
-    j: &mut Journey,
-    scratch: &Scratch,
-    started: &Started,
-) -> Result<(), LaneFailure> {
-    let path = database(env, j, scratch)?;
+pub(super) fn learner_record(j: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
+    let path = database(j)?;
     let tables = db::read(&path, &started.id).map_err(errored)?;
     for (table, rows) in &tables {
-        j.attach(
-            format!("db/{table}.json"),
-            serde_json::to_vec_pretty(rows).unwrap_or_default(),
-        );
+        j.record.attach_json(&format!("db/{table}.json"), rows)?;
     }
     let concepts: Vec<&str> = LOGGED.iter().map(|(c, _, _)| *c).collect();
     let problems = db::problems(&tables, &started.persona_hash, &concepts);
-    j.detail(json!({"rows": tables.iter().map(|(t, rows)| (t.to_string(), rows.len())).collect::<std::collections::BTreeMap<_, _>>(), "problems": problems}));
+    j.record.detail(json!({"rows": tables.iter().map(|(t, rows)| (t.to_string(), rows.len())).collect::<std::collections::BTreeMap<_, _>>(), "problems": problems}));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -125,19 +75,14 @@ pub(super) fn learner_record(
     }
 }
 
-pub(super) fn search(
-    env: &Env,
-    j: &mut Journey,
-    scratch: &Scratch,
-    id: &str,
-) -> Result<(), LaneFailure> {
-    let out = cli(env, j, scratch, "search", &["search", "closures", "--json"])?;
+pub(super) fn search(j: &mut Case<'_>, id: &str) -> Result<(), StepFailure> {
+    let out = cli(j, "search", &["search", "closures", "--json"])?;
     let hits: Value = serde_json::from_str(&out)
         .map_err(|e| errored(format!("search --json is not JSON ({e})")))?;
     let found = hits
         .as_array()
         .is_some_and(|a| a.iter().any(|h| h["session_id"] == id));
-    j.detail(json!({"hits": hits.as_array().map_or(0, Vec::len), "found_session": found}));
+    j.record.detail(json!({"hits": hits.as_array().map_or(0, Vec::len), "found_session": found}));
     if found {
         Ok(())
     } else {

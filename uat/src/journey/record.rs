@@ -1,24 +1,25 @@
-//! A journey's bookkeeping: named lifecycle steps (each one becomes
-//! `lifecycle/<NN>-<id>.json`), the learner transcript (`transcript.jsonl`), other
-//! evidence files, and the bundle written to the durable UAT root with the rubric and
-//! redaction pins recorded in its manifest before any grading, plus the redacted
-//! summary (`summary.redacted.json`, inside the bundle so its inventory covers it).
+//! Where a journey's bundle goes and in which layout: the UAT destination of the case
+//! engine. A journey is a case (`studyloop_acceptance::case`); its record is written
+//! to the durable UAT root with each step as `lifecycle/<NN>-<id>.json`, the learner
+//! transcript (`transcript.jsonl`), other evidence files, the rubric and redaction
+//! pins recorded in its manifest before any grading, and the redacted summary
+//! (`summary.redacted.json`, inside the bundle so its inventory covers it).
 //!
-//! Pure bookkeeping: it starts nothing and drives nothing (`smoke` and `study` do).
+//! Pure layout: it starts nothing and drives nothing (`smoke` and `study` do).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 use studyloop_acceptance::bins;
 use studyloop_acceptance::caller_env::CallerEnv;
-use studyloop_acceptance::evidence::{
-    BundleWriter, DurableRootError, EvidenceError, Manifest, Outcome, RepoIdentity, RunId, Surface,
-    Tier, durable_root,
+use studyloop_acceptance::case::{
+    BundleError, CheckRecord, Destination as CaseDestination, Record, StepFailure, StepRecord,
 };
-use studyloop_acceptance::lane::LaneFailure;
-use studyloop_acceptance::selection::AuthMode;
+use studyloop_acceptance::evidence::{
+    BundleWriter, DurableRootError, EvidenceError, Manifest, RepoIdentity, RunId, Surface, Tier,
+    durable_root,
+};
 use studyloop_actors::Transcript;
 use studyloop_redaction::{RedactionError, Redactor};
 
@@ -52,228 +53,165 @@ impl Destination {
     }
 }
 
-/// One lifecycle step as evidence.
+/// One step as a UAT lifecycle file (`lifecycle/<NN>-<step>.json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LifecycleStep {
-    /// Position, from 1.
-    pub n: usize,
-    /// Stable id (`session-start`, `end`, …): the file name's tail.
-    pub step: String,
-    /// What the step does and checks, in words.
-    pub what: String,
-    /// Whether it succeeded.
-    pub ok: bool,
-    /// Wall time.
-    pub elapsed_ms: u64,
-    /// What it observed (status codes, ids, counts); `null` when nothing.
-    pub detail: Value,
-    /// The failure, when it failed.
-    pub error: Option<String>,
+struct LifecycleStep<'a> {
+    n: usize,
+    step: &'a str,
+    what: &'a str,
+    ok: bool,
+    elapsed_ms: u64,
+    detail: &'a Value,
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    checks: &'a [CheckRecord],
 }
 
-impl LifecycleStep {
-    /// The step's bundle path: `lifecycle/<NN>-<step>.json`.
-    #[must_use]
-    pub fn path(&self) -> String {
-        format!("lifecycle/{:02}-{}.json", self.n, self.step)
-    }
-}
-
-/// What the manifest records about who ran the journey.
-#[derive(Debug, Clone, Default)]
-pub struct RunFacts {
-    /// The harness (or the named test double).
-    pub harness: Option<String>,
-    /// Its version line.
-    pub harness_version: Option<String>,
-    /// Its resolved binary.
-    pub binary_path: Option<String>,
-    /// How it reached a model; `None` when no model was involved.
-    pub auth_mode: Option<AuthMode>,
-    /// The learner backend.
-    pub actor_backend: Option<String>,
-    /// The learner model, when a model played the learner.
-    pub actor_model: Option<String>,
-    /// Seeds by name.
-    pub seeds: Vec<(String, u64)>,
-}
-
-/// One journey run in progress.
-#[derive(Debug)]
-pub struct Journey {
-    /// The cell (trial) name.
-    pub cell: String,
-    /// Lifecycle steps so far.
-    pub steps: Vec<LifecycleStep>,
-    /// The learner conversation, once it ran.
-    pub transcript: Option<Transcript>,
-    /// Other evidence files (`relpath`, bytes).
-    pub files: Vec<(String, Vec<u8>)>,
-    /// Manifest notes (labels, findings).
-    pub notes: Vec<String>,
-    /// Who ran it.
-    pub facts: RunFacts,
-    /// The summary's `arbitration_note`: what is and is not graded.
-    pub arbitration_note: String,
-    detail: Option<Value>,
-}
-
-impl Journey {
-    /// A journey for `cell`; `arbitration_note` says what is graded.
-    #[must_use]
-    pub fn new(cell: &str, arbitration_note: &str) -> Self {
+impl<'a> LifecycleStep<'a> {
+    fn of(s: &'a StepRecord) -> Self {
         Self {
-            cell: cell.to_owned(),
-            steps: Vec::new(),
-            transcript: None,
-            files: Vec::new(),
-            notes: Vec::new(),
-            facts: RunFacts::default(),
-            arbitration_note: arbitration_note.to_owned(),
-            detail: None,
+            n: s.n,
+            step: &s.name,
+            what: s.what.as_deref().unwrap_or(&s.name),
+            ok: s.ok,
+            elapsed_ms: s.elapsed_ms,
+            detail: &s.detail,
+            error: s.error.as_deref(),
+            checks: &s.checks,
         }
     }
+}
 
-    /// Runs one lifecycle step and records it; a failure names the step.
-    ///
-    /// # Errors
-    /// The step's own failure, prefixed with its id.
-    pub fn step<T>(
-        &mut self,
-        id: &str,
-        what: &str,
-        f: impl FnOnce(&mut Self) -> Result<T, LaneFailure>,
-    ) -> Result<T, LaneFailure> {
-        let started = Instant::now();
-        self.detail = None;
-        let result = f(self);
-        self.steps.push(LifecycleStep {
-            n: self.steps.len() + 1,
-            step: id.to_owned(),
-            what: what.to_owned(),
-            ok: result.is_ok(),
-            elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            detail: self.detail.take().unwrap_or(Value::Null),
-            error: result.as_ref().err().map(|e| e.message.clone()),
-        });
-        result.map_err(|mut e| {
-            e.message = format!("step `{id}`: {}", e.message);
-            e
-        })
+/// A step's bundle path: `lifecycle/<NN>-<name>.json`.
+#[must_use]
+pub fn lifecycle_path(step: &StepRecord) -> String {
+    format!("lifecycle/{:02}-{}.json", step.n, step.name)
+}
+
+/// The UAT layout of a case's bundle, in the durable root.
+pub struct UatBundle<'a> {
+    /// Where it goes.
+    pub dest: &'a Destination,
+    /// The rubric and redaction pins recorded in the manifest.
+    pub pins: &'a Pins,
+    /// The rewrite of the redacted summary.
+    pub redactor: &'a Redactor,
+    /// Whether the council grades it (the rubric pin is recorded then).
+    pub graded: bool,
+    /// The summary's `arbitration_note`: what is and is not graded.
+    pub arbitration_note: &'a str,
+}
+
+impl CaseDestination for UatBundle<'_> {
+    fn run_id(&self) -> &RunId {
+        &self.dest.run_id
     }
 
-    /// Sets what the running step observed (the last call wins).
-    pub fn detail(&mut self, value: Value) {
-        self.detail = Some(value);
-    }
-
-    /// Adds an evidence file.
-    pub fn attach(&mut self, rel: impl Into<String>, bytes: impl Into<Vec<u8>>) {
-        self.files.push((rel.into(), bytes.into()));
-    }
-
-    /// Writes the bundle to `dest` (in the durable root, resolved by the caller from the
-    /// real environment) and returns its directory.
-    ///
-    /// The manifest carries the redaction pin always and the rubric pin when `graded`
-    /// (a graded journey's rubric is fixed before any seat sees it); the summary is
-    /// redacted by `redactor` and written before the manifest, so it is inventoried.
-    ///
-    /// # Errors
-    /// A one-line reason naming the file or check that failed.
-    pub fn write_bundle(
+    fn write(
         &self,
-        dest: &Destination,
-        caller: &CallerEnv,
-        result: Result<(), &LaneFailure>,
-        pins: &Pins,
-        redactor: &Redactor,
-        graded: bool,
-    ) -> Result<PathBuf, String> {
-        let manifest = self.manifest(dest, caller, result, pins, graded);
-        self.write_with(&dest.dir, manifest, redactor)
-            .map_err(|e| format!("writing the evidence bundle {}: {e}", dest.dir.display()))
+        record: &Record,
+        manifest: Manifest,
+        result: Result<(), &StepFailure>,
+    ) -> Result<PathBuf, BundleError> {
+        let manifest = self.manifest(record, manifest, result);
+        write_with(record, self.arbitration_note, &self.dest.dir, manifest, self.redactor)
+            .map_err(|e| {
+                format!("writing the evidence bundle {}: {e}", self.dest.dir.display()).into()
+            })
     }
+}
 
+impl UatBundle<'_> {
+    /// Adds the pins, step counts and failure artefacts to the engine's manifest.
     fn manifest(
         &self,
-        dest: &Destination,
-        caller: &CallerEnv,
-        result: Result<(), &LaneFailure>,
-        pins: &Pins,
-        graded: bool,
+        record: &Record,
+        mut m: Manifest,
+        result: Result<(), &StepFailure>,
     ) -> Manifest {
-        let mut m = Manifest::new(&dest.run_id, Tier::Uat, &self.cell, Surface::Journey);
-        let repo = RepoIdentity::detect(&bins::workspace_root(), caller);
-        let f = &self.facts;
-        m.harness.clone_from(&f.harness);
-        m.harness_version.clone_from(&f.harness_version);
-        m.binary_path.clone_from(&f.binary_path);
-        m.auth_mode = f.auth_mode;
-        m.actor_backend.clone_from(&f.actor_backend);
-        m.actor_model.clone_from(&f.actor_model);
-        m.repo_sha = repo.sha;
-        m.dirty = repo.dirty;
-        m.patch_identity = repo.patch_identity;
-        m.seeds = f.seeds.iter().cloned().collect();
-        m.redaction_version = Some(pins.rules.version().to_string());
-        m.redaction_hash = Some(pins.rules.sha256().to_owned());
-        if graded {
-            m.rubric_version = Some(pins.rubric.version().to_string());
-            m.rubric_hash = Some(pins.rubric.sha256().to_owned());
+        m.redaction_version = Some(self.pins.rules.version().to_string());
+        m.redaction_hash = Some(self.pins.rules.sha256().to_owned());
+        if self.graded {
+            m.rubric_version = Some(self.pins.rubric.version().to_string());
+            m.rubric_hash = Some(self.pins.rubric.sha256().to_owned());
         }
-        m.notes.clone_from(&self.notes);
-        m.counts.passed = self.steps.iter().filter(|s| s.ok).count() as u64;
-        m.counts.failed = self.steps.iter().filter(|s| !s.ok).count() as u64;
-        match result {
-            Ok(()) => m.outcome = Outcome::Completed,
-            Err(failure) => {
-                m.outcome = failure.outcome;
-                m.notes.push(failure.message.clone());
-                m.failure_artifacts = self
-                    .steps
-                    .iter()
-                    .filter(|s| !s.ok)
-                    .map(LifecycleStep::path)
-                    .collect();
-            }
+        m.counts.passed = record.steps.iter().filter(|s| s.ok).count() as u64;
+        m.counts.failed = record.steps.iter().filter(|s| !s.ok).count() as u64;
+        if result.is_err() {
+            m.failure_artifacts = record
+                .steps
+                .iter()
+                .filter(|s| !s.ok)
+                .map(lifecycle_path)
+                .collect();
         }
         m
     }
+}
 
-    fn write_with(
-        &self,
-        dir: &Path,
-        manifest: Manifest,
-        redactor: &Redactor,
-    ) -> Result<PathBuf, WriteError> {
-        let mut w = BundleWriter::create(dir, manifest)?;
-        if let Some(t) = &self.transcript {
-            w.write_file(TRANSCRIPT, transcript_jsonl(t).as_bytes())?;
-            w.write_json(
-                "conversation.json",
-                &json!({"outcome": t.outcome, "error": t.error, "turns": t.turns.len()}),
-            )?;
-        }
-        for step in &self.steps {
-            w.write_json(&step.path(), step)?;
-        }
-        for (rel, bytes) in &self.files {
-            w.write_file(rel, bytes)?;
-        }
-        // Rewrite first (a home path in a version line becomes a placeholder), then let
-        // the summary check keep the allow-listed keys and prove nothing leaks.
-        let candidate = summary::rewritten(
-            summary::journey_summary(w.manifest_mut(), &self.arbitration_note),
-            redactor,
-        );
-        let redacted = redactor.summary(&candidate)?;
+/// Writes `record` as a UAT bundle to `dest` outside a running case (the engine's
+/// finish does the same through [`UatBundle`]) and returns its directory.
+///
+/// # Errors
+/// A one-line reason naming the file or check that failed.
+#[expect(clippy::too_many_arguments, reason = "the bundle's every input, named")]
+pub fn write_bundle(
+    record: &Record,
+    arbitration_note: &str,
+    dest: &Destination,
+    caller: &CallerEnv,
+    result: Result<(), &StepFailure>,
+    pins: &Pins,
+    redactor: &Redactor,
+    graded: bool,
+) -> Result<PathBuf, String> {
+    let repo = RepoIdentity::detect(&bins::workspace_root(), caller);
+    let base = record.manifest(&dest.run_id, Tier::Uat, Surface::Journey, repo, result);
+    let layout = UatBundle {
+        dest,
+        pins,
+        redactor,
+        graded,
+        arbitration_note,
+    };
+    layout
+        .write(record, base, result)
+        .map_err(|e| e.to_string())
+}
+
+fn write_with(
+    record: &Record,
+    arbitration_note: &str,
+    dir: &Path,
+    manifest: Manifest,
+    redactor: &Redactor,
+) -> Result<PathBuf, WriteError> {
+    let mut w = BundleWriter::create(dir, manifest)?;
+    if let Some(t) = &record.transcript {
+        w.write_file(TRANSCRIPT, transcript_jsonl(t)?.as_bytes())?;
         w.write_json(
-            SUMMARY,
-            &studyloop_acceptance::evidence::sorted(Value::Object(redacted)),
+            "conversation.json",
+            &json!({"outcome": t.outcome, "error": t.error, "turns": t.turns.len()}),
         )?;
-        Ok(w.finish()?)
     }
+    for step in &record.steps {
+        w.write_json(&lifecycle_path(step), &LifecycleStep::of(step))?;
+    }
+    for (rel, bytes) in &record.files {
+        w.write_file(rel, bytes)?;
+    }
+    // Rewrite first (a home path in a version line becomes a placeholder), then let
+    // the summary check keep the allow-listed keys and prove nothing leaks.
+    let candidate = summary::rewritten(
+        summary::journey_summary(w.manifest_mut(), arbitration_note),
+        redactor,
+    );
+    let redacted = redactor.summary(&candidate)?;
+    w.write_json(
+        SUMMARY,
+        &studyloop_acceptance::evidence::sorted(Value::Object(redacted)),
+    )?;
+    Ok(w.finish()?)
 }
 
 /// Why a bundle could not be written.
@@ -283,12 +221,16 @@ enum WriteError {
     Evidence(#[from] EvidenceError),
     #[error("the redacted summary still leaks, so nothing was written for it: {0}")]
     Redaction(#[from] RedactionError),
+    #[error("serialising {TRANSCRIPT}: {0}")]
+    Transcript(#[from] serde_json::Error),
 }
 
 /// `transcript.jsonl`: one `{learner, mentor_reply, usage, elapsed_ms}` object per line,
 /// every completed turn, in order.
-#[must_use]
-pub fn transcript_jsonl(transcript: &Transcript) -> String {
+///
+/// # Errors
+/// A turn that cannot be serialised (never an empty line in its place).
+pub fn transcript_jsonl(transcript: &Transcript) -> Result<String, serde_json::Error> {
     transcript
         .turns
         .iter()
@@ -299,10 +241,7 @@ pub fn transcript_jsonl(transcript: &Transcript) -> String {
                 "usage": t.usage,
                 "elapsed_ms": t.elapsed_ms,
             });
-            let mut s = serde_json::to_string(&studyloop_acceptance::evidence::sorted(line))
-                .unwrap_or_default();
-            s.push('\n');
-            s
+            serde_json::to_string(&studyloop_acceptance::evidence::sorted(line)).map(|s| s + "\n")
         })
         .collect()
 }

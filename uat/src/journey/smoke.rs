@@ -9,24 +9,23 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use studyloop_acceptance::bins;
+use studyloop_acceptance::case::{Case, Destination, Finished, ReplySource, StepFailure, Steps, converse};
 use studyloop_acceptance::catalogue;
-use studyloop_acceptance::lane::LaneFailure;
+use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::scratch::{Scratch, TestHatch};
-use studyloop_acceptance::selection::AuthMode;
-use studyloop_acceptance::web_acp::{AcpMentor, WebServer};
-use studyloop_actors::{ActorKind, ActorOptions, Budget, CancelToken, factory};
+use studyloop_acceptance::selection::{AuthMode, HarnessName};
+use studyloop_actors::ActorKind;
 use studyloop_stubs::acp::knobs;
 
-use super::record::Journey;
 use super::web::{self, Started, errored};
 
 /// The label every smoke artefact carries.
 pub const LABEL: &str = "mechanics check: grades nothing (studyloop-stub-acp, a test double, played the mentor with canned replies; no model, no real harness)";
 /// The topic the smoke starts.
 const TOPIC: &str = "UAT smoke";
-/// An ACP-capable agent name for the start; the hatch replaces its argv with the stub.
-const AGENT: &str = "codex";
+/// An ACP-capable agent for the start; the hatch replaces its argv with the stub.
+const AGENT: HarnessName = HarnessName::Codex;
 /// The stub's reply to the persona prompt.
 pub const PERSONA_ACK: &str = "UAT smoke: persona received.";
 /// Per-turn limit (the stub answers at once).
@@ -53,93 +52,88 @@ pub fn updates_seq(prompts: &[String]) -> Value {
     Value::Array(seq)
 }
 
-/// Runs the smoke; returns the journey record and how it ended (shutdown included).
-pub fn run(ctx: &TrialContext) -> (Journey, Result<(), LaneFailure>) {
-    let mut j = Journey::new(ctx.name.as_str(), LABEL);
-    j.notes.push(LABEL.to_owned());
-    j.facts.harness = Some("studyloop-stub-acp".into());
-    j.facts.actor_backend = Some(ActorKind::Scripted.as_str().to_owned());
-    let mut scratch = None;
-    let mut server = None;
-    let result = drive(ctx, &mut j, &mut scratch, &mut server);
-    let result = web::shutdown(&mut j, server, scratch, result);
-    (j, result)
+/// Runs the smoke as a case into `dest`; how it ended (finish step included).
+pub fn run(ctx: &TrialContext, dest: &dyn Destination) -> Finished {
+    let mut case = Case::new(ctx, AGENT, Surface::Journey);
+    // The scripted learner and a test double: no model on either side.
+    case.actor = ActorKind::Scripted;
+    let facts = &mut case.record.facts;
+    facts.harness = Some("studyloop-stub-acp".into());
+    facts.auth_mode = None;
+    facts.actor_backend = Some(ActorKind::Scripted.as_str().to_owned());
+    case.record.notes.push(LABEL.to_owned());
+    case.run(dest, drive)
 }
 
-fn drive(
-    ctx: &TrialContext,
-    j: &mut Journey,
-    scratch_slot: &mut Option<Scratch>,
-    server_slot: &mut Option<WebServer>,
-) -> Result<(), LaneFailure> {
+fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     let script = catalogue::default_turn_script().map_err(errored)?;
     let prompts = script.prompts();
     let stub = bins::path("studyloop-stub-acp").map_err(errored)?;
-    j.facts.binary_path = Some(stub.display().to_string());
-    let scratch = j.step(
+    c.record.facts.binary_path = Some(stub.display().to_string());
+    let frames_log = c.step_doing(
         "scratch",
         "a scrubbed scratch world (own HOME, state dir, sockets)",
-        |_| Scratch::create_with(ctx.caller.clone(), AuthMode::Scrubbed).map_err(errored),
+        |c| {
+            let scratch =
+                Scratch::create_with(c.ctx.caller.clone(), AuthMode::Scrubbed).map_err(errored)?;
+            let frames_log = scratch.tmp_dir().join("stub-acp-frames.jsonl");
+            c.env = scratch
+                .env()
+                .with_test_hatch(TestHatch::AcpCmd, format!("'{}'", stub.display()))
+                .with_var(
+                    knobs::STUB_ACP_PROMPT_UPDATES_SEQ,
+                    updates_seq(&prompts).to_string(),
+                )
+                .and_then(|e| e.with_var(knobs::STUB_ACP_LOG, &frames_log))
+                .map_err(errored)?;
+            c.slots.put_scratch(scratch);
+            Ok(frames_log)
+        },
     )?;
-    let frames_log = scratch.tmp_dir().join("stub-acp-frames.jsonl");
-    let env = scratch
-        .env()
-        .with_test_hatch(TestHatch::AcpCmd, format!("'{}'", stub.display()))
-        .with_var(
-            knobs::STUB_ACP_PROMPT_UPDATES_SEQ,
-            updates_seq(&prompts).to_string(),
-        )
-        .and_then(|e| e.with_var(knobs::STUB_ACP_LOG, &frames_log))
-        .map_err(errored)?;
-    let scratch = scratch_slot.insert(scratch);
-    let server = j.step(
+    c.step_doing(
         "server-start",
         "studyloop web --port 0 in the scratch world",
-        |j| web::start_server(j, scratch, &env),
+        web::start_server,
     )?;
-    let server = server_slot.insert(server);
-    let started = j.step(
+    let started = c.step_doing(
         "session-start",
         "POST /api/session/start (transport acp); the stub replaces the agent's argv",
-        |j| web::start_session(j, server, TOPIC, AGENT, web::HTTP_TIMEOUT),
+        |c| web::start_session(c, TOPIC, AGENT.as_str(), web::HTTP_TIMEOUT),
     )?;
-    let mut mentor = j.step(
+    c.step_doing(
         "persona",
         "attach the session socket and send the persona first",
-        |j| persona(j, server, &started),
+        |c| persona(c, &started),
     )?;
-    let talked = j.step(
+    let talked = c.step_doing(
         "conversation",
         "the scripted actor sends the v1 turn script; each canned reply must come back exactly",
-        |j| converse(j, &mut mentor, &prompts),
+        |c| conversation(c, &prompts),
     );
-    let ended = j.step(
+    let ended = c.step_doing(
         "end",
         "`stop` on the socket; state ended; the agent exited",
-        |j| web::end_session(j, server, mentor, &started),
+        |c| web::end_session(c, &started),
     );
     talked?;
     ended?;
-    let log = std::fs::read(&frames_log).unwrap_or_default();
-    j.attach("stub-acp-frames.jsonl", log.clone());
-    j.step(
+    let log = std::fs::read(&frames_log).map_err(|e| {
+        errored(format!("reading the stub's frame log {}: {e}", frames_log.display()))
+    })?;
+    c.record.attach("stub-acp-frames.jsonl", log.clone());
+    c.step_doing(
         "stub-received",
         "the stub's own log shows the persona, then each prompt, in order",
-        |j| stub_received(j, &log, &started.persona, &prompts),
+        |c| stub_received(c, &log, &started.persona, &prompts),
     )
 }
 
-fn persona(
-    j: &mut Journey,
-    server: &WebServer,
-    started: &Started,
-) -> Result<AcpMentor, LaneFailure> {
-    let mut mentor =
-        AcpMentor::attach(&server.addr, &started.ws_url, TURN_TIMEOUT).map_err(errored)?;
-    let reply = mentor.deliver_persona(&started.persona).map_err(errored)?;
-    j.detail(json!({"agent": mentor.agent, "reply": reply}));
+fn persona(c: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
+    let reply = web::attach_and_send_persona(c, started, TURN_TIMEOUT)?;
+    let agent = c.slots.acp.as_ref().and_then(|m| m.agent.clone());
+    c.record.detail(json!({"agent": agent, "reply": reply}));
     if reply == PERSONA_ACK {
-        Ok(mentor)
+        Ok(())
     } else {
         Err(errored(format!(
             "the persona turn answered {reply:?}, expected {PERSONA_ACK:?}"
@@ -147,39 +141,30 @@ fn persona(
     }
 }
 
-fn converse(
-    j: &mut Journey,
-    mentor: &mut AcpMentor,
-    prompts: &[String],
-) -> Result<(), LaneFailure> {
-    let script = catalogue::default_turn_script().map_err(errored)?;
-    let options = ActorOptions {
-        turn_script: Some(script),
-        ..ActorOptions::default()
-    };
-    let mut actor =
-        factory::build(ActorKind::Scripted, &[] as &[(&str, &str)], options).map_err(errored)?;
-    let max_turns = u32::try_from(prompts.len()).unwrap_or(u32::MAX);
-    let mut budget = Budget::new(max_turns, None).map_err(errored)?;
-    let transcript = actor.converse(mentor, &mut budget, &CancelToken::new());
-    let got: Vec<String> = transcript
-        .turns
+fn conversation(c: &mut Case<'_>, prompts: &[String]) -> Result<(), StepFailure> {
+    let talk = c.with_acp(|c, m| converse(c, m, ReplySource::Socket));
+    let t = c.record.transcript.clone();
+    let got: Vec<String> = t
         .iter()
-        .map(|t| t.mentor_reply.clone())
+        .flat_map(|t| t.turns.iter().map(|turn| turn.mentor_reply.clone()))
         .collect();
+    c.record.detail(json!({
+        "outcome": t.as_ref().map(|t| t.outcome),
+        "turns": got.len(),
+        "error": t.as_ref().and_then(|t| t.error.clone()),
+    }));
+    talk.map_err(|mut e| {
+        e.message = format!("the conversation failed: {}", e.message);
+        e
+    })?;
+    // Exactly the canned replies of the prompts the budget allowed, in order.
     let want: Vec<String> = prompts
         .iter()
+        .take(got.len().max(1))
         .enumerate()
         .map(|(i, p)| canned_reply(i + 1, p))
         .collect();
-    j.detail(json!({"outcome": transcript.outcome, "turns": got.len(), "error": transcript.error}));
-    let exact = got == want;
-    let error = transcript.error.clone();
-    j.transcript = Some(transcript);
-    if let Some(e) = error {
-        return Err(errored(format!("the conversation failed: {e}")));
-    }
-    if exact {
+    if got == want {
         Ok(())
     } else {
         Err(errored(format!(
@@ -206,15 +191,17 @@ fn logged_prompts(log: &[u8]) -> Vec<String> {
 }
 
 fn stub_received(
-    j: &mut Journey,
+    c: &mut Case<'_>,
     log: &[u8],
     persona: &str,
     prompts: &[String],
-) -> Result<(), LaneFailure> {
+) -> Result<(), StepFailure> {
     let got = logged_prompts(log);
+    let sent = c.record.transcript.as_ref().map_or(0, |t| t.turns.len());
     let mut want = vec![persona.to_owned()];
-    want.extend(prompts.iter().cloned());
-    j.detail(json!({"prompts_logged": got.len(), "prompts_expected": want.len()}));
+    want.extend(prompts.iter().take(sent).cloned());
+    c.record
+        .detail(json!({"prompts_logged": got.len(), "prompts_expected": want.len()}));
     if got == want {
         Ok(())
     } else {

@@ -1,45 +1,50 @@
 //! The lifecycle steps both journeys share, on the web ACP driver of the acceptance
-//! crate: the product's `studyloop web` in a scratch world, an ACP session started over
-//! HTTP, the session socket as the learner's mentor, the end (a `stop` frame, then the
-//! state must say `ended` and the agent must be gone), and the shutdown that always runs
-//! (server exit code and log, the scratch sweep, no process left behind).
+//! crate: the product's `studyloop web` in the case's scratch world (in its server
+//! slot), an ACP session started over HTTP, the session socket as the learner's mentor
+//! (in the case's ACP slot), and the end (a `stop` frame, then the state must say
+//! `ended` and the agent must be gone). The shutdown is the case engine's finish step.
 //!
 //! What it is not: the conversation or the checks particular to a cell.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use studyloop_acceptance::lane::{LaneFailure, validate};
+use studyloop_acceptance::case::{Case, StepFailure};
 use studyloop_acceptance::procfs;
-use studyloop_acceptance::scratch::{Env, Scratch};
 use studyloop_acceptance::web_acp::{AcpMentor, WebServer};
-
-use super::record::Journey;
 
 /// One API call (not the start, which includes the agent's handshake).
 pub const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long the agent process gets to exit after the session ended.
 const AGENT_EXIT_TIMEOUT: Duration = Duration::from_secs(15);
-/// SIGTERM grace for the server.
-const SERVER_STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// Wraps any displayable error as an errored step.
-pub fn errored(e: impl std::fmt::Display) -> LaneFailure {
-    LaneFailure::errored(e.to_string())
+pub fn errored(e: impl std::fmt::Display) -> StepFailure {
+    StepFailure::from_error(e)
 }
 
-/// Starts `studyloop web --port 0` in `scratch` with exactly `env`.
+/// The case's product server.
+///
+/// # Errors
+/// None was started.
+pub fn server<'c>(c: &'c Case<'_>) -> Result<&'c WebServer, StepFailure> {
+    c.slots
+        .server
+        .as_ref()
+        .ok_or_else(|| errored("no product server"))
+}
+
+/// Starts `studyloop web --port 0` in the case's scratch world with exactly its env,
+/// into the server slot.
 ///
 /// # Errors
 /// The server did not print its URL, or the binary is not built.
-pub fn start_server(
-    j: &mut Journey,
-    scratch: &Scratch,
-    env: &Env,
-) -> Result<WebServer, LaneFailure> {
-    let server = WebServer::start_in(scratch, env).map_err(errored)?;
-    j.detail(json!({"addr": server.addr, "binary": server.binary.display().to_string()}));
-    Ok(server)
+pub fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
+    let server = WebServer::start_in(c.scratch()?, &c.env).map_err(errored)?;
+    c.record
+        .detail(json!({"addr": server.addr, "binary": server.binary.display().to_string()}));
+    c.slots.put_server(server);
+    Ok(())
 }
 
 /// What the start answered.
@@ -62,46 +67,57 @@ pub struct Started {
 /// # Errors
 /// Any status but 201, or a response missing a field the journey needs.
 pub fn start_session(
-    j: &mut Journey,
-    server: &WebServer,
+    c: &mut Case<'_>,
     topic: &str,
     agent: &str,
     timeout: Duration,
-) -> Result<Started, LaneFailure> {
+) -> Result<Started, StepFailure> {
     let mut text = String::new();
-    let start = server.start_acp_session(topic, agent, 6, timeout, |t| text = t.to_owned());
-    j.attach("product/session-start.json", text);
+    let start = server(c)?.start_acp_session(topic, agent, 6, timeout, |t| text = t.to_owned());
+    c.record.attach("product/session-start.json", text);
     let start = start.map_err(errored)?;
-    let started = Started {
+    let state = server(c)?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    let agent_pid = state.body["child_pid"]
+        .as_i64()
+        .and_then(|p| i32::try_from(p).ok());
+    c.record.detail(json!({
+        "status": 201,
+        "study_session_id": start.id,
+        "transport": start.body["transport"],
+        "agent": start.body["agent"],
+        "persona_hash": start.persona_hash,
+        "state_mode": state.body["mode"],
+        "agent_pid_reported": agent_pid.is_some(),
+    }));
+    if state.body["study_session_id"] != start.id.as_str() {
+        return Err(errored(format!(
+            "GET /api/session/state does not show session {}: {}",
+            start.id, state.text
+        )));
+    }
+    Ok(Started {
         id: start.id,
         ws_url: start.ws_url,
         persona: start.persona,
         persona_hash: start.persona_hash,
-        agent_pid: None,
-    };
-    let state = server.session_state(HTTP_TIMEOUT).map_err(errored)?;
-    let agent_pid = state.body["child_pid"]
-        .as_i64()
-        .and_then(|p| i32::try_from(p).ok());
-    j.detail(json!({
-        "status": 201,
-        "study_session_id": started.id,
-        "transport": start.body["transport"],
-        "agent": start.body["agent"],
-        "persona_hash": started.persona_hash,
-        "state_mode": state.body["mode"],
-        "agent_pid_reported": agent_pid.is_some(),
-    }));
-    if state.body["study_session_id"] != started.id.as_str() {
-        return Err(errored(format!(
-            "GET /api/session/state does not show session {}: {}",
-            started.id, state.text
-        )));
-    }
-    Ok(Started {
         agent_pid,
-        ..started
     })
+}
+
+/// Attaches the session socket into the case's ACP slot and sends the persona first;
+/// returns its reply.
+///
+/// # Errors
+/// The socket did not open or the persona turn failed.
+pub fn attach_and_send_persona(
+    c: &mut Case<'_>,
+    started: &Started,
+    turn_timeout: Duration,
+) -> Result<String, StepFailure> {
+    let addr = server(c)?.addr.clone();
+    let mentor = AcpMentor::attach(&addr, &started.ws_url, turn_timeout).map_err(errored)?;
+    let mentor = c.slots.put_acp(mentor);
+    mentor.deliver_persona(&started.persona).map_err(errored)
 }
 
 /// Ends the session from the socket (`stop`), keeps the frame log and per-turn records,
@@ -109,23 +125,13 @@ pub fn start_session(
 ///
 /// # Errors
 /// Whichever of those checks failed first.
-pub fn end_session(
-    j: &mut Journey,
-    server: &WebServer,
-    mentor: AcpMentor,
-    started: &Started,
-) -> Result<Value, LaneFailure> {
-    let done = mentor.stop();
-    j.attach("ws-turns.json", done.turns_json());
-    j.attach("ws-frames.jsonl", done.frames_jsonl());
-    let stopped = done.stopped;
-    let state = server.session_state(HTTP_TIMEOUT).map_err(errored)?;
-    j.attach(
-        "product/session-state.json",
-        serde_json::to_vec_pretty(&state.body).unwrap_or_default(),
-    );
+pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFailure> {
+    let stopped = c.stop_acp()?;
+    let state = server(c)?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    c.record
+        .attach_json("product/session-state.json", &state.body)?;
     let agent_gone = started.agent_pid.map(wait_gone);
-    j.detail(json!({
+    c.record.detail(json!({
         "stopped_frame": stopped,
         "state_mode": state.body["mode"],
         "state_ended_at": state.body["ended_at"],
@@ -166,53 +172,4 @@ fn wait_gone(pid: i32) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
     true
-}
-
-/// Stops the server (it must exit 0 on SIGTERM), keeps its log, sweeps the scratch
-/// world and checks no process mentions it any more. Runs on every outcome; the
-/// journey's own failure, if any, wins over a shutdown failure.
-pub fn shutdown(
-    j: &mut Journey,
-    server: Option<WebServer>,
-    scratch: Option<Scratch>,
-    result: Result<(), LaneFailure>,
-) -> Result<(), LaneFailure> {
-    let stopped = j.step(
-        "shutdown",
-        "stop studyloop web (exit 0 on SIGTERM), sweep the scratch world, nothing left running",
-        |j| {
-            let mut problems = Vec::new();
-            let code = server.map(|mut s| {
-                let code = s.stop(SERVER_STOP_GRACE);
-                j.attach("product/web-server.log", s.output());
-                code
-            });
-            if let Some(code) = code
-                && code != Some(0)
-            {
-                problems.push(format!("studyloop web exited {code:?} on SIGTERM, expected 0"));
-            }
-            let root = scratch.as_ref().map(|s| s.root().to_owned());
-            if let Some(scratch) = scratch
-                && let Err(e) = scratch.close()
-            {
-                problems.push(format!("the scratch sweep refused: {e}"));
-            }
-            let leftovers = root
-                .as_deref()
-                .map(validate::leftover_processes)
-                .unwrap_or_default();
-            if !leftovers.is_empty() {
-                problems.push(format!("processes left after the sweep: {}", leftovers.join("; ")));
-            }
-            let swept = root.as_ref().is_some_and(|r| !r.exists());
-            j.detail(json!({"server_exit": code, "scratch_removed": swept, "leftover_processes": leftovers}));
-            if problems.is_empty() {
-                Ok(())
-            } else {
-                Err(errored(problems.join("; ")))
-            }
-        },
-    );
-    result.and(stopped)
 }

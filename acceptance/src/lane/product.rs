@@ -1,0 +1,42 @@
+//! The product's own CLI, run in a case's scratch env: the one way lanes and
+//! journeys call `studyloop <args>`. Each call's transcript (argv, exit,
+//! stdout, stderr) goes to `product/<tag>.txt` in the bundle.
+
+use crate::bins;
+use crate::case::{Case, StepFailure};
+
+use super::cli_tmux::CLI_TIMEOUT;
+
+/// Runs `studyloop <args>` in `c`'s env; returns its stdout.
+///
+/// # Errors
+/// The binary is not built, the call timed out or was interrupted, or it
+/// exited non-zero (the message quotes the end of its stderr).
+pub fn studyloop(c: &mut Case<'_>, tag: &str, args: &[&str]) -> Result<String, StepFailure> {
+    let studyloop = bins::path("studyloop").map_err(StepFailure::from_error)?;
+    let scratch = c.scratch()?;
+    let mut cmd = scratch.command(&studyloop);
+    c.env.apply(&mut cmd).args(args);
+    let done = scratch
+        .run(&mut cmd, CLI_TIMEOUT)
+        .map_err(StepFailure::from_error)?;
+    let (out, err) = (done.stdout_text(), done.stderr_text());
+    c.record.attach(
+        format!("product/{tag}.txt"),
+        format!(
+            "$ studyloop {}\nexit: {}\n--- stdout\n{out}--- stderr\n{err}",
+            args.join(" "),
+            done.status
+        ),
+    );
+    if done.status.success() {
+        return Ok(out);
+    }
+    let tail: Vec<&str> = err.lines().rev().take(3).collect();
+    Err(StepFailure::errored(format!(
+        "`studyloop {}` exited {}: {}",
+        args.join(" "),
+        done.status,
+        tail.join(" / ")
+    )))
+}
