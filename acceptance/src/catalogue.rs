@@ -38,8 +38,16 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
             .into_iter()
             .map(crate::lane::paste_trial::trial),
     );
-    // One interrupt trial is enough: the cleanup path is the same for every harness.
-    specs.push(crate::lane::interrupt_trial::trial(HarnessName::Codex));
+    // One interrupt trial per lane kind: the case engine's cleanup path is the
+    // same for every harness.
+    specs.push(crate::lane::interrupt_trial::trial(
+        HarnessName::Codex,
+        crate::lane::interrupt_trial::Kind::CliTmux,
+    ));
+    specs.push(crate::lane::interrupt_trial::trial(
+        HarnessName::Codex,
+        crate::lane::interrupt_trial::Kind::WebAcp,
+    ));
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
     specs.extend(
         HARNESS_ORDER

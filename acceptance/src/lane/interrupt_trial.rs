@@ -1,24 +1,20 @@
-//! `cli-tmux::<harness>::interrupt`: Ctrl-C to a runner at any point of a lane
-//! leaves nothing behind. For each of three points it runs this same runner
-//! binary as a child on one `cli-tmux::<harness>` lane, in its own process
-//! group as a terminal's foreground job is, waits for the point, sends SIGINT
-//! to the whole group (what Ctrl-C does: the runner, and any child left in its
-//! group, get it), and proves: the child exits non-zero within
-//! [`CANCEL_BOUND`], the lane recorded outcome `cancelled`, and afterwards
-//! there is no scratch tree, no tmux server and no harness or stub process
-//! that mentions it. The points: the stub provider just started (the first
-//! second of the lane, provisioning), the authenticated probe running (the
-//! harness's one-shot call against the stub), and mid-conversation (the stub
-//! has answered turn 1).
+//! `cli-tmux::<harness>::interrupt` and `web-acp::<harness>::interrupt`: Ctrl-C
+//! to a runner at any point of a live case leaves nothing behind. For each
+//! point it runs this same runner binary as a child on one lane
+//! (`cli-tmux::<harness>` or `web-acp::<harness>`), as a terminal's foreground
+//! job ([`sigint`](super::sigint)), waits for the point, sends SIGINT to the
+//! whole group, and proves: the child exits non-zero within [`CANCEL_BOUND`],
+//! the case recorded outcome `cancelled`, and afterwards there is no scratch
+//! tree, no tmux server and no harness, product or stub process that mentions
+//! it. The points: the stub provider just started (provisioning), the
+//! authenticated probe running (cli-tmux only: the harness's one-shot call),
+//! and mid-conversation (the stub has answered learner turn 1).
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use rustix::process::{Pid, Signal, kill_process_group};
-
-use super::validate;
+use super::sigint::{ForegroundJob, cancelled_cleanly, wait_for};
 use crate::probe::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::{self, HarnessName};
@@ -26,11 +22,20 @@ use crate::selection::{self, HarnessName};
 /// How long each phase may take before the trial gives up (and kills the child).
 const PHASE_TIMEOUT: Duration = Duration::from_secs(90);
 /// How soon after SIGINT the runner must have exited: stopping tmux, the
-/// harness and the stub, writing evidence and sweeping, on a loaded machine.
-const CANCEL_BOUND: Duration = Duration::from_secs(20);
+/// harness, the product and the stub, writing evidence and sweeping, on a
+/// loaded machine.
+pub const CANCEL_BOUND: Duration = Duration::from_secs(20);
 /// How long the probe's harness gets to start before the signal.
 const PROBE_SETTLE: Duration = Duration::from_millis(300);
-const STEP: Duration = Duration::from_millis(20);
+
+/// Which lane the child runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `cli-tmux::<harness>`.
+    CliTmux,
+    /// `web-acp::<harness>` (HTTP and the session socket).
+    WebAcp,
+}
 
 /// Where in the lane the signal lands.
 #[derive(Debug, Clone, Copy)]
@@ -43,38 +48,46 @@ enum Point {
     Conversation,
 }
 
-const POINTS: [Point; 3] = [Point::StubStarted, Point::Probe, Point::Conversation];
-
-/// The trial for `harness`.
-pub fn trial(harness: HarnessName) -> TrialSpec {
-    TrialSpec::gated(format!("cli-tmux::{harness}::interrupt"), move |ctx| {
-        run(ctx, harness)
-    })
-    .requires(Requirement::HarnessSelected(harness))
-    .requires(Requirement::BinaryOnScratchPath {
-        binary: harness.binary(),
-        fix: install_hint(harness),
-    })
-}
-
-/// Kills the child's process group on drop, whatever happened.
-struct ChildGuard(Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        if let Some(group) = i32::try_from(self.0.id()).ok().and_then(Pid::from_raw) {
-            let _ = kill_process_group(group, Signal::KILL);
+impl Kind {
+    fn points(self) -> &'static [Point] {
+        match self {
+            Self::CliTmux => &[Point::StubStarted, Point::Probe, Point::Conversation],
+            // The web lanes have no authenticated probe.
+            Self::WebAcp => &[Point::StubStarted, Point::Conversation],
         }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+    }
+
+    fn lane(self, harness: HarnessName) -> String {
+        match self {
+            Self::CliTmux => super::cli_tmux::trial_name(harness),
+            Self::WebAcp => {
+                crate::web_acp::lane::trial_name(harness, crate::web_acp::lane::Variant::Socket)
+            }
+        }
     }
 }
 
-fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
+/// The trial for `harness` on `kind`'s lane.
+#[must_use]
+pub fn trial(harness: HarnessName, kind: Kind) -> TrialSpec {
+    let name = format!("{}::interrupt", kind.lane(harness));
+    let binary = match (kind, crate::harness::spec(harness).acp) {
+        (Kind::WebAcp, Some(acp)) => acp.argv[0],
+        _ => harness.binary(),
+    };
+    TrialSpec::gated(name, move |ctx| run(ctx, harness, kind))
+        .requires(Requirement::HarnessSelected(harness))
+        .requires(Requirement::BinaryOnScratchPath {
+            binary,
+            fix: install_hint(harness),
+        })
+}
+
+fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
     let mut facts = Vec::new();
     let mut problems = Vec::new();
-    for point in POINTS {
-        match interrupt(ctx, harness, point) {
+    for point in kind.points() {
+        match interrupt(ctx, harness, kind, *point) {
             Ok(fact) => facts.push(format!("{point:?}: {fact}")),
             Err(e) => problems.push(format!("SIGINT at {point:?}: {e}")),
         }
@@ -87,13 +100,18 @@ fn run(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
     }
 }
 
-fn interrupt(ctx: &TrialContext, harness: HarnessName, point: Point) -> Result<String, String> {
+fn interrupt(
+    ctx: &TrialContext,
+    harness: HarnessName,
+    kind: Kind,
+    point: Point,
+) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the runner binary: {e}"))?;
     let results = tempfile::Builder::new()
         .prefix("sl-int-")
         .tempdir_in("/tmp")
         .map_err(|e| format!("cannot make a results dir: {e}"))?;
-    let lane = super::cli_tmux::trial_name(harness);
+    let lane = kind.lane(harness);
     let mut cmd = Command::new(&exe);
     cmd.env_clear()
         .envs(ctx.caller.iter())
@@ -103,18 +121,17 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName, point: Point) -> Result<S
         // The probe point needs the probe, which the stub-provider mode runs.
         .env(selection::ACC_AUTH_MODE, "stub-provider")
         .args([lane.as_str(), "--exact", "--test-threads", "1"])
-        // A terminal's foreground job: Ctrl-C signals the whole group.
-        .process_group(0)
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let mut child = ChildGuard(
-        cmd.spawn()
-            .map_err(|e| format!("cannot start {}: {e}", exe.display()))?,
-    );
-    let pid = i32::try_from(child.0.id()).map_err(|e| e.to_string())?;
+    let mut child = ForegroundJob::spawn(&mut cmd)
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let pid = child.pid();
 
-    let root = wait_for(|| stub_root(pid), "the child's stub provider to start")?;
+    let root = wait_for(
+        || stub_root(pid),
+        "the child's stub provider to start",
+        PHASE_TIMEOUT,
+    )?;
     match point {
         Point::StubStarted => {}
         Point::Probe => {
@@ -122,12 +139,13 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName, point: Point) -> Result<S
             wait_for(
                 || root.join("probe").is_dir().then_some(()),
                 "the authenticated probe to start",
+                PHASE_TIMEOUT,
             )?;
             std::thread::sleep(PROBE_SETTLE);
         }
         Point::Conversation => {
-            // Turn 1 of the product's session (it carries the persona; the
-            // probe's one-shot request, also a reply 1, does not).
+            // Learner turn 1 of the product's session (it carries the persona;
+            // the probe's one-shot request, also a reply 1, does not).
             let log = root.join("stub/requests.jsonl");
             let turn_one = |r: &studyloop_stubs::LogRecord| {
                 r.persona.is_some()
@@ -143,50 +161,23 @@ fn interrupt(ctx: &TrialContext, harness: HarnessName, point: Point) -> Result<S
                         .map(drop)
                 },
                 "the stub to answer turn 1 of the session",
+                PHASE_TIMEOUT,
             )?;
         }
     }
-    let group = Pid::from_raw(pid).ok_or("bad child pid")?;
-    kill_process_group(group, Signal::INT).map_err(|e| format!("cannot send SIGINT: {e}"))?;
-    let sent = Instant::now();
-    let status = wait_for(
-        || child.0.try_wait().ok().flatten(),
-        "the runner to exit after SIGINT",
-    )?;
-    let exit_after = sent.elapsed();
-
-    let mut problems = Vec::new();
-    if exit_after > CANCEL_BOUND {
-        problems.push(format!(
-            "the runner took {} ms to exit after SIGINT, over {CANCEL_BOUND:?}",
-            exit_after.as_millis()
-        ));
-    }
-    if status.success() {
-        problems.push(format!(
-            "the interrupted runner exited {status}, expected a failure"
-        ));
-    }
-    if root.exists() {
-        problems.push(format!(
-            "the scratch tree {} is still there",
-            root.display()
-        ));
-    }
-    let left = validate::leftover_processes(&root);
-    if !left.is_empty() {
-        problems.push(format!("processes left: {}", left.join("; ")));
-    }
-    let outcome = bundle_outcome(results.path());
-    if outcome.as_deref() != Some("cancelled") {
-        problems.push(format!(
-            "the lane's bundle outcome is {outcome:?}, expected \"cancelled\""
-        ));
-    }
+    child.ctrl_c()?;
+    let (status, took) = child.wait_exit(PHASE_TIMEOUT)?;
+    let problems = cancelled_cleanly(
+        status,
+        took,
+        CANCEL_BOUND,
+        &root,
+        &results.path().join("evidence"),
+    );
     if problems.is_empty() {
         Ok(format!(
-            "runner exited {status} {} ms after SIGINT; bundle outcome cancelled; no scratch tree, tmux server, harness or stub process left",
-            exit_after.as_millis()
+            "runner exited {status} {} ms after SIGINT; bundle outcome cancelled; no scratch tree, tmux server, harness, product or stub process left",
+            took.as_millis()
         ))
     } else {
         Err(problems.join("; "))
@@ -209,29 +200,4 @@ fn stub_root(parent: i32) -> Option<PathBuf> {
             let log = args.iter().skip_while(|a| *a != "--log").nth(1)?;
             Path::new(log).parent()?.parent().map(Path::to_owned)
         })
-}
-
-fn bundle_outcome(results: &Path) -> Option<String> {
-    let evidence = std::fs::read_dir(results.join("evidence")).ok()?;
-    evidence.flatten().find_map(|b| {
-        let text = std::fs::read_to_string(b.path().join("manifest.json")).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-        v["outcome"].as_str().map(str::to_owned)
-    })
-}
-
-/// Bounded wait (20 ms steps) for `f` to return something.
-fn wait_for<T>(mut f: impl FnMut() -> Option<T>, what: &str) -> Result<T, String> {
-    let deadline = Instant::now() + PHASE_TIMEOUT;
-    loop {
-        if let Some(v) = f() {
-            return Ok(v);
-        }
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "timed out after {PHASE_TIMEOUT:?} waiting for {what}"
-            ));
-        }
-        std::thread::sleep(STEP);
-    }
 }

@@ -10,6 +10,7 @@ pub mod interrupt_trial;
 pub mod paste_trial;
 pub mod product;
 pub mod setup;
+pub mod sigint;
 pub mod validate;
 
 pub(crate) use gate::{gated_trial, run_lane};

@@ -36,6 +36,17 @@ pub fn main(tier: Tier, catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>) ->
     )
 }
 
+/// As [`run_with`] with the arguments as words (the first is the program name):
+/// for a runner started inside another binary (the Ctrl-C tests' children).
+pub fn run_with_words(
+    tier: Tier,
+    caller: &CallerEnv,
+    words: &[&str],
+    catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>,
+) -> ExitCode {
+    run_with(tier, caller, &Arguments::from_iter(words), catalogue)
+}
+
 /// As [`main`] with an explicit environment and arguments.
 pub fn run_with(
     tier: Tier,

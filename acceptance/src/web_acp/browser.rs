@@ -62,6 +62,9 @@ pub fn available() -> Result<(), BrowserError> {
     Ok(())
 }
 
+/// How long one browser wait may last before the interrupt flag is looked at.
+const INTERRUPT_SLICE: Duration = Duration::from_secs(1);
+
 /// A headless Chromium session.
 #[derive(Debug)]
 pub struct Browser {
@@ -158,10 +161,25 @@ impl Browser {
     /// [`BrowserError::Step`] when it never appears.
     pub fn wait_for(&self, css: &str, timeout: Duration) -> Result<(), BrowserError> {
         let c = self.client();
-        let r = self
-            .rt
-            .block_on(c.wait().at_most(timeout).for_element(Locator::Css(css)));
-        self.step(&format!("wait for {css}"), r.map(drop))
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            // Slices, so a Ctrl-C ends the wait within one of them.
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let slice = left.min(INTERRUPT_SLICE);
+            let r = self
+                .rt
+                .block_on(c.wait().at_most(slice).for_element(Locator::Css(css)));
+            let timed_out = matches!(r, Err(fantoccini::error::CmdError::WaitTimeout));
+            if !timed_out || left <= slice {
+                return self.step(&format!("wait for {css}"), r.map(drop));
+            }
+            if let Err(e) = crate::interrupt::check(&format!("the page to show {css}")) {
+                return Err(BrowserError::Step {
+                    step: format!("wait for {css}"),
+                    detail: e.to_string(),
+                });
+            }
+        }
     }
 
     /// Clears the field `css` and types `text` into it.

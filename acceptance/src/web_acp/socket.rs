@@ -36,6 +36,9 @@ pub enum Frame {
     Bytes(Vec<u8>),
 }
 
+/// How long one blocking read may last before the interrupt flag is looked at.
+const INTERRUPT_SLICE: Duration = Duration::from_millis(200);
+
 /// One direction-tagged frame for the transcript.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Logged {
@@ -119,8 +122,12 @@ impl SessionSocket {
             if left.is_zero() {
                 return Ok(None);
             }
+            // A Ctrl-C ends the wait within one slice, whatever the server does.
+            crate::interrupt::check("the next session frame")
+                .map_err(|e| SocketError::Io(e.to_string()))?;
             let stream = self.ws.get_mut();
-            let _ = stream.set_read_timeout(Some(left.max(Duration::from_millis(1))));
+            let slice = left.min(INTERRUPT_SLICE).max(Duration::from_millis(1));
+            let _ = stream.set_read_timeout(Some(slice));
             match self.ws.read() {
                 Ok(Message::Text(t)) => {
                     let v: Value =

@@ -1,0 +1,170 @@
+//! A real Ctrl-C to a runner child, as a terminal sends it: the child runs as
+//! its own foreground job (a new process group) and SIGINT goes to the whole
+//! group. Shared by the live `…::interrupt` trials and the ungated Ctrl-C
+//! tests of the web and UAT case kinds, which then prove the same things:
+//! the child exited non-zero in time, its bundle says `cancelled`, and no
+//! scratch tree or process of its world is left.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+use super::validate;
+
+const STEP: Duration = Duration::from_millis(20);
+
+/// A runner child in its own process group, killed (group and all) on drop.
+#[derive(Debug)]
+pub struct ForegroundJob(Child);
+
+impl ForegroundJob {
+    /// Starts `cmd` as a foreground job: its own group, no stdin.
+    ///
+    /// # Errors
+    /// The program could not start.
+    pub fn spawn(cmd: &mut Command) -> std::io::Result<Self> {
+        cmd.process_group(0).stdin(Stdio::null()).spawn().map(Self)
+    }
+
+    /// Its pid (and process group id).
+    #[must_use]
+    pub fn pid(&self) -> i32 {
+        i32::try_from(self.0.id()).unwrap_or(i32::MAX)
+    }
+
+    /// What Ctrl-C does: SIGINT to the whole group.
+    ///
+    /// # Errors
+    /// The signal could not be sent.
+    pub fn ctrl_c(&self) -> Result<(), String> {
+        let group = Pid::from_raw(self.pid()).ok_or("bad child pid")?;
+        kill_process_group(group, Signal::INT).map_err(|e| format!("cannot send SIGINT: {e}"))
+    }
+
+    /// Waits up to `within` for the exit; its status and how long it took.
+    ///
+    /// # Errors
+    /// It did not exit in time.
+    pub fn wait_exit(&mut self, within: Duration) -> Result<(ExitStatus, Duration), String> {
+        let sent = Instant::now();
+        let status = wait_for(
+            || self.0.try_wait().ok().flatten(),
+            "the runner to exit after SIGINT",
+            within,
+        )?;
+        Ok((status, sent.elapsed()))
+    }
+}
+
+impl Drop for ForegroundJob {
+    fn drop(&mut self) {
+        if let Some(group) = Pid::from_raw(self.pid()) {
+            let _ = kill_process_group(group, Signal::KILL);
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Bounded wait (20 ms steps) for `f` to return something.
+///
+/// # Errors
+/// A timeout naming `what`.
+pub fn wait_for<T>(
+    mut f: impl FnMut() -> Option<T>,
+    what: &str,
+    timeout: Duration,
+) -> Result<T, String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return Ok(v);
+        }
+        if Instant::now() >= deadline {
+            return Err(format!("timed out after {timeout:?} waiting for {what}"));
+        }
+        std::thread::sleep(STEP);
+    }
+}
+
+/// A direct child of `parent` whose argv[0] ends with `program` and whose
+/// argv[1] is `first_arg` (when given).
+#[must_use]
+pub fn child_running(parent: i32, program: &str, first_arg: Option<&str>) -> Option<i32> {
+    crate::procfs::children(parent).into_iter().find(|child| {
+        crate::procfs::argv(*child).is_some_and(|args| {
+            args.first().is_some_and(|a| a.ends_with(program))
+                && first_arg.is_none_or(|want| args.get(1).is_some_and(|a| a == want))
+        })
+    })
+}
+
+/// The scratch root a process runs in: the parent of its `HOME`.
+#[must_use]
+pub fn scratch_root_of(pid: i32) -> Option<PathBuf> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let home = environ
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(b"HOME="))?;
+    let home = Path::new(std::str::from_utf8(home).ok()?);
+    home.parent().map(Path::to_owned)
+}
+
+/// The outcome of every bundle (`*/manifest.json`) directly under `dir`.
+#[must_use]
+pub fn bundle_outcomes(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|b| {
+            let text = std::fs::read_to_string(b.path().join("manifest.json")).ok()?;
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+            v["outcome"].as_str().map(str::to_owned)
+        })
+        .collect()
+}
+
+/// Everything a Ctrl-C'd runner must leave true: it exited non-zero within
+/// `bound`, its world at `root` is gone with no process mentioning it, and the
+/// bundles in `bundles` say `cancelled`. Returns every problem.
+#[must_use]
+pub fn cancelled_cleanly(
+    status: ExitStatus,
+    took: Duration,
+    bound: Duration,
+    root: &Path,
+    bundles: &Path,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if took > bound {
+        problems.push(format!(
+            "the runner took {} ms to exit after SIGINT, over {bound:?}",
+            took.as_millis()
+        ));
+    }
+    if status.success() {
+        problems.push(format!(
+            "the interrupted runner exited {status}, expected a failure"
+        ));
+    }
+    if root.exists() {
+        problems.push(format!("the scratch tree {} is still there", root.display()));
+    }
+    let left = validate::leftover_processes(root);
+    if !left.is_empty() {
+        problems.push(format!("processes left: {}", left.join("; ")));
+    }
+    let outcomes = bundle_outcomes(bundles);
+    if outcomes != ["cancelled"] {
+        problems.push(format!(
+            "the bundle outcomes under {} are {outcomes:?}, expected [\"cancelled\"]",
+            bundles.display()
+        ));
+    }
+    problems
+}
