@@ -294,3 +294,61 @@ fn the_council_follows_the_auth_mode() {
     );
     assert_eq!(grading::council_for(AuthMode::Scrubbed, &pins), None);
 }
+
+/// Set in the child of the journey Ctrl-C test: it runs the UAT runner instead.
+const SMOKE_CHILD: &str = "STUDYLOOP_TEST_SIGINT_SMOKE_CHILD";
+
+/// `journey::smoke` (a UAT journey: product server, ACP session, scripted learner,
+/// durable bundle) in a runner child gets a real Ctrl-C to its process group as soon
+/// as its product server runs: the runner must exit non-zero in time, the durable
+/// bundle must say `cancelled`, and no scratch tree or process of its world may be
+/// left. Before the case engine, journeys caught no signal: the runner died at once,
+/// leaving the server, the stub agent and the world behind, and no bundle.
+#[test]
+fn sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing() {
+    use std::time::Duration;
+    use studyloop_acceptance::lane::sigint::{
+        ForegroundJob, cancelled_cleanly, child_running, scratch_root_of, wait_for,
+    };
+    if std::env::var_os(SMOKE_CHILD).is_some() {
+        let code = studyloop_acceptance::runner::run_with_words(
+            studyloop_acceptance::evidence::Tier::Uat,
+            &CallerEnv::capture(),
+            &["uat", "journey::smoke", "--exact"],
+            studyloop_uat::journey::catalogue,
+        );
+        std::process::exit(i32::from(code != std::process::ExitCode::SUCCESS));
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("sl-int-uat-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let durable = tmp.path().join("uat-root");
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing",
+        "--exact",
+        "--nocapture",
+        "--test-threads",
+        "1",
+    ])
+    .env(SMOKE_CHILD, "1")
+    .env("STUDYLOOP_ACC", "1")
+    .env("STUDYLOOP_UAT", "1")
+    .env("STUDYLOOP_UAT_EVIDENCE_ROOT", &durable)
+    .env("STUDYLOOP_ACC_RESULTS_DIR", tmp.path().join("results"));
+    let mut child = ForegroundJob::spawn(&mut cmd).unwrap();
+    let pid = child.pid();
+    let phase = Duration::from_secs(60);
+    let server = wait_for(
+        || child_running(pid, "studyloop", Some("web")),
+        "the journey's product server",
+        phase,
+    )
+    .unwrap();
+    let root = scratch_root_of(server).expect("the server runs in a scratch HOME");
+    child.ctrl_c().unwrap();
+    let (status, took) = child.wait_exit(phase).unwrap();
+    let problems = cancelled_cleanly(status, took, Duration::from_secs(20), &root, &durable);
+    assert!(problems.is_empty(), "{problems:#?}");
+}
