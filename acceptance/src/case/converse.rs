@@ -114,3 +114,64 @@ pub fn converse(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use studyloop_actors::fake::FakeMentor;
+    use studyloop_stubs::StubProvider;
+
+    use super::*;
+    use crate::caller_env::CallerEnv;
+    use crate::evidence::{Outcome as CaseOutcome, Surface, Tier};
+    use crate::ledger::RunLog;
+    use crate::runner::TrialContext;
+    use crate::scratch::Scratch;
+    use crate::selection::{HarnessName, Selection};
+
+    /// `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` reaches the learner's model: the stub
+    /// logs each request's `max_tokens` as what the selection's cap has left
+    /// (10, then 10 - 3), and the conversation stops when it is spent. Before,
+    /// every lane built its budget with no token cap (200 per request always).
+    #[test]
+    fn the_selections_output_cap_reaches_the_learners_model_requests() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("roles.json");
+        let learner = ["What is ownership?", "Why does the borrow checker exist at all?", "x"];
+        std::fs::write(
+            &script,
+            serde_json::json!({"version": 1, "learner": learner}).to_string(),
+        )
+        .unwrap();
+        let stub = StubProvider::spawn(
+            &crate::bins::path("studyloop-stub-provider").unwrap(),
+            &dir.path().join("stub"),
+            ["--role", "learner", "--script", script.to_str().unwrap(), "--api-key", "k"],
+        )
+        .unwrap();
+        let caller = CallerEnv::from_pairs([
+            ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
+            ("STUDYLOOP_ACC_MAX_OUTPUT_TOKENS", "10".to_owned()),
+            ("LITELLM_BASE_URL", stub.base_url()),
+            ("LITELLM_API_KEY", "k".to_owned()),
+            ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
+        ]);
+        let ctx = TrialContext {
+            name: "case::converse".into(),
+            tier: Tier::Acceptance,
+            selection: Selection::from_env(&caller).unwrap(),
+            caller,
+            run_log: RunLog::open(dir.path().join("run")).unwrap(),
+        };
+        let mut case = Case::new(&ctx, HarnessName::Codex, Surface::CliTmux);
+        case.slots.put_scratch(Scratch::create().unwrap());
+        let talked = converse(&mut case, &mut FakeMentor::echo(), ReplySource::Pane);
+        let err = talked.unwrap_err();
+        assert_eq!(err.outcome, CaseOutcome::BudgetExhausted, "{err}");
+        assert!(err.message.starts_with("2 of 3 turns answered"), "{err}");
+        let sent: Vec<Option<u64>> = stub.records().unwrap().iter().map(|r| r.max_tokens).collect();
+        assert_eq!(sent, [Some(10), Some(7)]);
+        let t = case.record.transcript.as_ref().unwrap();
+        assert_eq!(t.turns.len(), 2);
+        case.slots.scratch.take().unwrap().close().unwrap();
+    }
+}

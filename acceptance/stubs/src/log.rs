@@ -69,6 +69,11 @@ pub struct LogRecord {
     /// turn reached the model whole without the log holding the text.
     #[serde(default)]
     pub user_text_sha256: Option<String>,
+    /// The output cap the client asked for (`max_tokens`,
+    /// `max_completion_tokens` or `max_output_tokens`), when it sent one:
+    /// proves a learner's token budget reached its model request.
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
     /// The client's `User-Agent`, which tells harnesses apart.
     pub user_agent: Option<String>,
     /// The full reply text the stub generated, when it generated one.

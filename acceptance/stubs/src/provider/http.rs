@@ -89,6 +89,7 @@ pub(super) async fn handle(
         user_turns: 0,
         persona: None,
         user_text_sha256: None,
+        max_tokens: None,
         user_agent: headers
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
@@ -204,6 +205,7 @@ async fn route(
     record.message_count = exchange.message_count;
     record.user_turns = exchange.user_turns;
     record.persona.clone_from(&exchange.persona);
+    record.max_tokens = exchange.max_tokens;
     record.user_text_sha256 = exchange
         .last_user_text
         .as_deref()

@@ -26,6 +26,8 @@ pub(crate) struct Exchange {
     pub persona: Option<String>,
     /// The JSON schema of a structured-output side request, if one was asked for.
     pub schema: Option<Value>,
+    /// The output cap the client asked for, under any of the three names.
+    pub max_tokens: Option<u64>,
 }
 
 /// The text blocks of an OpenAI or Anthropic `content` field: a plain string, or
@@ -92,6 +94,9 @@ impl Tally {
             input_tokens: self.words,
             persona: persona(raw).map(str::to_owned),
             schema: schema_of(body).cloned(),
+            max_tokens: ["max_tokens", "max_completion_tokens", "max_output_tokens"]
+                .iter()
+                .find_map(|k| body.get(*k).and_then(Value::as_u64)),
         }
     }
 }
