@@ -39,10 +39,14 @@ static INSTALLED: OnceLock<Result<(), InterruptError>> = OnceLock::new();
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InterruptError {
     /// The signal handler could not be registered.
-    #[error("cannot install the SIGINT handler: {0} (a Ctrl-C will kill the runner without cleanup)")]
+    #[error(
+        "cannot install the SIGINT handler: {0} (a Ctrl-C will kill the runner without cleanup)"
+    )]
     Handler(String),
     /// The thread that turns signals into cleanup could not start.
-    #[error("cannot start the interrupt thread: {0} (a Ctrl-C will kill the runner without cleanup)")]
+    #[error(
+        "cannot start the interrupt thread: {0} (a Ctrl-C will kill the runner without cleanup)"
+    )]
     Thread(String),
 }
 

@@ -78,7 +78,11 @@ fn probe(c: &mut Case<'_>) -> Result<(), StepFailure> {
     let binary = c.step("harness binary on the scratch PATH", |c| {
         let h = c.harness;
         c.env.find_binary(h.binary()).ok_or_else(|| {
-            StepFailure::skipped(format!("{} not found on PATH ({})", h.binary(), install_hint(h)))
+            StepFailure::skipped(format!(
+                "{} not found on PATH ({})",
+                h.binary(),
+                install_hint(h)
+            ))
         })
     })?;
     c.record.facts.binary_path = Some(binary.display().to_string());
@@ -98,7 +102,11 @@ fn probe(c: &mut Case<'_>) -> Result<(), StepFailure> {
                     stderr: done.stderr_text(),
                 };
                 let problem = (!done.status.success()).then(|| {
-                    format!("`{} --version` exited with {}", binary.display(), done.status)
+                    format!(
+                        "`{} --version` exited with {}",
+                        binary.display(),
+                        done.status
+                    )
                 });
                 (record, problem)
             }

@@ -167,7 +167,10 @@ fn web_case(
     }
     Case::new(ctx, HarnessName::Codex, Surface::WebAcp)
         .run(&RunDir::new(ctx), |c| {
-            c.step("scratch world", studyloop_acceptance::lane::setup::make_world)?;
+            c.step(
+                "scratch world",
+                studyloop_acceptance::lane::setup::make_world,
+            )?;
             let stub = studyloop_acceptance::bins::path("studyloop-stub-acp").map_err(err)?;
             let frames = c.scratch()?.tmp_dir().join("stub-acp-frames.jsonl");
             c.env = std::mem::take(&mut c.env)

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use studyloop_acceptance::caller_env::CallerEnv;
-use studyloop_acceptance::evidence::{self, Outcome, Surface, Tier};
 use studyloop_acceptance::case::{Record, StepFailure, Steps};
+use studyloop_acceptance::evidence::{self, Outcome, Surface, Tier};
 use studyloop_acceptance::selection::AuthMode;
 use studyloop_actors::{Outcome as ActorOutcome, Transcript, Turn, Usage};
 use studyloop_redaction::Redactor;

@@ -9,8 +9,8 @@
 
 use studyloop_actors::{ActorOptions, CancelToken, Mentor, Outcome, Transcript, factory};
 
-use super::case::Case;
 use super::StepFailure;
+use super::live::Case;
 use crate::catalogue;
 
 /// Where a mentor reply was read from.
@@ -136,7 +136,11 @@ mod tests {
     fn the_selections_output_cap_reaches_the_learners_model_requests() {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("roles.json");
-        let learner = ["What is ownership?", "Why does the borrow checker exist at all?", "x"];
+        let learner = [
+            "What is ownership?",
+            "Why does the borrow checker exist at all?",
+            "x",
+        ];
         std::fs::write(
             &script,
             serde_json::json!({"version": 1, "learner": learner}).to_string(),
@@ -145,7 +149,14 @@ mod tests {
         let stub = StubProvider::spawn(
             &crate::bins::path("studyloop-stub-provider").unwrap(),
             &dir.path().join("stub"),
-            ["--role", "learner", "--script", script.to_str().unwrap(), "--api-key", "k"],
+            [
+                "--role",
+                "learner",
+                "--script",
+                script.to_str().unwrap(),
+                "--api-key",
+                "k",
+            ],
         )
         .unwrap();
         let caller = CallerEnv::from_pairs([
@@ -168,7 +179,12 @@ mod tests {
         let err = talked.unwrap_err();
         assert_eq!(err.outcome, CaseOutcome::BudgetExhausted, "{err}");
         assert!(err.message.starts_with("2 of 3 turns answered"), "{err}");
-        let sent: Vec<Option<u64>> = stub.records().unwrap().iter().map(|r| r.max_tokens).collect();
+        let sent: Vec<Option<u64>> = stub
+            .records()
+            .unwrap()
+            .iter()
+            .map(|r| r.max_tokens)
+            .collect();
         assert_eq!(sent, [Some(10), Some(7)]);
         let t = case.record.transcript.as_ref().unwrap();
         assert_eq!(t.turns.len(), 2);

@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use super::case::Case;
+use super::StepFailure;
+use super::live::Case;
 use super::record::Record;
 use super::step::{Checks, Steps};
-use super::StepFailure;
 use crate::bins;
 use crate::caller_env::CallerEnv;
 use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId};
@@ -130,7 +130,10 @@ impl Case<'_> {
                     if left.is_empty() {
                         Ok(())
                     } else {
-                        Err(format!("processes left after the sweep: {}", left.join("; ")))
+                        Err(format!(
+                            "processes left after the sweep: {}",
+                            left.join("; ")
+                        ))
                     }
                 },
             )
@@ -139,7 +142,9 @@ impl Case<'_> {
                 "the product server exited 0 on SIGTERM",
                 |_| match released.server_exit {
                     Some(Some(0)) | None => Ok(()),
-                    Some(code) => Err(format!("studyloop web exited {code:?} on SIGTERM, expected 0")),
+                    Some(code) => Err(format!(
+                        "studyloop web exited {code:?} on SIGTERM, expected 0"
+                    )),
                 },
             );
         self.verify("finish", checks)

@@ -22,7 +22,7 @@
 //! What it is not: the steps of any lane or journey (`crate::lane`,
 //! `crate::web_acp::lane`, `crate::probe`, the uat crate's `journey`).
 
-mod case;
+mod live;
 mod converse;
 mod failure;
 mod finish;
@@ -30,7 +30,7 @@ mod record;
 mod slots;
 mod step;
 
-pub use case::Case;
+pub use live::Case;
 pub use converse::{Conversation, Reply, ReplySource, converse};
 pub use failure::StepFailure;
 pub use finish::{BundleError, Destination, Finished, RunDir};

@@ -65,7 +65,8 @@ impl Slots {
 
     /// Puts the tmux server in its slot; a Ctrl-C kills it.
     pub fn put_tmux(&mut self, tmux: Tmux) -> &Tmux {
-        self.watches.push(interrupt::watch(Stop::Tmux(tmux.clone())));
+        self.watches
+            .push(interrupt::watch(Stop::Tmux(tmux.clone())));
         self.tmux.insert(tmux)
     }
 

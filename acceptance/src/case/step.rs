@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::record::{CheckRecord, Record, StepRecord};
 use super::StepFailure;
+use super::record::{CheckRecord, Record, StepRecord};
 use crate::evidence::Outcome;
 
 /// One check: a name and the closure that verifies it.
@@ -244,14 +244,26 @@ mod tests {
         ] {
             assert!(err.message.contains(needle), "{needle}: {}", err.message);
         }
-        assert!(err.message.starts_with("check `three checks`: "), "{}", err.message);
+        assert!(
+            err.message.starts_with("check `three checks`: "),
+            "{}",
+            err.message
+        );
         let step = &r.steps[0];
         assert_eq!((step.n, step.kind, step.ok), (1, "check", false));
-        let outcomes: Vec<(&str, bool)> =
-            step.checks.iter().map(|c| (c.name.as_str(), c.ok)).collect();
+        let outcomes: Vec<(&str, bool)> = step
+            .checks
+            .iter()
+            .map(|c| (c.name.as_str(), c.ok))
+            .collect();
         assert_eq!(
             outcomes,
-            [("first", false), ("passes", true), ("second", false), ("third", false)]
+            [
+                ("first", false),
+                ("passes", true),
+                ("second", false),
+                ("third", false)
+            ]
         );
         assert_eq!(r.notes, ["the third ran"]);
     }
@@ -265,7 +277,9 @@ mod tests {
         });
         assert_eq!(got.unwrap(), 7);
         let err = r
-            .step("second", |_| -> Result<(), _> { Err(StepFailure::budget("out")) })
+            .step("second", |_| -> Result<(), _> {
+                Err(StepFailure::budget("out"))
+            })
             .unwrap_err();
         assert_eq!(err.message, "step `second`: out");
         assert_eq!(err.outcome, Outcome::BudgetExhausted);

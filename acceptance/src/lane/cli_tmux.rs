@@ -60,10 +60,14 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     lane.verify(
         "the first session's record",
         Checks::new()
-            .check_if(stub, "stub log: persona and history length per turn", |l: &mut Case<'_>| {
-                let turns: Vec<u64> = (1..=u64::from(answered)).collect();
-                validate::stub_history(&l.stub_records()?, l.seed, &turns, STUDY_PERSONA)
-            })
+            .check_if(
+                stub,
+                "stub log: persona and history length per turn",
+                |l: &mut Case<'_>| {
+                    let turns: Vec<u64> = (1..=u64::from(answered)).collect();
+                    validate::stub_history(&l.stub_records()?, l.seed, &turns, STUDY_PERSONA)
+                },
+            )
             .check("db: study_sessions row with persona_hash", |l| {
                 db_row(l, &state)
             })
@@ -97,7 +101,12 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     result?;
     if stub {
         lane.check("stub log: the resumed turn carries the history", |l| {
-            validate::stub_history(&l.stub_records()?, l.seed, &[u64::from(next)], STUDY_PERSONA)
+            validate::stub_history(
+                &l.stub_records()?,
+                l.seed,
+                &[u64::from(next)],
+                STUDY_PERSONA,
+            )
         })?;
     }
     lane.step("exit the resumed harness", |l| exit_harness(l, driver))?;
@@ -220,9 +229,16 @@ fn attach(
         None => Proof::NewContent,
     };
     let tmux = l.tmux()?;
-    let mut driver = PaneDriver::attach(tmux, session, pane, markers, l.spec.limits(l.budget.max_turns), proof)
-        .map_err(pane_failure)?
-        .with_paste(l.spec.paste);
+    let mut driver = PaneDriver::attach(
+        tmux,
+        session,
+        pane,
+        markers,
+        l.spec.limits(l.budget.max_turns),
+        proof,
+    )
+    .map_err(pane_failure)?
+    .with_paste(l.spec.paste);
     driver.wait_ready().map_err(pane_failure)?;
     Ok(driver)
 }

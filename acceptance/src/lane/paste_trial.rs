@@ -92,7 +92,11 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 fn still_connected(l: &Case<'_>, driver: &mut PaneDriver, session: &str) -> Result<(), String> {
-    let alive = l.slots.tmux.as_ref().is_some_and(|t| t.has_session(session));
+    let alive = l
+        .slots
+        .tmux
+        .as_ref()
+        .is_some_and(|t| t.has_session(session));
     if !alive {
         return Err(format!("tmux session {session} is gone after the turn"));
     }

@@ -83,8 +83,7 @@ pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
                 l.harness
             )));
         }
-        let binary = bins::path("studyloop-stub-provider")
-            .map_err(StepFailure::from_error)?;
+        let binary = bins::path("studyloop-stub-provider").map_err(StepFailure::from_error)?;
         let scratch = l.scratch()?;
         let dir = scratch.root().join("stub");
         let seed = l.seed.to_string();

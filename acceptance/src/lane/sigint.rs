@@ -153,7 +153,10 @@ pub fn cancelled_cleanly(
         ));
     }
     if root.exists() {
-        problems.push(format!("the scratch tree {} is still there", root.display()));
+        problems.push(format!(
+            "the scratch tree {} is still there",
+            root.display()
+        ));
     }
     let left = validate::leftover_processes(root);
     if !left.is_empty() {

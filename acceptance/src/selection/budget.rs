@@ -125,7 +125,10 @@ mod tests {
     #[test]
     fn unset_and_empty_are_the_defaults() {
         assert_eq!(parse(None, None), (TurnBudget::default(), Vec::new()));
-        assert_eq!(parse(Some(" "), Some("")), (TurnBudget::default(), Vec::new()));
+        assert_eq!(
+            parse(Some(" "), Some("")),
+            (TurnBudget::default(), Vec::new())
+        );
         assert_eq!(TurnBudget::default().max_turns, 3);
     }
 
@@ -136,7 +139,10 @@ mod tests {
         assert_eq!(b.max_turns, 5);
         assert_eq!(b.max_output_tokens, Some(1200));
         let budget = b.budget().unwrap();
-        assert_eq!((budget.max_turns(), budget.max_output_tokens()), (5, Some(1200)));
+        assert_eq!(
+            (budget.max_turns(), budget.max_output_tokens()),
+            (5, Some(1200))
+        );
     }
 
     #[test]
@@ -155,7 +161,10 @@ mod tests {
             let turns_msg = errors[0].to_string();
             assert!(turns_msg.contains(&format!("`{turns}`")), "{turns_msg}");
             assert!(turns_msg.contains("from 1 to 50"), "{turns_msg}");
-            assert!(turns_msg.contains("STUDYLOOP_ACC_MAX_TURNS=3"), "{turns_msg}");
+            assert!(
+                turns_msg.contains("STUDYLOOP_ACC_MAX_TURNS=3"),
+                "{turns_msg}"
+            );
             let tokens_msg = errors[1].to_string();
             assert!(tokens_msg.contains(&format!("`{tokens}`")), "{tokens_msg}");
             assert!(tokens_msg.contains("from 1 to 1000000"), "{tokens_msg}");

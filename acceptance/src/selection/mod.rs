@@ -33,8 +33,8 @@ pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSE
 pub use parse::{Gates, Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
-    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT,
-    UAT_EVIDENCE_ROOT,
+    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
+    ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
 };
 
 #[cfg(test)]

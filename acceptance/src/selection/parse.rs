@@ -8,8 +8,8 @@ use crate::caller_env::CallerEnv;
 use crate::selection::budget::{self, BudgetVarError, TurnBudget};
 use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
 use crate::selection::vars::{
-    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH,
-    UAT,
+    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
+    ACC_REAL_AUTH, UAT,
 };
 
 /// The two gates, which never fail to parse.

@@ -107,7 +107,8 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
     };
     let state = server(case)?.session_state(HTTP_TIMEOUT);
     if let Ok(s) = &state {
-        case.record.attach_json("product/session-state.json", &s.body)?;
+        case.record
+            .attach_json("product/session-state.json", &s.body)?;
     }
     let answered = answered?;
     let state = state.map_err(err)?.body;
@@ -124,9 +125,11 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
                     validate::stub_history(&c.stub_records()?, c.seed, &turns, FOCUS_PERSONA)
                 },
             )
-            .check("state: the session ended", |_| match state["mode"].as_str() {
-                Some("ended") => Ok(()),
-                other => Err(format!("state mode is {other:?}, expected ended: {state}")),
+            .check("state: the session ended", |_| {
+                match state["mode"].as_str() {
+                    Some("ended") => Ok(()),
+                    other => Err(format!("state mode is {other:?}, expected ended: {state}")),
+                }
             })
             .check("db: study_sessions row with persona_hash", |c| {
                 crate::lane::checks::db_row(c, &state)
@@ -154,10 +157,9 @@ fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
 fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
     let topic = format!("Web ACP Lane: {}", c.harness);
     let mut text = String::new();
-    let started =
-        server(c)?.start_acp_session(&topic, c.harness.as_str(), 5, START_TIMEOUT, |t| {
-            text = t.to_owned();
-        });
+    let started = server(c)?.start_acp_session(&topic, c.harness.as_str(), 5, START_TIMEOUT, |t| {
+        text = t.to_owned();
+    });
     c.record.attach("product/session-start.json", text);
     started.map_err(err)
 }
@@ -283,8 +285,10 @@ fn console_journey(case: &mut Case<'_>, chrome: &Browser) -> Result<u32, StepFai
         )?;
         Ok(talk.answered())
     });
-    let ended = answered
-        .and_then(|n| case.step("end from the console", |_| mentor.end().map_err(err)).map(|()| n));
+    let ended = answered.and_then(|n| {
+        case.step("end from the console", |_| mentor.end().map_err(err))
+            .map(|()| n)
+    });
     for (name, bytes) in std::mem::take(&mut mentor.shots.files) {
         case.record.attach(name, bytes);
     }

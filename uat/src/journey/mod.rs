@@ -51,7 +51,13 @@ pub fn catalogue(selection: &Selection) -> Vec<TrialSpec> {
 #[must_use]
 pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
     let smoke = TrialSpec::gated(SMOKE, |ctx| {
-        finish(ctx, false, smoke::LABEL, |ctx, dest| smoke::run(ctx, dest), None)
+        finish(
+            ctx,
+            false,
+            smoke::LABEL,
+            |ctx, dest| smoke::run(ctx, dest),
+            None,
+        )
     });
     let choice = study_harness(selection, caller);
     let harness = choice.as_ref().ok().copied();

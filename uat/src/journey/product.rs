@@ -82,7 +82,8 @@ pub(super) fn search(j: &mut Case<'_>, id: &str) -> Result<(), StepFailure> {
     let found = hits
         .as_array()
         .is_some_and(|a| a.iter().any(|h| h["session_id"] == id));
-    j.record.detail(json!({"hits": hits.as_array().map_or(0, Vec::len), "found_session": found}));
+    j.record
+        .detail(json!({"hits": hits.as_array().map_or(0, Vec::len), "found_session": found}));
     if found {
         Ok(())
     } else {

@@ -114,10 +114,20 @@ impl CaseDestination for UatBundle<'_> {
         result: Result<(), &StepFailure>,
     ) -> Result<PathBuf, BundleError> {
         let manifest = self.manifest(record, manifest, result);
-        write_with(record, self.arbitration_note, &self.dest.dir, manifest, self.redactor)
-            .map_err(|e| {
-                format!("writing the evidence bundle {}: {e}", self.dest.dir.display()).into()
-            })
+        write_with(
+            record,
+            self.arbitration_note,
+            &self.dest.dir,
+            manifest,
+            self.redactor,
+        )
+        .map_err(|e| {
+            format!(
+                "writing the evidence bundle {}: {e}",
+                self.dest.dir.display()
+            )
+            .into()
+        })
     }
 }
 

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use studyloop_acceptance::bins;
-use studyloop_acceptance::case::{Case, Destination, Finished, ReplySource, StepFailure, Steps, converse};
+use studyloop_acceptance::case::{
+    Case, Destination, Finished, ReplySource, StepFailure, Steps, converse,
+};
 use studyloop_acceptance::catalogue;
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::runner::TrialContext;
@@ -118,7 +120,10 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     talked?;
     ended?;
     let log = std::fs::read(&frames_log).map_err(|e| {
-        errored(format!("reading the stub's frame log {}: {e}", frames_log.display()))
+        errored(format!(
+            "reading the stub's frame log {}: {e}",
+            frames_log.display()
+        ))
     })?;
     c.record.attach("stub-acp-frames.jsonl", log.clone());
     c.step_doing(

@@ -124,8 +124,13 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
             "the stub's log: persona and history length on every turn",
             |c| {
                 let turns: Vec<u64> = (0..=u64::from(answered)).collect();
-                validate::stub_history(&c.stub_records().map_err(errored)?, c.seed, &turns, FOCUS_PERSONA)
-                    .map_err(errored)
+                validate::stub_history(
+                    &c.stub_records().map_err(errored)?,
+                    c.seed,
+                    &turns,
+                    FOCUS_PERSONA,
+                )
+                .map_err(errored)
             },
         )?;
     }
@@ -168,7 +173,11 @@ fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
         .map(|(k, _)| k.to_owned())
         .filter(|k| !before.contains(k))
         .collect();
-    let stub = c.slots.stub.as_ref().map(studyloop_stubs::StubProvider::base_url);
+    let stub = c
+        .slots
+        .stub
+        .as_ref()
+        .map(studyloop_stubs::StubProvider::base_url);
     let mode = c.ctx.selection.auth_mode;
     c.record
         .detail(json!({"auth_mode": mode.as_str(), "stub": stub, "env_added": added}));

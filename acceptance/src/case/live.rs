@@ -9,11 +9,11 @@ use std::path::PathBuf;
 
 use studyloop_actors::ActorKind;
 
+use super::StepFailure;
 use super::finish::{Destination, Finished};
 use super::record::Record;
 use super::slots::{Slots, keep_socket_evidence};
 use super::step::Steps;
-use super::StepFailure;
 use crate::evidence::Surface;
 use crate::harness::{self, HarnessSpec};
 use crate::runner::TrialContext;
