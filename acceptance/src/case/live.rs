@@ -16,6 +16,7 @@ use super::slots::{Slots, keep_socket_evidence};
 use super::step::Steps;
 use crate::evidence::Surface;
 use crate::harness::{self, HarnessSpec};
+use crate::lane::validate::CheckError;
 use crate::runner::TrialContext;
 use crate::scratch::{Env, Scratch};
 use crate::selection::{HarnessName, TurnBudget};
@@ -130,13 +131,22 @@ impl<'a> Case<'a> {
     ///
     /// # Errors
     /// Why it cannot be read (no stub in this mode, or an unreadable log).
-    pub fn stub_records(&self) -> Result<Vec<studyloop_stubs::LogRecord>, String> {
+    pub fn stub_records(&self) -> Result<Vec<studyloop_stubs::LogRecord>, CheckError> {
         self.slots
             .stub
             .as_ref()
-            .ok_or("no stub provider")?
+            .ok_or_else(|| CheckError::StubLog("this case has no stub provider".into()))?
             .records()
-            .map_err(|e| format!("reading the stub log: {e}"))
+            .map_err(|e| CheckError::StubLog(e.to_string()))
+    }
+
+    /// Learner turn `n`'s reply is proven: its stub nonce with the cell's stub,
+    /// any non-blank text with a real model.
+    ///
+    /// # Errors
+    /// [`CheckError`] naming the turn, the reply and the marker it lacks.
+    pub fn prove_reply(&self, n: u64, reply: &str) -> Result<(), CheckError> {
+        crate::lane::validate::prove_reply(self.has_stub().then_some(self.seed), n, reply)
     }
 
     /// Runs `f` with the session socket taken out of its slot (so `f` may also

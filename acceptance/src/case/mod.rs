@@ -22,18 +22,18 @@
 //! What it is not: the steps of any lane or journey (`crate::lane`,
 //! `crate::web_acp::lane`, `crate::probe`, the uat crate's `journey`).
 
-mod live;
 mod converse;
 mod failure;
 mod finish;
+mod live;
 mod record;
 mod slots;
 mod step;
 
-pub use live::Case;
 pub use converse::{Conversation, Reply, ReplySource, converse};
 pub use failure::StepFailure;
 pub use finish::{BundleError, Destination, Finished, RunDir};
+pub use live::Case;
 pub use record::{CheckRecord, Facts, PhaseTurn, Record, StepRecord};
 pub use slots::{Released, Slots};
 pub use step::{Checks, Steps};

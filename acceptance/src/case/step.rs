@@ -36,24 +36,27 @@ impl<'c, S: ?Sized> Checks<'c, S> {
         Self::default()
     }
 
-    /// Adds the check `name`.
+    /// Adds the check `name`; its error (any typed error) is kept as its message.
     #[must_use]
-    pub fn check(
+    pub fn check<E: std::fmt::Display>(
         mut self,
         name: impl Into<String>,
-        f: impl FnOnce(&mut S) -> Result<(), String> + 'c,
+        f: impl FnOnce(&mut S) -> Result<(), E> + 'c,
     ) -> Self {
-        self.items.push((name.into(), Box::new(f)));
+        self.items.push((
+            name.into(),
+            Box::new(move |s| f(s).map_err(|e| e.to_string())),
+        ));
         self
     }
 
     /// Adds the check `name` only when `when` holds.
     #[must_use]
-    pub fn check_if(
+    pub fn check_if<E: std::fmt::Display>(
         self,
         when: bool,
         name: impl Into<String>,
-        f: impl FnOnce(&mut S) -> Result<(), String> + 'c,
+        f: impl FnOnce(&mut S) -> Result<(), E> + 'c,
     ) -> Self {
         if when { self.check(name, f) } else { self }
     }
@@ -139,10 +142,10 @@ pub trait Steps {
     ///
     /// # Errors
     /// The check's failure, errored.
-    fn check(
+    fn check<E: std::fmt::Display>(
         &mut self,
         name: &str,
-        f: impl FnOnce(&mut Self) -> Result<(), String>,
+        f: impl FnOnce(&mut Self) -> Result<(), E>,
     ) -> Result<(), StepFailure>
     where
         Self: Sized,
@@ -226,12 +229,12 @@ mod tests {
             .verify(
                 "three checks",
                 Checks::new()
-                    .check("first", |_| Err("one is wrong".into()))
-                    .check("passes", |_| Ok(()))
-                    .check("second", |_| Err("two is wrong".into()))
+                    .check("first", |_| Err("one is wrong"))
+                    .check("passes", |_| Ok::<(), String>(()))
+                    .check("second", |_| Err("two is wrong"))
                     .check("third", |r: &mut Record| {
                         r.notes.push("the third ran".into());
-                        Err("three is wrong".into())
+                        Err("three is wrong")
                     }),
             )
             .unwrap_err();
@@ -287,7 +290,7 @@ mod tests {
         assert_eq!(r.steps[0].what.as_deref(), Some("does one thing"));
         assert_eq!(r.steps[1].detail, Value::Null);
         assert!(r.steps[0].checks.is_empty());
-        assert!(r.check("ok", |_| Ok(())).is_ok());
+        assert!(r.check("ok", |_| Ok::<(), String>(())).is_ok());
         assert_eq!(r.steps[2].checks.len(), 1);
     }
 }

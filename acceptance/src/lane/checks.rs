@@ -2,49 +2,44 @@
 //! and `studyloop doctor`.
 
 use super::cli_tmux::CLI_TIMEOUT;
-use super::validate;
+use super::validate::{self, CheckError};
 use crate::bins;
 use crate::case::Case;
 
-pub(crate) fn db_row(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(), String> {
+pub(crate) fn db_row(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(), CheckError> {
     let id = validate::state_str(state, "study_session_id")?;
     let want = validate::state_str(state, "persona_hash")?;
     let db = l
         .scratch()
-        .map_err(|e| e.message)?
+        .map_err(|_| CheckError::NoScratch)?
         .config_dir()
         .join("sessions.db");
     let got = validate::db_persona_hash(&db, &id)?;
     if got == want {
         Ok(())
     } else {
-        Err(format!(
-            "study_sessions.persona_hash {got} differs from the state's {want}"
-        ))
+        Err(CheckError::PersonaHash { got, want })
     }
 }
 
-pub(crate) fn doctor(l: &mut Case<'_>) -> Result<(), String> {
-    let studyloop = bins::path("studyloop").map_err(|e| e.to_string())?;
-    let scratch = l.scratch().map_err(|e| e.message)?;
+pub(crate) fn doctor(l: &mut Case<'_>) -> Result<(), CheckError> {
+    let failed = CheckError::Doctor;
+    let studyloop = bins::path("studyloop").map_err(|e| failed(e.to_string()))?;
+    let scratch = l.scratch().map_err(|_| CheckError::NoScratch)?;
     let before = validate::tree_sizes(scratch.config_dir());
     let mut cmd = scratch.command(&studyloop);
     l.env.apply(&mut cmd).args(["doctor", "--json"]);
     let done = scratch
         .run(&mut cmd, CLI_TIMEOUT)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| failed(e.to_string()))?;
     let after = validate::tree_sizes(scratch.config_dir());
     l.record.attach("product/doctor.json", done.stdout.clone());
-    let report: serde_json::Value = serde_json::from_slice(&done.stdout).map_err(|e| {
-        format!(
-            "doctor --json printed no JSON ({e}): {}",
-            done.stderr_text()
-        )
-    })?;
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout)
+        .map_err(|e| failed(format!("printed no JSON ({e}): {}", done.stderr_text())))?;
     if done.status.code() == Some(2) {
-        return Err(format!(
-            "doctor reports a failing core check (exit 2): {report}"
-        ));
+        return Err(failed(format!(
+            "reports a failing core check (exit 2): {report}"
+        )));
     }
     // The harness keeps writing into its session dir (config/sessions/<name>)
     // while doctor runs; only the product's own files must stay untouched.
@@ -60,9 +55,9 @@ pub(crate) fn doctor(l: &mut Case<'_>) -> Result<(), String> {
             .keys()
             .filter(|k| before.get(*k) != after.get(*k))
             .collect();
-        return Err(format!(
-            "doctor changed the product's files under the scratch config dir: {changed:?}"
-        ));
+        return Err(failed(format!(
+            "changed the product's files under the scratch config dir: {changed:?}"
+        )));
     }
     let listed = report["harnesses"].as_array().is_some_and(|hs| {
         hs.iter()
@@ -71,9 +66,6 @@ pub(crate) fn doctor(l: &mut Case<'_>) -> Result<(), String> {
     if listed {
         Ok(())
     } else {
-        Err(format!(
-            "doctor does not report a version for {}",
-            l.harness
-        ))
+        Err(failed(format!("reports no version for {}", l.harness)))
     }
 }

@@ -155,7 +155,7 @@ fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepF
             }
         }
         if Instant::now() >= deadline {
-            let seen = state.map_or_else(|e| e, |s| s.to_string());
+            let seen = state.map_or_else(|e| e.to_string(), |s| s.to_string());
             let want = if active {
                 "an active session"
             } else {
@@ -172,8 +172,8 @@ fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepF
 
 /// The `study-*` session exists and its main pane runs a live child.
 fn live_pane(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(String, String), StepFailure> {
-    let session = validate::state_str(state, "mux_session").map_err(StepFailure::errored)?;
-    let pane = validate::state_str(state, "mux_main_pane").map_err(StepFailure::errored)?;
+    let session = validate::state_str(state, "mux_session").map_err(StepFailure::from_error)?;
+    let pane = validate::state_str(state, "mux_main_pane").map_err(StepFailure::from_error)?;
     if !session.starts_with("study-") {
         return Err(StepFailure::errored(format!(
             "tmux session {session:?} does not start with study-"

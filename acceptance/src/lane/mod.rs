@@ -3,6 +3,7 @@
 //! (`interrupt_trial`), the first steps every live lane shares (`setup`) and
 //! the validators (`validate`, `checks`).
 
+mod check_error;
 pub(crate) mod checks;
 pub mod cli_tmux;
 mod gate;

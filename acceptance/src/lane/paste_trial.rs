@@ -15,6 +15,7 @@ use std::path::Path;
 
 use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
+use super::validate::CheckError;
 use super::{gated_trial, run_lane};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::pane::PaneDriver;
@@ -76,7 +77,10 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
             .check(
                 "no tmux command ran (marker file absent)",
                 |_: &mut Case<'_>| match marker.exists() {
-                    true => Err(format!("{} exists: a run-shell line ran", marker.display())),
+                    true => Err(CheckError::Paste(format!(
+                        "{} exists: a run-shell line ran",
+                        marker.display()
+                    ))),
                     false => Ok(()),
                 },
             )
@@ -107,7 +111,7 @@ fn still_connected(l: &Case<'_>, driver: &mut PaneDriver, session: &str) -> Resu
 }
 
 /// Turn 1's request carries, as its last real user text, exactly the turn.
-fn arrived_whole(l: &Case<'_>, turn: &str) -> Result<(), String> {
+fn arrived_whole(l: &Case<'_>, turn: &str) -> Result<(), CheckError> {
     let want = studyloop_stubs::text_sha256(turn.trim());
     let records = l.stub_records()?;
     let turn_one: Vec<_> = records.iter().filter(|r| r.user_turns == 1).collect();
@@ -121,9 +125,9 @@ fn arrived_whole(l: &Case<'_>, turn: &str) -> Result<(), String> {
         .iter()
         .map(|r| format!("{:?}", r.user_text_sha256))
         .collect();
-    Err(format!(
+    Err(CheckError::Paste(format!(
         "no request with one user turn carried the typed text (sha256 {want}, {} lines); seen: [{}] (the screens/paste-turn-1.txt shows what the harness displayed)",
         turn.lines().count(),
         seen.join(", ")
-    ))
+    )))
 }

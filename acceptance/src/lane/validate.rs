@@ -2,7 +2,7 @@
 //! model (the stub's request log), what the product stored (its SQLite DB,
 //! opened read-only), and what was left behind (processes after the sweep).
 //!
-//! Each returns `Err(one line naming the value seen and the one expected)`.
+//! Each returns a [`CheckError`] naming the value seen and the one expected.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,25 +10,39 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use studyloop_stubs::LogRecord;
 
+pub use super::check_error::CheckError;
+
 /// The persona word the product's canonical study persona carries
 /// (`<!-- PERSONA=studyloop-study -->`), as the stub reports it.
 pub const STUDY_PERSONA: &str = "studyloop-study";
 
 /// Reads `session-state.json`.
-pub fn read_state(path: &Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
+///
+/// # Errors
+/// [`CheckError::State`] when it cannot be read or is not JSON.
+pub fn read_state(path: &Path) -> Result<serde_json::Value, CheckError> {
+    let state = |detail: String| CheckError::State {
+        path: path.to_owned(),
+        detail,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| state(e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| state(format!("not JSON: {e}")))
 }
 
 /// A string field of the state, or an error naming it.
-pub fn state_str(state: &serde_json::Value, field: &str) -> Result<String, String> {
+///
+/// # Errors
+/// [`CheckError::StateField`].
+pub fn state_str(state: &serde_json::Value, field: &str) -> Result<String, CheckError> {
     state
         .get(field)
         .and_then(|v| v.as_str())
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
-        .ok_or_else(|| format!("session-state.json has no `{field}` (state: {state})"))
+        .ok_or_else(|| CheckError::StateField {
+            field: field.to_owned(),
+            state: state.to_string(),
+        })
 }
 
 /// For each stub turn `n` in `turns`: the request that got the reply with
@@ -39,7 +53,7 @@ pub fn stub_history(
     seed: u64,
     turns: &[u64],
     persona: &str,
-) -> Result<(), String> {
+) -> Result<(), CheckError> {
     for &n in turns {
         let nonce = studyloop_stubs::nonce(seed, n);
         let prefix = format!("MENTOR-REPLY {n} {nonce}");
@@ -50,9 +64,7 @@ pub fn stub_history(
             .filter(|r| r.reply.as_deref().is_some_and(|t| t.starts_with(&prefix)))
             .collect();
         let Some(first) = answered.first() else {
-            return Err(format!(
-                "no request in the stub log was answered as turn {n} (nonce {nonce})"
-            ));
+            return Err(CheckError::TurnUnanswered { n, nonce });
         };
         if answered
             .iter()
@@ -61,27 +73,64 @@ pub fn stub_history(
             continue;
         }
         if first.user_turns != n {
-            return Err(format!(
-                "turn {n}: the request carried {} user turns, expected {n}",
-                first.user_turns
-            ));
+            return Err(CheckError::HistoryLength {
+                n,
+                got: first.user_turns,
+            });
         }
-        return Err(format!(
-            "turn {n}: persona {:?} reached the model, expected {persona:?}",
-            first.persona
-        ));
+        return Err(CheckError::Persona {
+            n,
+            got: first.persona.clone(),
+            want: persona.to_owned(),
+        });
     }
     Ok(())
 }
 
+/// The reply to stub turn `n` is proven: with the cell's stub (`seed` given)
+/// it carries that turn's nonce; without one (real auth) it is not blank.
+///
+/// # Errors
+/// [`CheckError::ReplyNotProven`] or [`CheckError::EmptyReply`].
+pub fn prove_reply(seed: Option<u64>, n: u64, reply: &str) -> Result<(), CheckError> {
+    let Some(seed) = seed else {
+        return if reply.trim().is_empty() {
+            Err(CheckError::EmptyReply { n })
+        } else {
+            Ok(())
+        };
+    };
+    let want = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(seed, n));
+    if reply.contains(&want) {
+        Ok(())
+    } else {
+        Err(CheckError::ReplyNotProven {
+            n,
+            reply: reply.to_owned(),
+            want,
+        })
+    }
+}
+
 /// The `study_sessions.persona_hash` of session `id`, read with a read-only
 /// connection (the lane never writes the product's DB).
-pub fn db_persona_hash(db: &Path, id: &str) -> Result<String, String> {
+///
+/// # Errors
+/// [`CheckError::Db`] or [`CheckError::SessionRow`].
+pub fn db_persona_hash(db: &Path, id: &str) -> Result<String, CheckError> {
+    let db_error = |detail: String| CheckError::Db {
+        db: db.to_owned(),
+        detail,
+    };
+    let row = |what| CheckError::SessionRow {
+        id: id.to_owned(),
+        what,
+    };
     let conn = Connection::open_with_flags(
         db,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
-    .map_err(|e| format!("cannot open {} read-only: {e}", db.display()))?;
+    .map_err(|e| db_error(format!("cannot open it read-only: {e}")))?;
     let hash: Option<Option<String>> = conn
         .query_row(
             "SELECT persona_hash FROM study_sessions WHERE id = ?1",
@@ -89,16 +138,14 @@ pub fn db_persona_hash(db: &Path, id: &str) -> Result<String, String> {
             |r| r.get(0),
         )
         .optional()
-        .map_err(|e| format!("querying study_sessions in {}: {e}", db.display()))?;
+        .map_err(|e| db_error(format!("querying study_sessions: {e}")))?;
     match hash {
-        None => Err(format!(
-            "no study_sessions row with id {id} in {}",
-            db.display()
-        )),
-        Some(None) => Err(format!("study_sessions row {id} has no persona_hash")),
-        Some(Some(h)) if h.is_empty() => {
-            Err(format!("study_sessions row {id} has an empty persona_hash"))
-        }
+        None => Err(CheckError::NoSessionRow {
+            id: id.to_owned(),
+            db: db.to_owned(),
+        }),
+        Some(None) => Err(row("no persona_hash")),
+        Some(Some(h)) if h.is_empty() => Err(row("an empty persona_hash")),
         Some(Some(h)) => Ok(h),
     }
 }
@@ -197,14 +244,19 @@ mod tests {
             record(2, 7, Some(STUDY_PERSONA)),
         ];
         assert_eq!(stub_history(&recs, 7, &[1, 2], STUDY_PERSONA), Ok(()));
-        let e = stub_history(&recs, 7, &[3], STUDY_PERSONA).unwrap_err();
+        let e = stub_history(&recs, 7, &[3], STUDY_PERSONA)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("turn 3"), "{e}");
-        let e = stub_history(&recs, 8, &[1], STUDY_PERSONA).unwrap_err();
+        let e = stub_history(&recs, 8, &[1], STUDY_PERSONA)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("nonce"), "{e}");
         let wrong = vec![record(1, 7, Some("other"))];
         assert!(
             stub_history(&wrong, 7, &[1], STUDY_PERSONA)
                 .unwrap_err()
+                .to_string()
                 .contains("persona")
         );
     }
@@ -224,11 +276,13 @@ mod tests {
         assert!(
             db_persona_hash(&db, "b")
                 .unwrap_err()
+                .to_string()
                 .contains("no persona_hash")
         );
         assert!(
             db_persona_hash(&db, "c")
                 .unwrap_err()
+                .to_string()
                 .contains("no study_sessions row")
         );
     }

@@ -18,9 +18,9 @@ use super::{AcpMentor, SessionStart, WebServer};
 use crate::case::{Case, Checks, ReplySource, RunDir, StepFailure, Steps, converse};
 use crate::evidence::Surface;
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
-use crate::lane::validate;
+use crate::lane::validate::{self, CheckError};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
-use crate::selection::{AuthMode, HarnessName};
+use crate::selection::HarnessName;
 /// One API call.
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The start includes the ACP handshake (kiro needs ~13 s for session/new).
@@ -164,23 +164,6 @@ fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
     started.map_err(err)
 }
 
-/// Checks that turn `n`'s reply carries the stub's nonce (stub-provider mode).
-fn prove(c: &Case<'_>, n: u64, reply: &str) -> Result<(), String> {
-    if c.ctx.selection.auth_mode != AuthMode::StubProvider {
-        return if reply.trim().is_empty() {
-            Err(format!("turn {n}: empty reply"))
-        } else {
-            Ok(())
-        };
-    }
-    let want = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(c.seed, n));
-    if reply.contains(&want) {
-        Ok(())
-    } else {
-        Err(format!("turn {n}: reply {reply:?} lacks {want:?}"))
-    }
-}
-
 /// The socket variant; returns the learner turns answered.
 fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
     let started = case.step("POST /api/session/start (acp)", start_session)?;
@@ -196,7 +179,11 @@ fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
         c.with_acp(|_, m| m.deliver_persona(&persona).map_err(err))
     });
     let talk = first
-        .and_then(|reply| case.check("persona turn proven (stub turn 0)", |c| prove(c, 0, &reply)))
+        .and_then(|reply| {
+            case.check("persona turn proven (stub turn 0)", |c| {
+                c.prove_reply(0, &reply)
+            })
+        })
         .and_then(|()| {
             case.step("conversation", |c| {
                 c.with_acp(|c, m| converse(c, m, ReplySource::Socket))
@@ -214,13 +201,11 @@ fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
                 replies
                     .iter()
                     .enumerate()
-                    .try_for_each(|(k, r)| prove(c, k as u64 + 1, &r.text))
+                    .try_for_each(|(k, r)| c.prove_reply(k as u64 + 1, &r.text))
             })
             .check("stop frame ended the session", |_| match stopped {
                 Some(f) if f["reason"] == "cancel" => Ok(()),
-                other => Err(format!(
-                    "expected a stopped frame with reason cancel, got {other:?}"
-                )),
+                other => Err(CheckError::NotStopped(format!("{other:?}"))),
             }),
     )?;
     Ok(talk.transcript.turns.len().try_into().unwrap_or(u32::MAX))
@@ -280,7 +265,7 @@ fn console_journey(case: &mut Case<'_>, chrome: &Browser) -> Result<u32, StepFai
                 talk.replies
                     .iter()
                     .enumerate()
-                    .try_for_each(|(k, r)| prove(c, k as u64 + 1, &r.text))
+                    .try_for_each(|(k, r)| c.prove_reply(k as u64 + 1, &r.text))
             },
         )?;
         Ok(talk.answered())

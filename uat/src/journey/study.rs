@@ -184,32 +184,13 @@ fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
     Ok(())
 }
 
-/// In stub-provider mode, the reply to stub turn `n` must carry its nonce.
-fn prove(c: &Case<'_>, n: u64, reply: &str) -> Result<(), String> {
-    if !c.has_stub() {
-        return if reply.trim().is_empty() {
-            Err(format!("turn {n}: empty reply"))
-        } else {
-            Ok(())
-        };
-    }
-    let want = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(c.seed, n));
-    if reply.contains(&want) {
-        Ok(())
-    } else {
-        Err(format!(
-            "turn {n}: reply {reply:?} lacks the stub's {want:?}"
-        ))
-    }
-}
-
 fn persona(c: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
     let reply = web::attach_and_send_persona(c, started, c.spec.turn_timeout)?;
     let agent = c.slots.acp.as_ref().and_then(|m| m.agent.clone());
     c.record
         .detail(json!({"agent": agent, "reply_chars": reply.chars().count()}));
     c.record.attach("persona-reply.txt", reply.clone());
-    prove(c, 0, &reply).map_err(errored)
+    c.prove_reply(0, &reply).map_err(errored)
 }
 
 /// The learner talks; every reply is proven. Returns the learner turns answered.
@@ -224,7 +205,7 @@ fn conversation(c: &mut Case<'_>) -> Result<u32, StepFailure> {
     c.record.detail(detail);
     let talk = talk?;
     for (k, reply) in talk.replies.iter().enumerate() {
-        prove(c, k as u64 + 1, &reply.text).map_err(errored)?;
+        c.prove_reply(k as u64 + 1, &reply.text).map_err(errored)?;
     }
     Ok(talk.answered())
 }
