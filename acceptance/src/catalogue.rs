@@ -139,11 +139,12 @@ mod tests {
         assert_eq!(validate(&names), Vec::<String>::new());
         // probe::, cli-tmux:: and cli-tmux::<h>::paste per harness, web-acp::
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
-        // interrupt trial and the meta check.
+        // two interrupt trials (cli-tmux and web-acp) and the meta check.
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 3 + (HARNESS_ORDER.len() - 1) * 2 + 2
+            HARNESS_ORDER.len() * 3 + (HARNESS_ORDER.len() - 1) * 2 + 3
         );
+        assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));
         assert!(
             !names
                 .iter()

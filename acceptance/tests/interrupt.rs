@@ -160,7 +160,7 @@ fn web_case(
     use studyloop_acceptance::evidence::Surface;
     use studyloop_acceptance::scratch::TestHatch;
     use studyloop_acceptance::selection::HarnessName;
-    use studyloop_acceptance::web_acp::{AcpMentor, WebServer};
+    use studyloop_acceptance::web_acp::AcpMentor;
     use studyloop_stubs::acp::knobs;
     fn err(e: impl std::fmt::Display) -> StepFailure {
         StepFailure::from_error(e)
@@ -178,13 +178,12 @@ fn web_case(
                 .with_var(knobs::STUB_ACP_PROMPT_WAIT_FOR_CANCEL, "1")
                 .and_then(|e| e.with_var(knobs::STUB_ACP_LOG, &frames))
                 .map_err(err)?;
-            c.step("studyloop web", |c| {
-                let server = WebServer::start_in(c.scratch()?, &c.env).map_err(err)?;
-                c.slots.put_server(server);
-                Ok(())
-            })?;
+            c.step(
+                "studyloop web",
+                studyloop_acceptance::web_acp::lane::start_server,
+            )?;
             c.step("session start and socket", |c| {
-                let server = c.slots.server.as_ref().ok_or_else(|| err("no server"))?;
+                let server = c.server()?;
                 let started = server
                     .start_acp_session("SIGINT", "codex", 5, Duration::from_secs(60), |_| {})
                     .map_err(err)?;

@@ -390,39 +390,33 @@ fn the_factory_builds_each_http_backend_from_the_environment() {
     assert_eq!(models, ["alias", "google/gemini-3.5-flash"]);
 }
 
+/// The `max_tokens` of every request the stub logged, in order.
+fn max_tokens_sent(stub: &StubProvider) -> Vec<Option<u64>> {
+    stub.records()
+        .unwrap()
+        .iter()
+        .map(|r| r.max_tokens)
+        .collect()
+}
+
 /// The conversation-wide output cap reaches every learner model request: each
 /// request's `max_tokens` (as the stub logged it) is the per-turn cap shrunk to
 /// what the budget has left, so an honest model cannot overspend it.
 #[test]
 fn the_output_token_cap_reaches_each_model_request_as_max_tokens() {
     for backend in ALL {
-        let dir = tempfile::tempdir().unwrap();
-        let stub = learner_stub(dir.path(), &[]);
-        let mut actor = backend.actor(&stub, KEY, Duration::from_secs(10));
-        // 250 left before turn 1 (capped by the per-turn 200), 247 before turn
-        // 2 (turn 1 spent 3 words), 239 before turn 3 (turn 2 spent 8).
-        let mut budget = Budget::new(3, Some(250)).unwrap();
-        let (t, _) = converse(&mut actor, &mut budget);
-        assert_eq!(t.turns.len(), 3, "{backend:?}: {t:?}");
-        let sent: Vec<Option<u64>> = stub
-            .records()
-            .unwrap()
-            .iter()
-            .map(|r| r.max_tokens)
-            .collect();
-        assert_eq!(sent, [Some(200), Some(200), Some(200)], "{backend:?}");
-        let mut tight = Budget::new(3, Some(10)).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let stub = learner_stub(dir.path(), &[]);
-        let mut actor = backend.actor(&stub, KEY, Duration::from_secs(10));
-        let (t, _) = converse(&mut actor, &mut tight);
-        let sent: Vec<Option<u64>> = stub
-            .records()
-            .unwrap()
-            .iter()
-            .map(|r| r.max_tokens)
-            .collect();
+        // 250 left before each of three short turns: the per-turn 200 applies.
         // 10 left, then 10 - 3 = 7; turn 2 spends 8, so no third request.
-        assert_eq!(sent, [Some(10), Some(7)], "{backend:?}: {t:?}");
+        for (cap, want) in [
+            (250, vec![Some(200), Some(200), Some(200)]),
+            (10, vec![Some(10), Some(7)]),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let stub = learner_stub(dir.path(), &[]);
+            let mut actor = backend.actor(&stub, KEY, Duration::from_secs(10));
+            let mut budget = Budget::new(3, Some(cap)).unwrap();
+            let (t, _) = converse(&mut actor, &mut budget);
+            assert_eq!(max_tokens_sent(&stub), want, "{backend:?} cap {cap}: {t:?}");
+        }
     }
 }

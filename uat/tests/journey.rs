@@ -62,6 +62,30 @@ fn journey() -> Record {
     j
 }
 
+/// Writes `j` as a UAT bundle under `root` with the shipped pins.
+fn write(
+    j: &Record,
+    note: &str,
+    root: &Path,
+    result: Result<(), &StepFailure>,
+    graded: bool,
+) -> std::path::PathBuf {
+    let pins = Pins::load_default().unwrap();
+    let redactor = Redactor::new(&pins.rules);
+    let dest = destination(root);
+    write_bundle(
+        j,
+        note,
+        &dest,
+        &CallerEnv::default(),
+        result,
+        &pins,
+        &redactor,
+        graded,
+    )
+    .unwrap()
+}
+
 fn manifest(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
 }
@@ -171,24 +195,13 @@ fn a_graded_journey_writes_a_verified_bundle_with_pins_before_grading() {
 fn a_failed_ungraded_journey_records_its_failure_and_no_rubric() {
     let tmp = tempfile::tempdir().unwrap();
     let pins = Pins::load_default().unwrap();
-    let redactor = Redactor::new(&pins.rules);
     let mut j = journey();
     let failure = j
         .step_doing("conversation", "talk", |_| -> Result<(), _> {
             Err(StepFailure::budget("2 of 3 turns answered"))
         })
         .unwrap_err();
-    let dir = write_bundle(
-        &j,
-        smoke::LABEL,
-        &destination(tmp.path()),
-        &CallerEnv::default(),
-        Err(&failure),
-        &pins,
-        &redactor,
-        false,
-    )
-    .unwrap();
+    let dir = write(&j, smoke::LABEL, tmp.path(), Err(&failure), false);
     let m = manifest(&dir);
     assert_eq!(m["outcome"], "budget-exhausted");
     assert_eq!(
@@ -218,22 +231,10 @@ fn a_failed_ungraded_journey_records_its_failure_and_no_rubric() {
 #[test]
 fn a_leak_in_a_recorded_fact_becomes_a_placeholder_in_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
-    let pins = Pins::load_default().unwrap();
-    let redactor = Redactor::new(&pins.rules);
     let mut j = journey();
     let key = format!("sk-ant-{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4");
     j.facts.harness_version = Some(format!("codex 1.0 at /home/alice/.codex with {key}"));
-    let dir = write_bundle(
-        &j,
-        "graded journey",
-        &destination(tmp.path()),
-        &CallerEnv::default(),
-        Ok(()),
-        &pins,
-        &redactor,
-        true,
-    )
-    .unwrap();
+    let dir = write(&j, "graded journey", tmp.path(), Ok(()), true);
     let summary = std::fs::read_to_string(dir.join(SUMMARY)).unwrap();
     assert!(
         !summary.contains("alice") && !summary.contains(&key),
@@ -253,18 +254,7 @@ fn a_leak_in_a_recorded_fact_becomes_a_placeholder_in_the_summary() {
 fn hermetic_judge_replies_are_valid_cited_scores_for_a_journey_bundle() {
     let tmp = tempfile::tempdir().unwrap();
     let pins = Pins::load_default().unwrap();
-    let redactor = Redactor::new(&pins.rules);
-    let dir = write_bundle(
-        &journey(),
-        "graded journey",
-        &destination(tmp.path()),
-        &CallerEnv::default(),
-        Ok(()),
-        &pins,
-        &redactor,
-        true,
-    )
-    .unwrap();
+    let dir = write(&journey(), "graded journey", tmp.path(), Ok(()), true);
     let bundle = Bundle::open(&dir).unwrap();
     let text = grading::stub_judge_reply(&bundle, 4);
     let scores = council::parse_reply(&text, &pins.rubric, &bundle.citable()).unwrap();

@@ -13,7 +13,7 @@ use super::StepFailure;
 use super::finish::{Destination, Finished};
 use super::record::Record;
 use super::slots::{Slots, keep_socket_evidence};
-use super::step::Steps;
+use super::step::{Steps, cancelled_if_interrupted};
 use crate::evidence::Surface;
 use crate::harness::{self, HarnessSpec};
 use crate::lane::validate::CheckError;
@@ -21,7 +21,7 @@ use crate::runner::TrialContext;
 use crate::scratch::{Env, Scratch};
 use crate::selection::{HarnessName, TurnBudget};
 use crate::tmux::Tmux;
-use crate::web_acp::AcpMentor;
+use crate::web_acp::{AcpMentor, WebServer};
 
 /// One live case and everything it owns.
 pub struct Case<'a> {
@@ -102,6 +102,8 @@ impl<'a> Case<'a> {
                     .unwrap_or_else(|| "unknown panic".into());
                 Err(StepFailure::errored(format!("the case panicked: {what}")))
             });
+        // Also what failed between steps (a read of a server the interrupt stopped).
+        let result = result.map_err(cancelled_if_interrupted);
         self.finish(result, dest)
     }
 
@@ -125,6 +127,17 @@ impl<'a> Case<'a> {
             .tmux
             .as_ref()
             .ok_or_else(|| StepFailure::errored("no tmux handle"))
+    }
+
+    /// The product server.
+    ///
+    /// # Errors
+    /// An errored failure when none was started.
+    pub fn server(&self) -> Result<&WebServer, StepFailure> {
+        self.slots
+            .server
+            .as_ref()
+            .ok_or_else(|| StepFailure::errored("no product server"))
     }
 
     /// The stub provider's request log.

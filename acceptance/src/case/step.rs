@@ -180,20 +180,7 @@ fn run_step<S: Steps, T>(
     } else {
         f(s)
     };
-    // A step broken by the interrupt (its server was stopped) was cancelled,
-    // whatever error it saw.
-    let result = result.map_err(|e| {
-        if crate::interrupt::interrupted()
-            && !matches!(e.outcome, Outcome::Cancelled | Outcome::Skipped)
-        {
-            StepFailure::cancelled(format!(
-                "interrupted (SIGINT/SIGTERM to the runner): {}",
-                e.message
-            ))
-        } else {
-            e
-        }
-    });
+    let result = result.map_err(cancelled_if_interrupted);
     let r = s.record_mut();
     let n = r.steps.len() + 1;
     r.steps.push(StepRecord {
@@ -211,6 +198,21 @@ fn run_step<S: Steps, T>(
         e.message = format!("{kind} `{name}`: {}", e.message);
         e
     })
+}
+
+/// A failure seen after a Ctrl-C was caused by it (its server was stopped):
+/// the case was cancelled, whatever error the step saw.
+pub(crate) fn cancelled_if_interrupted(e: StepFailure) -> StepFailure {
+    if crate::interrupt::interrupted()
+        && !matches!(e.outcome, Outcome::Cancelled | Outcome::Skipped)
+    {
+        StepFailure::cancelled(format!(
+            "interrupted (SIGINT/SIGTERM to the runner): {}",
+            e.message
+        ))
+    } else {
+        e
+    }
 }
 
 /// Milliseconds since `started`, saturating.

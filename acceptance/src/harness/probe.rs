@@ -17,6 +17,42 @@ pub const PROBE_PROMPT: &str = "availability probe: reply briefly";
 /// One-shot modes start cold; opencode's is CPU-bound on a loaded 2-core box.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(90);
 
+/// Why the authenticated probe failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// The harness has no one-shot mode to probe (presence-only).
+    #[error("{harness} has no authenticated probe")]
+    NoProbe {
+        /// The harness.
+        harness: String,
+    },
+    /// The probe's throwaway directory could not be made.
+    #[error("creating {path}: {detail}")]
+    Dir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// The OS error.
+        detail: String,
+    },
+    /// The one-shot call could not run, timed out or was interrupted.
+    #[error("{0}")]
+    Run(String),
+    /// It ran but printed no reply (or failed).
+    #[error(
+        "`{command} \"{PROBE_PROMPT}\"` exited {status} without a reply{failed}; stderr: {stderr_tail}"
+    )]
+    NoReply {
+        /// The binary and its one-shot arguments.
+        command: String,
+        /// Its exit status.
+        status: String,
+        /// ` (failure)` when it exited non-zero.
+        failed: &'static str,
+        /// Its last two stderr lines.
+        stderr_tail: String,
+    },
+}
+
 /// What the probe saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeResult {
@@ -30,6 +66,9 @@ pub struct ProbeResult {
 /// `expect` is the text the reply must contain (`Some("MENTOR-REPLY")` with a
 /// stub), `None` to accept any non-empty output. A presence-only harness is an
 /// error naming why it has no probe.
+///
+/// # Errors
+/// [`ProbeError`].
 pub fn run(
     spec: &HarnessSpec,
     scratch: &Scratch,
@@ -37,11 +76,16 @@ pub fn run(
     binary: &Path,
     dir: &Path,
     expect: Option<&str>,
-) -> Result<ProbeResult, String> {
+) -> Result<ProbeResult, ProbeError> {
     let ProbeKind::Authenticated { args, prompt, .. } = spec.probe else {
-        return Err(format!("{} has no authenticated probe", spec.name));
+        return Err(ProbeError::NoProbe {
+            harness: spec.name.to_string(),
+        });
     };
-    crate::private_fs::create_dir(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    crate::private_fs::create_dir(dir).map_err(|e| ProbeError::Dir {
+        path: dir.to_owned(),
+        detail: e.to_string(),
+    })?;
     let mut cmd = Command::new(binary);
     env.apply(&mut cmd).current_dir(dir).args(args);
     if prompt {
@@ -49,7 +93,7 @@ pub fn run(
     }
     let done = scratch
         .run(&mut cmd, PROBE_TIMEOUT)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ProbeError::Run(e.to_string()))?;
     let out = done.stdout_text();
     let reply = out
         .lines()
@@ -61,18 +105,17 @@ pub fn run(
             reply,
             elapsed: done.elapsed,
         }),
-        (ok, _) => Err(format!(
-            "`{} {} \"{PROBE_PROMPT}\"` exited {} without a reply{}; stderr: {}",
-            binary.display(),
-            args.join(" "),
-            done.status,
-            if ok { "" } else { " (failure)" },
-            done.stderr_text()
+        (ok, _) => Err(ProbeError::NoReply {
+            command: format!("{} {}", binary.display(), args.join(" ")),
+            status: done.status.to_string(),
+            failed: if ok { "" } else { " (failure)" },
+            stderr_tail: done
+                .stderr_text()
                 .lines()
                 .rev()
                 .take(2)
                 .collect::<Vec<_>>()
-                .join(" / ")
-        )),
+                .join(" / "),
+        }),
     }
 }

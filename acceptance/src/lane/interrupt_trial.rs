@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::sigint::{ForegroundJob, cancelled_cleanly, wait_for};
+use super::sigint::{ForegroundJob, JobError, cancelled_cleanly, wait_for};
 use crate::probe::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::{self, HarnessName};
@@ -27,6 +27,25 @@ const PHASE_TIMEOUT: Duration = Duration::from_secs(90);
 pub const CANCEL_BOUND: Duration = Duration::from_secs(20);
 /// How long the probe's harness gets to start before the signal.
 const PROBE_SETTLE: Duration = Duration::from_millis(300);
+
+/// Why one interrupt point failed.
+#[derive(Debug, thiserror::Error)]
+enum PointError {
+    /// The child or its results dir could not be set up.
+    #[error("{what}: {detail}")]
+    Setup {
+        /// What could not be set up.
+        what: &'static str,
+        /// The OS error.
+        detail: String,
+    },
+    /// Driving the child failed.
+    #[error(transparent)]
+    Job(#[from] JobError),
+    /// The child did not end cancelled and clean.
+    #[error("{}", .0.join("; "))]
+    NotClean(Vec<String>),
+}
 
 /// Which lane the child runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,12 +124,18 @@ fn interrupt(
     harness: HarnessName,
     kind: Kind,
     point: Point,
-) -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the runner binary: {e}"))?;
+) -> Result<String, PointError> {
+    let setup = |what| {
+        move |e: std::io::Error| PointError::Setup {
+            what,
+            detail: e.to_string(),
+        }
+    };
+    let exe = std::env::current_exe().map_err(setup("cannot find the runner binary"))?;
     let results = tempfile::Builder::new()
         .prefix("sl-int-")
         .tempdir_in("/tmp")
-        .map_err(|e| format!("cannot make a results dir: {e}"))?;
+        .map_err(setup("cannot make a results dir"))?;
     let lane = kind.lane(harness);
     let mut cmd = Command::new(&exe);
     cmd.env_clear()
@@ -123,8 +148,7 @@ fn interrupt(
         .args([lane.as_str(), "--exact", "--test-threads", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let mut child = ForegroundJob::spawn(&mut cmd)
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let mut child = ForegroundJob::spawn(&mut cmd).map_err(setup("cannot start the runner"))?;
     let pid = child.pid();
 
     let root = wait_for(
@@ -180,7 +204,7 @@ fn interrupt(
             took.as_millis()
         ))
     } else {
-        Err(problems.join("; "))
+        Err(PointError::NotClean(problems))
     }
 }
 

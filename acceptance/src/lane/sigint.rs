@@ -16,6 +16,27 @@ use super::validate;
 
 const STEP: Duration = Duration::from_millis(20);
 
+/// Why driving the foreground job failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    /// SIGINT could not be sent to the job's group.
+    #[error("cannot send SIGINT to process group {pgid}: {detail}")]
+    Signal {
+        /// The group.
+        pgid: i32,
+        /// The OS error.
+        detail: String,
+    },
+    /// A bounded wait ran out.
+    #[error("timed out after {waited:?} waiting for {what}")]
+    Timeout {
+        /// What was awaited.
+        what: String,
+        /// How long.
+        waited: Duration,
+    },
+}
+
 /// A runner child in its own process group, killed (group and all) on drop.
 #[derive(Debug)]
 pub struct ForegroundJob(Child);
@@ -38,17 +59,19 @@ impl ForegroundJob {
     /// What Ctrl-C does: SIGINT to the whole group.
     ///
     /// # Errors
-    /// The signal could not be sent.
-    pub fn ctrl_c(&self) -> Result<(), String> {
-        let group = Pid::from_raw(self.pid()).ok_or("bad child pid")?;
-        kill_process_group(group, Signal::INT).map_err(|e| format!("cannot send SIGINT: {e}"))
+    /// [`JobError::Signal`].
+    pub fn ctrl_c(&self) -> Result<(), JobError> {
+        let pgid = self.pid();
+        let failed = |detail: String| JobError::Signal { pgid, detail };
+        let group = Pid::from_raw(pgid).ok_or_else(|| failed("not a valid pid".into()))?;
+        kill_process_group(group, Signal::INT).map_err(|e| failed(e.to_string()))
     }
 
     /// Waits up to `within` for the exit; its status and how long it took.
     ///
     /// # Errors
-    /// It did not exit in time.
-    pub fn wait_exit(&mut self, within: Duration) -> Result<(ExitStatus, Duration), String> {
+    /// [`JobError::Timeout`] when it did not exit in time.
+    pub fn wait_exit(&mut self, within: Duration) -> Result<(ExitStatus, Duration), JobError> {
         let sent = Instant::now();
         let status = wait_for(
             || self.0.try_wait().ok().flatten(),
@@ -72,19 +95,22 @@ impl Drop for ForegroundJob {
 /// Bounded wait (20 ms steps) for `f` to return something.
 ///
 /// # Errors
-/// A timeout naming `what`.
+/// [`JobError::Timeout`] naming `what`.
 pub fn wait_for<T>(
     mut f: impl FnMut() -> Option<T>,
     what: &str,
     timeout: Duration,
-) -> Result<T, String> {
+) -> Result<T, JobError> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(v) = f() {
             return Ok(v);
         }
         if Instant::now() >= deadline {
-            return Err(format!("timed out after {timeout:?} waiting for {what}"));
+            return Err(JobError::Timeout {
+                what: what.to_owned(),
+                waited: timeout,
+            });
         }
         std::thread::sleep(STEP);
     }

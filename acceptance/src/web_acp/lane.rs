@@ -105,13 +105,14 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
         Variant::Socket => socket_journey(case),
         Variant::Browser => browser_journey(case),
     };
-    let state = server(case)?.session_state(HTTP_TIMEOUT);
-    if let Ok(s) = &state {
-        case.record
-            .attach_json("product/session-state.json", &s.body)?;
-    }
+    let state = case.step("GET /api/session/state", |c| {
+        let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(err)?;
+        c.record
+            .attach_json("product/session-state.json", &state.body)?;
+        Ok(state.body)
+    });
     let answered = answered?;
-    let state = state.map_err(err)?.body;
+    let state = state?;
     let stub = case.has_stub();
     case.verify(
         "the session's record",
@@ -141,15 +142,17 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
     Ok(())
 }
 
-fn server<'c>(case: &'c Case<'_>) -> Result<&'c WebServer, StepFailure> {
-    case.slots
-        .server
-        .as_ref()
-        .ok_or_else(|| StepFailure::errored("no product server"))
-}
-
-fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
+/// Starts `studyloop web --port 0` in the case's scratch world with exactly its env,
+/// into the server slot (the one way lanes and journeys start the product server); the
+/// step's detail records its address and binary.
+///
+/// # Errors
+/// The server did not print its URL, or the binary is not built.
+pub fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
     let server = WebServer::start_in(c.scratch()?, &c.env).map_err(err)?;
+    c.record.detail(
+        serde_json::json!({"addr": server.addr, "binary": server.binary.display().to_string()}),
+    );
     c.slots.put_server(server);
     Ok(())
 }
@@ -157,9 +160,11 @@ fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
 fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
     let topic = format!("Web ACP Lane: {}", c.harness);
     let mut text = String::new();
-    let started = server(c)?.start_acp_session(&topic, c.harness.as_str(), 5, START_TIMEOUT, |t| {
-        text = t.to_owned();
-    });
+    let started =
+        c.server()?
+            .start_acp_session(&topic, c.harness.as_str(), 5, START_TIMEOUT, |t| {
+                text = t.to_owned();
+            });
     c.record.attach("product/session-start.json", text);
     started.map_err(err)
 }
@@ -169,7 +174,7 @@ fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
     let started = case.step("POST /api/session/start (acp)", start_session)?;
     let turn_timeout = case.spec.turn_timeout;
     case.step("attach the session socket", |c| {
-        let addr = server(c)?.addr.clone();
+        let addr = c.server()?.addr.clone();
         let mentor = AcpMentor::attach(&addr, &started.ws_url, turn_timeout).map_err(err)?;
         c.slots.put_acp(mentor);
         Ok(())
@@ -233,7 +238,7 @@ fn browser_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
 }
 
 fn console_journey(case: &mut Case<'_>, chrome: &Browser) -> Result<u32, StepFailure> {
-    let base = format!("http://{}", server(case)?.addr);
+    let base = format!("http://{}", case.server()?.addr);
     let topic = format!("Web ACP Browser Lane: {}", case.harness);
     let agent = case.harness.as_str();
     let turn_timeout = case.spec.turn_timeout;

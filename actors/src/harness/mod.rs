@@ -8,6 +8,7 @@
 //! non-interactive mode, for instance), not a full-screen TUI. Usage is never
 //! observable here: every turn records `None`, so only the turn cap applies.
 
+mod error;
 mod screen;
 mod tmux;
 
@@ -16,6 +17,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use error::HarnessActorError;
 pub use screen::DONE_SENTINEL;
 
 use crate::budget::Budget;
@@ -115,7 +117,7 @@ impl HarnessActor {
         self.tmux.socket()
     }
 
-    fn start(&mut self) -> Result<(), String> {
+    fn start(&mut self) -> Result<(), HarnessActorError> {
         if self.started {
             return Ok(());
         }
@@ -124,11 +126,9 @@ impl HarnessActor {
                 .recursive(true)
                 .mode(0o700)
                 .create(&self.socket_dir)
-                .map_err(|e| {
-                    format!(
-                        "cannot create the socket dir {}: {e}",
-                        self.socket_dir.display()
-                    )
+                .map_err(|e| HarnessActorError::SocketDir {
+                    path: self.socket_dir.clone(),
+                    detail: e.to_string(),
                 })?;
         }
         self.started = true;
@@ -140,7 +140,7 @@ impl HarnessActor {
         &self,
         reader: &mut Reader,
         cancel: &CancelToken,
-    ) -> Result<Option<Event>, String> {
+    ) -> Result<Option<Event>, HarnessActorError> {
         let deadline = Instant::now() + self.reply_timeout;
         loop {
             let capture = self.tmux.capture()?;
@@ -148,18 +148,13 @@ impl HarnessActor {
                 return Ok(Some(event));
             }
             if capture.dead {
-                return Err(format!(
-                    "the harness command exited without printing {DONE_SENTINEL}"
-                ));
+                return Err(HarnessActorError::Exited);
             }
             if cancel.is_cancelled() {
                 return Ok(None);
             }
             if Instant::now() >= deadline {
-                return Err(format!(
-                    "timed out after {:?} (reply_timeout) waiting for the harness actor's next line",
-                    self.reply_timeout
-                ));
+                return Err(HarnessActorError::ReplyTimeout(self.reply_timeout));
             }
             std::thread::sleep(POLL);
         }
@@ -223,7 +218,11 @@ impl Learner for PaneLearner<'_> {
         _max_tokens: Option<u32>,
         cancel: &CancelToken,
     ) -> Result<Next, String> {
-        Ok(match self.actor.next_line(&mut self.reader, cancel)? {
+        let event = self
+            .actor
+            .next_line(&mut self.reader, cancel)
+            .map_err(|e| e.to_string())?;
+        Ok(match event {
             Some(Event::Line(text)) => Next::Say(ChatResponse {
                 text,
                 usage: Usage::UNKNOWN,

@@ -5,6 +5,7 @@
 //!
 //! Pure: it takes capture text and returns events; `tmux` does the I/O.
 
+use super::error::HarnessActorError;
 use std::collections::VecDeque;
 
 /// A line consisting of exactly this ends the conversation as completed.
@@ -50,14 +51,13 @@ impl Reader {
 
     /// The next unread event in `capture`, if any; an error when the history
     /// shrank below the cursor (tmux's history limit dropped lines).
-    pub fn next(&mut self, capture: &Capture) -> Result<Option<Event>, String> {
+    pub fn next(&mut self, capture: &Capture) -> Result<Option<Event>, HarnessActorError> {
         let complete = complete_lines(capture);
         if complete < self.consumed {
-            return Err(format!(
-                "the pane history shrank below the read cursor ({complete} < {} lines); \
-                 its history-limit dropped lines",
-                self.consumed
-            ));
+            return Err(HarnessActorError::HistoryShrank {
+                complete,
+                consumed: self.consumed,
+            });
         }
         while self.consumed < complete {
             let line = capture.lines[self.consumed].trim();
@@ -172,7 +172,7 @@ mod tests {
         }
         assert_eq!(r.next(&cap(&refs, 0)).unwrap(), None);
         let err = r.next(&cap(&refs[..10], 0)).unwrap_err();
-        assert!(err.contains("history-limit"), "{err}");
+        assert!(err.to_string().contains("history-limit"), "{err}");
     }
 
     #[test]

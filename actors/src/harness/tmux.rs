@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::error::HarnessActorError;
 use super::screen::Capture;
 
 /// One tmux call may take this long before it is killed.
@@ -39,7 +40,7 @@ impl Tmux {
 
     /// Runs `tmux -S <socket> <args>`; stdout on success, an error naming the
     /// call and tmux's stderr otherwise.
-    pub fn call<I, S>(&self, args: I) -> Result<String, String>
+    pub fn call<I, S>(&self, args: I) -> Result<String, HarnessActorError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -58,7 +59,10 @@ impl Tmux {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
+            .map_err(|e| HarnessActorError::Spawn {
+                program: self.program.clone(),
+                detail: e.to_string(),
+            })?;
         // Drain both pipes on threads: a long capture would otherwise fill the
         // pipe and deadlock against our wait.
         let out = drain(child.stdout.take());
@@ -73,11 +77,17 @@ impl Tmux {
                 Ok(None) => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(format!(
-                        "tmux {what} did not finish within {CALL_TIMEOUT:?} and was killed"
-                    ));
+                    return Err(HarnessActorError::CallTimeout {
+                        call: what,
+                        waited: CALL_TIMEOUT,
+                    });
                 }
-                Err(e) => return Err(format!("waiting for tmux {what} failed: {e}")),
+                Err(e) => {
+                    return Err(HarnessActorError::Wait {
+                        call: what,
+                        detail: e.to_string(),
+                    });
+                }
             }
         };
         let stdout = out.join().unwrap_or_default();
@@ -85,7 +95,11 @@ impl Tmux {
         if status.success() {
             Ok(stdout)
         } else {
-            Err(format!("tmux {what} failed ({status}): {}", stderr.trim()))
+            Err(HarnessActorError::Call {
+                call: what,
+                status: status.to_string(),
+                stderr: stderr.trim().to_owned(),
+            })
         }
     }
 
@@ -93,7 +107,7 @@ impl Tmux {
     /// command line, run by `/bin/sh -c` whatever the user's `SHELL`). The
     /// server reads no config file; history is large and a pane whose program
     /// exits stays readable.
-    pub fn start(&self, command: &str) -> Result<(), String> {
+    pub fn start(&self, command: &str) -> Result<(), HarnessActorError> {
         let script = linger_after(command);
         self.call([
             "-f",
@@ -135,9 +149,9 @@ impl Tmux {
     /// how the line-oriented second harness reads a multi-line reply. A
     /// control character other than newline and tab is refused: typed, it is
     /// a key (`C-c`, `C-d`) or the start of an escape sequence in that program.
-    pub fn type_line(&self, text: &str) -> Result<(), String> {
+    pub fn type_line(&self, text: &str) -> Result<(), HarnessActorError> {
         crate::turn_text::check_controls(text)
-            .map_err(|fault| format!("the text to type {fault}"))?;
+            .map_err(|fault| HarnessActorError::Untypable(fault.to_string()))?;
         let literal = escape_trailing_semicolon(text);
         self.call([
             "send-keys",
@@ -157,7 +171,7 @@ impl Tmux {
 
     /// The whole pane history with wrapped lines joined, plus the cursor column
     /// and whether the program exited, in one tmux call (one consistent view).
-    pub fn capture(&self) -> Result<Capture, String> {
+    pub fn capture(&self) -> Result<Capture, HarnessActorError> {
         let out = self.call([
             "capture-pane",
             "-p",
@@ -179,7 +193,7 @@ impl Tmux {
         let cursor_x = fields
             .next()
             .and_then(|x| x.parse().ok())
-            .ok_or_else(|| format!("unexpected tmux status line {status:?}"))?;
+            .ok_or_else(|| HarnessActorError::StatusLine(status.clone()))?;
         let dead = fields.next() == Some("1");
         Ok(Capture {
             lines,

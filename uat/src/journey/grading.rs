@@ -67,6 +67,31 @@ impl Graded {
     }
 }
 
+/// Why grading a journey's bundle failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GradeError {
+    /// The bundle did not open.
+    #[error("{0}")]
+    Bundle(String),
+    /// The roster names no such council.
+    #[error("the roster has no council `{council}` (known: {known})")]
+    UnknownCouncil {
+        /// The council asked for.
+        council: String,
+        /// The councils the roster has.
+        known: String,
+    },
+    /// The judge stub's scratch world, script or process failed.
+    #[error("the judge stub: {0}")]
+    JudgeStub(String),
+    /// The council could not grade or its arbitration could not be written.
+    #[error("{0}")]
+    Council(String),
+    /// A hermetic council's stub seat did not score.
+    #[error("the hermetic council's stub seats did not all score: {}", .0.join("; "))]
+    SeatsUnscored(Vec<String>),
+}
+
 /// Grades the bundle at `dir` with `council`; stub seats get their own judge stub in a
 /// throwaway scratch world.
 ///
@@ -78,12 +103,15 @@ pub fn grade(
     pins: &Pins,
     redactor: &Redactor,
     caller: &CallerEnv,
-) -> Result<Graded, String> {
-    let bundle = Bundle::open(dir).map_err(|e| e.to_string())?;
+) -> Result<Graded, GradeError> {
+    let bundle = Bundle::open(dir).map_err(|e| GradeError::Bundle(e.to_string()))?;
     let seats = &pins
         .roster
         .council(council)
-        .map_err(|known| format!("the roster has no council `{council}` (known: {known})"))?;
+        .map_err(|known| GradeError::UnknownCouncil {
+            council: council.to_owned(),
+            known: known.to_string(),
+        })?;
     let needs_stub = seats
         .seats
         .iter()
@@ -92,7 +120,7 @@ pub fn grade(
     let world = needs_stub
         .then(|| Scratch::create_with(caller.clone(), AuthMode::Scrubbed))
         .transpose()
-        .map_err(|e| format!("a scratch world for the judge stub: {e}"))?;
+        .map_err(|e| GradeError::JudgeStub(format!("a scratch world: {e}")))?;
     let mut judges = match &world {
         Some(world) => Some(start_judges(world.root(), &bundle, seats)?),
         None => None,
@@ -117,7 +145,9 @@ pub fn grade(
             .any(|c| c.id == bundle.manifest().cell && c.required),
         skipped: false,
     };
-    let graded = grader.grade(&bundle, cell).map_err(|e| e.to_string());
+    let graded = grader
+        .grade(&bundle, cell)
+        .map_err(|e| GradeError::Council(e.to_string()));
     if let Some(j) = judges.as_mut() {
         j.stop();
     }
@@ -125,10 +155,10 @@ pub fn grade(
     if let Some(world) = world {
         world
             .close()
-            .map_err(|e| format!("sweeping the judge stub's scratch world: {e}"))?;
+            .map_err(|e| GradeError::JudgeStub(format!("sweeping its scratch world: {e}")))?;
     }
     let graded = graded?;
-    let out = council::write(&bundle, &graded).map_err(|e| e.to_string())?;
+    let out = council::write(&bundle, &graded).map_err(|e| GradeError::Council(e.to_string()))?;
     Ok(Graded {
         arbitration: graded.arbitration,
         dir: out,
@@ -139,7 +169,7 @@ fn start_judges(
     root: &Path,
     bundle: &Bundle,
     council: &council::Council,
-) -> Result<StubProvider, String> {
+) -> Result<StubProvider, GradeError> {
     let replies: serde_json::Map<String, Value> = council
         .seats
         .iter()
@@ -151,8 +181,10 @@ fn start_judges(
         .collect();
     let script = root.join("judge-roles.json");
     let text = json!({"version": 1, "by_model": replies}).to_string();
-    std::fs::write(&script, text).map_err(|e| format!("writing {}: {e}", script.display()))?;
-    let binary = bins::path("studyloop-stub-provider").map_err(|e| e.to_string())?;
+    std::fs::write(&script, text)
+        .map_err(|e| GradeError::JudgeStub(format!("writing {}: {e}", script.display())))?;
+    let binary =
+        bins::path("studyloop-stub-provider").map_err(|e| GradeError::JudgeStub(e.to_string()))?;
     let args = [
         "--script".into(),
         script.into_os_string(),
@@ -160,7 +192,7 @@ fn start_judges(
         "judge".into(),
     ];
     StubProvider::spawn(&binary, &root.join("judges"), args)
-        .map_err(|e| format!("starting the judge stub: {e}"))
+        .map_err(|e| GradeError::JudgeStub(format!("starting it: {e}")))
 }
 
 /// A stub seat's canned reply: `score` on every criterion, each citing the bundle files
@@ -210,7 +242,7 @@ pub fn stub_judge_reply(bundle: &Bundle, score: u8) -> String {
 ///
 /// # Errors
 /// Every seat that did not score, with its reason.
-pub fn every_seat_scored(a: &Arbitration) -> Result<(), String> {
+pub fn every_seat_scored(a: &Arbitration) -> Result<(), GradeError> {
     let failed: Vec<String> = a
         .seats
         .iter()
@@ -223,9 +255,6 @@ pub fn every_seat_scored(a: &Arbitration) -> Result<(), String> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "the hermetic council's stub seats did not all score: {}",
-            failed.join("; ")
-        ))
+        Err(GradeError::SeatsUnscored(failed))
     }
 }

@@ -227,7 +227,7 @@ fn grade(
             if council == grading::HERMETIC_COUNCIL
                 && let Err(e) = grading::every_seat_scored(&graded.arbitration)
             {
-                return TrialReport::failed(redactor.redact(&e));
+                return TrialReport::failed(redactor.redact(&e.to_string()));
             }
             TrialReport::passed()
         }

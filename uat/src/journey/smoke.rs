@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use studyloop_acceptance::bins;
-use studyloop_acceptance::case::{
-    Case, Destination, Finished, ReplySource, StepFailure, Steps, converse,
-};
+use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps};
 use studyloop_acceptance::catalogue;
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::runner::TrialContext;
@@ -20,7 +18,7 @@ use studyloop_acceptance::selection::{AuthMode, HarnessName};
 use studyloop_actors::ActorKind;
 use studyloop_stubs::acp::knobs;
 
-use super::web::{self, Started, errored};
+use super::web::{self, errored};
 
 /// The label every smoke artefact carries.
 pub const LABEL: &str = "mechanics check: grades nothing (studyloop-stub-acp, a test double, played the mentor with canned replies; no model, no real harness)";
@@ -97,16 +95,15 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         "studyloop web --port 0 in the scratch world",
         web::start_server,
     )?;
-    let started = c.step_doing(
-        "session-start",
-        "POST /api/session/start (transport acp); the stub replaces the agent's argv",
-        |c| web::start_session(c, TOPIC, AGENT.as_str(), web::HTTP_TIMEOUT),
-    )?;
-    c.step_doing(
-        "persona",
-        "attach the session socket and send the persona first",
-        |c| persona(c, &started),
-    )?;
+    let opening = web::Opening {
+        start_what: "POST /api/session/start (transport acp); the stub replaces the agent's argv",
+        persona_what: "attach the session socket and send the persona first",
+        topic: TOPIC,
+        agent: AGENT.as_str(),
+        start_timeout: web::HTTP_TIMEOUT,
+        turn_timeout: TURN_TIMEOUT,
+    };
+    let started = web::open_session(c, opening, persona)?;
     let talked = c.step_doing(
         "conversation",
         "the scripted actor sends the v1 turn script; each canned reply must come back exactly",
@@ -133,9 +130,8 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     )
 }
 
-fn persona(c: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
-    let reply = web::attach_and_send_persona(c, started, TURN_TIMEOUT)?;
-    let agent = c.slots.acp.as_ref().and_then(|m| m.agent.clone());
+fn persona(c: &mut Case<'_>, reply: &str) -> Result<(), StepFailure> {
+    let agent = web::agent(c);
     c.record.detail(json!({"agent": agent, "reply": reply}));
     if reply == PERSONA_ACK {
         Ok(())
@@ -147,21 +143,11 @@ fn persona(c: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
 }
 
 fn conversation(c: &mut Case<'_>, prompts: &[String]) -> Result<(), StepFailure> {
-    let talk = c.with_acp(|c, m| converse(c, m, ReplySource::Socket));
-    let t = c.record.transcript.clone();
-    let got: Vec<String> = t
-        .iter()
-        .flat_map(|t| t.turns.iter().map(|turn| turn.mentor_reply.clone()))
-        .collect();
-    c.record.detail(json!({
-        "outcome": t.as_ref().map(|t| t.outcome),
-        "turns": got.len(),
-        "error": t.as_ref().and_then(|t| t.error.clone()),
-    }));
-    talk.map_err(|mut e| {
+    let talk = web::talk(c).map_err(|mut e| {
         e.message = format!("the conversation failed: {}", e.message);
         e
     })?;
+    let got: Vec<String> = talk.replies.into_iter().map(|r| r.text).collect();
     // Exactly the canned replies of the prompts the budget allowed, in order.
     let want: Vec<String> = prompts
         .iter()

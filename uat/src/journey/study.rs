@@ -15,9 +15,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use studyloop_acceptance::case::{
-    Case, Destination, Finished, ReplySource, StepFailure, Steps, converse,
-};
+use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps};
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::{make_world, provision_harness, resolve_binary};
 use studyloop_acceptance::lane::validate;
@@ -25,7 +23,7 @@ use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
 
 use super::product;
-use super::web::{self, Started, errored};
+use super::web::{self, errored};
 /// The harnesses the journey may use, in order of preference.
 pub const CANDIDATES: [HarnessName; 4] = [
     HarnessName::Codex,
@@ -79,17 +77,15 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         "studyloop web --port 0 in the scratch world",
         web::start_server,
     )?;
-    let agent = c.harness.as_str();
-    let started = c.step_doing(
-        "session-start",
-        "POST /api/session/start (transport acp) with the real harness",
-        |c| web::start_session(c, TOPIC, agent, START_TIMEOUT),
-    )?;
-    c.step_doing(
-        "persona",
-        "attach the session socket; the persona is the first prompt",
-        |c| persona(c, &started),
-    )?;
+    let opening = web::Opening {
+        start_what: "POST /api/session/start (transport acp) with the real harness",
+        persona_what: "attach the session socket; the persona is the first prompt",
+        topic: TOPIC,
+        agent: c.harness.as_str(),
+        start_timeout: START_TIMEOUT,
+        turn_timeout: c.spec.turn_timeout,
+    };
+    let started = web::open_session(c, opening, persona)?;
     let talked = c.step_doing(
         "conversation",
         "the learner actor talks with the mentor",
@@ -184,26 +180,17 @@ fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
     Ok(())
 }
 
-fn persona(c: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
-    let reply = web::attach_and_send_persona(c, started, c.spec.turn_timeout)?;
-    let agent = c.slots.acp.as_ref().and_then(|m| m.agent.clone());
+fn persona(c: &mut Case<'_>, reply: &str) -> Result<(), StepFailure> {
+    let agent = web::agent(c);
     c.record
         .detail(json!({"agent": agent, "reply_chars": reply.chars().count()}));
-    c.record.attach("persona-reply.txt", reply.clone());
-    c.prove_reply(0, &reply).map_err(errored)
+    c.record.attach("persona-reply.txt", reply.to_owned());
+    c.prove_reply(0, reply).map_err(errored)
 }
 
 /// The learner talks; every reply is proven. Returns the learner turns answered.
 fn conversation(c: &mut Case<'_>) -> Result<u32, StepFailure> {
-    let talk = c.with_acp(|c, m| converse(c, m, ReplySource::Socket));
-    let t = c.record.transcript.as_ref();
-    let detail = json!({
-        "outcome": t.map(|t| t.outcome),
-        "turns": t.map_or(0, |t| t.turns.len()),
-        "error": t.and_then(|t| t.error.clone()),
-    });
-    c.record.detail(detail);
-    let talk = talk?;
+    let talk = web::talk(c)?;
     for (k, reply) in talk.replies.iter().enumerate() {
         c.prove_reply(k as u64 + 1, &reply.text).map_err(errored)?;
     }

@@ -9,9 +9,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use studyloop_acceptance::case::{Case, StepFailure};
+use studyloop_acceptance::case::{Case, Conversation, ReplySource, StepFailure, Steps, converse};
 use studyloop_acceptance::procfs;
-use studyloop_acceptance::web_acp::{AcpMentor, WebServer};
+use studyloop_acceptance::web_acp::AcpMentor;
 
 /// One API call (not the start, which includes the agent's handshake).
 pub const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -23,29 +23,7 @@ pub fn errored(e: impl std::fmt::Display) -> StepFailure {
     StepFailure::from_error(e)
 }
 
-/// The case's product server.
-///
-/// # Errors
-/// None was started.
-pub fn server<'c>(c: &'c Case<'_>) -> Result<&'c WebServer, StepFailure> {
-    c.slots
-        .server
-        .as_ref()
-        .ok_or_else(|| errored("no product server"))
-}
-
-/// Starts `studyloop web --port 0` in the case's scratch world with exactly its env,
-/// into the server slot.
-///
-/// # Errors
-/// The server did not print its URL, or the binary is not built.
-pub fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    let server = WebServer::start_in(c.scratch()?, &c.env).map_err(errored)?;
-    c.record
-        .detail(json!({"addr": server.addr, "binary": server.binary.display().to_string()}));
-    c.slots.put_server(server);
-    Ok(())
-}
+pub use studyloop_acceptance::web_acp::lane::start_server;
 
 /// What the start answered.
 #[derive(Debug, Clone)]
@@ -73,10 +51,12 @@ pub fn start_session(
     timeout: Duration,
 ) -> Result<Started, StepFailure> {
     let mut text = String::new();
-    let start = server(c)?.start_acp_session(topic, agent, 6, timeout, |t| text = t.to_owned());
+    let start = c
+        .server()?
+        .start_acp_session(topic, agent, 6, timeout, |t| text = t.to_owned());
     c.record.attach("product/session-start.json", text);
     let start = start.map_err(errored)?;
-    let state = server(c)?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
     let agent_pid = state.body["child_pid"]
         .as_i64()
         .and_then(|p| i32::try_from(p).ok());
@@ -104,20 +84,71 @@ pub fn start_session(
     })
 }
 
-/// Attaches the session socket into the case's ACP slot and sends the persona first;
-/// returns its reply.
+/// How a journey opens its session: the words of its two steps and its limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Opening<'a> {
+    /// What the `session-start` step does, in words.
+    pub start_what: &'a str,
+    /// What the `persona` step does, in words.
+    pub persona_what: &'a str,
+    /// The study topic.
+    pub topic: &'a str,
+    /// The agent (harness) name.
+    pub agent: &'a str,
+    /// The start's limit (it includes the agent's ACP handshake).
+    pub start_timeout: Duration,
+    /// One turn's limit.
+    pub turn_timeout: Duration,
+}
+
+/// The `session-start` and `persona` steps: the ACP session started over HTTP, the
+/// session socket attached into the case's ACP slot and the persona sent first;
+/// `judge` checks the persona's reply (and may record the step's detail).
 ///
 /// # Errors
-/// The socket did not open or the persona turn failed.
-pub fn attach_and_send_persona(
+/// Whichever step failed, named.
+pub fn open_session(
     c: &mut Case<'_>,
-    started: &Started,
-    turn_timeout: Duration,
-) -> Result<String, StepFailure> {
-    let addr = server(c)?.addr.clone();
-    let mentor = AcpMentor::attach(&addr, &started.ws_url, turn_timeout).map_err(errored)?;
-    let mentor = c.slots.put_acp(mentor);
-    mentor.deliver_persona(&started.persona).map_err(errored)
+    o: Opening<'_>,
+    judge: impl FnOnce(&mut Case<'_>, &str) -> Result<(), StepFailure>,
+) -> Result<Started, StepFailure> {
+    let started = c.step_doing("session-start", o.start_what, |c| {
+        start_session(c, o.topic, o.agent, o.start_timeout)
+    })?;
+    c.step_doing("persona", o.persona_what, |c| {
+        let addr = c.server()?.addr.clone();
+        let mentor = AcpMentor::attach(&addr, &started.ws_url, o.turn_timeout).map_err(errored)?;
+        let reply = c
+            .slots
+            .put_acp(mentor)
+            .deliver_persona(&started.persona)
+            .map_err(errored)?;
+        judge(c, &reply)
+    })?;
+    Ok(started)
+}
+
+/// The learner talks over the session socket; the step's detail records the
+/// transcript's outcome, turns and error whatever happened.
+///
+/// # Errors
+/// The conversation's failure (`case::converse`).
+pub fn talk(c: &mut Case<'_>) -> Result<Conversation, StepFailure> {
+    let talk = c.with_acp(|c, m| converse(c, m, ReplySource::Socket));
+    let t = c.record.transcript.as_ref();
+    let detail = json!({
+        "outcome": t.map(|t| t.outcome),
+        "turns": t.map_or(0, |t| t.turns.len()),
+        "error": t.and_then(|t| t.error.clone()),
+    });
+    c.record.detail(detail);
+    talk
+}
+
+/// The agent named in the socket's `started` frame.
+#[must_use]
+pub fn agent(c: &Case<'_>) -> Option<String> {
+    c.slots.acp.as_ref().and_then(|m| m.agent.clone())
 }
 
 /// Ends the session from the socket (`stop`), keeps the frame log and per-turn records,
@@ -127,7 +158,7 @@ pub fn attach_and_send_persona(
 /// Whichever of those checks failed first.
 pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFailure> {
     let stopped = c.stop_acp()?;
-    let state = server(c)?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
     c.record
         .attach_json("product/session-state.json", &state.body)?;
     let agent_gone = started.agent_pid.map(wait_gone);
