@@ -44,7 +44,7 @@ pub struct Finished {
     /// The steps' result; a failed cleanup proof fails a passing case.
     pub result: Result<(), StepFailure>,
     /// The bundle directory, or why none was written.
-    pub bundle: Result<PathBuf, String>,
+    pub bundle: Result<PathBuf, BundleError>,
 }
 
 impl Finished {
@@ -93,9 +93,7 @@ impl Case<'_> {
             repo_identity(&self.ctx.caller),
             result.as_ref().map(|_| ()),
         );
-        let bundle = dest
-            .write(&self.record, manifest, result.as_ref().map(|_| ()))
-            .map_err(|e| e.to_string());
+        let bundle = dest.write(&self.record, manifest, result.as_ref().map(|_| ()));
         Finished { result, bundle }
     }
 

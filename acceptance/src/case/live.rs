@@ -193,7 +193,7 @@ impl<'a> Case<'a> {
             .take()
             .ok_or_else(|| StepFailure::errored("no session socket attached"))?;
         let done = acp.stop();
-        keep_socket_evidence(&mut self.record, &done).map_err(StepFailure::errored)?;
+        keep_socket_evidence(&mut self.record, &done).map_err(StepFailure::from_error)?;
         Ok(done.stopped)
     }
 

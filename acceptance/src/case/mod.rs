@@ -35,5 +35,5 @@ pub use failure::StepFailure;
 pub use finish::{BundleError, Destination, Finished, RunDir};
 pub use live::Case;
 pub use record::{CheckRecord, Facts, PhaseTurn, Record, StepRecord};
-pub use slots::{Released, Slots};
+pub use slots::{Released, Slots, Unserialisable};
 pub use step::{Checks, Steps};

@@ -112,7 +112,7 @@ impl Slots {
         if let Some(acp) = self.acp.take()
             && let Err(e) = keep_socket_evidence(record, &acp.stop())
         {
-            record.notes.push(e);
+            record.notes.push(e.to_string());
         }
         // The harness runs in the product's tmux panes: stop their process
         // groups and the server before anything is swept.
@@ -149,17 +149,33 @@ impl Slots {
 /// (`ws-frames.jsonl`) in `record`.
 ///
 /// # Errors
-/// Which file could not be serialised (nothing empty is written for it).
-pub fn keep_socket_evidence(record: &mut Record, done: &Stopped) -> Result<(), String> {
-    let turns = done
-        .turns_json()
-        .map_err(|e| format!("serialising ws-turns.json: {e}"))?;
-    record.attach("ws-turns.json", turns);
-    let frames = done
-        .frames_jsonl()
-        .map_err(|e| format!("serialising ws-frames.jsonl: {e}"))?;
-    record.attach("ws-frames.jsonl", frames);
+/// [`Unserialisable`] naming the file (nothing empty is written for it).
+pub fn keep_socket_evidence(record: &mut Record, done: &Stopped) -> Result<(), Unserialisable> {
+    let failed = |file| {
+        move |e: serde_json::Error| Unserialisable {
+            file,
+            detail: e.to_string(),
+        }
+    };
+    record.attach(
+        "ws-turns.json",
+        done.turns_json().map_err(failed("ws-turns.json"))?,
+    );
+    record.attach(
+        "ws-frames.jsonl",
+        done.frames_jsonl().map_err(failed("ws-frames.jsonl"))?,
+    );
     Ok(())
+}
+
+/// An evidence file that could not be serialised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("serialising {file}: {detail}")]
+pub struct Unserialisable {
+    /// The bundle file.
+    pub file: &'static str,
+    /// The serde error.
+    pub detail: String,
 }
 
 impl Drop for Slots {

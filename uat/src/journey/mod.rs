@@ -77,7 +77,7 @@ pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec
             "one of {} selected and installed, with its ACP adapter",
             names(&study::CANDIDATES)
         ),
-        unmet: choice.err(),
+        unmet: choice.err().map(|e| e.to_string()),
     });
     for unmet in [
         auth_unmet(selection.auth_mode),
@@ -99,8 +99,11 @@ fn names(hs: &[HarnessName]) -> String {
 /// on the scratch PATH; otherwise why none is, harness by harness.
 ///
 /// # Errors
-/// The skip reason naming every candidate and what it lacks.
-pub fn study_harness(selection: &Selection, caller: &CallerEnv) -> Result<HarnessName, String> {
+/// [`NoStudyHarness`]: the skip reason naming every candidate and what it lacks.
+pub fn study_harness(
+    selection: &Selection,
+    caller: &CallerEnv,
+) -> Result<HarnessName, NoStudyHarness> {
     let path = Env::scratch_path(caller);
     let mut why = Vec::new();
     for h in study::CANDIDATES {
@@ -117,11 +120,20 @@ pub fn study_harness(selection: &Selection, caller: &CallerEnv) -> Result<Harnes
             (true, None) => return Ok(h),
         }
     }
-    Err(format!(
-        "no harness for the graded journey (selected: {}): {}",
-        selection.harness_list(),
-        why.join("; ")
-    ))
+    Err(NoStudyHarness {
+        selected: selection.harness_list(),
+        why,
+    })
+}
+
+/// No candidate harness can run the graded journey here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no harness for the graded journey (selected: {selected}): {}", .why.join("; "))]
+pub struct NoStudyHarness {
+    /// The selected harnesses, as listed.
+    pub selected: String,
+    /// Per candidate, what it lacks.
+    pub why: Vec<String>,
 }
 
 fn auth_unmet(mode: AuthMode) -> Option<String> {
@@ -255,7 +267,9 @@ mod tests {
     #[test]
     fn no_installed_harness_is_a_skip_naming_every_candidate() {
         let caller = CallerEnv::from_pairs([("PATH", "/nonexistent")]);
-        let reason = study_harness(&Selection::defaults(), &caller).unwrap_err();
+        let reason = study_harness(&Selection::defaults(), &caller)
+            .unwrap_err()
+            .to_string();
         for needle in [
             "codex not found on PATH",
             "claude not found",
@@ -267,7 +281,7 @@ mod tests {
         }
         let mut only_kiro = Selection::defaults();
         only_kiro.harnesses = vec![HarnessName::Kiro];
-        let reason = study_harness(&only_kiro, &caller).unwrap_err();
+        let reason = study_harness(&only_kiro, &caller).unwrap_err().to_string();
         assert!(reason.contains("(selected: kiro)"), "{reason}");
         assert!(
             reason.contains("codex not selected via STUDYLOOP_ACC_HARNESS"),

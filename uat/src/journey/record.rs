@@ -163,7 +163,7 @@ impl UatBundle<'_> {
 /// finish does the same through [`UatBundle`]) and returns its directory.
 ///
 /// # Errors
-/// A one-line reason naming the file or check that failed.
+/// Why the bundle could not be written, naming the file or check that failed.
 #[expect(clippy::too_many_arguments, reason = "the bundle's every input, named")]
 pub fn write_bundle(
     record: &Record,
@@ -174,7 +174,7 @@ pub fn write_bundle(
     pins: &Pins,
     redactor: &Redactor,
     graded: bool,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, BundleError> {
     let repo = RepoIdentity::detect(&bins::workspace_root(), caller);
     let base = record.manifest(&dest.run_id, Tier::Uat, Surface::Journey, repo, result);
     let layout = UatBundle {
@@ -184,9 +184,7 @@ pub fn write_bundle(
         graded,
         arbitration_note,
     };
-    layout
-        .write(record, base, result)
-        .map_err(|e| e.to_string())
+    layout.write(record, base, result)
 }
 
 fn write_with(
