@@ -37,10 +37,6 @@ impl Actor for ScriptedActor {
         ActorKind::Scripted
     }
 
-    fn model(&self) -> Option<&str> {
-        None
-    }
-
     fn converse(
         &mut self,
         mentor: &mut dyn Mentor,

@@ -148,8 +148,11 @@ pub trait Actor: Send {
     /// Which backend this is.
     fn kind(&self) -> ActorKind;
 
-    /// The model behind it, when there is one (for evidence `actor_model`).
-    fn model(&self) -> Option<&str>;
+    /// The model behind it, when there is one (for evidence `actor_model`);
+    /// none by default (a script or a second harness).
+    fn model(&self) -> Option<&str> {
+        None
+    }
 
     /// Talks to `mentor` until done, out of budget, cancelled or failed. Never
     /// panics for an expected condition; always returns the transcript.

@@ -180,10 +180,6 @@ impl Actor for HarnessActor {
         ActorKind::Harness
     }
 
-    fn model(&self) -> Option<&str> {
-        None
-    }
-
     fn converse(
         &mut self,
         mentor: &mut dyn Mentor,

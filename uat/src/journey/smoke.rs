@@ -90,11 +90,6 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
             Ok(frames_log)
         },
     )?;
-    c.step_doing(
-        "server-start",
-        "studyloop web --port 0 in the scratch world",
-        web::start_server,
-    )?;
     let opening = web::Opening {
         start_what: "POST /api/session/start (transport acp); the stub replaces the agent's argv",
         persona_what: "attach the session socket and send the persona first",

@@ -72,11 +72,6 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         "point the harness at its model for the auth mode",
         provision,
     )?;
-    c.step_doing(
-        "server-start",
-        "studyloop web --port 0 in the scratch world",
-        web::start_server,
-    )?;
     let opening = web::Opening {
         start_what: "POST /api/session/start (transport acp) with the real harness",
         persona_what: "attach the session socket; the persona is the first prompt",

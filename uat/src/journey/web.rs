@@ -101,9 +101,10 @@ pub struct Opening<'a> {
     pub turn_timeout: Duration,
 }
 
-/// The `session-start` and `persona` steps: the ACP session started over HTTP, the
-/// session socket attached into the case's ACP slot and the persona sent first;
-/// `judge` checks the persona's reply (and may record the step's detail).
+/// The `server-start`, `session-start` and `persona` steps: `studyloop web` in the
+/// case's scratch world, the ACP session started over HTTP, the session socket attached
+/// into the case's ACP slot and the persona sent first; `judge` checks the persona's
+/// reply (and may record the step's detail).
 ///
 /// # Errors
 /// Whichever step failed, named.
@@ -112,6 +113,11 @@ pub fn open_session(
     o: Opening<'_>,
     judge: impl FnOnce(&mut Case<'_>, &str) -> Result<(), StepFailure>,
 ) -> Result<Started, StepFailure> {
+    c.step_doing(
+        "server-start",
+        "studyloop web --port 0 in the scratch world",
+        start_server,
+    )?;
     let started = c.step_doing("session-start", o.start_what, |c| {
         start_session(c, o.topic, o.agent, o.start_timeout)
     })?;
