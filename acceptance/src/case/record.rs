@@ -133,16 +133,6 @@ impl Record {
         self.detail = Some(value);
     }
 
-    /// The last attached file named `rel`.
-    #[must_use]
-    pub fn file(&self, rel: &str) -> Option<&[u8]> {
-        self.files
-            .iter()
-            .rev()
-            .find(|(name, _)| name == rel)
-            .map(|(_, bytes)| bytes.as_slice())
-    }
-
     /// The manifest every destination starts from: identity, facts, notes and
     /// the outcome of `result` (its message becomes a note).
     #[must_use]
