@@ -1,0 +1,27 @@
+//! Modules and drills (product phase 4, the module contract v1 in
+//! docs/modules.md): a module is a directory of data (a manifest, practice
+//! decks and the scripts they name) that StudyLoop checks against MC001–MC017,
+//! installs as an immutable content-addressed snapshot, and runs one drill
+//! phase at a time. Core never imports or executes module code as a library.
+//!
+//! - [`tree`]: the bounded, FIFO-safe walk every reader goes through;
+//! - [`manifest`], [`deck`]: the two data formats, validated field by field;
+//! - [`check`]: the seventeen rules over one walk;
+//! - [`scaffold`]: `module new`;
+//! - [`digest`], [`store`], [`git`]: snapshots, the lockfile and add/list/remove;
+//! - [`command`]: the `studyloop module …` subcommands.
+
+pub(crate) mod check;
+pub mod command;
+pub(crate) mod deck;
+pub(crate) mod digest;
+pub(crate) mod error;
+pub(crate) mod finding;
+pub(crate) mod git;
+pub(crate) mod manifest;
+pub(crate) mod scaffold;
+pub(crate) mod store;
+pub(crate) mod tree;
+
+pub use command::ModuleCommand;
+pub use error::ModuleError;
