@@ -188,3 +188,187 @@ fn doctor_exit_codes() {
     assert_eq!(check(&r, "tmux")["status"], "fail");
     assert_eq!(check(&r, "harnesses")["status"], "fail");
 }
+
+/// Runs `studyloop module …` in `w`, as uid/gid 65534 when `nobody` is set
+/// (through `setpriv`, the way CI's root reaches what a user meets).
+fn module_cmd(w: &World, nobody: bool, args: &[&str]) -> common::Out {
+    let mut full = vec!["module"];
+    full.extend_from_slice(args);
+    let mut c = if nobody {
+        let mut c = w.program(
+            "setpriv",
+            &[
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                common::exe(),
+            ],
+        );
+        c.args(&full);
+        c
+    } else {
+        w.cmd(&full)
+    };
+    let o = c.stdin(std::process::Stdio::null()).output().unwrap();
+    common::Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// The seed's walk: new → check → add → list → remove, from the real binary,
+/// as the running user and (when root) as an unprivileged one.
+#[test]
+fn module_new_check_add_list_remove_walk() {
+    let root = rustix::process::geteuid().is_root();
+    for nobody in if root { vec![false, true] } else { vec![false] } {
+        let w = World::bare();
+        if nobody {
+            std::fs::set_permissions(
+                w.config_dir().parent().unwrap().parent().unwrap(),
+                std::os::unix::fs::PermissionsExt::from_mode(0o777),
+            )
+            .unwrap();
+        }
+        let run = |args: &[&str]| module_cmd(&w, nobody, args);
+        let new = run(&["new", "my-drills"]);
+        assert_eq!(new.code, 0, "{new:?}");
+        let check = run(&["check", "my-drills"]);
+        assert_eq!(
+            (check.code, check.stdout.as_str()),
+            (
+                0,
+                "my-drills conforms to module contract v1 (MC001-MC017).\n"
+            )
+        );
+        let add = run(&["add", "my-drills"]);
+        assert_eq!(add.code, 0, "{add:?}");
+        assert!(
+            add.stdout.starts_with("Installed my-drills 0.1.0 (digest "),
+            "{add:?}"
+        );
+        let list = run(&["list"]);
+        assert_eq!(list.code, 0, "{list:?}");
+        assert!(
+            list.stdout.starts_with("my-drills  0.1.0  ") && list.stdout.ends_with("  intact\n"),
+            "{list:?}"
+        );
+        let snaps = w.config_dir().join("modules/snapshots");
+        let digest = std::fs::read_dir(&snaps)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        assert_eq!(
+            mode_of(&w.config_dir().join("modules/modules.lock.json")),
+            0o600
+        );
+        if nobody {
+            // Sealed for the user who owns it: a write into the snapshot fails.
+            let poke = w
+                .program(
+                    "setpriv",
+                    &[
+                        "--reuid=65534",
+                        "--regid=65534",
+                        "--clear-groups",
+                        "sh",
+                        "-c",
+                        "echo x >> \"$1/module.yaml\"",
+                        "sh",
+                    ],
+                )
+                .arg(&digest)
+                .status()
+                .unwrap();
+            assert!(!poke.success(), "a sealed snapshot file was writable");
+        }
+        let remove = run(&["remove", "my-drills"]);
+        assert_eq!(
+            (remove.code, remove.stdout.as_str()),
+            (0, "Removed my-drills 0.1.0 and its snapshot.\n"),
+            "{remove:?}"
+        );
+        assert!(!digest.exists());
+        let list = run(&["list"]);
+        assert_eq!(
+            list.stdout,
+            "No modules installed; add one with `studyloop module add PATH`.\n"
+        );
+    }
+}
+
+/// A violating module: exit 1 and exactly the findings, one per line.
+#[test]
+fn module_check_lists_findings_and_add_refuses() {
+    let w = World::bare();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/modules/mc003");
+    let fixture = fixture.to_str().unwrap();
+    let out = w.run(&["module", "check", fixture]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout,
+        "MC003 CHANGELOG.md:1: CHANGELOG.md is missing or empty; add the change history\n"
+    );
+    let add = w.run(&["module", "add", fixture]);
+    assert_eq!(add.code, 1);
+    assert!(
+        add.stdout
+            .ends_with("Nothing was installed: the module does not conform.\n"),
+        "{add:?}"
+    );
+    assert!(!w.config_dir().join("modules").exists());
+    let missing = w.run(&["module", "check", "nope"]);
+    assert_eq!(missing.code, 1);
+    assert!(
+        missing
+            .stderr
+            .starts_with("studyloop: error: cannot open module `"),
+        "{missing:?}"
+    );
+}
+
+/// Concurrent `module add` (and then `remove`) processes serialise on the
+/// store's lock: no lockfile entry is lost, no snapshot is half-written.
+#[test]
+fn concurrent_module_adds_and_removes_lose_nothing() {
+    const N: usize = 8;
+    let w = World::bare();
+    for i in 0..N {
+        assert_eq!(w.run(&["module", "new", &format!("m{i}")]).code, 0);
+    }
+    // Two scaffolds differ only in id, so each has its own digest.
+    let spawn_all = |verb: &str| {
+        let children: Vec<_> = (0..N)
+            .map(|i| {
+                let mut c = w.cmd(&["module", verb, &format!("m{i}")]);
+                c.stdout(std::process::Stdio::null());
+                c.spawn().unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success(), "a concurrent {verb} failed");
+        }
+    };
+    spawn_all("add");
+    let lock: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(w.config_dir().join("modules/modules.lock.json")).unwrap(),
+    )
+    .unwrap();
+    let mut ids: Vec<&str> = lock["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..N).map(|i| format!("m{i}")).collect::<Vec<_>>());
+    let snaps = w.config_dir().join("modules/snapshots");
+    assert_eq!(std::fs::read_dir(&snaps).unwrap().count(), N);
+    spawn_all("remove");
+    assert_eq!(std::fs::read_dir(&snaps).unwrap().count(), 0);
+    let list = w.run(&["module", "list"]);
+    assert!(list.stdout.starts_with("No modules installed"), "{list:?}");
+}

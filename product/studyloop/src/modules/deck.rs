@@ -141,12 +141,20 @@ pub(crate) fn check(file: &str, text: &str, out: &mut Findings) -> Option<Deck> 
             line_of(text, &format!("\"{tid}\""), from)
         };
         from = line;
-        if let Some(t) = check_task(task, file, text, line, out) {
-            if deck.tasks.iter().any(|x| x.id == t.id) {
-                out.add(14, file, line, format!("task id `{}` is used twice in this deck; task ids are unique within a deck", t.id));
-            }
-            deck.tasks.push(t);
+        let t = check_task(task, file, text, line, out);
+
+        if !t.id.is_empty() && deck.tasks.iter().any(|x| x.id == t.id) {
+            out.add(
+                14,
+                file,
+                line,
+                format!(
+                    "task id `{}` is used twice in this deck; task ids are unique within a deck",
+                    t.id
+                ),
+            );
         }
+        deck.tasks.push(t);
     }
     Some(deck)
 }
@@ -219,7 +227,7 @@ fn check_task(
     text: &str,
     line: usize,
     out: &mut Findings,
-) -> Option<Task> {
+) -> Task {
     unknown_keys(task, &TASK_KEYS, "task", file, text, line, out);
     let id = slug_field(task, "task", file, text, line, out);
     let prompt = text_field(task, "prompt");
@@ -272,8 +280,10 @@ fn check_task(
         ),
         _ => {}
     }
+    // A task with a bad id is still a task: its phases count for MC006/MC016.
+    let raw_id = task.get("id").and_then(Value::as_str).unwrap_or_default();
     let mut t = Task {
-        id: id.clone().unwrap_or_default(),
+        id: id.unwrap_or_else(|| raw_id.to_owned()),
         prompt: prompt.unwrap_or_default(),
         verified: false,
         phases: Vec::new(),
@@ -282,7 +292,7 @@ fn check_task(
     if let Some(v) = task.get("verification") {
         verification(v, file, text, line, out, &mut t);
     }
-    id.map(|_| t)
+    t
 }
 
 fn verification(v: &Value, file: &str, text: &str, line: usize, out: &mut Findings, t: &mut Task) {

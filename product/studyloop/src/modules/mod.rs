@@ -25,3 +25,8 @@ pub(crate) mod tree;
 
 pub use command::ModuleCommand;
 pub use error::ModuleError;
+
+#[cfg(test)]
+mod check_tests;
+#[cfg(test)]
+mod store_tests;

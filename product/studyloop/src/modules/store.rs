@@ -257,11 +257,13 @@ impl Store {
         };
         let gone = entries.remove(at);
         self.write_entries(entries.clone())?;
-        if !entries.iter().any(|e| e.digest == gone.digest) {
-            let dir = self.snapshot(&gone)?;
-            if dir.exists() {
-                remove_tree(&dir)?;
-            }
+        // A digest that is not one (an edited lockfile) names no snapshot:
+        // nothing is deleted through it.
+        if !entries.iter().any(|e| e.digest == gone.digest)
+            && let Ok(dir) = self.snapshot(&gone)
+            && dir.exists()
+        {
+            remove_tree(&dir)?;
         }
         Ok(gone)
     }
