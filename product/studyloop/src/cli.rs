@@ -122,6 +122,8 @@ pub enum Command {
     /// Modules: new, check, add, list, remove (docs/modules.md).
     #[command(subcommand)]
     Module(crate::modules::ModuleCommand),
+    /// Run one drill phase (setup, check, cleanup) after your typed consent.
+    Drill(crate::modules::DrillArgs),
     /// Internal: run by the agent pane when the agent exits.
     #[command(hide = true)]
     EndOnExit {
@@ -222,6 +224,7 @@ fn repair_first(ctx: &Ctx, command: &Command) -> Result<(), CliError> {
         | Command::Config(_)
         | Command::ScrubbedExec { .. }
         | Command::Module(_)
+        | Command::Drill(_)
         | Command::Sidebar { .. } => return Ok(()),
         Command::Status { .. } | Command::Search { .. } => Wait::Skip,
         _ => Wait::Block,
@@ -316,6 +319,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         }
         Command::ScrubbedExec { argv } => scrubbed_exec(ctx, &argv),
         Command::Module(command) => Ok(crate::modules::command::run(ctx, command)?),
+        Command::Drill(args) => Ok(crate::modules::drill_command::run(ctx, &args)?),
     }
 }
 

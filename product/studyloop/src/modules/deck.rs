@@ -105,7 +105,7 @@ pub(crate) fn check(file: &str, text: &str, out: &mut Findings) -> Option<Deck> 
         return None;
     };
     unknown_keys(&map, &DECK_KEYS, "deck", file, text, 1, out);
-    let id = slug_field(&map, "deck", file, text, 1, out);
+    let id = slug_field(&map, "deck", file, 1, out);
     let Some(Value::Array(tasks)) = map.get("tasks") else {
         out.add(
             4,
@@ -185,7 +185,6 @@ fn slug_field(
     map: &Map<String, Value>,
     what: &str,
     file: &str,
-    text: &str,
     line: usize,
     out: &mut Findings,
 ) -> Option<String> {
@@ -229,7 +228,7 @@ fn check_task(
     out: &mut Findings,
 ) -> Task {
     unknown_keys(task, &TASK_KEYS, "task", file, text, line, out);
-    let id = slug_field(task, "task", file, text, line, out);
+    let id = slug_field(task, "task", file, line, out);
     let prompt = text_field(task, "prompt");
     if prompt.is_none() {
         out.add(

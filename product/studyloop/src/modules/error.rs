@@ -100,6 +100,54 @@ pub enum ModuleError {
     /// The shipped secret patterns (MC009) did not load.
     #[error("cannot load the secret patterns for MC009: {0}")]
     Rules(#[from] studyloop_redaction::RedactionError),
+    /// A drill reference that is not `module/deck/task`.
+    #[error(
+        "`{0}` is not a drill; name one as MODULE/DECK/TASK (e.g. my-drills/getting-started/ready-01)"
+    )]
+    BadDrill(String),
+    /// A phase name outside the three.
+    #[error("phase `{0}` is not accepted; use one of: setup, check, cleanup")]
+    BadPhase(String),
+    /// The deck or task is not in the installed module.
+    #[error("{what} `{name}` is not in module `{module}`; it has: {known}")]
+    UnknownDrill {
+        /// `deck` or `task`.
+        what: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The module.
+        module: String,
+        /// The names it has.
+        known: String,
+    },
+    /// The task has no command for this phase.
+    #[error("drill `{drill}` has no {phase} phase; it has: {has}")]
+    NoPhase {
+        /// The drill.
+        drill: String,
+        /// The phase asked for.
+        phase: String,
+        /// The phases it has.
+        has: String,
+    },
+    /// A declared prerequisite is not on PATH.
+    #[error(
+        "prerequisite `{0}` is not on your PATH; install it (the module declares it) and retry; nothing ran"
+    )]
+    MissingPrerequisite(String),
+    /// Consent cannot be asked.
+    #[error(
+        "stdin is not a terminal: a drill phase runs only after you type yes at the prompt (there is no --yes); run it in your own terminal; nothing ran"
+    )]
+    NotATerminal,
+    /// The phase could not be started or watched.
+    #[error("cannot run `{program}`: {source}; nothing further ran")]
+    Spawn {
+        /// The executable.
+        program: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The config dir cannot be resolved.
     #[error(transparent)]
     Settings(#[from] crate::settings::SettingsError),

@@ -10,6 +10,7 @@ pub(crate) struct Rule(pub(crate) u8);
 
 impl Rule {
     /// Every rule, in order.
+    #[cfg(test)]
     pub(crate) const ALL: [Self; 17] = {
         let mut all = [Self(0); 17];
         let mut i = 0;

@@ -9,21 +9,30 @@
 //! - [`check`]: the seventeen rules over one walk;
 //! - [`scaffold`]: `module new`;
 //! - [`digest`], [`store`], [`git`]: snapshots, the lockfile and add/list/remove;
-//! - [`command`]: the `studyloop module …` subcommands.
+//! - [`drill`], [`runner`], [`block`], [`deliver`]: one drill phase with typed
+//!   consent, run without a shell in a scratch attempt, its result handed to
+//!   the mentor as a bounded `practice_check` block;
+//! - [`command`], [`drill_command`]: `studyloop module …` and `studyloop drill`.
 
+pub(crate) mod block;
 pub(crate) mod check;
 pub mod command;
 pub(crate) mod deck;
+pub(crate) mod deliver;
 pub(crate) mod digest;
+pub(crate) mod drill;
+pub mod drill_command;
 pub(crate) mod error;
 pub(crate) mod finding;
 pub(crate) mod git;
 pub(crate) mod manifest;
+pub(crate) mod runner;
 pub(crate) mod scaffold;
 pub(crate) mod store;
 pub(crate) mod tree;
 
 pub use command::ModuleCommand;
+pub use drill_command::DrillArgs;
 pub use error::ModuleError;
 
 #[cfg(test)]
