@@ -372,3 +372,97 @@ fn concurrent_module_adds_and_removes_lose_nothing() {
     let list = w.run(&["module", "list"]);
     assert!(list.stdout.starts_with("No modules installed"), "{list:?}");
 }
+
+/// `studyloop drill` behind a real pseudo-terminal (`script(1)`), typing `answer`.
+fn drill_on_a_tty(w: &World, phase: &str, answer: &str) -> common::Out {
+    use std::io::Write as _;
+    let line = format!(
+        "{} drill {phase} my-drills/getting-started/ready-01",
+        common::exe()
+    );
+    let mut child = w
+        .program("script", &["-qec", &line, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answer.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    common::Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).replace('\r', ""),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// The seed's drill walk: no consent from a pipe; a typed `yes` on a
+/// terminal runs the check; the result reaches the live tmux session's agent
+/// as one `practice_check` block (`Mentor told.`), or the CLI says why not.
+#[test]
+fn drill_needs_typed_consent_and_tells_the_live_mentor() {
+    let w = World::new();
+    assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
+    assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
+    let attempts = w.config_dir().join("modules/attempts");
+
+    let piped = w.run(&["drill", "check", "my-drills/getting-started/ready-01"]);
+    assert_eq!(piped.code, 1, "{piped:?}");
+    assert!(
+        piped.stderr.contains("stdin is not a terminal"),
+        "{piped:?}"
+    );
+    assert!(!attempts.exists(), "something ran without consent");
+
+    let declined = drill_on_a_tty(&w, "check", "y\n");
+    assert_eq!(declined.code, 2, "{declined:?}");
+    assert!(
+        declined.stdout.contains("Not run: the answer was not yes."),
+        "{declined:?}"
+    );
+    assert!(!attempts.exists(), "something ran without consent");
+
+    let alone = drill_on_a_tty(&w, "check", "yes\n");
+    assert_eq!(alone.code, 0, "{alone:?}");
+    for want in [
+        "argv: [\"",
+        "sha256: ",
+        "Run this phase now?",
+        "| ready\n",
+        "check: passed (exit 0)\n",
+        "Mentor not told: no_active_session\n",
+    ] {
+        assert!(
+            alone.stdout.contains(want),
+            "{want:?} not in {}",
+            alone.stdout
+        );
+    }
+
+    w.run(&["study", "drills", "--agent", "codex"]).ok();
+    let pane = w.field("mux_main_pane");
+    let told = drill_on_a_tty(&w, "check", "yes\n");
+    assert_eq!(told.code, 0, "{told:?}");
+    assert!(told.stdout.contains("Mentor told.\n"), "{}", told.stdout);
+    common::wait_until(10, "the block in the agent's pane", || {
+        let screen = w
+            .tmux(&["capture-pane", "-p", "-J", "-S", "-50", "-t", &pane])
+            .stdout;
+        screen.contains("[practice_check] data from a StudyLoop drill")
+            && screen.contains("| ready")
+    });
+    w.run(&["study", "--end"]).ok();
+
+    let cleanup = drill_on_a_tty(&w, "cleanup", "yes\n");
+    // script(1) merges stderr into its stdout.
+    assert_eq!(
+        cleanup.code, 1,
+        "the scaffold has no cleanup phase: {cleanup:?}"
+    );
+    assert!(cleanup.stdout.contains("studyloop: error: drill `my-drills/getting-started/ready-01` has no cleanup phase; it has: check"), "{cleanup:?}");
+}

@@ -38,4 +38,6 @@ pub use error::ModuleError;
 #[cfg(test)]
 mod check_tests;
 #[cfg(test)]
+mod runner_tests;
+#[cfg(test)]
 mod store_tests;
