@@ -2,6 +2,7 @@
 //! print. Findings and messages go through [`crate::term::text`]: they quote
 //! file names and values from a module someone else wrote.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -133,10 +134,7 @@ fn list(ctx: &Ctx, json: bool) -> Result<u8, ModuleError> {
                 format!("TAMPERED ({found}); remove and add it again")
             }
         };
-        text.push_str(&format!(
-            "{}  {}  {}  {}\n",
-            e.id, e.version, e.digest, state
-        ));
+        let _ = writeln!(text, "{}  {}  {}  {}", e.id, e.version, e.digest, state);
         rows.push(serde_json::json!({
             "id": e.id, "version": e.version, "digest": e.digest, "source": e.source,
             "git": e.git, "addedAt": e.added_at, "intact": health == Health::Intact,

@@ -5,6 +5,7 @@
 //! typed answer `yes` on a terminal is the only consent (no `--yes`, no
 //! answer from a non-TTY stdin).
 
+use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -139,7 +140,7 @@ pub(crate) fn describe(plan: &Plan) -> String {
         plan.timeout_seconds
     );
     for (name, path) in &plan.prerequisites {
-        text.push_str(&format!("prerequisite: {name} = {}\n", path.display()));
+        let _ = writeln!(text, "prerequisite: {name} = {}", path.display());
     }
     text
 }

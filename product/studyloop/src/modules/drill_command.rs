@@ -4,6 +4,7 @@
 //! check failed (task not complete) or the cleanup failed, 2 could not run
 //! (declined, refused, timed out, crashed, setup failed).
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 
 use super::block::{self, CheckResult};
@@ -79,16 +80,14 @@ fn show(o: &Outcome) {
         text.push('\n');
     }
     if o.truncated {
-        text.push_str(&format!(
-            "| … (output capped at {} bytes)\n",
-            runner::MAX_OUTPUT
-        ));
+        let _ = writeln!(text, "| … (output capped at {} bytes)", runner::MAX_OUTPUT);
     }
     if o.stopped > 0 {
-        text.push_str(&format!(
-            "Stopped {} process(es) the phase left running.\n",
+        let _ = writeln!(
+            text,
+            "Stopped {} process(es) the phase left running.",
             o.stopped
-        ));
+        );
     }
     out(&text);
 }

@@ -243,7 +243,7 @@ fn capabilities(map: &Map<String, Value>, text: &str, out: &mut Findings) -> Vec
             out.add(
                 6,
                 FILE,
-                line_of(text, &c.to_string().trim_matches('"').to_owned(), line),
+                line_of(text, c.to_string().trim_matches('"'), line),
                 format!("capability {c} is not one of: {}", CAPABILITIES.join(", ")),
             );
         } else if caps.iter().any(|x| x == name) {

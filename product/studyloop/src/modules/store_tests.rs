@@ -90,7 +90,8 @@ fn tampering_with_a_snapshot_is_detected_on_use() {
     let src = tempfile::tempdir().unwrap();
     let s = store(home.path());
     let mut tampered = 0;
-    let attacks: [(&str, fn(&Path)); 4] = [
+    type Attack = (&'static str, fn(&Path));
+    let attacks: [Attack; 4] = [
         ("edit a script", |snap| {
             let f = snap.join("scripts/check.sh");
             std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
