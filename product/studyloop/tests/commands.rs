@@ -375,9 +375,13 @@ fn concurrent_module_adds_and_removes_lose_nothing() {
 
 /// `studyloop drill` behind a real pseudo-terminal (`script(1)`), typing `answer`.
 fn drill_on_a_tty(w: &World, phase: &str, answer: &str) -> common::Out {
+    drill_on_a_tty_of(w, "my-drills", phase, answer)
+}
+
+fn drill_on_a_tty_of(w: &World, module: &str, phase: &str, answer: &str) -> common::Out {
     use std::io::Write as _;
     let line = format!(
-        "{} drill {phase} my-drills/getting-started/ready-01",
+        "{} drill {phase} {module}/getting-started/ready-01",
         common::exe()
     );
     let mut child = w
@@ -465,4 +469,55 @@ fn drill_needs_typed_consent_and_tells_the_live_mentor() {
         "the scaffold has no cleanup phase: {cleanup:?}"
     );
     assert!(cleanup.stdout.contains("studyloop: error: drill `my-drills/getting-started/ready-01` has no cleanup phase; it has: check"), "{cleanup:?}");
+}
+
+/// A kubeconfig-context drill is refused after consent and before anything
+/// runs (creating the disposable cluster is not wired yet); a snapshot
+/// changed after install is refused before anything is shown.
+#[test]
+fn drill_refuses_a_cluster_target_and_a_tampered_snapshot() {
+    let w = World::bare();
+    assert_eq!(w.run(&["module", "new", "kube"]).code, 0);
+    let manifest = w.home.path().join("kube/module.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("kind: workdir", "kind: kubeconfig-context"),
+    )
+    .unwrap();
+    assert_eq!(w.run(&["module", "add", "kube"]).code, 0);
+    let out = drill_on_a_tty_of(&w, "kube", "check", "yes\n");
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stdout.contains("Run this phase now?")
+            && out
+                .stdout
+                .contains("Refused: this drill targets a kubeconfig-context cluster"),
+        "{out:?}"
+    );
+    assert!(
+        !w.config_dir().join("modules/attempts").exists(),
+        "something ran"
+    );
+
+    let snaps = w.config_dir().join("modules/snapshots");
+    let snap = std::fs::read_dir(&snaps)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let script = snap.join("scripts/check.sh");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(&script, "#!/bin/sh\necho pwned\n").unwrap();
+    let out = drill_on_a_tty_of(&w, "kube", "check", "yes\n");
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains("was changed after install")
+            && !out.stdout.contains("Run this phase now?"),
+        "{out:?}"
+    );
+    let list = w.run(&["module", "list"]);
+    assert_eq!(list.code, 1);
+    assert!(list.stdout.contains("TAMPERED"), "{list:?}");
 }
