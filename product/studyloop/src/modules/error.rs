@@ -2,7 +2,7 @@
 //! findings: the path, the tree's bounds, the config dir, the lockfile. Every
 //! message names the bad value and what to do.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A module command failed; the message is one line.
 #[derive(Debug, thiserror::Error)]
@@ -151,4 +151,14 @@ pub enum ModuleError {
     /// The config dir cannot be resolved.
     #[error(transparent)]
     Settings(#[from] crate::settings::SettingsError),
+}
+
+/// The `map_err` of a file operation: `ModuleError::Io` naming `action` and `path`.
+pub(crate) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ModuleError {
+    let path = path.to_owned();
+    move |source| ModuleError::Io {
+        action,
+        path,
+        source,
+    }
 }

@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::drill::Plan;
-use super::error::ModuleError;
+use super::error::{ModuleError, io};
 use crate::fsutil;
 
 /// The most output bytes kept from a phase (the rest is read and dropped).
@@ -48,15 +48,6 @@ pub(crate) struct Outcome {
     pub(crate) truncated: bool,
     /// How many leftover processes were stopped after the phase.
     pub(crate) stopped: usize,
-}
-
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ModuleError {
-    let path = path.to_owned();
-    move |source| ModuleError::Io {
-        action,
-        path,
-        source,
-    }
 }
 
 /// Opens (setup, or none open) or reuses (check, cleanup) the attempt of

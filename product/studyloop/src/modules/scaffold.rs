@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::error::ModuleError;
+use super::error::{ModuleError, io};
 use super::manifest::is_slug;
 
 /// The scaffold's one deck id and task id (`NAME/getting-started/ready-01`).
@@ -81,14 +81,6 @@ pub(crate) fn create(parent: &Path, name: &str) -> Result<PathBuf, ModuleError> 
         return Err(ModuleError::BadId(name.to_owned()));
     }
     let dir = parent.join(name);
-    let io = |action: &'static str, path: &Path| {
-        let path = path.to_owned();
-        move |source| ModuleError::Io {
-            action,
-            path,
-            source,
-        }
-    };
     // create_dir (not create_dir_all) on the root: refuses one that exists, atomically.
     std::fs::create_dir(&dir).map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => ModuleError::Exists(dir.clone()),

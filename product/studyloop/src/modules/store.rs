@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::check;
 use super::digest;
-use super::error::ModuleError;
+use super::error::{ModuleError, io};
 use super::finding::Finding;
 use super::git::{self, GitSource};
 use super::tree::{Kind, Tree};
@@ -107,20 +107,11 @@ impl Store {
         }
     }
 
-    fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ModuleError {
-        let path = path.to_owned();
-        move |source| ModuleError::Io {
-            action,
-            path,
-            source,
-        }
-    }
-
     fn lock(&self) -> Result<fsutil::FileLock, ModuleError> {
         fsutil::ensure_private_dir(&self.snapshots())
-            .map_err(Self::io("cannot create", &self.snapshots()))?;
+            .map_err(io("cannot create", &self.snapshots()))?;
         let path = self.dir.join(".lock");
-        fsutil::FileLock::exclusive(&path).map_err(Self::io("cannot lock", &path))
+        fsutil::FileLock::exclusive(&path).map_err(io("cannot lock", &path))
     }
 
     /// The installed modules, in the order they were added.
@@ -159,7 +150,7 @@ impl Store {
         })
         .unwrap_or_default()
             + "\n";
-        fsutil::atomic_write(&path, body.as_bytes(), 0o600).map_err(Self::io("cannot write", &path))
+        fsutil::atomic_write(&path, body.as_bytes(), 0o600).map_err(io("cannot write", &path))
     }
 
     /// Checks, stages, re-checks and installs the module at `path`.
@@ -224,7 +215,7 @@ impl Store {
         }
         if !target.exists() {
             seal(staging)?;
-            std::fs::rename(staging, &target).map_err(Self::io("cannot install", &target))?;
+            std::fs::rename(staging, &target).map_err(io("cannot install", &target))?;
         }
         entries.push(entry.clone());
         self.write_entries(entries)?;
@@ -236,7 +227,7 @@ impl Store {
     fn clear_staging(&self) -> Result<(), ModuleError> {
         let dir = self.snapshots();
         for item in std::fs::read_dir(&dir)
-            .map_err(Self::io("cannot list", &dir))?
+            .map_err(io("cannot list", &dir))?
             .flatten()
         {
             if item.file_name().to_string_lossy().starts_with(".staging-") {
@@ -319,19 +310,18 @@ impl Store {
 /// files 0644/0755 (only the exec bit carries over). Only regular files and
 /// directories exist in a conforming tree; anything else stops the copy.
 fn copy_tree(tree: &Tree, dest: &Path) -> Result<(), ModuleError> {
-    fsutil::ensure_private_dir(dest).map_err(Store::io("cannot create", dest))?;
+    fsutil::ensure_private_dir(dest).map_err(io("cannot create", dest))?;
     for e in &tree.entries {
         let path = dest.join(&e.rel);
         match e.kind {
             Kind::Dir => std::fs::DirBuilder::new()
                 .mode(0o700)
                 .create(&path)
-                .map_err(Store::io("cannot create", &path))?,
+                .map_err(io("cannot create", &path))?,
             Kind::File { exec, .. } => {
                 let bytes = tree.read(&e.rel)?;
                 let mode = if exec { 0o755 } else { 0o644 };
-                fsutil::atomic_write(&path, &bytes, mode)
-                    .map_err(Store::io("cannot write", &path))?;
+                fsutil::atomic_write(&path, &bytes, mode).map_err(io("cannot write", &path))?;
             }
             Kind::Other(what) => {
                 // Changed since the check passed: refuse rather than copy.
@@ -360,10 +350,10 @@ fn seal(dir: &Path) -> Result<(), ModuleError> {
             _ => 0o444,
         };
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
-            .map_err(Store::io("cannot seal", &path))?;
+            .map_err(io("cannot seal", &path))?;
     }
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555))
-        .map_err(Store::io("cannot seal", dir))
+        .map_err(io("cannot seal", dir))
 }
 
 /// Removes a snapshot or staging tree (made writable first; never follows a
@@ -382,5 +372,5 @@ fn remove_tree(dir: &Path) -> Result<(), ModuleError> {
     if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         unseal(dir);
     }
-    std::fs::remove_dir_all(dir).map_err(Store::io("cannot remove", dir))
+    std::fs::remove_dir_all(dir).map_err(io("cannot remove", dir))
 }
