@@ -212,3 +212,31 @@ fn bad_paths_and_trees_past_the_bounds_are_clear_errors() {
     let err = check(&wide).unwrap_err().to_string();
     assert!(err.contains("more than 2000 files"), "{err}");
 }
+
+#[test]
+fn a_directory_swapped_for_a_symlink_after_the_walk_is_not_read_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = scaffold_in(dir.path());
+    let tree = super::tree::Tree::walk(&m).unwrap();
+    // After the walk: decks/ becomes a link to a directory outside holding a
+    // file of the same name (the read a racing attacker would redirect).
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("getting-started.json"), "SECRET OUTSIDE").unwrap();
+    std::fs::rename(m.join("decks"), dir.path().join("decks-moved")).unwrap();
+    std::os::unix::fs::symlink(&outside, m.join("decks")).unwrap();
+    let err = tree
+        .read("decks/getting-started.json")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no longer a directory"), "{err}");
+    // A final-component link is refused too, and a plain read still works.
+    std::os::unix::fs::symlink("/etc/hostname", m.join("mentor/link")).unwrap();
+    assert!(
+        tree.read("mentor/link")
+            .unwrap_err()
+            .to_string()
+            .contains("a symlink")
+    );
+    assert!(tree.read("mentor/brief.md").is_ok());
+}

@@ -67,7 +67,11 @@ pub(crate) fn check(text: &str, out: &mut Findings) -> Option<Manifest> {
                 1,
                 FILE,
                 yaml_error_line(&e.detail),
-                format!("not valid YAML: {}", e.detail),
+                // The parser's first line; the rest is a source excerpt.
+                format!(
+                    "not valid YAML: {}",
+                    e.detail.lines().next().unwrap_or_default()
+                ),
             );
             return None;
         }

@@ -51,11 +51,12 @@ pub(crate) struct Outcome {
 }
 
 /// Opens (setup, or none open) or reuses (check, cleanup) the attempt of
-/// `plan`'s drill under `modules_dir/attempts/`.
+/// `plan`'s drill under `modules_dir/attempts/<module>_<deck>_<task>` (slugs
+/// never hold `_`, so the name is unambiguous).
 pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, ModuleError> {
     let dir = modules_dir
         .join("attempts")
-        .join(plan.drill.replace('/', "--"));
+        .join(plan.drill.replace('/', "_"));
     let id_file = dir.join("attempt-id");
     let open = studyloop_regular_file::read_regular(&id_file, 64)
         .ok()

@@ -104,16 +104,47 @@ impl Tree {
     }
 
     /// The bytes of the regular file at `rel` (never a FIFO, never through a
-    /// final symlink, never more than [`MAX_FILE_BYTES`]).
+    /// symlink at ANY component — each directory is opened `O_NOFOLLOW` from
+    /// the root down, so a directory swapped for a link after the walk cannot
+    /// redirect the read out of the module — never more than
+    /// [`MAX_FILE_BYTES`]).
     pub(crate) fn read(&self, rel: &str) -> Result<Vec<u8>, ModuleError> {
+        use rustix::fs::{Mode, OFlags};
         let path = self.root.join(rel);
-        studyloop_regular_file::read_regular(&path, MAX_FILE_BYTES).map_err(|source| {
-            ModuleError::Io {
-                action: "cannot read",
-                path,
-                source,
+        let fail = |source: std::io::Error| ModuleError::Io {
+            action: "cannot read",
+            path: path.clone(),
+            source,
+        };
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut dir =
+            rustix::fs::open(&self.root, dir_flags, Mode::empty()).map_err(|e| fail(e.into()))?;
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        let name = parts.pop().unwrap_or_default();
+        for part in parts {
+            if matches!(part, "" | "." | "..") {
+                return Err(fail(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "not a plain relative path",
+                )));
             }
-        })
+            dir = rustix::fs::openat(&dir, part, dir_flags, Mode::empty()).map_err(|e| {
+                fail(if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::NOTDIR {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("`{part}` is no longer a directory (a symlink or file was put in its place)"),
+                    )
+                } else {
+                    e.into()
+                })
+            })?;
+        }
+        studyloop_regular_file::read_regular_at(
+            std::os::fd::AsFd::as_fd(&dir),
+            Path::new(name),
+            MAX_FILE_BYTES,
+        )
+        .map_err(fail)
     }
 }
 
