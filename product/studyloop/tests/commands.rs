@@ -521,3 +521,82 @@ fn drill_refuses_a_cluster_target_and_a_tampered_snapshot() {
     assert_eq!(list.code, 1);
     assert!(list.stdout.contains("TAMPERED"), "{list:?}");
 }
+
+/// Labs in real headless Chromium (the SPA's own JavaScript runs against the
+/// real `studyloop web`): the entry shows a drill with its id, prompt and
+/// Start drill while a module is installed, and is hidden once none is.
+#[test]
+fn labs_entry_in_chromium_only_while_a_module_is_installed() {
+    const CHROMIUM: &str = "/usr/bin/chromium";
+    assert!(
+        std::path::Path::new(CHROMIUM).is_file(),
+        "{CHROMIUM} is missing: run `just deps` (it installs Debian's chromium)"
+    );
+    let w = World::bare();
+    assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
+    assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut web = w
+        .cmd(&["web", "--port", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_until(20, "studyloop web listening", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let profile = tempfile::tempdir().unwrap();
+    let dom = || {
+        let out = w
+            .program(
+                CHROMIUM,
+                &[
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    &format!("--user-data-dir={}", profile.path().display()),
+                    "--virtual-time-budget=5000",
+                    "--dump-dom",
+                    &format!("http://127.0.0.1:{port}/#labs"),
+                ],
+            )
+            .stderr(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = dom();
+    let nav = |page: &str| {
+        page.split("<a ")
+            .find(|a| a.contains("id=\"nav-labs\""))
+            .map(|a| a.split('>').next().unwrap_or_default().to_owned())
+            .unwrap_or_default()
+    };
+    let entry = nav(&shown);
+    assert!(
+        !entry.is_empty() && !entry.contains("hidden"),
+        "Labs entry not shown: {entry:?}"
+    );
+    for want in [
+        "data-testid=\"labs-drill\"",
+        "<h3>my-drills/getting-started/ready-01</h3>",
+        "Run the check phase and read its result.",
+        "Start drill",
+    ] {
+        assert!(shown.contains(want), "{want} not in the Labs view");
+    }
+    assert_eq!(w.run(&["module", "remove", "my-drills"]).code, 0);
+    let gone = dom();
+    assert!(
+        nav(&gone).contains("hidden"),
+        "Labs entry still shown: {:?}",
+        nav(&gone)
+    );
+    assert!(!gone.contains("labs-drill\""), "a drill is still listed");
+    let _ = web.kill();
+    let _ = web.wait();
+}

@@ -67,6 +67,8 @@ pub(crate) struct Task {
     pub(crate) id: String,
     /// What the learner sees.
     pub(crate) prompt: String,
+    /// The success criteria (the learner sees these too).
+    pub(crate) criteria: Vec<String>,
     /// Whether the task has a `verification` object (it uses `terminal`).
     pub(crate) verified: bool,
     /// Its phase commands.
@@ -284,6 +286,14 @@ fn check_task(
     let mut t = Task {
         id: id.unwrap_or_else(|| raw_id.to_owned()),
         prompt: prompt.unwrap_or_default(),
+        criteria: match task.get("successCriteria") {
+            Some(Value::Array(c)) => c
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => Vec::new(),
+        },
         verified: false,
         phases: Vec::new(),
         timeout_seconds: DEFAULT_TIMEOUT,

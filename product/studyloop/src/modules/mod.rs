@@ -12,6 +12,7 @@
 //! - [`drill`], [`runner`], [`block`], [`deliver`]: one drill phase with typed
 //!   consent, run without a shell in a scratch attempt, its result handed to
 //!   the mentor as a bounded `practice_check` block;
+//! - [`labs`]: the web console's read-only catalogue of installed drills;
 //! - [`command`], [`drill_command`]: `studyloop module …` and `studyloop drill`.
 
 pub(crate) mod block;
@@ -25,6 +26,7 @@ pub mod drill_command;
 pub(crate) mod error;
 pub(crate) mod finding;
 pub(crate) mod git;
+pub mod labs;
 pub(crate) mod manifest;
 pub(crate) mod runner;
 pub(crate) mod scaffold;
