@@ -600,3 +600,60 @@ fn labs_entry_in_chromium_only_while_a_module_is_installed() {
     let _ = web.kill();
     let _ = web.wait();
 }
+
+/// One JSON POST to a local `studyloop web` (plain HTTP/1.1).
+fn post_local(port: u16, path: &str, body: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        c,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = c.read_to_string(&mut reply);
+    reply
+}
+
+/// A check's result reaches a session running in the web console over ACP:
+/// `studyloop drill check` posts the block to the console, which prompts the
+/// live agent with it (`web::practice` proves the agent sees it).
+#[test]
+fn drill_tells_a_web_acp_session() {
+    let stub = std::path::Path::new(common::exe()).with_file_name("studyloop-stub-acp");
+    assert!(
+        stub.is_file(),
+        "{} is missing; run `cargo build --bins`",
+        stub.display()
+    );
+    let w = World::new().with_env("STUDYLOOP_TEST_ACP_CMD", &format!("'{}'", stub.display()));
+    assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
+    assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut web = w
+        .cmd(&["web", "--port", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_until(20, "studyloop web listening", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let started = post_local(
+        port,
+        "/api/session/start",
+        r#"{"topic":"drills","agent":"codex","transport":"acp"}"#,
+    );
+    assert!(started.starts_with("HTTP/1.1 201"), "{started}");
+    let told = drill_on_a_tty(&w, "check", "yes\n");
+    assert_eq!(told.code, 0, "{told:?}");
+    assert!(told.stdout.contains("Mentor told.\n"), "{}", told.stdout);
+    let _ = post_local(port, "/api/session/end", "{}");
+    let _ = web.kill();
+    let _ = web.wait();
+}
