@@ -62,7 +62,7 @@ fn findings(list: &[Finding]) {
 }
 
 /// Runs one module command; returns the exit code.
-pub fn run(ctx: &Ctx, command: ModuleCommand) -> Result<u8, ModuleError> {
+pub(crate) fn run(ctx: &Ctx, command: ModuleCommand) -> Result<u8, ModuleError> {
     match command {
         ModuleCommand::New { name } => {
             let dir = scaffold::create(&ctx.cwd, &name)?;

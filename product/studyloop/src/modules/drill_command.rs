@@ -31,7 +31,7 @@ fn out(text: &str) {
 }
 
 /// Runs one drill phase; returns the exit code.
-pub fn run(ctx: &Ctx, args: &DrillArgs) -> Result<u8, ModuleError> {
+pub(crate) fn run(ctx: &Ctx, args: &DrillArgs) -> Result<u8, ModuleError> {
     let plan = drill::plan(&ctx.env, &args.phase, &args.drill)?;
     out(&drill::describe(&plan));
     let tty = rustix::termios::isatty(std::io::stdin());

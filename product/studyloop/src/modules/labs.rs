@@ -14,7 +14,7 @@ use super::store::{Health, Store};
 use crate::env::Env;
 
 /// `{"modules": [...]}`; empty when none is installed (the Labs entry hides).
-pub fn catalogue(env: &Env) -> Value {
+pub(crate) fn catalogue(env: &Env) -> Value {
     let Ok(store) = Store::new(env) else {
         return json!({ "modules": [] });
     };

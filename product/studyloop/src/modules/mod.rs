@@ -17,16 +17,16 @@
 
 pub(crate) mod block;
 pub(crate) mod check;
-pub mod command;
+pub(crate) mod command;
 pub(crate) mod deck;
 pub(crate) mod deliver;
 pub(crate) mod digest;
 pub(crate) mod drill;
-pub mod drill_command;
+pub(crate) mod drill_command;
 pub(crate) mod error;
 pub(crate) mod finding;
 pub(crate) mod git;
-pub mod labs;
+pub(crate) mod labs;
 pub(crate) mod manifest;
 pub(crate) mod runner;
 pub(crate) mod scaffold;

@@ -174,3 +174,26 @@ fn consent_is_the_typed_word_yes_on_a_terminal_only() {
         assert!(!ask(true, no).unwrap(), "{no:?} consented");
     }
 }
+
+#[test]
+fn home_tmp_and_cwd_writes_land_in_the_attempt_and_go_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(
+        dir.path(),
+        "setup",
+        "#!/bin/sh\nset -e\necho h > \"$HOME/.profile\"\necho t > \"$TMPDIR/t\"\necho w > w\nmkdir -p \"$HOME/.kube\"\n",
+        10,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert_eq!(o.code, Some(0), "{}", o.output);
+    for f in ["home/.profile", "tmp/t", "work/w", "home/.kube"] {
+        assert!(a.dir.join(f).exists(), "{f} not in the attempt");
+    }
+    // A later setup starts a fresh attempt: nothing of the old one is left.
+    let again = runner::attempt(dir.path(), &plan).unwrap();
+    assert_ne!(again.id, a.id);
+    assert!(!again.dir.join("home/.profile").exists());
+    runner::close(&again).unwrap();
+    assert!(!again.dir.exists());
+}

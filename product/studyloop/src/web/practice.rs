@@ -24,7 +24,7 @@ fn reply(status: StatusCode, v: Value) -> Response {
 }
 
 /// The handler.
-pub async fn practice_check(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
+pub(crate) async fn practice_check(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
     let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (Some(id), Some(block)) = (v["study_session_id"].as_str(), v["block"].as_str()) else {
         return reply(
