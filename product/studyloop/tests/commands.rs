@@ -522,6 +522,28 @@ fn drill_refuses_a_cluster_target_and_a_tampered_snapshot() {
     assert!(list.stdout.contains("TAMPERED"), "{list:?}");
 }
 
+/// `module new` + `module add` of my-drills, then `studyloop web` on a free
+/// loopback port, listening; returns the server process and its port.
+fn installed_and_served(w: &World) -> (std::process::Child, u16) {
+    assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
+    assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let web = w
+        .cmd(&["web", "--port", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_until(20, "studyloop web listening", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    (web, port)
+}
+
 /// Labs in real headless Chromium (the SPA's own JavaScript runs against the
 /// real `studyloop web`): the entry shows a drill with its id, prompt and
 /// Start drill while a module is installed, and is hidden once none is.
@@ -533,22 +555,7 @@ fn labs_entry_in_chromium_only_while_a_module_is_installed() {
         "{CHROMIUM} is missing: run `just deps` (it installs Debian's chromium)"
     );
     let w = World::bare();
-    assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
-    assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut web = w
-        .cmd(&["web", "--port", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    common::wait_until(20, "studyloop web listening", || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
+    let (mut web, port) = installed_and_served(&w);
     let profile = tempfile::tempdir().unwrap();
     let dom = || {
         let out = w
@@ -628,22 +635,7 @@ fn drill_tells_a_web_acp_session() {
         stub.display()
     );
     let w = World::new().with_env("STUDYLOOP_TEST_ACP_CMD", &format!("'{}'", stub.display()));
-    assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
-    assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut web = w
-        .cmd(&["web", "--port", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    common::wait_until(20, "studyloop web listening", || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
+    let (mut web, port) = installed_and_served(&w);
     let started = post_local(
         port,
         "/api/session/start",
