@@ -92,7 +92,7 @@ pub(crate) fn check(path: &Path) -> Result<Report, ModuleError> {
     }
     for (rel, t) in texts.iter().filter(|(r, _)| r.starts_with("scripts/")) {
         for (i, l) in t.lines().enumerate() {
-            if let Some(w) = deck::context_word(l) {
+            if let Some(w) = super::argv::context_word(l) {
                 out.add(8, rel, i + 1, format!("`{w}` in a phase script: a drill never picks its own cluster context; core sets KUBECONFIG to exactly one"));
             }
         }

@@ -102,7 +102,7 @@ fn every_finding_is_listed_not_only_the_first() {
 
 #[test]
 fn context_words_match_whole_words_only() {
-    use super::deck::context_word;
+    use super::argv::context_word;
     assert_eq!(
         context_word("kubectl --context=prod get pods"),
         Some("--context")

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::argv::{argv_of, context_word};
 use super::finding::{Findings, key_line, line_of};
 use super::manifest::is_slug;
 
@@ -22,11 +23,6 @@ pub(crate) const PHASES: [(&str, &str); 3] = [
 pub(crate) const DEFAULT_TIMEOUT: u64 = 60;
 /// See [`DEFAULT_TIMEOUT`].
 pub(crate) const MAX_TIMEOUT: u64 = 3_600;
-/// Characters that only mean something to a shell (MC015).
-pub(crate) const SHELL_CHARS: [char; 9] = [';', '|', '&', '>', '<', '`', '$', '\n', '\r'];
-/// Switches that pick a cluster context themselves (MC008): the drill gets
-/// exactly one context from core, never one the module chooses.
-pub(crate) const CONTEXT_WORDS: [&str; 3] = ["--context", "--kubeconfig", "use-context"];
 
 const DECK_KEYS: [&str; 4] = ["id", "title", "description", "tasks"];
 const TASK_KEYS: [&str; 9] = [
@@ -352,56 +348,4 @@ fn verification(v: &Value, file: &str, text: &str, line: usize, out: &mut Findin
             line: l,
         });
     }
-}
-
-fn argv_of(
-    cmd: &Value,
-    key: &str,
-    file: &str,
-    line: usize,
-    out: &mut Findings,
-) -> Option<Vec<String>> {
-    let Value::Array(items) = cmd else {
-        out.add(15, file, line, format!("`{key}` must be one argv, a JSON array like [\"scripts/check.sh\", \"arg\"], not {}", kind(cmd)));
-        return None;
-    };
-    let argv: Option<Vec<String>> = items
-        .iter()
-        .map(|x| x.as_str().map(str::to_owned))
-        .collect();
-    let Some(argv) = argv.filter(|a| !a.is_empty()) else {
-        out.add(15, file, line, format!("`{key}` must be a non-empty array of texts (the executable, then literal arguments)"));
-        return None;
-    };
-    let mut ok = true;
-    for arg in &argv {
-        if let Some(c) = arg.chars().find(|c| SHELL_CHARS.contains(c)) {
-            out.add(15, file, line, format!("argument `{}` of `{key}` holds the shell operator {c:?}; phases run without a shell, so pass literal arguments only", arg.escape_debug()));
-            ok = false;
-        }
-    }
-    ok.then_some(argv)
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::String(_) => "a string (a shell line)",
-        Value::Object(_) => "an object",
-        _ => "a scalar",
-    }
-}
-
-/// The MC008 word `text` holds as a whole word, if any (`--context`,
-/// `--context=x`, `use-context`; not `--context-lines`).
-pub(crate) fn context_word(text: &str) -> Option<&'static str> {
-    CONTEXT_WORDS.into_iter().find(|w| {
-        text.match_indices(w).any(|(i, _)| {
-            let before = text[..i].chars().next_back();
-            let after = text[i + w.len()..].chars().next();
-            let edge = |c: Option<char>| {
-                c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            };
-            edge(before) && edge(after)
-        })
-    })
 }

@@ -15,6 +15,7 @@
 //! - [`labs`]: the web console's read-only catalogue of installed drills;
 //! - [`command`], [`drill_command`]: `studyloop module …` and `studyloop drill`.
 
+pub(crate) mod argv;
 pub(crate) mod block;
 pub(crate) mod check;
 pub(crate) mod command;
