@@ -285,6 +285,17 @@ fn module_new_check_add_list_remove_walk() {
                 .unwrap();
             assert!(!poke.success(), "a sealed snapshot file was writable");
         }
+        // A drill phase from the sealed snapshot, behind a real terminal.
+        let prefix = if nobody {
+            "setpriv --reuid=65534 --regid=65534 --clear-groups "
+        } else {
+            ""
+        };
+        let drill = drill_on_a_tty_as(&w, prefix, "my-drills", "check", "yes\n");
+        assert!(
+            drill.stdout.contains("check: passed (exit 0)\n"),
+            "nobody={nobody}: {drill:?}"
+        );
         let remove = run(&["remove", "my-drills"]);
         assert_eq!(
             (remove.code, remove.stdout.as_str()),
@@ -379,9 +390,20 @@ fn drill_on_a_tty(w: &World, phase: &str, answer: &str) -> common::Out {
 }
 
 fn drill_on_a_tty_of(w: &World, module: &str, phase: &str, answer: &str) -> common::Out {
+    drill_on_a_tty_as(w, "", module, phase, answer)
+}
+
+/// As [`drill_on_a_tty_of`], the command line led by `prefix` (e.g. setpriv).
+fn drill_on_a_tty_as(
+    w: &World,
+    prefix: &str,
+    module: &str,
+    phase: &str,
+    answer: &str,
+) -> common::Out {
     use std::io::Write as _;
     let line = format!(
-        "{} drill {phase} {module}/getting-started/ready-01",
+        "{prefix}{} drill {phase} {module}/getting-started/ready-01",
         common::exe()
     );
     let mut child = w
