@@ -26,8 +26,16 @@ use rustix::fs::{FileType, Mode, OFlags};
 /// The OS error, or `InvalidInput` naming what the path is instead of a
 /// regular file.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    open_regular_in(rustix::fs::CWD, path)
+}
+
+/// [`open_regular`] relative to the open directory `dir`.
+fn open_regular_in(
+    dir: std::os::fd::BorrowedFd<'_>,
+    path: &Path,
+) -> std::io::Result<std::fs::File> {
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+    let fd = match rustix::fs::openat(dir, path, flags, Mode::empty()) {
         Ok(fd) => fd,
         // O_NOFOLLOW on a symlink fails with ELOOP: name it.
         Err(rustix::io::Errno::LOOP) => return Err(not_regular(path, "a symlink")),
@@ -48,7 +56,33 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
 /// As [`open_regular`], or `InvalidData` when the file holds more than `limit`
 /// bytes.
 pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let file = open_regular(path)?;
+    read_bounded(open_regular(path)?, path, limit)
+}
+
+/// Reads the regular file `name` inside the open directory `dir` (opened as
+/// [`open_regular`] does, relative to `dir`), refusing one larger than `limit`
+/// bytes. A walker that holds each directory open (`O_DIRECTORY |
+/// O_NOFOLLOW`, component by component) reads through this, so a directory
+/// swapped for a symlink after the walk cannot redirect the read outside the
+/// tree. `name` must be one path component.
+///
+/// # Errors
+/// As [`read_regular`]; `InvalidInput` when `name` is not one component.
+pub fn read_regular_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &Path,
+    limit: u64,
+) -> std::io::Result<Vec<u8>> {
+    if name.components().count() != 1 || name.to_str().is_none_or(|n| n == ".." || n == ".") {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is not one file name", name.display()),
+        ));
+    }
+    read_bounded(open_regular_in(dir, name)?, name, limit)
+}
+
+fn read_bounded(file: std::fs::File, path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let too_big = || {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -139,5 +173,28 @@ mod tests {
         assert_eq!(read_regular(&file, 12).unwrap(), b"0123456789ab");
         let missing = read_regular(&tmp.path().join("nope"), 1).unwrap_err();
         assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn reads_at_a_directory_fd_refuse_what_read_regular_refuses_and_other_components() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("f"), b"abc").unwrap();
+        fifo(&tmp.path().join("fifo"));
+        std::os::unix::fs::symlink("/etc/hostname", tmp.path().join("link")).unwrap();
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        let fd = std::os::fd::AsFd::as_fd(&dir);
+        assert_eq!(read_regular_at(fd, Path::new("f"), 3).unwrap(), b"abc");
+        let err = read_regular_at(fd, Path::new("fifo"), 3)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a FIFO"), "{err}");
+        let err = read_regular_at(fd, Path::new("link"), 99)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a symlink"), "{err}");
+        for bad in ["../f", "a/f", "..", "/etc/hostname"] {
+            let err = read_regular_at(fd, Path::new(bad), 99).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{bad}");
+        }
     }
 }

@@ -119,6 +119,11 @@ pub enum Command {
         #[arg(long)]
         password: Option<String>,
     },
+    /// Modules: new, check, add, list, remove (docs/modules.md).
+    #[command(subcommand)]
+    Module(crate::modules::ModuleCommand),
+    /// Run one drill phase (setup, check, cleanup) after your typed consent.
+    Drill(crate::modules::DrillArgs),
     /// Internal: run by the agent pane when the agent exits.
     #[command(hide = true)]
     EndOnExit {
@@ -175,6 +180,9 @@ pub enum CliError {
     /// `doctor --fix`.
     #[error(transparent)]
     Fix(#[from] doctor::FixError),
+    /// A module command.
+    #[error(transparent)]
+    Module(#[from] crate::modules::ModuleError),
     /// Anything else the user must fix.
     #[error("{0}")]
     Usage(String),
@@ -215,6 +223,8 @@ fn repair_first(ctx: &Ctx, command: &Command) -> Result<(), CliError> {
         Command::Doctor { .. }
         | Command::Config(_)
         | Command::ScrubbedExec { .. }
+        | Command::Module(_)
+        | Command::Drill(_)
         | Command::Sidebar { .. } => return Ok(()),
         Command::Status { .. } | Command::Search { .. } => Wait::Skip,
         _ => Wait::Block,
@@ -308,6 +318,8 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
             Ok(0)
         }
         Command::ScrubbedExec { argv } => scrubbed_exec(ctx, &argv),
+        Command::Module(command) => Ok(crate::modules::command::run(ctx, command)?),
+        Command::Drill(args) => Ok(crate::modules::drill_command::run(ctx, &args)?),
     }
 }
 

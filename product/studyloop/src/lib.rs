@@ -22,6 +22,7 @@ pub mod env;
 pub mod feeds;
 pub mod fsutil;
 pub mod ids;
+pub mod modules;
 pub mod persona;
 pub mod procs;
 pub mod scope;

@@ -178,6 +178,16 @@ impl Tmux {
         self.list(&["list-panes", "-t", &format!("={name}:"), "-F", "#{pane_id}"])
     }
 
+    /// Types `text` into `pane` as one bracketed paste (the agent's input box
+    /// takes it whole, newlines included), then presses Enter. Used to hand a
+    /// drill's `practice_check` block to the running agent.
+    pub fn paste(&self, pane: &str, text: &str) -> Result<(), TmuxError> {
+        let buffer = format!("studyloop-{}", crate::ids::random_hex(4));
+        self.run_ok(&["set-buffer", "-b", &buffer, "--", text])?;
+        self.run_ok(&["paste-buffer", "-d", "-p", "-b", &buffer, "-t", pane])?;
+        self.run_ok(&["send-keys", "-t", pane, "Enter"]).map(drop)
+    }
+
     /// The pid of the process running in `pane`, if the pane exists.
     pub fn pane_pid(&self, pane: &str) -> Result<Option<i32>, TmuxError> {
         let out = self.run(&["display-message", "-p", "-t", pane, "#{pane_pid}"])?;

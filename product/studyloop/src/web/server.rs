@@ -4,7 +4,8 @@
 //! Routes: `GET /` and `/static/{file}` (the SPA), `GET /session` (redirect),
 //! `POST /api/session/start`, `GET /api/session/options`, `GET
 //! /api/session/state` (see `start`), `POST /api/session/end`, `WS
-//! /api/session/ws`. Every response gets the security headers; the password
+//! /api/session/ws`, `GET /api/labs` (installed drills, `modules::labs`), `POST
+//! /api/session/practice-check` (a drill result for the live session, `practice`). Every response gets the security headers; the password
 //! gate applies when a password is set; the `guard` (Host, Origin, JSON-only,
 //! bounded body) runs in front of every route; `listen` bounds connections.
 
@@ -75,6 +76,11 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
         .route("/api/session/state", get(start::state))
         .route("/api/session/end", post(end))
         .route("/api/session/ws", get(ws::handler))
+        .route("/api/labs", get(labs))
+        .route(
+            "/api/session/practice-check",
+            post(super::practice::practice_check),
+        )
         .layer(middleware::from_fn_with_state(gate, security::basic_auth))
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(middleware::from_fn(security::headers))
@@ -107,6 +113,16 @@ pub fn slot_json(state: &AppState) -> Value {
 #[must_use]
 pub fn ws_url(id: &str) -> String {
     format!("/api/session/ws?study_session_id={id}")
+}
+
+/// `GET /api/labs`: the installed drills (read-only; nothing runs from the
+/// browser).
+async fn labs(State(state): State<Arc<AppState>>) -> Json<Value> {
+    let env = state.ctx.env.clone();
+    let v = tokio::task::spawn_blocking(move || crate::modules::labs::catalogue(&env))
+        .await
+        .unwrap_or_else(|_| json!({ "modules": [] }));
+    Json(v)
 }
 
 async fn end(State(state): State<Arc<AppState>>) -> Response {

@@ -5,7 +5,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ["dashboard", "study-session", "study-plans", "today"];
+const VIEWS = ["dashboard", "study-session", "study-plans", "today", "labs"];
 const PURPOSE_LABELS = {
   planning: "Planning session — study-plan architect",
   focus: "Focus session",
@@ -34,6 +34,8 @@ function route() {
   if (view === "study-session") attachConsole();
   if (view === "study-plans") loadPlans();
   if (view === "today") loadToday();
+  if (view === "labs") loadLabs();
+  refreshLabsEntry();
 }
 
 // ---------------------------------------------------------------- dashboard
@@ -299,6 +301,63 @@ async function loadToday() {
     card.appendChild(line);
   }
   holder.appendChild(card);
+}
+
+// ---------------------------------------------------------------- labs
+// One sidebar entry, shown only while the lockfile lists a module. The
+// browser only shows drills and their commands; it never runs one.
+async function refreshLabsEntry() {
+  const { ok, body } = await api("/api/labs");
+  const modules = ok && Array.isArray(body.modules) ? body.modules : [];
+  show($("nav-labs"), modules.length > 0);
+  return modules;
+}
+
+async function loadLabs() {
+  const holder = $("labs-modules");
+  const modules = await refreshLabsEntry();
+  holder.textContent = "";
+  for (const m of modules) {
+    const card = document.createElement("div");
+    card.className = "card";
+    card.dataset.testid = "labs-module";
+    const h = document.createElement("h2");
+    h.textContent = `${m.id} ${m.version}` + (m.intact ? "" : " — snapshot changed after install; remove and add it again");
+    card.appendChild(h);
+    for (const d of m.drills || []) card.appendChild(drillCard(d));
+    holder.appendChild(card);
+  }
+}
+
+function drillCard(d) {
+  const box = document.createElement("div");
+  box.className = "drill";
+  box.dataset.testid = "labs-drill";
+  const title = document.createElement("h3");
+  title.textContent = d.id;
+  const prompt = document.createElement("p");
+  prompt.textContent = d.prompt;
+  const criteria = document.createElement("ul");
+  for (const c of d.successCriteria || []) {
+    const li = document.createElement("li");
+    li.textContent = c;
+    criteria.appendChild(li);
+  }
+  const commands = document.createElement("pre");
+  commands.dataset.testid = "labs-commands";
+  commands.textContent = (d.commands || []).join("\n");
+  commands.hidden = true;
+  const start = document.createElement("button");
+  start.type = "button";
+  start.textContent = "Start drill";
+  const cancel = document.createElement("button");
+  cancel.type = "button";
+  cancel.textContent = "Cancel drill";
+  cancel.hidden = true;
+  start.addEventListener("click", () => { commands.hidden = false; cancel.hidden = false; start.hidden = true; });
+  cancel.addEventListener("click", () => { commands.hidden = true; cancel.hidden = true; start.hidden = false; });
+  box.append(title, prompt, criteria, start, cancel, commands);
+  return box;
 }
 
 // ---------------------------------------------------------------- wiring

@@ -1,0 +1,207 @@
+//! Runs one consented phase: the one argv, no shell, in the drill's attempt
+//! directory, with an environment built from nothing (scratch HOME and
+//! TMPDIR, `/usr/bin:/bin` plus the resolved prerequisites' directories,
+//! `STUDYLOOP_MODULE_ID`, `STUDYLOOP_DRILL_ID`, `STUDYLOOP_ATTEMPT_ID`).
+//! Output (stdout and stderr, one pipe) is capped and redacted; the phase is
+//! killed at its timeout; and when it ends every process of the attempt —
+//! its process group and anything carrying its `STUDYLOOP_ATTEMPT_ID`, so a
+//! daemon that left the group too — is stopped: no process survives a phase.
+//!
+//! Attempts: `setup` opens a fresh attempt; `check` uses the open one (or
+//! opens one); `cleanup` closes it whatever its exit: the attempt directory,
+//! the scratch HOME and the kept output go with it.
+
+use std::io::Read as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::drill::Plan;
+use super::error::{ModuleError, io};
+use crate::fsutil;
+
+/// The most output bytes kept from a phase (the rest is read and dropped).
+pub(crate) const MAX_OUTPUT: usize = 64 * 1024;
+/// The marker every process of an attempt carries.
+pub(crate) const ATTEMPT_VAR: &str = "STUDYLOOP_ATTEMPT_ID";
+
+/// An attempt of one drill.
+#[derive(Debug, Clone)]
+pub(crate) struct Attempt {
+    /// The attempt id (a uuid).
+    pub(crate) id: String,
+    /// Its directory (`home/`, `tmp/`, `work/`, `<phase>.log`).
+    pub(crate) dir: PathBuf,
+}
+
+/// How a phase ended.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// The exit code, when it exited (not killed by a signal or the timeout).
+    pub(crate) code: Option<i32>,
+    /// Whether the timeout killed it.
+    pub(crate) timed_out: bool,
+    /// Capped, redacted output.
+    pub(crate) output: String,
+    /// Whether output was dropped past [`MAX_OUTPUT`].
+    pub(crate) truncated: bool,
+    /// How many leftover processes were stopped after the phase.
+    pub(crate) stopped: usize,
+}
+
+/// Opens (setup, or none open) or reuses (check, cleanup) the attempt of
+/// `plan`'s drill under `modules_dir/attempts/<module>_<deck>_<task>` (slugs
+/// never hold `_`, so the name is unambiguous).
+pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, ModuleError> {
+    let dir = modules_dir
+        .join("attempts")
+        .join(plan.drill.replace('/', "_"));
+    let id_file = dir.join("attempt-id");
+    let open = studyloop_regular_file::read_regular(&id_file, 64)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    if let Some(id) = open.filter(|_| plan.phase != "setup") {
+        return Ok(Attempt {
+            id: id.trim().to_owned(),
+            dir,
+        });
+    }
+    if dir.exists() {
+        close(&Attempt {
+            id: String::new(),
+            dir: dir.clone(),
+        })?;
+    }
+    for sub in ["home", "tmp", "work"] {
+        fsutil::ensure_private_dir(&dir.join(sub)).map_err(io("cannot create", &dir))?;
+    }
+    let id = crate::ids::uuid_v4();
+    fsutil::atomic_write(&id_file, id.as_bytes(), 0o600).map_err(io("cannot write", &id_file))?;
+    Ok(Attempt { id, dir })
+}
+
+/// Closes an attempt: its directory goes (kept output included).
+pub(crate) fn close(a: &Attempt) -> Result<(), ModuleError> {
+    std::fs::remove_dir_all(&a.dir).map_err(io("cannot remove", &a.dir))
+}
+
+/// The phase's environment, built from nothing.
+pub(crate) fn environment(plan: &Plan, a: &Attempt) -> Vec<(String, String)> {
+    let mut path: Vec<String> = Vec::new();
+    for (_, bin) in &plan.prerequisites {
+        if let Some(dir) = bin.parent() {
+            let d = dir.display().to_string();
+            if !path.contains(&d) {
+                path.push(d);
+            }
+        }
+    }
+    path.extend(["/usr/bin".to_owned(), "/bin".to_owned()]);
+    vec![
+        ("HOME".into(), a.dir.join("home").display().to_string()),
+        ("TMPDIR".into(), a.dir.join("tmp").display().to_string()),
+        ("PATH".into(), path.join(":")),
+        ("LANG".into(), "C.UTF-8".into()),
+        ("STUDYLOOP_MODULE_ID".into(), plan.module.clone()),
+        ("STUDYLOOP_DRILL_ID".into(), plan.drill.clone()),
+        (ATTEMPT_VAR.into(), a.id.clone()),
+    ]
+}
+
+/// Runs the phase and stops everything it left behind.
+pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
+    let (reader, writer) = std::io::pipe().map_err(|source| spawn_error(plan, source))?;
+    let writer2 = writer
+        .try_clone()
+        .map_err(|source| spawn_error(plan, source))?;
+    let mut child = Command::new(&plan.argv[0])
+        .args(&plan.argv[1..])
+        .env_clear()
+        .envs(environment(plan, a))
+        .current_dir(a.dir.join("work"))
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2)
+        .process_group(0)
+        .spawn()
+        .map_err(|source| spawn_error(plan, source))?;
+    let pgid = child.id();
+    let kept = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), false)));
+    let (done_tx, done) = std::sync::mpsc::channel();
+    let sink = std::sync::Arc::clone(&kept);
+    std::thread::spawn(move || {
+        collect(reader, &sink);
+        let _ = done_tx.send(());
+    });
+    let deadline = Instant::now() + Duration::from_secs(plan.timeout_seconds);
+    let (code, timed_out) = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break (status.code(), false),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break (None, true);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(source) => return Err(spawn_error(plan, source)),
+        }
+    };
+    // The group first (cheap, catches most), then anything carrying the
+    // attempt's marker (a daemon that called setsid).
+    let mut stopped = 0;
+    if let Some(pg) = rustix::process::Pid::from_raw(i32::try_from(pgid).unwrap_or(0))
+        && rustix::process::kill_process_group(pg, rustix::process::Signal::KILL).is_ok()
+    {
+        stopped += 1;
+    }
+    stopped += crate::procs::stop_marked(ATTEMPT_VAR, &a.id, &[], Duration::from_millis(500)).len();
+    // A process that escaped both (setsid and a cleared environment) may
+    // still hold the pipe: wait a moment for the end of output, never forever.
+    let drained = done.recv_timeout(Duration::from_secs(2)).is_ok();
+    let (raw, mut truncated) = kept.lock().map(|k| k.clone()).unwrap_or_default();
+    truncated |= !drained;
+    let output = redact(&String::from_utf8_lossy(&raw));
+    let log = a.dir.join(format!("{}.log", plan.phase));
+    let _ = fsutil::atomic_write(&log, output.as_bytes(), 0o600);
+    Ok(Outcome {
+        code,
+        timed_out,
+        output,
+        truncated,
+        stopped,
+    })
+}
+
+fn spawn_error(plan: &Plan, source: std::io::Error) -> ModuleError {
+    ModuleError::Spawn {
+        program: plan.argv[0].clone(),
+        source,
+    }
+}
+
+/// Reads everything, keeps the first [`MAX_OUTPUT`] bytes in `kept` (and
+/// whether more came).
+fn collect(mut reader: std::io::PipeReader, kept: &std::sync::Mutex<(Vec<u8>, bool)>) {
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let Ok(mut k) = kept.lock() else { break };
+                let room = MAX_OUTPUT - k.0.len();
+                k.0.extend_from_slice(&buf[..n.min(room)]);
+                k.1 |= n > room;
+            }
+        }
+    }
+}
+
+/// The phase output with every secret pattern replaced (the shipped rules).
+fn redact(text: &str) -> String {
+    match studyloop_redaction::RedactionRules::load_default() {
+        Ok(rules) => studyloop_redaction::Redactor::new(&rules).redact(text),
+        // Never show unredacted output: say so instead.
+        Err(e) => format!("[output withheld: the redaction rules did not load: {e}]"),
+    }
+}

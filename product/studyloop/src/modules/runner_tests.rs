@@ -1,0 +1,199 @@
+//! The phase runner against hostile scripts: a daemon that leaves the
+//! process group, 1 GB of output, a hang past the timeout, the environment it
+//! sees, and the consent prompt.
+
+use std::io::Cursor;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::drill::{Plan, consent};
+use super::error::ModuleError;
+use super::runner::{self, ATTEMPT_VAR, MAX_OUTPUT};
+
+fn plan_for(dir: &Path, phase: &'static str, script: &str, timeout_seconds: u64) -> Plan {
+    let path = dir.join(format!("{phase}.sh"));
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    Plan {
+        module: "m".into(),
+        drill: format!("m/d/{}", crate::ids::random_hex(4)),
+        phase,
+        argv: vec![path.display().to_string(), "literal; not a shell".into()],
+        script_sha256: String::new(),
+        timeout_seconds,
+        prerequisites: Vec::new(),
+        target: "workdir".into(),
+        prompt: "p".into(),
+    }
+}
+
+#[test]
+fn the_phase_sees_only_its_scratch_environment_and_literal_argv() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(
+        dir.path(),
+        "check",
+        "#!/bin/sh\nprintf 'arg=%s\\n' \"$1\"\npwd\nenv | sort\n",
+        10,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert_eq!(o.code, Some(0));
+    let home = a.dir.join("home").display().to_string();
+    let mut want = vec![
+        format!("HOME={home}"),
+        "LANG=C.UTF-8".to_owned(),
+        "PATH=/usr/bin:/bin".to_owned(),
+        format!("PWD={}", a.dir.join("work").display()),
+        format!("STUDYLOOP_ATTEMPT_ID={}", a.id),
+        format!("STUDYLOOP_DRILL_ID={}", plan.drill),
+        "STUDYLOOP_MODULE_ID=m".to_owned(),
+        format!("TMPDIR={}", a.dir.join("tmp").display()),
+    ];
+    want.sort();
+    let env: Vec<&str> = o
+        .output
+        .lines()
+        .skip(2)
+        .filter(|l| !l.starts_with("SHLVL=") && !l.starts_with("_="))
+        .collect();
+    assert_eq!(env, want, "{}", o.output);
+    assert!(
+        o.output.starts_with("arg=literal; not a shell\n"),
+        "{}",
+        o.output
+    );
+    // The attempt's output is kept in the attempt only; cleanup's close removes it.
+    assert!(a.dir.join("check.log").is_file());
+    runner::close(&a).unwrap();
+    assert!(!a.dir.exists());
+}
+
+#[test]
+fn a_daemon_that_left_the_group_does_not_survive_the_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("daemon.pid");
+    let script = format!(
+        "#!/bin/sh\nsetsid sh -c 'echo $$ > {}; exec sleep 300' </dev/null >/dev/null 2>&1 &\nsleep 0.3\necho started\n",
+        pidfile.display()
+    );
+    let plan = plan_for(dir.path(), "setup", &script, 10);
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert_eq!(o.code, Some(0), "{}", o.output);
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(o.stopped >= 1, "nothing was stopped");
+    assert!(
+        !crate::procs::alive(pid) || crate::procs::start_time(pid).is_none(),
+        "daemon {pid} survived"
+    );
+    assert!(crate::procs::with_env(ATTEMPT_VAR, &a.id).is_empty());
+}
+
+#[test]
+fn a_gigabyte_of_output_is_capped_and_a_hang_is_a_timeout_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(
+        dir.path(),
+        "check",
+        "#!/bin/sh\nhead -c 1073741824 /dev/zero | tr '\\0' x\nexit 1\n",
+        60,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert_eq!(o.code, Some(1));
+    assert!(o.truncated);
+    assert!(o.output.len() <= MAX_OUTPUT, "{}", o.output.len());
+    assert!(std::fs::metadata(a.dir.join("check.log")).unwrap().len() <= MAX_OUTPUT as u64);
+
+    let plan = plan_for(
+        dir.path(),
+        "check",
+        "#!/bin/sh\necho before\nexec sleep 300\n",
+        1,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let started = Instant::now();
+    let o = runner::run(&plan, &a).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(o.timed_out && o.code.is_none());
+    assert_eq!(o.output, "before\n");
+}
+
+#[test]
+fn secrets_in_the_output_are_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
+    let plan = plan_for(
+        dir.path(),
+        "check",
+        &format!("#!/bin/sh\necho token={token}\n"),
+        10,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert!(!o.output.contains(&token), "{}", o.output);
+    assert!(
+        !std::fs::read_to_string(a.dir.join("check.log"))
+            .unwrap()
+            .contains(&token)
+    );
+}
+
+#[test]
+fn consent_is_the_typed_word_yes_on_a_terminal_only() {
+    let ask = |tty: bool, answer: &str| {
+        consent(
+            tty,
+            &mut Cursor::new(answer.as_bytes().to_vec()),
+            &mut Vec::new(),
+        )
+    };
+    assert!(matches!(
+        ask(false, "yes\n"),
+        Err(ModuleError::NotATerminal)
+    ));
+    assert!(ask(true, "yes\n").unwrap());
+    for no in [
+        "y\n",
+        "YES\n",
+        "",
+        "no\n",
+        "yes please\n",
+        &format!("{}yes\n", " ".repeat(100)),
+    ] {
+        assert!(!ask(true, no).unwrap(), "{no:?} consented");
+    }
+}
+
+#[test]
+fn home_tmp_and_cwd_writes_land_in_the_attempt_and_go_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(
+        dir.path(),
+        "setup",
+        "#!/bin/sh\nset -e\necho h > \"$HOME/.profile\"\necho t > \"$TMPDIR/t\"\necho w > w\nmkdir -p \"$HOME/.kube\"\n",
+        10,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert_eq!(o.code, Some(0), "{}", o.output);
+    for f in ["home/.profile", "tmp/t", "work/w", "home/.kube"] {
+        assert!(a.dir.join(f).exists(), "{f} not in the attempt");
+    }
+    // A later setup starts a fresh attempt: nothing of the old one is left.
+    let again = runner::attempt(dir.path(), &plan).unwrap();
+    assert_ne!(again.id, a.id);
+    assert!(!again.dir.join("home/.profile").exists());
+    runner::close(&again).unwrap();
+    assert!(!again.dir.exists());
+}
