@@ -1,0 +1,261 @@
+//! The readers and the extractor on samples RECORDED from the pinned
+//! harnesses (two TUI turns each against `studyloop-stub-provider --seed 4242
+//! --replies realistic`, paths redacted, bulky fields trimmed), checked against
+//! the exact text the stub sends for those turns.
+
+use std::path::{Path, PathBuf};
+
+use super::fidelity::{cell_ratio, score};
+use super::store::{self, StoreError, StoreFormat};
+use super::{SourceKind, TranscriptError, TurnTrace, mentor_reply, screen};
+use crate::selection::HarnessName;
+
+const SEED: u64 = 4242;
+const PROMPTS: [&str; 2] = ["explain recursion to me please", "and now iterators please"];
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/transcript")
+        .join(name)
+}
+
+fn sent(turn: u64) -> String {
+    let prompt = PROMPTS[usize::try_from(turn - 1).unwrap()];
+    studyloop_stubs::realistic_reply(SEED, turn, Some(prompt), None)
+}
+
+/// A scratch HOME with `sample` placed where the pinned version writes it.
+fn home_with(sample_name: &str, at: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let dest = home.path().join(at);
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    std::fs::copy(sample(sample_name), &dest).unwrap();
+    home
+}
+
+fn opencode_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".local/share/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sql = std::fs::read_to_string(sample("opencode-1.18.33-db.sql")).unwrap();
+    let db = rusqlite::Connection::open(dir.join("opencode.db")).unwrap();
+    // The dump holds only the three tables read; their foreign keys name
+    // opencode's `project` table, which the sample leaves out.
+    db.execute_batch(&format!("PRAGMA foreign_keys = OFF;\n{sql}"))
+        .unwrap();
+    home
+}
+
+fn trace(home: &Path, turn: u64) -> TurnTrace<'_> {
+    TurnTrace {
+        home,
+        turn,
+        screen: "",
+        prompt: PROMPTS[usize::try_from(turn - 1).unwrap()],
+    }
+}
+
+fn assert_store_is_exact(harness: HarnessName, home: &Path) {
+    for turn in [1, 2] {
+        let got = mentor_reply(harness, &trace(home, turn)).unwrap();
+        assert_eq!(got.source, SourceKind::SessionStore, "{harness}");
+        assert_eq!(got.text, sent(turn), "{harness} turn {turn}");
+        let verdict = score(&sent(turn), &got.text, got.source);
+        assert!(verdict.pass && (verdict.ratio - 1.0).abs() < f64::EPSILON);
+    }
+    let err = mentor_reply(harness, &trace(home, 2).with_turn(3)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TranscriptError::Store(StoreError::NoSuchTurn { found: 2, .. })
+        ),
+        "{harness}: {err}"
+    );
+}
+
+impl TurnTrace<'_> {
+    fn with_turn(self, turn: u64) -> Self {
+        Self { turn, ..self }
+    }
+}
+
+#[test]
+fn codex_rollout_gives_the_exact_text_per_turn() {
+    let home = home_with(
+        "codex-0.171.0-rollout.jsonl",
+        ".codex/sessions/2026/11/30/rollout-2026-11-30T21-10-16-01a22e4b.jsonl",
+    );
+    assert_store_is_exact(HarnessName::Codex, home.path());
+}
+
+#[test]
+fn claude_project_session_gives_the_exact_text_per_turn() {
+    let home = home_with(
+        "claude-2.1.332-session.jsonl",
+        ".claude/projects/-home-learner-work/ba4384a6.jsonl",
+    );
+    assert_store_is_exact(HarnessName::Claude, home.path());
+}
+
+#[test]
+fn pi_session_gives_the_exact_text_per_turn() {
+    let home = home_with(
+        "pi-0.73.1-session.jsonl",
+        ".pi/agent/sessions/--home-learner-work--/2026-11-30T21-10-19-526Z_01a22e4b.jsonl",
+    );
+    assert_store_is_exact(HarnessName::Pi, home.path());
+}
+
+#[test]
+fn opencode_database_gives_the_exact_text_per_turn() {
+    let home = opencode_home();
+    assert_store_is_exact(HarnessName::Opencode, home.path());
+}
+
+#[test]
+fn a_missing_store_is_a_clear_error_not_an_empty_reply() {
+    let home = tempfile::tempdir().unwrap();
+    for harness in [
+        HarnessName::Codex,
+        HarnessName::Claude,
+        HarnessName::Pi,
+        HarnessName::Opencode,
+    ] {
+        let err = mentor_reply(harness, &trace(home.path(), 1)).unwrap_err();
+        assert!(err.to_string().contains("session"), "{harness}: {err}");
+    }
+}
+
+#[test]
+fn the_newest_session_file_is_read_and_hostile_entries_are_skipped() {
+    let home = home_with(
+        "pi-0.73.1-session.jsonl",
+        ".pi/agent/sessions/--w--/b-new.jsonl",
+    );
+    let dir = home.path().join(".pi/agent/sessions/--w--");
+    // An older session, a FIFO and a symlink out of the tree, all newer than
+    // nothing the reader would block on or follow.
+    let old = dir.join("a-old.jsonl");
+    std::fs::write(
+        &old,
+        "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n",
+    )
+    .unwrap();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
+    studyloop_regular_file::make_fifo_for_tests(&dir.join("z-fifo.jsonl"));
+    std::os::unix::fs::symlink("/etc/hostname", dir.join("zz-link.jsonl")).unwrap();
+    let got = mentor_reply(HarnessName::Pi, &trace(home.path(), 2)).unwrap();
+    assert_eq!(got.text, sent(2));
+}
+
+#[test]
+fn malformed_and_partial_lines_are_skipped_not_fatal() {
+    let text = std::fs::read_to_string(sample("pi-0.73.1-session.jsonl")).unwrap();
+    let hostile = format!(
+        "not json\n{{\"type\":\"message\"}}\n{text}{{\"type\":\"message\",\"message\":{{\"role\":\"assi"
+    );
+    let conversation = store::parse_jsonl(StoreFormat::PiSessions, &hostile);
+    assert_eq!(store::turn_reply(&conversation, 1), Some(sent(1)));
+    assert_eq!(store::turn_reply(&conversation, 0), None);
+}
+
+#[test]
+fn grok_screen_extractor_drops_chrome_rejoins_wraps_and_meets_its_floor() {
+    let screen_text = std::fs::read_to_string(sample("grok-0.0.34-screen.txt")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let t = TurnTrace {
+        home: home.path(),
+        turn: 1,
+        screen: &screen_text,
+        prompt: PROMPTS[0],
+    };
+    let got = mentor_reply(HarnessName::Grok, &t).unwrap();
+    assert_eq!(got.source, SourceKind::Screen);
+    for chrome in ['╭', '│', '╰', '⏸', '⏺', '█', '≋'] {
+        assert!(!got.text.contains(chrome), "{chrome:?} in {}", got.text);
+    }
+    assert!(got.text.starts_with("MENTOR-REPLY 1 "), "{}", got.text);
+    // The >260-column line comes back as one line.
+    let long = sent(1)
+        .lines()
+        .find(|l| l.starts_with("To put it all"))
+        .unwrap()
+        .to_owned();
+    assert!(
+        got.text
+            .lines()
+            .any(|l| l.replace('`', "") == long.replace('`', "")),
+        "{}",
+        got.text
+    );
+    let verdict = score(&sent(1), &got.text, got.source);
+    assert!(verdict.pass, "{verdict:?}");
+    assert!(verdict.ratio >= 0.95, "{verdict:?}");
+    // Without the echo there is no reply to extract.
+    assert!(screen::extract(&screen::GROK, &screen_text, "never typed").is_none());
+}
+
+#[test]
+fn fidelity_forgives_rendering_only() {
+    let sent = sent(1);
+    let rendered: String = sent
+        .lines()
+        .filter(|l| !l.starts_with("```"))
+        .map(|l| {
+            let l = l.trim_start_matches("## ").replace(['`', '*'], "");
+            let l = l
+                .strip_prefix("- ")
+                .map_or(l.clone(), |r| format!("  • {r}"));
+            format!("  {l}\n")
+        })
+        .collect();
+    let v = score(&sent, &rendered, SourceKind::Screen);
+    assert!((v.ratio - 1.0).abs() < f64::EPSILON, "{v:?}");
+    assert_eq!(v.diff, None);
+    // A dropped character, a status word or a border is not rendering.
+    let dropped = sent.replacen("récursion", "récursio", 1);
+    let v = score(&sent, &dropped, SourceKind::SessionStore);
+    assert!(!v.pass && v.ratio < 1.0, "{v:?}");
+    assert!(
+        v.diff.as_deref().is_some_and(|d| d.contains("récursio")),
+        "{v:?}"
+    );
+    let chrome = format!("{sent}\n╰──────╯ Context");
+    assert!(!score(&sent, &chrome, SourceKind::Acp).pass);
+    assert!(score(&sent, "", SourceKind::Screen).ratio < 0.01);
+}
+
+#[test]
+fn cell_ratio_weighs_words_and_is_unknown_without_turns() {
+    assert_eq!(cell_ratio(&[]), None);
+    let a = score(
+        "one two three four",
+        "one two three four",
+        SourceKind::Screen,
+    );
+    let b = score("five six", "five", SourceKind::Screen);
+    let r = cell_ratio(&[a, b]).unwrap();
+    assert!((r - 10.0 / 11.0).abs() < 1e-9, "{r}");
+}
+
+#[test]
+fn every_installable_harness_declares_its_reply_source() {
+    use super::ReplySource;
+    for spec in &crate::harness::SPECS {
+        let want = match spec.name {
+            HarnessName::Codex => ReplySource::Store(StoreFormat::CodexRollout),
+            HarnessName::Claude => ReplySource::Store(StoreFormat::ClaudeProjects),
+            HarnessName::Pi => ReplySource::Store(StoreFormat::PiSessions),
+            HarnessName::Opencode => ReplySource::Store(StoreFormat::OpencodeDb),
+            HarnessName::Grok => ReplySource::Screen(&screen::GROK),
+            HarnessName::Kiro => ReplySource::Screen(&screen::UNMEASURED),
+        };
+        assert_eq!(spec.reply_source, want, "{}", spec.name);
+    }
+}
