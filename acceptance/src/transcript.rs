@@ -22,6 +22,7 @@ mod store_sqlite;
 mod tests;
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -115,14 +116,49 @@ pub enum TranscriptError {
     },
 }
 
+/// How long a store read waits for the harness to finish writing the turn.
+const STORE_WAIT: Duration = Duration::from_secs(10);
+/// Two reads this far apart that agree mean the harness is done writing (a
+/// streaming store, like opencode's, grows the reply row as it arrives).
+const SETTLE: Duration = Duration::from_millis(150);
+
 /// The mentor reply for one CLI turn from the source the harness table
-/// declares for `harness`: its session store under `trace.home`, else its
-/// screen extractor over `trace.screen`.
+/// declares for `harness`: its session store under `trace.home` (waiting up
+/// to 10 s for the turn to appear and settle), else its screen extractor over
+/// `trace.screen`. Call it after the pane driver saw the turn end.
 ///
 /// # Errors
 /// [`TranscriptError`]: the store has no such turn (or cannot be read), or
 /// the screen shows none.
 pub fn mentor_reply(
+    harness: HarnessName,
+    trace: &TurnTrace<'_>,
+) -> Result<RecordedReply, TranscriptError> {
+    let deadline = Instant::now() + STORE_WAIT;
+    let mut last = read_reply(harness, trace);
+    loop {
+        let settled = last.is_ok();
+        if last
+            .as_ref()
+            .is_ok_and(|r| r.source != SourceKind::SessionStore)
+            || Instant::now() >= deadline
+        {
+            return last;
+        }
+        std::thread::sleep(SETTLE);
+        let next = read_reply(harness, trace);
+        if settled && next.as_ref().ok() == last.as_ref().ok() {
+            return next;
+        }
+        last = next;
+    }
+}
+
+/// One read of the declared source, without waiting (benches, tests).
+///
+/// # Errors
+/// As [`mentor_reply`].
+pub fn read_reply(
     harness: HarnessName,
     trace: &TurnTrace<'_>,
 ) -> Result<RecordedReply, TranscriptError> {
@@ -142,4 +178,22 @@ pub fn mentor_reply(
                 prompt: trace.prompt.to_owned(),
             }),
     }
+}
+
+/// The text the stub sent as turn `n` under `seed` (its request log keeps
+/// every reply whole): the answer whose marker is `MENTOR-REPLY <n> <nonce>`,
+/// preferring the request that carried exactly `n` learner turns (a side
+/// request, like a title, may reuse the number).
+pub fn sent_reply(records: &[studyloop_stubs::LogRecord], seed: u64, n: u64) -> Option<&str> {
+    let prefix = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(seed, n));
+    let answered = || {
+        records
+            .iter()
+            .filter_map(|r| r.reply.as_deref().map(|t| (r, t)))
+            .filter(|(_, t)| t.starts_with(&prefix))
+    };
+    answered()
+        .find(|(r, _)| r.user_turns == n)
+        .or_else(|| answered().next())
+        .map(|(_, t)| t)
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::fidelity::{cell_ratio, score};
 use super::store::{self, StoreError, StoreFormat};
-use super::{SourceKind, TranscriptError, TurnTrace, mentor_reply, screen};
+use super::{SourceKind, TranscriptError, TurnTrace, mentor_reply, read_reply, screen, sent_reply};
 use crate::selection::HarnessName;
 
 const SEED: u64 = 4242;
@@ -63,7 +63,7 @@ fn assert_store_is_exact(harness: HarnessName, home: &Path) {
         let verdict = score(&sent(turn), &got.text, got.source);
         assert!(verdict.pass && (verdict.ratio - 1.0).abs() < f64::EPSILON);
     }
-    let err = mentor_reply(harness, &trace(home, 2).with_turn(3)).unwrap_err();
+    let err = read_reply(harness, &trace(home, 2).with_turn(3)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -121,7 +121,7 @@ fn a_missing_store_is_a_clear_error_not_an_empty_reply() {
         HarnessName::Pi,
         HarnessName::Opencode,
     ] {
-        let err = mentor_reply(harness, &trace(home.path(), 1)).unwrap_err();
+        let err = read_reply(harness, &trace(home.path(), 1)).unwrap_err();
         assert!(err.to_string().contains("session"), "{harness}: {err}");
     }
 }
@@ -258,4 +258,61 @@ fn every_installable_harness_declares_its_reply_source() {
         };
         assert_eq!(spec.reply_source, want, "{}", spec.name);
     }
+}
+
+#[test]
+fn a_reply_still_being_written_is_read_once_it_settles() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".pi/agent/sessions/--w--");
+    std::fs::create_dir_all(&dir).unwrap();
+    let full = std::fs::read_to_string(sample("pi-0.73.1-session.jsonl")).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    // The learner's turn is there, the reply is not yet.
+    let file = dir.join("s.jsonl");
+    std::fs::write(&file, format!("{}\n", lines[..lines.len() - 1].join("\n"))).unwrap();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        std::fs::write(&file, full).unwrap();
+    });
+    let started = std::time::Instant::now();
+    let got = mentor_reply(HarnessName::Pi, &trace(home.path(), 2)).unwrap();
+    writer.join().unwrap();
+    assert_eq!(got.text, sent(2));
+    assert!(started.elapsed() >= std::time::Duration::from_millis(400));
+}
+
+#[test]
+fn the_sent_text_is_the_turns_answer_not_a_side_request() {
+    let record = |n: u64, reply: &str| studyloop_stubs::LogRecord {
+        seq: n,
+        time: String::new(),
+        method: "POST".into(),
+        path: "/v1/chat/completions".into(),
+        model: None,
+        protocol: studyloop_stubs::Protocol::ChatCompletions,
+        stream: true,
+        message_count: n,
+        user_turns: n,
+        persona: None,
+        user_text_sha256: None,
+        user_agent: None,
+        reply: Some(reply.to_owned()),
+        usage: studyloop_stubs::UsageRecord::default(),
+        status: 200,
+        fault: None,
+    };
+    let title = format!(
+        "MENTOR-REPLY 2 {}: title side",
+        studyloop_stubs::nonce(SEED, 2)
+    );
+    let records = vec![
+        record(1, &sent(1)),
+        record(1, &title),
+        record(2, &sent(2)),
+        record(3, r#"{"title":"x"}"#),
+    ];
+    assert_eq!(sent_reply(&records, SEED, 1), Some(sent(1).as_str()));
+    assert_eq!(sent_reply(&records, SEED, 2), Some(sent(2).as_str()));
+    assert_eq!(sent_reply(&records, SEED, 3), None);
+    assert_eq!(sent_reply(&records, SEED + 1, 1), None);
 }
