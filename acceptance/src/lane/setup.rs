@@ -74,7 +74,9 @@ pub(crate) fn provision_harness(l: &mut Lane<'_>) -> Result<(), LaneFailure> {
         // The world's env and its own process group: a Ctrl-C does not kill
         // it under the harness, and its HOME marks it for the reaper.
         let cmd = scratch.command(&binary);
-        let stub = StubProvider::spawn_command(cmd, &dir, ["--seed", seed.as_str()])
+        // issue 13 (h-stub): lanes meet realistic Markdown replies, not the echo line.
+        let args = ["--seed", seed.as_str(), "--replies", "realistic"];
+        let stub = StubProvider::spawn_command(cmd, &dir, args)
             .map_err(|e| LaneFailure::errored(e.to_string()))?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);

@@ -231,7 +231,8 @@ fn provision(r: &mut Run<'_>, j: &mut Journey, scratch: &Scratch) -> Result<(), 
         let stub = StubProvider::spawn(
             &binary,
             &scratch.root().join("stub"),
-            ["--seed", seed.as_str()],
+            // issue 13 (h-stub): journeys meet realistic Markdown replies.
+            ["--seed", seed.as_str(), "--replies", "realistic"],
         )
         .map_err(errored)?;
         r.stub = Some(stub);
