@@ -17,8 +17,10 @@ use studyloop_actors::Mentor;
 
 const T: Duration = Duration::from_secs(30);
 
-#[test]
-fn dashboard_start_persona_two_turns_and_end_in_chromium() {
+/// A fresh scratch world with `studyloop web` whose ACP agent is
+/// `studyloop-stub-acp` (scripted by the `STUB_ACP_*` `knobs`) and a headless
+/// Chromium: (world, server, browser, base URL).
+fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String) {
     if let Err(e) = browser::available() {
         panic!("{e}");
     }
@@ -35,15 +37,25 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
             .code(),
         Some(0)
     );
-    let extra = vec![(
+    let mut extra = vec![(
         OsString::from("STUDYLOOP_TEST_ACP_CMD"),
         OsString::from(format!("'{}'", stub.display())),
     )];
-    let mut server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
+    extra.extend(
+        knobs
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    let server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
     let base = format!("http://{}", server.addr);
-
     let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
     let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
+    (scratch, server, chrome, base)
+}
+
+#[test]
+fn dashboard_start_persona_two_turns_and_end_in_chromium() {
+    let (scratch, mut server, chrome, base) = acp_console(&[]);
     let mut shots = Snapshots::default();
     journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
         .expect("started");
@@ -237,9 +249,6 @@ fn chunked(text: &str) -> Vec<serde_json::Value> {
 /// inject markup, script, style or a remote request; screenshots are kept.
 #[test]
 fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
-    if let Err(e) = browser::available() {
-        panic!("{e}");
-    }
     // Counts every connection a hostile URL might cause.
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("listener");
     let port = listener.local_addr().expect("addr").port();
@@ -250,33 +259,8 @@ fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
         "content": {"type": "text", "text": "persona ok"}})];
     let seq = json!([persona, chunked(&markdown), chunked(&hostile)]);
 
-    let studyloop = bins::path("studyloop").expect("cargo build --bins");
-    let stub = bins::path("studyloop-stub-acp").expect("cargo build --bins");
-    let scratch = Scratch::create().expect("scratch world");
-    let mut init = scratch.command(&studyloop);
-    init.args(["config", "init", "--force"]);
-    assert_eq!(
-        scratch
-            .run(&mut init, T)
-            .expect("config init")
-            .status
-            .code(),
-        Some(0)
-    );
-    let extra = vec![
-        (
-            OsString::from("STUDYLOOP_TEST_ACP_CMD"),
-            OsString::from(format!("'{}'", stub.display())),
-        ),
-        (
-            OsString::from("STUB_ACP_PROMPT_UPDATES_SEQ"),
-            OsString::from(seq.to_string()),
-        ),
-    ];
-    let mut server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
-    let base = format!("http://{}", server.addr);
-    let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
-    let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
+    let (scratch, mut server, chrome, base) =
+        acp_console(&[("STUB_ACP_PROMPT_UPDATES_SEQ", seq.to_string())]);
     let mut shots = Snapshots::default();
     journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
         .expect("started");
