@@ -84,17 +84,7 @@ fn main() {
             place(home.path(), sample, at);
         }
         let screen = std::fs::read_to_string(data(screen_file)).expect("screen");
-        // Grok's sample holds turn 1 (its second turn was typed while busy).
-        let (turn, prompt, sent) = if name == HarnessName::Grok {
-            let p = "explain recursion to me please";
-            (
-                1,
-                p,
-                studyloop_stubs::realistic_reply(SEED, 1, Some(p), None),
-            )
-        } else {
-            (2, PROMPT, sent.clone())
-        };
+        let (turn, prompt) = (2, PROMPT);
         let trace = TurnTrace {
             home: home.path(),
             turn,

@@ -11,7 +11,11 @@ use super::{SourceKind, TranscriptError, TurnTrace, mentor_reply, read_reply, sc
 use crate::selection::HarnessName;
 
 const SEED: u64 = 4242;
-const PROMPTS: [&str; 2] = ["explain recursion to me please", "and now iterators please"];
+const PROMPTS: [&str; 3] = [
+    "explain recursion to me please",
+    "and now iterators please",
+    "what about ownership",
+];
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -167,36 +171,47 @@ fn malformed_and_partial_lines_are_skipped_not_fatal() {
 
 #[test]
 fn grok_screen_extractor_drops_chrome_rejoins_wraps_and_meets_its_floor() {
+    // Three turns on one screen: each reply is found under its own echo.
     let screen_text = std::fs::read_to_string(sample("grok-0.0.34-screen.txt")).unwrap();
     let home = tempfile::tempdir().unwrap();
-    let t = TurnTrace {
-        home: home.path(),
-        turn: 1,
-        screen: &screen_text,
-        prompt: PROMPTS[0],
-    };
-    let got = mentor_reply(HarnessName::Grok, &t).unwrap();
-    assert_eq!(got.source, SourceKind::Screen);
-    for chrome in ['╭', '│', '╰', '⏸', '⏺', '█', '≋'] {
-        assert!(!got.text.contains(chrome), "{chrome:?} in {}", got.text);
-    }
-    assert!(got.text.starts_with("MENTOR-REPLY 1 "), "{}", got.text);
-    // The >260-column line comes back as one line.
-    let long = sent(1)
-        .lines()
-        .find(|l| l.starts_with("To put it all"))
-        .unwrap()
-        .to_owned();
-    assert!(
-        got.text
+    for turn in 1..=3_u64 {
+        let t = TurnTrace {
+            home: home.path(),
+            turn,
+            screen: &screen_text,
+            prompt: PROMPTS[usize::try_from(turn - 1).unwrap()],
+        };
+        let got = mentor_reply(HarnessName::Grok, &t).unwrap();
+        assert_eq!(got.source, SourceKind::Screen);
+        for chrome in ['╭', '│', '╰', '⏸', '⏺', '█', '≋'] {
+            assert!(
+                !got.text.contains(chrome),
+                "turn {turn}: {chrome:?} in {}",
+                got.text
+            );
+        }
+        // No other turn's echo or reply leaks in.
+        assert!(!got.text.lines().any(|l| l.trim_start().starts_with("> ")));
+        assert_eq!(got.text.matches("MENTOR-REPLY").count(), 1, "{}", got.text);
+        let marker = format!("MENTOR-REPLY {turn} {}", studyloop_stubs::nonce(SEED, turn));
+        assert!(got.text.starts_with(&marker), "{}", got.text);
+        // The >260-column line comes back as one line.
+        let long = sent(turn)
             .lines()
-            .any(|l| l.replace('`', "") == long.replace('`', "")),
-        "{}",
-        got.text
-    );
-    let verdict = score(&sent(1), &got.text, got.source);
-    assert!(verdict.pass, "{verdict:?}");
-    assert!(verdict.ratio >= 0.95, "{verdict:?}");
+            .find(|l| l.starts_with("To put it all"))
+            .unwrap()
+            .replace('`', "");
+        assert!(
+            got.text.lines().any(|l| l.replace('`', "") == long),
+            "turn {turn}: {}",
+            got.text
+        );
+        let verdict = score(&sent(turn), &got.text, got.source);
+        assert!(
+            verdict.pass && verdict.ratio >= 0.95,
+            "turn {turn}: {verdict:?}"
+        );
+    }
     // Without the echo there is no reply to extract.
     assert!(screen::extract(&screen::GROK, &screen_text, "never typed").is_none());
 }
