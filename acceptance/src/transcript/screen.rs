@@ -38,7 +38,8 @@ pub struct Chrome {
 pub const GROK: Chrome = Chrome {
     echo_prefix: "> ",
     reply_bullet: "⏺ ",
-    end: r"^\s*(╭|│|╰|> )|esc to interrupt|⏸ auto-edit",
+    // The echo sits at column 2, a quote inside the reply at 4 or more.
+    end: r"^\s*(╭|│|╰)|^ {0,3}> |esc to interrupt|⏸ auto-edit",
     noise: r"^\s*█\s*$",
     right_margin: 2,
 };
@@ -105,11 +106,17 @@ pub fn extract(chrome: &Chrome, screen: &str, prompt: &str) -> Option<String> {
     let end = compile(chrome.end);
     let noise = compile(chrome.noise);
     let lines: Vec<&str> = screen.lines().collect();
-    // The last echo of this prompt: history above may hold the same words.
-    let echo = lines.iter().rposition(|l| {
+    // The last echo of this prompt (history above may hold the same words)
+    // that a reply follows: a reply quoting the prompt is not its echo.
+    let echo = (0..lines.len()).rev().find(|&i| {
+        let l = lines[i];
         !probe.is_empty()
             && l.trim_start().starts_with(chrome.echo_prefix)
             && squash(l).contains(&probe)
+            && lines[i + 1..]
+                .iter()
+                .find(|n| !n.trim().is_empty())
+                .is_some_and(|n| n.trim_start().starts_with(chrome.reply_bullet))
     })?;
     let text_width = lines
         .iter()

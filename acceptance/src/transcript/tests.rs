@@ -331,3 +331,13 @@ fn the_sent_text_is_the_turns_answer_not_a_side_request() {
     assert_eq!(sent_reply(&records, SEED, 3), None);
     assert_eq!(sent_reply(&records, SEED + 1, 1), None);
 }
+
+#[test]
+fn a_reply_quoting_the_learner_is_not_taken_for_the_echo() {
+    let screen_text = "  > explain recursion to me please\n\n  ⏺ MENTOR-REPLY 1 abcd: explain recursion\n\n    You asked:\n\n    > explain recursion to me please\n\n    Here is the answer.\n\n  ╭────────╮\n  │ ❯      │\n  ╰────────╯\n";
+    let got = screen::extract(&screen::GROK, screen_text, PROMPTS[0]).unwrap();
+    assert_eq!(
+        got,
+        "MENTOR-REPLY 1 abcd: explain recursion\n\nYou asked:\n\n> explain recursion to me please\n\nHere is the answer."
+    );
+}
