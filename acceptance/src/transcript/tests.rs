@@ -341,3 +341,32 @@ fn a_reply_quoting_the_learner_is_not_taken_for_the_echo() {
         "MENTOR-REPLY 1 abcd: explain recursion\n\nYou asked:\n\n> explain recursion to me please\n\nHere is the answer."
     );
 }
+
+#[test]
+fn grok_screen_extractor_meets_its_floor_on_a_live_lanes_captures() {
+    // `cli-tmux::grok` screens as the pane driver captured them (`capture-pane
+    // -J`, 145 columns), with the text the stub's log says it sent.
+    let turns: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(sample("grok-0.0.34-lane-sent.json")).unwrap(),
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut verdicts = Vec::new();
+    for t in &turns {
+        let turn = t["turn"].as_u64().unwrap();
+        let screen_text =
+            std::fs::read_to_string(sample(&format!("grok-0.0.34-lane-turn-{turn}.txt"))).unwrap();
+        let trace = TurnTrace {
+            home: home.path(),
+            turn,
+            screen: &screen_text,
+            prompt: t["prompt"].as_str().unwrap(),
+        };
+        let got = mentor_reply(HarnessName::Grok, &trace).unwrap();
+        let verdict = score(t["sent"].as_str().unwrap(), &got.text, got.source);
+        assert!(verdict.pass, "turn {turn}: {verdict:?}\n{}", got.text);
+        verdicts.push(verdict);
+    }
+    assert_eq!(verdicts.len(), 3);
+    assert!(cell_ratio(&verdicts).unwrap() >= 0.95);
+}
