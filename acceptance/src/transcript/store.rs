@@ -118,9 +118,12 @@ pub fn read(
     home: &Path,
 ) -> Result<(PathBuf, Vec<(Role, String)>), StoreError> {
     let (dir, depth, suffix) = match format {
-        StoreFormat::CodexRollout => (home.join(".codex/sessions"), 4, ".jsonl"),
-        StoreFormat::ClaudeProjects => (home.join(".claude/projects"), 2, ".jsonl"),
-        StoreFormat::PiSessions => (home.join(".pi/agent/sessions"), 2, ".jsonl"),
+        // Depth = directories between the root and the session file:
+        // YYYY/MM/DD for codex, the cwd slug for claude and pi (claude's
+        // `<slug>/<uuid>/subagents/*.jsonl` are not the conversation).
+        StoreFormat::CodexRollout => (home.join(".codex/sessions"), 3, ".jsonl"),
+        StoreFormat::ClaudeProjects => (home.join(".claude/projects"), 1, ".jsonl"),
+        StoreFormat::PiSessions => (home.join(".pi/agent/sessions"), 1, ".jsonl"),
         StoreFormat::OpencodeDb => {
             let path = home.join(".local/share/opencode/opencode.db");
             let conversation = super::store_sqlite::opencode(&path)?;

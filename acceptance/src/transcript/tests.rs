@@ -98,6 +98,16 @@ fn claude_project_session_gives_the_exact_text_per_turn() {
         "claude-2.1.332-session.jsonl",
         ".claude/projects/-home-learner-work/ba4384a6.jsonl",
     );
+    // A newer side-agent log below the session's own directory is not it.
+    let side = home
+        .path()
+        .join(".claude/projects/-home-learner-work/ba4384a6/subagents");
+    std::fs::create_dir_all(&side).unwrap();
+    std::fs::write(
+        side.join("agent-1.jsonl"),
+        "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"sub\"}}\n",
+    )
+    .unwrap();
     assert_store_is_exact(HarnessName::Claude, home.path());
 }
 
