@@ -16,6 +16,8 @@
 
 pub mod fidelity;
 pub mod screen;
+#[cfg(test)]
+mod screen_tests;
 pub mod store;
 mod store_sqlite;
 #[cfg(test)]
@@ -178,6 +180,30 @@ pub fn read_reply(
                 prompt: trace.prompt.to_owned(),
             }),
     }
+}
+
+/// The one call a CLI lane makes after each turn: the recorded reply from
+/// the harness's declared source ([`mentor_reply`]) scored against what the
+/// stub sent for that turn (`stub_log`: its request log; empty in real-auth
+/// mode, which leaves the verdict unknown).
+///
+/// # Errors
+/// [`TranscriptError`] when no reply could be recorded.
+pub fn record_turn(
+    harness: HarnessName,
+    trace: &TurnTrace<'_>,
+    stub_log: &[studyloop_stubs::LogRecord],
+    seed: u64,
+) -> Result<fidelity::TurnFidelity, TranscriptError> {
+    let recorded = mentor_reply(harness, trace)?;
+    let verdict = sent_reply(stub_log, seed, trace.turn)
+        .map(|sent| fidelity::score(sent, &recorded.text, recorded.source));
+    Ok(fidelity::TurnFidelity {
+        turn: trace.turn,
+        source: recorded.source,
+        text: recorded.text,
+        verdict,
+    })
 }
 
 /// The text the stub sent as turn `n` under `seed` (its request log keeps

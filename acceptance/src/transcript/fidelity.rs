@@ -144,3 +144,54 @@ pub fn cell_ratio(verdicts: &[Verdict]) -> Option<f64> {
         (false, t) => Some((2 * common) as f64 / t as f64),
     }
 }
+
+/// One turn's recorded reply and its fidelity (a lane's per-turn evidence).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnFidelity {
+    /// The stub's turn number.
+    pub turn: u64,
+    /// Where the recorded reply came from.
+    pub source: SourceKind,
+    /// The recorded reply (what the transcript holds).
+    pub text: String,
+    /// Its score against what the stub sent; `None` when the stub's log has
+    /// no answer for the turn (real-auth, or a lost log): unknown, not 0.
+    pub verdict: Option<Verdict>,
+}
+
+/// A cell's fidelity: the word-weighted ratio over its scored turns, the
+/// strictest floor among its sources, and whether every scored turn and the
+/// ratio meet it (`results.jsonl`, receipts and the COVERAGE column).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellFidelity {
+    /// `cell_ratio` of the scored turns; `None` without any.
+    pub ratio: Option<f64>,
+    /// The highest floor among the turns' sources.
+    pub floor: f64,
+    /// Every scored turn passed and the ratio meets the floor (`false`
+    /// without a scored turn: nothing was proven).
+    pub pass: bool,
+    /// Turns scored / recorded.
+    pub scored_turns: usize,
+    /// Turns recorded.
+    pub turns: usize,
+}
+
+impl CellFidelity {
+    /// Sums up a cell's turns.
+    pub fn of(turns: &[TurnFidelity]) -> Self {
+        let verdicts: Vec<Verdict> = turns.iter().filter_map(|t| t.verdict.clone()).collect();
+        let ratio = cell_ratio(&verdicts);
+        let floor = turns
+            .iter()
+            .map(|t| t.source.floor())
+            .fold(0.0_f64, f64::max);
+        Self {
+            pass: ratio.is_some_and(|r| r >= floor) && verdicts.iter().all(|v| v.pass),
+            ratio,
+            floor,
+            scored_turns: verdicts.len(),
+            turns: turns.len(),
+        }
+    }
+}

@@ -5,25 +5,25 @@
 
 use std::path::{Path, PathBuf};
 
-use super::fidelity::{cell_ratio, score};
+use super::fidelity::score;
 use super::store::{self, StoreError, StoreFormat};
 use super::{SourceKind, TranscriptError, TurnTrace, mentor_reply, read_reply, screen, sent_reply};
 use crate::selection::HarnessName;
 
-const SEED: u64 = 4242;
-const PROMPTS: [&str; 3] = [
+pub(super) const SEED: u64 = 4242;
+pub(super) const PROMPTS: [&str; 3] = [
     "explain recursion to me please",
     "and now iterators please",
     "what about ownership",
 ];
 
-fn sample(name: &str) -> PathBuf {
+pub(super) fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/transcript")
         .join(name)
 }
 
-fn sent(turn: u64) -> String {
+pub(super) fn sent(turn: u64) -> String {
     let prompt = PROMPTS[usize::try_from(turn - 1).unwrap()];
     studyloop_stubs::realistic_reply(SEED, turn, Some(prompt), None)
 }
@@ -75,6 +75,28 @@ fn assert_store_is_exact(harness: HarnessName, home: &Path) {
         ),
         "{harness}: {err}"
     );
+}
+
+/// A stub request-log line that answered `n` learner turns with `reply`.
+fn log_record(n: u64, reply: &str) -> studyloop_stubs::LogRecord {
+    studyloop_stubs::LogRecord {
+        seq: n,
+        time: String::new(),
+        method: "POST".into(),
+        path: "/v1/chat/completions".into(),
+        model: None,
+        protocol: studyloop_stubs::Protocol::ChatCompletions,
+        stream: true,
+        message_count: n,
+        user_turns: n,
+        persona: None,
+        user_text_sha256: None,
+        user_agent: None,
+        reply: Some(reply.to_owned()),
+        usage: studyloop_stubs::UsageRecord::default(),
+        status: 200,
+        fault: None,
+    }
 }
 
 impl TurnTrace<'_> {
@@ -180,96 +202,6 @@ fn malformed_and_partial_lines_are_skipped_not_fatal() {
 }
 
 #[test]
-fn grok_screen_extractor_drops_chrome_rejoins_wraps_and_meets_its_floor() {
-    // Three turns on one screen: each reply is found under its own echo.
-    let screen_text = std::fs::read_to_string(sample("grok-0.0.34-screen.txt")).unwrap();
-    let home = tempfile::tempdir().unwrap();
-    for turn in 1..=3_u64 {
-        let t = TurnTrace {
-            home: home.path(),
-            turn,
-            screen: &screen_text,
-            prompt: PROMPTS[usize::try_from(turn - 1).unwrap()],
-        };
-        let got = mentor_reply(HarnessName::Grok, &t).unwrap();
-        assert_eq!(got.source, SourceKind::Screen);
-        for chrome in ['╭', '│', '╰', '⏸', '⏺', '█', '≋'] {
-            assert!(
-                !got.text.contains(chrome),
-                "turn {turn}: {chrome:?} in {}",
-                got.text
-            );
-        }
-        // No other turn's echo or reply leaks in.
-        assert!(!got.text.lines().any(|l| l.trim_start().starts_with("> ")));
-        assert_eq!(got.text.matches("MENTOR-REPLY").count(), 1, "{}", got.text);
-        let marker = format!("MENTOR-REPLY {turn} {}", studyloop_stubs::nonce(SEED, turn));
-        assert!(got.text.starts_with(&marker), "{}", got.text);
-        // The >260-column line comes back as one line.
-        let long = sent(turn)
-            .lines()
-            .find(|l| l.starts_with("To put it all"))
-            .unwrap()
-            .replace('`', "");
-        assert!(
-            got.text.lines().any(|l| l.replace('`', "") == long),
-            "turn {turn}: {}",
-            got.text
-        );
-        let verdict = score(&sent(turn), &got.text, got.source);
-        assert!(
-            verdict.pass && verdict.ratio >= 0.95,
-            "turn {turn}: {verdict:?}"
-        );
-    }
-    // Without the echo there is no reply to extract.
-    assert!(screen::extract(&screen::GROK, &screen_text, "never typed").is_none());
-}
-
-#[test]
-fn fidelity_forgives_rendering_only() {
-    let sent = sent(1);
-    let rendered: String = sent
-        .lines()
-        .filter(|l| !l.starts_with("```"))
-        .map(|l| {
-            let l = l.trim_start_matches("## ").replace(['`', '*'], "");
-            let l = l
-                .strip_prefix("- ")
-                .map_or(l.clone(), |r| format!("  • {r}"));
-            format!("  {l}\n")
-        })
-        .collect();
-    let v = score(&sent, &rendered, SourceKind::Screen);
-    assert!((v.ratio - 1.0).abs() < f64::EPSILON, "{v:?}");
-    assert_eq!(v.diff, None);
-    // A dropped character, a status word or a border is not rendering.
-    let dropped = sent.replacen("récursion", "récursio", 1);
-    let v = score(&sent, &dropped, SourceKind::SessionStore);
-    assert!(!v.pass && v.ratio < 1.0, "{v:?}");
-    assert!(
-        v.diff.as_deref().is_some_and(|d| d.contains("récursio")),
-        "{v:?}"
-    );
-    let chrome = format!("{sent}\n╰──────╯ Context");
-    assert!(!score(&sent, &chrome, SourceKind::Acp).pass);
-    assert!(score(&sent, "", SourceKind::Screen).ratio < 0.01);
-}
-
-#[test]
-fn cell_ratio_weighs_words_and_is_unknown_without_turns() {
-    assert_eq!(cell_ratio(&[]), None);
-    let a = score(
-        "one two three four",
-        "one two three four",
-        SourceKind::Screen,
-    );
-    let b = score("five six", "five", SourceKind::Screen);
-    let r = cell_ratio(&[a, b]).unwrap();
-    assert!((r - 10.0 / 11.0).abs() < 1e-9, "{r}");
-}
-
-#[test]
 fn every_installable_harness_declares_its_reply_source() {
     use super::ReplySource;
     for spec in &crate::harness::SPECS {
@@ -308,33 +240,15 @@ fn a_reply_still_being_written_is_read_once_it_settles() {
 
 #[test]
 fn the_sent_text_is_the_turns_answer_not_a_side_request() {
-    let record = |n: u64, reply: &str| studyloop_stubs::LogRecord {
-        seq: n,
-        time: String::new(),
-        method: "POST".into(),
-        path: "/v1/chat/completions".into(),
-        model: None,
-        protocol: studyloop_stubs::Protocol::ChatCompletions,
-        stream: true,
-        message_count: n,
-        user_turns: n,
-        persona: None,
-        user_text_sha256: None,
-        user_agent: None,
-        reply: Some(reply.to_owned()),
-        usage: studyloop_stubs::UsageRecord::default(),
-        status: 200,
-        fault: None,
-    };
     let title = format!(
         "MENTOR-REPLY 2 {}: title side",
         studyloop_stubs::nonce(SEED, 2)
     );
     let records = vec![
-        record(1, &sent(1)),
-        record(1, &title),
-        record(2, &sent(2)),
-        record(3, r#"{"title":"x"}"#),
+        log_record(1, &sent(1)),
+        log_record(1, &title),
+        log_record(2, &sent(2)),
+        log_record(3, r#"{"title":"x"}"#),
     ];
     assert_eq!(sent_reply(&records, SEED, 1), Some(sent(1).as_str()));
     assert_eq!(sent_reply(&records, SEED, 2), Some(sent(2).as_str()));
@@ -343,40 +257,37 @@ fn the_sent_text_is_the_turns_answer_not_a_side_request() {
 }
 
 #[test]
-fn a_reply_quoting_the_learner_is_not_taken_for_the_echo() {
-    let screen_text = "  > explain recursion to me please\n\n  ⏺ MENTOR-REPLY 1 abcd: explain recursion\n\n    You asked:\n\n    > explain recursion to me please\n\n    Here is the answer.\n\n  ╭────────╮\n  │ ❯      │\n  ╰────────╯\n";
-    let got = screen::extract(&screen::GROK, screen_text, PROMPTS[0]).unwrap();
-    assert_eq!(
-        got,
-        "MENTOR-REPLY 1 abcd: explain recursion\n\nYou asked:\n\n> explain recursion to me please\n\nHere is the answer."
+fn record_turn_scores_against_the_stub_log_and_sums_up_the_cell() {
+    use super::fidelity::CellFidelity;
+    use super::record_turn;
+    let home = home_with(
+        "pi-0.73.1-session.jsonl",
+        ".pi/agent/sessions/--w--/s.jsonl",
     );
-}
-
-#[test]
-fn grok_screen_extractor_meets_its_floor_on_a_live_lanes_captures() {
-    // `cli-tmux::grok` screens as the pane driver captured them (`capture-pane
-    // -J`, 145 columns), with the text the stub's log says it sent.
-    let turns: Vec<serde_json::Value> = serde_json::from_str(
-        &std::fs::read_to_string(sample("grok-0.0.34-lane-sent.json")).unwrap(),
-    )
-    .unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let mut verdicts = Vec::new();
-    for t in &turns {
-        let turn = t["turn"].as_u64().unwrap();
-        let screen_text =
-            std::fs::read_to_string(sample(&format!("grok-0.0.34-lane-turn-{turn}.txt"))).unwrap();
-        let trace = TurnTrace {
-            home: home.path(),
-            turn,
-            screen: &screen_text,
-            prompt: t["prompt"].as_str().unwrap(),
-        };
-        let got = mentor_reply(HarnessName::Grok, &trace).unwrap();
-        let verdict = score(t["sent"].as_str().unwrap(), &got.text, got.source);
-        assert!(verdict.pass, "turn {turn}: {verdict:?}\n{}", got.text);
-        verdicts.push(verdict);
+    let records = [log_record(1, &sent(1)), log_record(2, &sent(2))];
+    let turns: Vec<_> = [1, 2]
+        .iter()
+        .map(|&n| record_turn(HarnessName::Pi, &trace(home.path(), n), &records, SEED).unwrap())
+        .collect();
+    assert!(
+        turns
+            .iter()
+            .all(|t| t.verdict.as_ref().is_some_and(|v| v.pass))
+    );
+    let cell = CellFidelity::of(&turns);
+    assert_eq!(
+        (cell.ratio, cell.pass, cell.scored_turns),
+        (Some(1.0), true, 2)
+    );
+    // Real-auth: no stub log, so the verdict is unknown and nothing is proven.
+    let unknown = record_turn(HarnessName::Pi, &trace(home.path(), 1), &[], SEED).unwrap();
+    assert_eq!(unknown.verdict, None);
+    let cell = CellFidelity::of(&[unknown]);
+    assert_eq!((cell.ratio, cell.pass), (None, false));
+    // One turn below its floor fails the cell.
+    let mut bad = turns;
+    if let Some(v) = bad[1].verdict.as_mut() {
+        v.pass = false;
     }
-    assert_eq!(verdicts.len(), 3);
-    assert!(cell_ratio(&verdicts).unwrap() >= 0.95);
+    assert!(!CellFidelity::of(&bad).pass);
 }
