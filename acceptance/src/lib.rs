@@ -30,4 +30,5 @@ pub mod scratch;
 pub mod selection;
 pub mod sweep;
 pub mod tmux;
+pub mod transcript;
 pub mod web_acp;

@@ -17,8 +17,10 @@ use studyloop_actors::Mentor;
 
 const T: Duration = Duration::from_secs(30);
 
-#[test]
-fn dashboard_start_persona_two_turns_and_end_in_chromium() {
+/// A fresh scratch world with `studyloop web` whose ACP agent is
+/// `studyloop-stub-acp` (scripted by the `STUB_ACP_*` `knobs`) and a headless
+/// Chromium: (world, server, browser, base URL).
+fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String) {
     if let Err(e) = browser::available() {
         panic!("{e}");
     }
@@ -35,15 +37,25 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
             .code(),
         Some(0)
     );
-    let extra = vec![(
+    let mut extra = vec![(
         OsString::from("STUDYLOOP_TEST_ACP_CMD"),
         OsString::from(format!("'{}'", stub.display())),
     )];
-    let mut server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
+    extra.extend(
+        knobs
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    let server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
     let base = format!("http://{}", server.addr);
-
     let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
     let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
+    (scratch, server, chrome, base)
+}
+
+#[test]
+fn dashboard_start_persona_two_turns_and_end_in_chromium() {
+    let (scratch, mut server, chrome, base) = acp_console(&[]);
     let mut shots = Snapshots::default();
     journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
         .expect("started");
@@ -182,6 +194,177 @@ fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
     assert!(!shots.files.is_empty());
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
     assert_eq!(state.body["mode"], "ended", "{}", state.text);
+    server.stop(Duration::from_secs(10));
+    scratch.close().expect("scratch swept");
+}
+
+/// Agent text that tries every way into the page: script, event handlers,
+/// `javascript:` and `data:` links, CSS (a `<style>` and a `style` attribute),
+/// SVG, MathML mutation XSS, frames, forms, and remote fetches (an `<img>`, a
+/// Markdown image, a stylesheet) aimed at a listener that counts connections.
+fn hostile_reply(port: u16) -> String {
+    let u = format!("http://127.0.0.1:{port}");
+    [
+        "HOSTILE-REPLY <script>window.__pwned = 'script'</script>".to_owned(),
+        String::new(),
+        format!("<img src=\"{u}/img\" onerror=\"window.__pwned='img'\">"),
+        String::new(),
+        "[click me](javascript:window.__pwned='link') and [data](data:text/html,<script>x</script>)".to_owned(),
+        String::new(),
+        "<a href=\"javascript:window.__pwned='a'\">raw link</a> [fine link](https://example.invalid/ok)".to_owned(),
+        String::new(),
+        format!("<style>body {{ background: url({u}/css) red }} .acp-log {{ display: none }}</style>"),
+        format!("<link rel=\"stylesheet\" href=\"{u}/link\">"),
+        "<svg onload=\"window.__pwned='svg'\"><script>window.__pwned='svg2'</script></svg>".to_owned(),
+        format!("<iframe src=\"{u}/frame\"></iframe>"),
+        String::new(),
+        format!("![track]({u}/track.png)"),
+        String::new(),
+        "<div style=\"position:fixed;inset:0;background:red\" onclick=\"window.__pwned='div'\">overlay</div>".to_owned(),
+        format!("<form action=\"{u}/form\"><button>go</button></form>"),
+        "<math><mtext><table><mglyph><style><img src=x onerror=\"window.__pwned='mxss'\">".to_owned(),
+        String::new(),
+        "```\"><img src=x onerror=window.__pwned='lang'>".to_owned(),
+        "<b onmouseover=\"window.__pwned='code'\">in code</b>".to_owned(),
+        "```".to_owned(),
+    ]
+    .join("\n")
+}
+
+/// ACP `agent_message_chunk` updates carrying `text` in uneven pieces that
+/// split words and tags (`<scr` + `ipt>`), as a streaming model would.
+fn chunked(text: &str) -> Vec<serde_json::Value> {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .chunks(7)
+        .map(|c| {
+            json!({"sessionUpdate": "agent_message_chunk",
+                   "content": {"type": "text", "text": c.iter().collect::<String>()}})
+        })
+        .collect()
+}
+
+/// The conversation view renders the mentor's Markdown (heading, list,
+/// emphasis, highlighted code, a long line wrapped) and no hostile reply can
+/// inject markup, script, style or a remote request; screenshots are kept.
+#[test]
+fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
+    // Counts every connection a hostile URL might cause.
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("listener");
+    let port = listener.local_addr().expect("addr").port();
+    listener.set_nonblocking(true).expect("nonblocking");
+    let markdown = studyloop_stubs::realistic_reply(7, 2, Some("what moves?"), None);
+    let hostile = hostile_reply(port);
+    let persona = vec![json!({"sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "persona ok"}})];
+    let seq = json!([persona, chunked(&markdown), chunked(&hostile)]);
+
+    let (scratch, mut server, chrome, base) =
+        acp_console(&[("STUB_ACP_PROMPT_UPDATES_SEQ", seq.to_string())]);
+    let mut shots = Snapshots::default();
+    journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
+        .expect("started");
+    let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
+
+    let shown = mentor.send("what moves?").expect("markdown turn").text;
+    assert!(
+        shown.starts_with(&markdown[..markdown.find('\n').unwrap()]),
+        "{shown}"
+    );
+    let rendered = chrome
+        .eval(
+            "const m = [...document.querySelectorAll('.acp-msg[data-role=\"assistant\"]')].pop();\
+             const long = [...m.querySelectorAll('p')].find(p => p.textContent.startsWith('To put it all'));\
+             return {h2: m.querySelectorAll('h2').length, li: m.querySelectorAll('ul > li').length,\
+               emph: m.querySelectorAll('strong, em').length, code: m.querySelectorAll('pre > code.hljs').length,\
+               tokens: m.querySelectorAll('pre > code span[class^=\"hljs-\"]').length,\
+               source: m.dataset.markdown, format: m.dataset.format,\
+               longWraps: !!long && long.getClientRects().length > 0 && long.scrollWidth <= long.clientWidth + 1 && long.offsetHeight > 30,\
+               overflow: m.scrollWidth > m.clientWidth + 1};",
+            Vec::new(),
+        )
+        .expect("inspect markdown");
+    assert_eq!(rendered["format"], "markdown", "{rendered}");
+    assert_eq!(
+        rendered["source"],
+        markdown.as_str(),
+        "the source is kept whole"
+    );
+    for (key, min) in [
+        ("h2", 1),
+        ("li", 2),
+        ("emph", 1),
+        ("code", 1),
+        ("tokens", 1),
+    ] {
+        assert!(rendered[key].as_u64() >= Some(min), "{key}: {rendered}");
+    }
+    assert_eq!(rendered["longWraps"], true, "{rendered}");
+    assert_eq!(rendered["overflow"], false, "{rendered}");
+
+    let shown = mentor.send("try to break out").expect("hostile turn").text;
+    assert!(
+        shown.contains("HOSTILE-REPLY <script>"),
+        "escaped, shown as text: {shown}"
+    );
+    let verdict = chrome
+        .eval(
+            "const m = [...document.querySelectorAll('.acp-msg[data-role=\"assistant\"]')].pop();\
+             m.scrollIntoView({block: 'start'});\
+             const all = [...m.querySelectorAll('*')];\
+             return {pwned: window.__pwned || null,\
+               banned: m.querySelectorAll('script,img,svg,math,style,link,iframe,frame,object,embed,form,input,button,div,b,meta,base').length,\
+               handlers: all.filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length,\
+               styled: all.filter(e => e.hasAttribute('style')).length,\
+               badLinks: [...m.querySelectorAll('a')].filter(a => !/^(https?:|mailto:)/i.test(a.getAttribute('href') || '')).length,\
+               linkText: m.textContent.includes('click me') && m.textContent.includes('raw link'),\
+               links: [...m.querySelectorAll('a')].map(a => [a.getAttribute('href'), a.rel]),\
+               classes: all.filter(e => e.hasAttribute('class') && !(e.closest('pre'))).length,\
+               bg: getComputedStyle(document.body).backgroundColor,\
+               logShown: getComputedStyle(document.getElementById('acp-log')).display !== 'none',\
+               remote: performance.getEntriesByType('resource').map(r => r.name).filter(n => !n.startsWith(location.origin))};",
+            Vec::new(),
+        )
+        .expect("inspect hostile");
+    mentor
+        .shots
+        .take(&chrome, "hostile-rendered")
+        .expect("screenshot");
+    assert_eq!(verdict["pwned"], serde_json::Value::Null, "{verdict}");
+    for key in ["banned", "handlers", "styled", "badLinks", "classes"] {
+        assert_eq!(verdict[key], 0, "{key}: {verdict}");
+    }
+    assert_eq!(
+        verdict["links"],
+        json!([["https://example.invalid/ok", "noopener noreferrer nofollow"]]),
+        "{verdict}"
+    );
+    assert_eq!(
+        verdict["linkText"], true,
+        "refused links keep their text: {verdict}"
+    );
+    assert_eq!(verdict["bg"], "rgb(247, 248, 250)", "{verdict}");
+    assert_eq!(verdict["logShown"], true, "{verdict}");
+    assert_eq!(verdict["remote"], json!([]), "{verdict}");
+    let connections = std::iter::from_fn(|| listener.accept().ok()).count();
+    assert_eq!(connections, 0, "a hostile URL was fetched");
+
+    mentor.end().expect("ended");
+    let shots = mentor.shots;
+    chrome.close();
+    // Evidence: every step's screenshot and HTML, kept beside the build.
+    let evidence = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-markdown");
+    std::fs::create_dir_all(evidence.join("browser")).expect("evidence dir");
+    for (name, bytes) in &shots.files {
+        std::fs::write(evidence.join(name), bytes).expect("write evidence");
+    }
+    eprintln!("screenshots: {}", evidence.display());
+    assert!(
+        shots
+            .files
+            .iter()
+            .any(|(n, b)| n.contains("hostile-rendered") && b.starts_with(b"\x89PNG"))
+    );
     server.stop(Duration::from_secs(10));
     scratch.close().expect("scratch swept");
 }

@@ -16,6 +16,8 @@ mod table;
 
 pub use table::{SPECS, spec};
 
+use crate::transcript::ReplySource;
+
 use std::time::Duration;
 
 use crate::pane::{Key, Limits, Markers, PasteMode};
@@ -122,6 +124,9 @@ pub struct HarnessSpec {
     pub resume: Resume,
     /// The web-ACP surface, when the harness has one.
     pub acp: Option<AcpSurface>,
+    /// Where the CLI surface's recorded mentor replies come from: the pinned
+    /// version's session store, else its screen chrome (`crate::transcript`).
+    pub reply_source: ReplySource,
     /// The availability probe.
     pub probe: ProbeKind,
     /// Writes its offline config for a stub provider.

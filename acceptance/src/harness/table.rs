@@ -7,6 +7,7 @@ use super::stub_config;
 use super::{AcpSurface, HarnessSpec, Install, ProbeKind, Resume, ScreenMarkers};
 use crate::pane::{Key, PasteMode};
 use crate::selection::HarnessName;
+use crate::transcript::{ReplySource, screen, store::StoreFormat};
 
 const KIRO_FIX: &str =
     "install the AWS Kiro CLI from its vendor download, sign in, and put kiro-cli on PATH";
@@ -31,6 +32,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["codex-acp"],
             adapter: Some("@zed-industries/codex-acp@0.16.0"),
         }),
+        reply_source: ReplySource::Store(StoreFormat::CodexRollout),
         probe: ProbeKind::Authenticated {
             args: &["exec", "--skip-git-repo-check", "--ephemeral"],
             prompt: true,
@@ -62,6 +64,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["claude-code-acp"],
             adapter: Some("@zed-industries/claude-code-acp@0.16.2"),
         }),
+        reply_source: ReplySource::Store(StoreFormat::ClaudeProjects),
         probe: ProbeKind::Authenticated {
             args: &["-p", "--no-session-persistence"],
             prompt: true,
@@ -86,6 +89,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["kiro-cli", "acp"],
             adapter: None,
         }),
+        reply_source: ReplySource::Screen(&screen::UNMEASURED),
         probe: ProbeKind::Authenticated {
             args: &["whoami"],
             prompt: false,
@@ -114,6 +118,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["pi-acp"],
             adapter: Some("pi-acp@0.0.24"),
         }),
+        reply_source: ReplySource::Store(StoreFormat::PiSessions),
         probe: ProbeKind::Authenticated {
             args: &["--no-session", "-p"],
             prompt: true,
@@ -144,6 +149,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["opencode", "acp"],
             adapter: None,
         }),
+        reply_source: ReplySource::Store(StoreFormat::OpencodeDb),
         probe: ProbeKind::Authenticated {
             args: &["run"],
             prompt: true,
@@ -173,6 +179,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             finding: "grok 0.0.34 keeps history only in memory: no sessions, no --continue; `study --resume` relaunches it fresh, so the stub counts turn 1 again",
         },
         acp: None,
+        reply_source: ReplySource::Screen(&screen::GROK),
         probe: ProbeKind::Authenticated {
             args: &["-p"],
             prompt: true,

@@ -90,8 +90,9 @@ pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
         // The world's env and its own process group: a Ctrl-C does not kill
         // it under the harness, and its HOME marks it for the reaper.
         let cmd = scratch.command(&binary);
-        let stub = StubProvider::spawn_command(cmd, &dir, ["--seed", seed.as_str()])
-            .map_err(StepFailure::from_error)?;
+        // Lanes and journeys meet realistic Markdown replies (issue 13), not the echo line.
+        let args = ["--seed", seed.as_str(), "--replies", "realistic"];
+        let stub = StubProvider::spawn_command(cmd, &dir, args).map_err(StepFailure::from_error)?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);
         }

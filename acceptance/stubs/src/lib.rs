@@ -4,18 +4,21 @@
 //! Messages protocols, and `studyloop-stub-acp`, a scripted ACP agent.
 //!
 //! The library holds what a driver shares with the stubs to check their output
-//! (the reply rules and nonce in [`reply`], the request-log record in [`log`],
+//! (the reply rules and nonce in [`reply`], the realistic Markdown reply in
+//! [`realistic`], the request-log record in [`log`],
 //! the roles script in [`roles`]) and the servers themselves ([`provider`]), so
 //! the binaries stay thin. It depends on nothing else in the workspace.
 
 pub mod acp;
 pub mod log;
 pub mod provider;
+pub mod realistic;
 pub mod reply;
 pub mod roles;
 pub mod spawn;
 
 pub use log::{LogRecord, Protocol, RequestLog, UsageRecord};
+pub use realistic::realistic_reply;
 pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text, text_sha256};
 pub use roles::{Role, RolesScript};
 pub use spawn::{SpawnError, StubProvider};

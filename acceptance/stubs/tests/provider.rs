@@ -444,6 +444,10 @@ fn bad_flags_fail_with_one_line_naming_the_fix() {
             "cannot read the roles script /nonexistent/roles.json",
         ),
         (&["--role", "teacher"][..], "unknown role \"teacher\""),
+        (
+            &["--replies", "fancy"][..],
+            "--replies \"fancy\" is not a reply mode: expected echo or realistic",
+        ),
     ] {
         let out = Command::new(BIN).args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -451,4 +455,76 @@ fn bad_flags_fail_with_one_line_naming_the_fix() {
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+}
+
+/// The text of every streamed delta in an SSE body, in order, whatever the
+/// protocol (Chat `delta.content`, Responses `output_text.delta`, Messages
+/// `text_delta`).
+fn streamed_text(sse: &str) -> String {
+    sse.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .filter_map(|d| {
+            d["choices"][0]["delta"]["content"]
+                .as_str()
+                .or_else(|| {
+                    (d["type"] == "response.output_text.delta")
+                        .then(|| d["delta"].as_str())
+                        .flatten()
+                })
+                .or_else(|| d["delta"]["text"].as_str())
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn realistic_replies_stream_markdown_in_every_protocol_with_exact_usage_and_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut stub = start(dir.path(), &["--seed", "9", "--replies", "realistic"]);
+    let port = stub.port();
+    let expected = studyloop_stubs::realistic_reply(9, 1, Some("explain recursion please"), None);
+    let words = expected.split_whitespace().count();
+    let user = json!([{"role": "user", "content": "explain recursion please"}]);
+    let bodies = [
+        (
+            "/v1/chat/completions",
+            json!({"model": "m", "stream": true, "messages": user}),
+        ),
+        (
+            "/v1/responses",
+            json!({"stream": true, "input": [{"role": "user", "content": [{"type": "input_text", "text": "explain recursion please"}]}]}),
+        ),
+        (
+            "/v1/messages",
+            json!({"model": "c", "max_tokens": 9, "stream": true, "messages": user}),
+        ),
+    ];
+    let headers = [("anthropic-version", "2023-06-01")];
+    for (path, body) in &bodies {
+        let (status, sse) = request(port, "POST", path, &headers, &body.to_string()).unwrap();
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(streamed_text(&sse), expected, "{path}");
+        // Usage counts the reply's words, whichever field the protocol uses.
+        assert!(
+            sse.contains(&format!("\"completion_tokens\":{words}"))
+                || sse.contains(&format!("\"output_tokens\":{words}")),
+            "{path}: {sse}"
+        );
+    }
+    let (_, body) = post(port, "/v1/chat/completions", &chat(user));
+    assert_eq!(body["choices"][0]["message"]["content"], expected.as_str());
+    stub.stop().unwrap();
+    let records = stub.records().unwrap();
+    assert_eq!(records.len(), 4);
+    // The log keeps the full text sent, so fidelity can be measured against it.
+    assert!(
+        records
+            .iter()
+            .all(|r| r.reply.as_deref() == Some(expected.as_str()))
+    );
+    assert!(expected.starts_with(&format!(
+        "MENTOR-REPLY 1 {}: explain recursion\n",
+        nonce(9, 1)
+    )));
 }

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use studyloop_stubs::provider::{FailStatus, Faults, ProviderConfig, ProviderError, run};
+use studyloop_stubs::provider::{
+    FailStatus, Faults, ProviderConfig, ProviderError, ReplyMode, run,
+};
 use studyloop_stubs::{Role, RolesScript};
 
 /// A deterministic local model server speaking OpenAI Chat Completions, OpenAI
@@ -27,6 +29,10 @@ struct Args {
     /// Run seed for the reply nonce: sha256("<seed>:<n>")[..8 hex].
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Mentor reply shape: `echo` (one MENTOR-REPLY line; unit tests) or
+    /// `realistic` (5–40 lines of Markdown behind that marker; lanes, journeys).
+    #[arg(long, default_value = "echo", value_parser = parse_replies)]
+    replies: ReplyMode,
     /// Roles script with canned replies: {"version":1,"mentor":[..],"learner":[..],"judge":[..]}.
     #[arg(long, value_name = "roles.json")]
     script: Option<PathBuf>,
@@ -60,6 +66,10 @@ fn parse_role(value: &str) -> Result<Role, String> {
     value.parse()
 }
 
+fn parse_replies(value: &str) -> Result<ReplyMode, String> {
+    value.parse().map_err(|e: ProviderError| e.to_string())
+}
+
 fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
     let script = args
         .script
@@ -72,6 +82,7 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
         port_file: args.port_file,
         log: args.log,
         seed: args.seed,
+        replies: args.replies,
         script,
         role: args.role,
         delay: Duration::from_millis(args.delay_ms),

@@ -3,26 +3,40 @@
 //!    canned JSON is the point, even when a `json_schema` format is requested);
 //! 2. a structured-output (`json_schema`) request: schema-shaped JSON;
 //! 3. a mentor role with a canned list: the canned reply;
-//! 4. otherwise the `MENTOR-REPLY <n> <nonce>: …` line (`crate::reply`).
+//! 4. otherwise the `MENTOR-REPLY <n> <nonce>: …` line (`crate::reply`), or in
+//!    realistic mode the Markdown reply behind it (`crate::realistic`).
 
 use super::request::Exchange;
-use super::schema;
+use super::{ReplyMode, schema};
+use crate::realistic::realistic_reply;
 use crate::reply::mentor_reply;
 use crate::roles::{Role, RolesScript};
 
 /// The reply text for one model request.
-pub(crate) fn text(seed: u64, role: Role, script: Option<&RolesScript>, ex: &Exchange) -> String {
+pub(crate) fn text(
+    seed: u64,
+    mode: ReplyMode,
+    role: Role,
+    script: Option<&RolesScript>,
+    ex: &Exchange,
+) -> String {
     let canned = script.and_then(|s| s.pick(role, ex.model.as_deref(), ex.assistant_messages));
     match (role, canned, &ex.schema) {
         (Role::Judge | Role::Learner, Some(reply), _) => reply.to_owned(),
         (_, _, Some(shape)) => schema::sample(shape).to_string(),
         (_, Some(reply), None) => reply.to_owned(),
-        (_, None, None) => mentor_reply(
-            seed,
-            ex.user_turns,
-            ex.last_user_text.as_deref(),
-            ex.persona.as_deref(),
-        ),
+        (_, None, None) => {
+            let build = match mode {
+                ReplyMode::Echo => mentor_reply,
+                ReplyMode::Realistic => realistic_reply,
+            };
+            build(
+                seed,
+                ex.user_turns,
+                ex.last_user_text.as_deref(),
+                ex.persona.as_deref(),
+            )
+        }
     }
 }
 
@@ -46,17 +60,35 @@ mod tests {
             ..plain.clone()
         };
         assert_eq!(
-            text(0, Role::Judge, Some(&script), &schema),
+            text(0, ReplyMode::Echo, Role::Judge, Some(&script), &schema),
             "{\"score\":1}"
         );
         assert_eq!(
-            text(0, Role::Mentor, Some(&script), &schema),
+            text(0, ReplyMode::Echo, Role::Mentor, Some(&script), &schema),
             r#"{"title":"Stub session title"}"#
         );
-        assert_eq!(text(0, Role::Mentor, Some(&script), &plain), "m0");
         assert_eq!(
-            text(5, Role::Mentor, None, &plain),
+            text(0, ReplyMode::Echo, Role::Mentor, Some(&script), &plain),
+            "m0"
+        );
+        assert_eq!(
+            text(5, ReplyMode::Echo, Role::Mentor, None, &plain),
             mentor_reply(5, 1, Some("hi"), None)
+        );
+        // Realistic mode changes only the default mentor text.
+        assert_eq!(
+            text(5, ReplyMode::Realistic, Role::Mentor, None, &plain),
+            realistic_reply(5, 1, Some("hi"), None)
+        );
+        assert_eq!(
+            text(
+                0,
+                ReplyMode::Realistic,
+                Role::Mentor,
+                Some(&script),
+                &schema
+            ),
+            r#"{"title":"Stub session title"}"#
         );
     }
 }

@@ -260,7 +260,13 @@ async fn model_answer(
         };
         return error(flavor, code, kind, message);
     }
-    let text = answer::text(config.seed, config.role, config.script.as_ref(), exchange);
+    let text = answer::text(
+        config.seed,
+        config.replies,
+        config.role,
+        config.script.as_ref(),
+        exchange,
+    );
     let output_tokens = crate::reply::count_tokens(&text);
     let model = exchange.model.as_deref().unwrap_or("stub-model");
     let a = Answer {
@@ -271,6 +277,7 @@ async fn model_answer(
         input_tokens: exchange.input_tokens,
         output_tokens,
         omit_usage: config.omit_usage,
+        realistic: config.replies == super::ReplyMode::Realistic,
     };
     let rendered = match protocol {
         Protocol::ChatCompletions => render::chat(&a, exchange.stream),

@@ -55,6 +55,45 @@ impl FailStatus {
     }
 }
 
+/// What the mentor reply looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReplyMode {
+    /// One line, `MENTOR-REPLY <n> <nonce>: <first 8 words> [persona=…]`
+    /// (`crate::reply::mentor_reply`), streamed about three words per event:
+    /// what unit tests assert on exactly.
+    #[default]
+    Echo,
+    /// 5–40 lines of Markdown behind the marker line
+    /// (`crate::realistic::realistic_reply`), streamed in uneven chunks that
+    /// split words, lines and multi-byte characters' neighbours: what lanes
+    /// and journeys meet, as a real model would answer.
+    Realistic,
+}
+
+impl ReplyMode {
+    /// The flag value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Echo => "echo",
+            Self::Realistic => "realistic",
+        }
+    }
+}
+
+impl std::str::FromStr for ReplyMode {
+    type Err = ProviderError;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        match value {
+            "echo" => Ok(Self::Echo),
+            "realistic" => Ok(Self::Realistic),
+            other => Err(ProviderError::Config(format!(
+                "--replies {other:?} is not a reply mode: expected echo or realistic"
+            ))),
+        }
+    }
+}
+
 /// Injected faults. They apply to model requests (chat, responses, messages;
 /// not probes, model lists or token counts) once `fail_after` healthy model
 /// requests have been answered, and to every model request after that.
@@ -88,6 +127,8 @@ pub struct ProviderConfig {
     pub log: Option<PathBuf>,
     /// Run seed for the reply nonce.
     pub seed: u64,
+    /// The mentor reply's shape.
+    pub replies: ReplyMode,
     /// Canned replies per role.
     pub script: Option<RolesScript>,
     /// Which role this instance plays.
@@ -110,6 +151,7 @@ impl Default for ProviderConfig {
             port_file: None,
             log: None,
             seed: 0,
+            replies: ReplyMode::Echo,
             script: None,
             role: Role::Mentor,
             delay: Duration::ZERO,

@@ -18,6 +18,19 @@ pub(crate) struct Answer<'a> {
     pub output_tokens: u64,
     /// Send no usage at all (a backend whose usage is unobservable).
     pub omit_usage: bool,
+    /// Stream in uneven chunks like a real model ([`chunks`]) rather than
+    /// about three words per event ([`deltas`]).
+    pub realistic: bool,
+}
+
+impl Answer<'_> {
+    fn pieces(&self) -> Vec<String> {
+        if self.realistic {
+            chunks(self.text, self.seq)
+        } else {
+            deltas(self.text)
+        }
+    }
 }
 
 /// The answer ready to send.
@@ -41,6 +54,30 @@ pub(crate) fn deltas(text: &str) -> Vec<String> {
             if i == 0 { piece } else { format!(" {piece}") }
         })
         .collect()
+}
+
+/// Splits text into uneven chunks of 1–12 characters (on character
+/// boundaries), as a real model's tokens arrive: words, lines, Markdown
+/// markers and multi-byte text are cut anywhere. Deterministic from `salt`;
+/// the concatenation is exactly `text`.
+pub(crate) fn chunks(text: &str, salt: u64) -> Vec<String> {
+    // A 64-bit LCG (Knuth's MMIX constants): enough variety, no dependency.
+    let mut state = salt.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let want = 1 + usize::try_from((state >> 33) % 12).unwrap_or(0);
+        let cut = rest
+            .char_indices()
+            .nth(want)
+            .map_or(rest.len(), |(at, _)| at);
+        out.push(rest[..cut].to_owned());
+        rest = &rest[cut..];
+    }
+    out
 }
 
 fn frame(event: Option<&str>, data: &Value) -> String {
@@ -78,7 +115,7 @@ pub(crate) fn chat(a: &Answer<'_>, stream: bool) -> Rendered {
             json!([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]),
         ),
     )];
-    for piece in deltas(a.text) {
+    for piece in a.pieces() {
         events.push(frame(
             None,
             &chunk(json!([{"index": 0, "delta": {"content": piece}, "finish_reason": null}])),
@@ -145,7 +182,7 @@ pub(crate) fn responses(a: &Answer<'_>, stream: bool) -> Rendered {
         "response.content_part.added",
         with(json!({"part": part("")})),
     );
-    for piece in deltas(a.text) {
+    for piece in a.pieces() {
         push("response.output_text.delta", with(json!({"delta": piece})));
     }
     push("response.output_text.done", with(json!({"text": a.text})));
@@ -190,7 +227,7 @@ pub(crate) fn messages(a: &Answer<'_>, stream: bool) -> Rendered {
         ),
         frame(Some("ping"), &json!({"type": "ping"})),
     ];
-    for piece in deltas(a.text) {
+    for piece in a.pieces() {
         events.push(frame(
             Some("content_block_delta"),
             &json!({"type": "content_block_delta",
@@ -225,6 +262,7 @@ mod tests {
             input_tokens: 7,
             output_tokens: 5,
             omit_usage: false,
+            realistic: false,
         }
     }
 
@@ -254,6 +292,21 @@ mod tests {
         ] {
             assert_eq!(deltas(text).concat(), text);
         }
+    }
+
+    #[test]
+    fn chunks_reassemble_exactly_and_vary_in_size() {
+        let text = crate::realistic::realistic_reply(4, 2, Some("a b"), Some("owl"));
+        for salt in 0..50 {
+            let pieces = chunks(&text, salt);
+            assert_eq!(pieces.concat(), text);
+            assert!(pieces.iter().all(|p| (1..=12).contains(&p.chars().count())));
+        }
+        let sizes: std::collections::BTreeSet<usize> =
+            chunks(&text, 1).iter().map(|p| p.chars().count()).collect();
+        assert!(sizes.len() > 5, "{sizes:?}");
+        assert!(chunks("", 3).is_empty());
+        assert_eq!(chunks("→界é", 9).concat(), "→界é");
     }
 
     #[test]

@@ -171,8 +171,13 @@ function onAgentMessage(kind, payload) {
   if (kind === "agent_chunk") {
     if (consoleState.hiddenTurn) return;
     const text = payload.content && payload.content.text ? payload.content.text : "";
-    if (!consoleState.current) consoleState.current = addMessage("assistant", "", "streaming");
-    consoleState.current.textContent += text;
+    if (!consoleState.current) {
+      consoleState.current = addMessage("assistant", "", "streaming");
+      consoleState.currentSource = "";
+    }
+    // The mentor writes Markdown: re-rendered whole as it streams (markdown.js).
+    consoleState.currentSource += text;
+    renderMarkdown(consoleState.current, consoleState.currentSource);
   } else if (kind === "turn_end") {
     if (consoleState.current) consoleState.current.dataset.status = "final";
     else if (!consoleState.hiddenTurn) addMessage("assistant", "", "final");

@@ -1,0 +1,225 @@
+//! Faithful transcripts: the mentor reply recorded for a turn is the model's
+//! text, not the screen. The screen stays the proof of display (the nonce on
+//! it); what the redactor scans and the council grades comes from, in order of
+//! faithfulness:
+//!
+//! - web and ACP surfaces: the ACP message chunks ([`RecordedReply::acp`]);
+//! - CLI/tmux: the harness's own session store in the scratch HOME
+//!   ([`store`]), for every harness whose pinned version keeps one (codex,
+//!   claude, pi, opencode), declared in the harness table;
+//! - otherwise a per-harness screen extractor ([`screen`]) that drops the
+//!   TUI's chrome (borders, status lines, spinners) and rejoins wrapped lines.
+//!
+//! Each reply says which source it came from, and [`fidelity`] scores it
+//! against the text the stub sent (its request log holds it) with a floor per
+//! source. The lanes call [`mentor_reply`] after each turn.
+
+pub mod fidelity;
+pub mod screen;
+#[cfg(test)]
+mod screen_tests;
+pub mod store;
+mod store_sqlite;
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::selection::HarnessName;
+
+/// Where a harness's recorded mentor replies come from on the CLI surface:
+/// declared per harness in the harness table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplySource {
+    /// The harness's own session store under the scratch HOME.
+    Store(store::StoreFormat),
+    /// The screen, through this harness's chrome rules.
+    Screen(&'static screen::Chrome),
+}
+
+/// Which source a recorded reply came from (recorded per turn in evidence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// ACP `agent_message_chunk`s (web and ACP surfaces).
+    Acp,
+    /// The harness's session store (CLI surface).
+    SessionStore,
+    /// The screen extractor (CLI surface, harnesses without a store).
+    Screen,
+}
+
+impl SourceKind {
+    /// The lowest fidelity ratio a turn from this source may have: 100% for
+    /// ACP and session stores (the model's bytes), 95% for a screen extractor
+    /// (a TUI may still drop a glyph the rules cannot restore).
+    pub fn floor(self) -> f64 {
+        match self {
+            Self::Acp | Self::SessionStore => 1.0,
+            Self::Screen => 0.95,
+        }
+    }
+}
+
+/// One turn's mentor reply as recorded, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedReply {
+    /// The reply text.
+    pub text: String,
+    /// Its source.
+    pub source: SourceKind,
+}
+
+impl RecordedReply {
+    /// A reply assembled from ACP message chunks (the web lanes already hold
+    /// them; this only labels the source).
+    pub fn acp(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            source: SourceKind::Acp,
+        }
+    }
+}
+
+/// What one CLI turn left behind for [`mentor_reply`] to read.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnTrace<'a> {
+    /// The scratch HOME the harness ran under (its store lives there).
+    pub home: &'a Path,
+    /// The turn number as the stub counts it: real learner turns in the
+    /// session so far, including those before a resume (1-based).
+    pub turn: u64,
+    /// The pane capture after the turn (with scrollback).
+    pub screen: &'a str,
+    /// What the learner typed this turn (locates the reply on screen).
+    pub prompt: &'a str,
+}
+
+/// Why no reply could be recorded for a turn.
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriptError {
+    /// The session store is missing, unreadable or malformed.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// The screen held no reply for the turn.
+    #[error(
+        "{harness}: no mentor reply for turn {turn} on screen after the prompt {prompt:?} (the screen extractor found the echo but no reply lines, or no echo)"
+    )]
+    NotOnScreen {
+        /// The harness.
+        harness: HarnessName,
+        /// The turn.
+        turn: u64,
+        /// The prompt looked for.
+        prompt: String,
+    },
+}
+
+/// How long a store read waits for the harness to finish writing the turn.
+const STORE_WAIT: Duration = Duration::from_secs(10);
+/// Two reads this far apart that agree mean the harness is done writing (a
+/// streaming store, like opencode's, grows the reply row as it arrives).
+const SETTLE: Duration = Duration::from_millis(150);
+
+/// The mentor reply for one CLI turn from the source the harness table
+/// declares for `harness`: its session store under `trace.home` (waiting up
+/// to 10 s for the turn to appear and settle), else its screen extractor over
+/// `trace.screen`. Call it after the pane driver saw the turn end.
+///
+/// # Errors
+/// [`TranscriptError`]: the store has no such turn (or cannot be read), or
+/// the screen shows none.
+pub fn mentor_reply(
+    harness: HarnessName,
+    trace: &TurnTrace<'_>,
+) -> Result<RecordedReply, TranscriptError> {
+    let deadline = Instant::now() + STORE_WAIT;
+    let mut last = read_reply(harness, trace);
+    loop {
+        let settled = last.is_ok();
+        if last
+            .as_ref()
+            .is_ok_and(|r| r.source != SourceKind::SessionStore)
+            || Instant::now() >= deadline
+        {
+            return last;
+        }
+        std::thread::sleep(SETTLE);
+        let next = read_reply(harness, trace);
+        if settled && next.as_ref().ok() == last.as_ref().ok() {
+            return next;
+        }
+        last = next;
+    }
+}
+
+/// One read of the declared source, without waiting (benches, tests).
+///
+/// # Errors
+/// As [`mentor_reply`].
+pub fn read_reply(
+    harness: HarnessName,
+    trace: &TurnTrace<'_>,
+) -> Result<RecordedReply, TranscriptError> {
+    match crate::harness::spec(harness).reply_source {
+        ReplySource::Store(format) => Ok(RecordedReply {
+            text: store::reply(format, trace.home, trace.turn)?,
+            source: SourceKind::SessionStore,
+        }),
+        ReplySource::Screen(chrome) => screen::extract(chrome, trace.screen, trace.prompt)
+            .map(|text| RecordedReply {
+                text,
+                source: SourceKind::Screen,
+            })
+            .ok_or_else(|| TranscriptError::NotOnScreen {
+                harness,
+                turn: trace.turn,
+                prompt: trace.prompt.to_owned(),
+            }),
+    }
+}
+
+/// The one call a CLI lane makes after each turn: the recorded reply from
+/// the harness's declared source ([`mentor_reply`]) scored against what the
+/// stub sent for that turn (`stub_log`: its request log; empty in real-auth
+/// mode, which leaves the verdict unknown).
+///
+/// # Errors
+/// [`TranscriptError`] when no reply could be recorded.
+pub fn record_turn(
+    harness: HarnessName,
+    trace: &TurnTrace<'_>,
+    stub_log: &[studyloop_stubs::LogRecord],
+    seed: u64,
+) -> Result<fidelity::TurnFidelity, TranscriptError> {
+    let recorded = mentor_reply(harness, trace)?;
+    let verdict = sent_reply(stub_log, seed, trace.turn)
+        .map(|sent| fidelity::score(sent, &recorded.text, recorded.source));
+    Ok(fidelity::TurnFidelity {
+        turn: trace.turn,
+        source: recorded.source,
+        text: recorded.text,
+        verdict,
+    })
+}
+
+/// The text the stub sent as turn `n` under `seed` (its request log keeps
+/// every reply whole): the answer whose marker is `MENTOR-REPLY <n> <nonce>`,
+/// preferring the request that carried exactly `n` learner turns (a side
+/// request, like a title, may reuse the number).
+pub fn sent_reply(records: &[studyloop_stubs::LogRecord], seed: u64, n: u64) -> Option<&str> {
+    let prefix = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(seed, n));
+    let answered = || {
+        records
+            .iter()
+            .filter_map(|r| r.reply.as_deref().map(|t| (r, t)))
+            .filter(|(_, t)| t.starts_with(&prefix))
+    };
+    answered()
+        .find(|(r, _)| r.user_turns == n)
+        .or_else(|| answered().next())
+        .map(|(_, t)| t)
+}
