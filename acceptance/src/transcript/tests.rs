@@ -87,6 +87,7 @@ fn log_record(n: u64, reply: &str) -> studyloop_stubs::LogRecord {
         model: None,
         protocol: studyloop_stubs::Protocol::ChatCompletions,
         stream: true,
+        max_tokens: None,
         message_count: n,
         user_turns: n,
         persona: None,
