@@ -17,6 +17,8 @@ pub mod command;
 pub mod evidence;
 pub mod harness;
 pub mod hex;
+#[cfg(test)]
+mod import_graph;
 pub mod interrupt;
 pub mod lane;
 pub mod ledger;
