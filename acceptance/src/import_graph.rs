@@ -393,7 +393,13 @@ mod tests {
     /// Circles still open, each with the reason it cannot be opened on this
     /// branch. A listed circle that is gone fails the check too, so the list
     /// only shrinks.
-    const KNOWN: &[(&str, &[&str], &str)] = &[];
+    const KNOWN: &[(&str, &[&str], &str)] = &[(
+        "acceptance",
+        &["catalogue", "lane", "web_acp"],
+        "lane/cli_tmux.rs imports `catalogue::default_turn_script`, now in the leaf \
+         `turn_scripts`; the import line is in the case engine's files (rewritten on \
+         another branch): switch it to `crate::turn_scripts` there and drop this entry",
+    )];
 
     #[test]
     fn no_import_circle_between_top_level_modules() {

@@ -31,4 +31,5 @@ pub mod scratch;
 pub mod selection;
 pub mod sweep;
 pub mod tmux;
+pub mod turn_scripts;
 pub mod web_acp;

@@ -17,6 +17,7 @@ pub mod pinned;
 mod redactor;
 mod rules;
 mod summary;
+mod violation;
 pub mod yaml;
 
 pub use error::RedactionError;

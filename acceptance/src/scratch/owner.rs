@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 
 use crate::procfs;
 
-/// The owner record's file name, directly in the scratch root.
-pub(crate) const OWNER_NAME: &str = "owner";
+/// The owner record's file name: the sweeper, which keeps it for last, owns it.
+pub(crate) use crate::sweep::OWNER_NAME;
 /// Records are a few short lines; anything longer is not ours.
 pub(crate) const OWNER_MAX: u64 = 512;
 

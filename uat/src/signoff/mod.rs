@@ -6,6 +6,7 @@
 
 mod checks;
 mod evidence;
+mod summary;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -21,7 +22,8 @@ use crate::definition::SignoffDefinition;
 use crate::inputs::{Input, InputError, classify};
 use crate::pinned_yaml::PinnedFileError;
 use crate::strict::{Results, Verdict, disagreements, evaluate};
-use crate::summary::{SignoffParts, rewritten, signoff_summary};
+use crate::summary::rewritten;
+use summary::{SignoffParts, signoff_summary};
 
 /// Why a sign-off could not reach a verdict at all (distinct from a FAIL verdict).
 #[derive(Debug, thiserror::Error)]
