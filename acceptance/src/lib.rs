@@ -15,6 +15,7 @@ pub mod catalogue;
 pub mod clock;
 pub mod command;
 pub mod evidence;
+pub mod gate;
 pub mod harness;
 pub mod hex;
 #[cfg(test)]
