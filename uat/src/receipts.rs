@@ -252,7 +252,9 @@ pub fn collect(
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(io("create", parent))?;
             }
-            let mut text = serde_json::to_string_pretty(&receipt).unwrap_or_default();
+            // An unserialisable receipt is an error, never an empty file.
+            let mut text = serde_json::to_string_pretty(&receipt)
+                .map_err(|e| io("serialise", &path)(e.into()))?;
             text.push('\n');
             crate::atomic::write(&path, text.as_bytes(), 0o644).map_err(io("write", &path))?;
             added += 1;

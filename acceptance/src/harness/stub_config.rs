@@ -53,10 +53,10 @@ fn file(path: &str, contents: String) -> ConfigFile {
     }
 }
 
+/// `value` as 2-space-indented JSON with a trailing newline (`Value`'s alternate
+/// `Display`, the same bytes as `to_string_pretty`, and infallible: no empty config).
 fn pretty(value: &serde_json::Value) -> String {
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
-    s.push('\n');
-    s
+    format!("{value:#}\n")
 }
 
 /// A TOML basic string (quotes, backslashes and controls escaped).

@@ -240,9 +240,11 @@ pub fn write(bundle: &Bundle, graded: &Graded) -> Result<PathBuf, CouncilError> 
         let path = seats_dir.join(format!("{seat}.txt"));
         crate::atomic::write(&path, text.as_bytes(), 0o600).map_err(fail(path.clone()))?;
     }
-    let mut json = serde_json::to_string_pretty(&graded.arbitration).unwrap_or_default();
-    json.push('\n');
     let json_path = dir.join(ARBITRATION_JSON);
+    // An unserialisable arbitration is an error, never an empty evidence file.
+    let mut json = serde_json::to_string_pretty(&graded.arbitration)
+        .map_err(|e| fail(json_path.clone())(e.into()))?;
+    json.push('\n');
     crate::atomic::write(&json_path, json.as_bytes(), 0o600).map_err(fail(json_path.clone()))?;
     let md_path = dir.join(ARBITRATION_MD);
     crate::atomic::write(

@@ -367,8 +367,8 @@ fn write_summary(
     // Sorted keys whatever serde_json's `preserve_order` says: the file is compared and
     // diffed by people, so its bytes must not depend on the build.
     let value = studyloop_acceptance::evidence::sorted(serde_json::Value::Object(summary.clone()));
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
+    // A `Value` prints infallibly (alternate `Display` = `to_string_pretty`'s bytes).
+    let text = format!("{value:#}\n");
     // The summary is the shareable artefact: world-readable like any release note.
     crate::atomic::write(&path, text.as_bytes(), 0o644).map_err(fail(&path))?;
     Ok(path)
