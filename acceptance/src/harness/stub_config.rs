@@ -226,24 +226,41 @@ pub fn grok(t: &StubTarget) -> StubConfig {
     }
 }
 
+/// Why codex's bundled model catalog could not become the stub's one-model catalog.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// The output of `codex debug models --bundled` is not JSON.
+    #[error("the bundled catalog is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// Neither a `models` array nor a top-level array.
+    #[error("the bundled catalog has no `models` array")]
+    NoModels,
+    /// The array is empty.
+    #[error("the bundled catalog lists no model")]
+    Empty,
+    /// The chosen entry is not a JSON object.
+    #[error("a model entry of the bundled catalog is not an object")]
+    NotAnObject,
+}
+
 /// Builds codex's one-model catalog from `codex debug models --bundled`: the
 /// `gpt-5.5` entry (or the first) renamed to the stub model, its upgrade prompt
 /// removed, plus the two fields older codex cores (zed codex-acp 0.16's 0.137)
 /// require.
-pub fn codex_catalog(bundled_json: &str) -> Result<String, String> {
+///
+/// # Errors
+/// [`CatalogError`] naming what the bundled catalog lacks.
+pub fn codex_catalog(bundled_json: &str) -> Result<String, CatalogError> {
     let bundled: serde_json::Value =
-        serde_json::from_str(bundled_json).map_err(|e| format!("not JSON: {e}"))?;
+        serde_json::from_str(bundled_json).map_err(CatalogError::NotJson)?;
     let models = bundled.get("models").unwrap_or(&bundled);
-    let list = models.as_array().ok_or("no `models` array")?;
+    let list = models.as_array().ok_or(CatalogError::NoModels)?;
     let base = list
         .iter()
         .find(|m| m.get("slug").and_then(|s| s.as_str()) == Some("gpt-5.5"))
         .or_else(|| list.first())
-        .ok_or("the bundled catalog lists no model")?;
-    let mut entry = base
-        .as_object()
-        .cloned()
-        .ok_or("a model entry is not an object")?;
+        .ok_or(CatalogError::Empty)?;
+    let mut entry = base.as_object().cloned().ok_or(CatalogError::NotAnObject)?;
     entry.insert("slug".into(), json!(STUB_MODEL));
     entry.insert("display_name".into(), json!("Stub Model"));
     entry.insert(
