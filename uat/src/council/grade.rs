@@ -98,9 +98,9 @@ impl Grader<'_> {
         let council =
             self.roster
                 .council(self.council)
-                .map_err(|known| CouncilError::UnknownCouncil {
-                    name: self.council.to_owned(),
-                    known,
+                .map_err(|e| CouncilError::UnknownCouncil {
+                    name: e.name,
+                    known: e.known,
                 })?;
         let summary = self.redactor.summary(&summary::bundle_summary(bundle))?;
         let prompt = prompt::build(self.rubric, &summary, bundle, self.redactor);

@@ -172,15 +172,28 @@ impl Roster {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
-    /// The council named `name`, or the list of known names.
+    /// The council named `name`.
     ///
     /// # Errors
-    /// The known council names, comma-separated, when `name` is unknown.
-    pub fn council(&self, name: &str) -> Result<&Council, String> {
-        self.councils
-            .get(name)
-            .ok_or_else(|| self.councils.keys().cloned().collect::<Vec<_>>().join(", "))
+    /// [`UnknownCouncil`] naming `name` and the known council names.
+    pub fn council(&self, name: &str) -> Result<&Council, UnknownCouncil> {
+        self.councils.get(name).ok_or_else(|| UnknownCouncil {
+            name: name.to_owned(),
+            known: self.councils.keys().cloned().collect::<Vec<_>>().join(", "),
+        })
     }
+}
+
+/// A council name the pinned roster does not declare.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no council named `{name}` in the pinned roster (known: {known}); name one of those, or add the council to a new roster version"
+)]
+pub struct UnknownCouncil {
+    /// The name asked for.
+    pub name: String,
+    /// The roster's council names, comma-separated.
+    pub known: String,
 }
 
 fn validate(council: &Council) -> Result<(), String> {

@@ -4,6 +4,7 @@
 //! redacted summary, written atomically to the release directory on PASS only (a failed
 //! sign-off is not a release record).
 
+mod arbitration;
 mod checks;
 mod evidence;
 mod summary;
@@ -17,7 +18,7 @@ use studyloop_redaction::{RedactionError, RedactionRules, Redactor};
 use studyloop_rubrics::{Facts, Rubric, RubricError};
 
 use crate::bundle::{Bundle, BundleError};
-use crate::council::{self, ARBITRATION_JSON, Arbitration, Rechecked, Roster};
+use crate::council::{Arbitration, Roster};
 use crate::definition::SignoffDefinition;
 use crate::inputs::{Input, InputError, classify};
 use crate::pinned_yaml::PinnedFileError;
@@ -106,9 +107,9 @@ impl Pins {
         definition.check_against(&rubric)?;
         roster
             .council(definition.council())
-            .map_err(|known| SignoffError::UnknownCouncil {
-                name: definition.council().to_owned(),
-                known,
+            .map_err(|e| SignoffError::UnknownCouncil {
+                name: e.name,
+                known: e.known,
             })?;
         Ok(Self {
             rules,
@@ -218,7 +219,7 @@ pub fn run(
             outcome: Some(evidence::outcome_word(b.manifest().outcome)),
             ..Facts::default()
         };
-        match read_arbitration(pins, b, facts) {
+        match arbitration::read(pins, b, facts) {
             Ok(Some(checked)) => {
                 for p in checked.problems {
                     reasons_extra.push(format!(
@@ -300,57 +301,6 @@ pub fn run(
         summary,
         written,
     })
-}
-
-/// The arbitration beside `bundle`, if it was graded, read strictly (a regular file,
-/// no unknown field) and re-derived from its seat replies with the pinned rubric.
-fn read_arbitration(
-    pins: &Pins,
-    bundle: &Bundle,
-    facts: Facts,
-) -> Result<Option<Rechecked>, String> {
-    let dir = bundle.arbitration_dir();
-    let path = dir.join(ARBITRATION_JSON);
-    let bytes =
-        match studyloop_acceptance::private_fs::read_regular(&path, council::MAX_ARBITRATION_BYTES)
-        {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e.to_string()),
-        };
-    let stored: Arbitration = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{e} (it was edited; grade the bundle again)"))?;
-    if stored.schema_version != council::ARBITRATION_SCHEMA {
-        return Err(format!(
-            "it has schema_version {}; this build reads {} (grade the bundle again)",
-            stored.schema_version,
-            council::ARBITRATION_SCHEMA
-        ));
-    }
-    let m = bundle.manifest();
-    if stored.cell != m.cell || stored.bundle_run_id != m.run_id {
-        return Err(format!(
-            "it grades cell `{}` bundle {}, not cell `{}` bundle {}; grade this bundle",
-            stored.cell, stored.bundle_run_id, m.cell, m.run_id
-        ));
-    }
-    // Re-derived against the seats of the council it names (a council other than the
-    // definition's is its own FAIL reason, not a cascade of seat mismatches).
-    let council = pins.roster.council(&stored.council).map_err(|known| {
-        format!(
-            "it names council `{}`, which the pinned roster does not declare (known: {known})",
-            stored.council
-        )
-    })?;
-    let replies = council::read_replies(&dir, council)?;
-    Ok(Some(council::recheck(
-        &pins.rubric,
-        council,
-        &stored,
-        &replies,
-        &bundle.citable(),
-        facts,
-    )))
 }
 
 fn write_summary(
