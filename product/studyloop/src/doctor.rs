@@ -17,7 +17,7 @@ mod fix;
 mod harnesses;
 
 pub use fix::{FixError, Fixed, fix};
-pub use harnesses::probe_version;
+pub use harnesses::{VersionProbeError, probe_version};
 
 use crate::context::Ctx;
 use crate::{config, scope, settings, state, store, tmux};
