@@ -13,9 +13,9 @@ pub mod bins;
 pub mod caller_env;
 pub mod catalogue;
 pub mod clock;
-pub mod command;
+pub(crate) mod command;
 pub mod evidence;
-pub mod gate;
+pub(crate) mod gate;
 pub mod harness;
 pub mod hex;
 #[cfg(test)]
