@@ -72,7 +72,7 @@ pub fn profile_dir() -> Result<PathBuf, BinError> {
 
 /// The cargo target directory: the nearest ancestor of the profile dir holding
 /// cargo's `CACHEDIR.TAG`, else the profile dir's parent.
-pub fn target_dir() -> Result<PathBuf, BinError> {
+pub(crate) fn target_dir() -> Result<PathBuf, BinError> {
     let profile = profile_dir()?;
     let tagged = profile
         .ancestors()

@@ -22,10 +22,10 @@ use crate::selection::{HARNESS_ORDER, HarnessName, RELEASE_HARNESSES, Selection}
 pub use crate::turn_scripts::{TURN_SCRIPTS, default_turn_script};
 
 /// Surfaces a trial name may start with (the manifest's words).
-pub const SURFACES: [&str; 4] = ["probe", "cli-tmux", "web-acp", "web-acp-browser"];
+pub(crate) const SURFACES: [&str; 4] = ["probe", "cli-tmux", "web-acp", "web-acp-browser"];
 
 /// The name of the always-on catalogue check.
-pub const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
+pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 
 /// Every acceptance trial.
 pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {

@@ -233,7 +233,7 @@ impl PaneDriver {
 
     /// Sends keys one by one, letting the screen settle in between (a TUI's
     /// popup must render before the Enter that picks from it).
-    pub fn send_keys(&mut self, keys: &[Key]) -> Result<(), PaneError> {
+    pub(crate) fn send_keys(&mut self, keys: &[Key]) -> Result<(), PaneError> {
         for key in keys {
             match key {
                 Key::Text(t) => self.type_text(t)?,

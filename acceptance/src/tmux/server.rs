@@ -52,7 +52,7 @@ impl Tmux {
 
     /// The default server a child started with `TMUX_TMPDIR=<tmpdir>` uses:
     /// `<tmpdir>/tmux-<uid>/default`.
-    pub fn for_tmpdir<K, V>(
+    pub(crate) fn for_tmpdir<K, V>(
         tmpdir: &Path,
         env: impl IntoIterator<Item = (K, V)>,
     ) -> Result<Self, TmuxError>
