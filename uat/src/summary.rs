@@ -9,7 +9,7 @@ use studyloop_acceptance::evidence::Manifest;
 use crate::bundle::Bundle;
 
 /// The sign-off summary's format version.
-pub const SUMMARY_SCHEMA: u32 = 1;
+pub(crate) const SUMMARY_SCHEMA: u32 = 1;
 
 fn json_of<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
@@ -63,7 +63,7 @@ pub fn bundle_summary(bundle: &Bundle) -> Value {
 /// As [`bundle_summary`], from a manifest still being written, plus the note on what
 /// is and is not graded: the redacted summary a journey writes inside its own bundle.
 #[must_use]
-pub fn journey_summary(m: &Manifest, arbitration_note: &str) -> Value {
+pub(crate) fn journey_summary(m: &Manifest, arbitration_note: &str) -> Value {
     let mut value = manifest_summary(m);
     if let Some(map) = value.as_object_mut() {
         map.insert("arbitration_note".into(), Value::from(arbitration_note));

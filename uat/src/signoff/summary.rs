@@ -15,7 +15,7 @@ use crate::strict::CellResult;
 use crate::summary::{SUMMARY_SCHEMA, run_facts};
 
 /// Everything the sign-off summary is assembled from.
-pub struct SignoffParts<'a> {
+pub(crate) struct SignoffParts<'a> {
     /// The sign-off's own run id.
     pub run_id: &'a str,
     /// When the sign-off ran (RFC 3339 UTC).
@@ -42,7 +42,7 @@ pub struct SignoffParts<'a> {
 
 /// The candidate sign-off summary (before the redaction scan).
 #[must_use]
-pub fn signoff_summary(p: &SignoffParts<'_>) -> Value {
+pub(crate) fn signoff_summary(p: &SignoffParts<'_>) -> Value {
     let mut journeys = Map::new();
     for cell in p.cells {
         let mut entry = run_facts(p.bundles.get(cell.id.as_str()).map(|b| b.manifest()));
