@@ -219,7 +219,7 @@ impl Grader<'_> {
                 }
                 SeatStatus::Scored { scores }
             }
-            Err(reason) => unscored(reason),
+            Err(reason) => unscored(reason.to_string()),
         };
         (status, response.usage.output_tokens, Some(text))
     }

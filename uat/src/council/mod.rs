@@ -19,7 +19,7 @@ pub use grade::{
 };
 pub use prompt::{MAX_FILE_CHARS, MAX_TOTAL_CHARS, SeatPrompt, build as build_prompt};
 pub use recheck::{MAX_ARBITRATION_BYTES, Rechecked, ReplyReadError, read_replies, recheck};
-pub use reply::{CriterionScore, parse as parse_reply};
+pub use reply::{CriterionScore, ReplyError, parse as parse_reply};
 pub use report::render;
 pub use roster::{
     Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, JudgeBudget, Roster, Seat,

@@ -139,7 +139,9 @@ pub fn recheck(
                             recorded.map_or("missing".to_owned(), |r| describe(&r.status)),
                         ));
                     }
-                    SeatStatus::Unscored { reason }
+                    SeatStatus::Unscored {
+                        reason: reason.to_string(),
+                    }
                 }
             },
             None => match recorded.map(|r| &r.status) {
