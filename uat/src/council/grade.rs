@@ -186,7 +186,10 @@ impl Grader<'_> {
     ) -> (SeatStatus, Option<u64>, Option<String>) {
         let endpoint = match seat.endpoint(self.env, self.stub.as_ref()) {
             Ok(endpoint) => endpoint,
-            Err(reason) => return (SeatStatus::Absent { reason }, None, None),
+            Err(absent) => {
+                let reason = absent.to_string();
+                return (SeatStatus::Absent { reason }, None, None);
+            }
         };
         let unscored = |reason: String| SeatStatus::Unscored {
             reason: self.redactor.redact(&reason),

@@ -23,5 +23,5 @@ pub use reply::{CriterionScore, ReplyError, parse as parse_reply};
 pub use report::render;
 pub use roster::{
     Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, JudgeBudget, Roster, Seat,
-    StubTarget, StubWire, UnknownCouncil,
+    SeatAbsent, StubTarget, StubWire, UnknownCouncil,
 };
