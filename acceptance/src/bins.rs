@@ -28,6 +28,35 @@ pub enum BinError {
         /// Where it was expected.
         path: PathBuf,
     },
+    /// Cargo could not be started to build a test runner.
+    #[error(
+        "cannot run cargo to build the `{name}` runner: {source} (set CARGO or put cargo on PATH)"
+    )]
+    CargoSpawn {
+        /// The runner's test target name.
+        name: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Cargo ran but could not build a test runner.
+    #[error(
+        "cargo could not build the `{name}` runner: {stderr} (run `cargo test --workspace --test {name} --no-run` to see the full error)"
+    )]
+    CargoBuild {
+        /// The runner's test target name.
+        name: String,
+        /// Cargo's stderr, trimmed.
+        stderr: String,
+    },
+    /// Cargo built, but named no test executable for the runner.
+    #[error(
+        "cargo named no executable for the `{name}` runner (is `{name}` a `[[test]]` target of this workspace?)"
+    )]
+    NoRunner {
+        /// The runner's test target name.
+        name: String,
+    },
 }
 
 /// `target/<profile>/`: the directory of the running executable, one level up
@@ -43,7 +72,7 @@ pub fn profile_dir() -> Result<PathBuf, BinError> {
 
 /// The cargo target directory: the nearest ancestor of the profile dir holding
 /// cargo's `CACHEDIR.TAG`, else the profile dir's parent.
-pub fn target_dir() -> Result<PathBuf, BinError> {
+pub(crate) fn target_dir() -> Result<PathBuf, BinError> {
     let profile = profile_dir()?;
     let tagged = profile
         .ancestors()
@@ -80,8 +109,8 @@ pub fn path(name: &str) -> Result<PathBuf, BinError> {
 /// flavour is built).
 ///
 /// # Errors
-/// A one-line reason when cargo cannot build it or names no executable.
-pub fn test_runner(name: &str, sources: &[&str]) -> Result<PathBuf, String> {
+/// [`BinError::CargoSpawn`], [`BinError::CargoBuild`] or [`BinError::NoRunner`].
+pub fn test_runner(name: &str, sources: &[&str]) -> Result<PathBuf, BinError> {
     if let Some(fresh) = fresh_test_runner(name, sources) {
         return Ok(fresh);
     }
@@ -97,12 +126,15 @@ pub fn test_runner(name: &str, sources: &[&str]) -> Result<PathBuf, String> {
             "--message-format=json",
         ])
         .output()
-        .map_err(|e| format!("cannot run cargo to build the `{name}` runner: {e}"))?;
+        .map_err(|source| BinError::CargoSpawn {
+            name: name.to_owned(),
+            source,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "cargo could not build the `{name}` runner: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(BinError::CargoBuild {
+            name: name.to_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
     }
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -115,7 +147,9 @@ pub fn test_runner(name: &str, sources: &[&str]) -> Result<PathBuf, String> {
                     .is_some_and(|k| k.iter().any(|k| k == "test"))
         })
         .and_then(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .ok_or_else(|| format!("cargo named no executable for the `{name}` runner"))
+        .ok_or_else(|| BinError::NoRunner {
+            name: name.to_owned(),
+        })
 }
 
 fn fresh_test_runner(name: &str, sources: &[&str]) -> Option<PathBuf> {

@@ -10,23 +10,22 @@
 
 use std::collections::BTreeSet;
 
-use studyloop_actors::turn_script::{TurnScript, TurnScriptError};
+use studyloop_actors::turn_script::TurnScript;
 
 use crate::probe;
 use crate::runner::{TrialReport, TrialSpec};
 use crate::selection::{HARNESS_ORDER, HarnessName, RELEASE_HARNESSES, Selection};
 
-/// The turn scripts shipped in `acceptance/turn-scripts/`, by file name.
-pub const TURN_SCRIPTS: &[(&str, &str)] = &[(
-    "study-v1.json",
-    include_str!("../turn-scripts/study-v1.json"),
-)];
+// Kept here for callers written before the leaf existed; new code imports
+// `crate::turn_scripts` (the catalogue imports every lane, so a lane importing
+// the catalogue is an import circle).
+pub use crate::turn_scripts::{TURN_SCRIPTS, default_turn_script};
 
 /// Surfaces a trial name may start with (the manifest's words).
-pub const SURFACES: [&str; 4] = ["probe", "cli-tmux", "web-acp", "web-acp-browser"];
+pub(crate) const SURFACES: [&str; 4] = ["probe", "cli-tmux", "web-acp", "web-acp-browser"];
 
 /// The name of the always-on catalogue check.
-pub const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
+pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 
 /// Every acceptance trial.
 pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
@@ -64,11 +63,6 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
         }
     }));
     specs
-}
-
-/// The default turn script (`study-v1.json`), loaded strictly.
-pub fn default_turn_script() -> Result<TurnScript, TurnScriptError> {
-    TurnScript::from_json_str(TURN_SCRIPTS[0].1)
 }
 
 /// Every problem with a catalogue of trial names and the shipped turn scripts.

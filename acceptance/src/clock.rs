@@ -11,7 +11,7 @@ pub fn now_rfc3339() -> String {
 }
 
 /// Now as the compact stamp a run id starts with, e.g. `20261130T035100Z`.
-pub fn now_compact() -> String {
+pub(crate) fn now_compact() -> String {
     Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string()
 }
 

@@ -85,14 +85,14 @@ pub enum RunError {
 
 impl RunError {
     /// Whether the program was simply not found.
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         matches!(self, RunError::Spawn { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
     }
 }
 
 /// Runs `cmd` in a new process group with stdin closed and both outputs
 /// captured, killing the group if it outlives `timeout`.
-pub fn run_bounded(cmd: &mut Command, timeout: Duration) -> Result<Finished, RunError> {
+pub(crate) fn run_bounded(cmd: &mut Command, timeout: Duration) -> Result<Finished, RunError> {
     prepare(cmd);
     let program = program_name(cmd);
     let child = cmd.spawn().map_err(|source| RunError::Spawn {
@@ -112,13 +112,17 @@ pub fn prepare(cmd: &mut Command) -> &mut Command {
 }
 
 /// The program of `cmd`, for messages.
-pub fn program_name(cmd: &Command) -> String {
+pub(crate) fn program_name(cmd: &Command) -> String {
     cmd.get_program().to_string_lossy().into_owned()
 }
 
 /// Waits for a child spawned after [`prepare`], collecting its output, and
 /// kills its process group (the child's pid) at the deadline.
-pub fn wait_bounded(child: Child, program: &str, timeout: Duration) -> Result<Finished, RunError> {
+pub(crate) fn wait_bounded(
+    child: Child,
+    program: &str,
+    timeout: Duration,
+) -> Result<Finished, RunError> {
     wait_bounded_or_cancelled(child, program, timeout, || false)
 }
 
@@ -126,7 +130,7 @@ pub fn wait_bounded(child: Child, program: &str, timeout: Duration) -> Result<Fi
 /// holds (checked every few ms): then the error is [`RunError::Wait`] of kind
 /// `Interrupted`. Cleanup paths use [`wait_bounded`]: they must finish after
 /// a cancel.
-pub fn wait_bounded_or_cancelled(
+pub(crate) fn wait_bounded_or_cancelled(
     mut child: Child,
     program: &str,
     timeout: Duration,

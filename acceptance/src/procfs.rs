@@ -59,7 +59,7 @@ pub fn processes_with_env(name: &str, value: &std::ffi::OsStr) -> Vec<i32> {
 /// `matches(cmdline, environ)` holds, as `(pid, command line with spaces)`,
 /// sorted by pid. The one `/proc` scanner: sweeps and leak validators share it
 /// so both see a child caught inside `execve` (see [`EXEC_WINDOW`]).
-pub fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, String)> {
+pub(crate) fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, String)> {
     let me = i32::try_from(std::process::id()).unwrap_or(0);
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -112,7 +112,7 @@ pub fn processes_where(matches: impl Fn(&[u8], &[u8]) -> bool) -> Vec<(i32, Stri
 /// `/proc` entry cannot be read but that `kill(pid, 0)` still finds (hidden by
 /// `hidepid`, or no `/proc`) counts as alive: the caller must not destroy
 /// what a live process may own.
-pub fn is_same_live_process(pid: i32, start: u64) -> bool {
+pub(crate) fn is_same_live_process(pid: i32, start: u64) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => parse_stat(&stat).is_some_and(|s| !s.gone() && s.start == Some(start)),
         Err(_) => {
@@ -131,7 +131,7 @@ pub fn start_time(pid: i32) -> Option<u64> {
 
 /// The pid namespace `pid` lives in (the `/proc/<pid>/ns/pid` link, e.g.
 /// `pid:[4026531836]`): pids recorded in one namespace mean nothing in another.
-pub fn pid_namespace(pid: i32) -> Option<String> {
+pub(crate) fn pid_namespace(pid: i32) -> Option<String> {
     let link = std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()?;
     link.to_str().map(str::to_owned)
 }

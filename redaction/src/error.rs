@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::pinned::{LoadError, PinError};
-use crate::summary::Violation;
+use crate::violation::Violation;
 
 /// Everything that can go wrong while loading rules or redacting.
 #[derive(Debug, thiserror::Error)]

@@ -3,9 +3,8 @@
 //! allowed to leave a private evidence bundle, and a [`Redactor`] that rewrites free text
 //! with stable placeholders.
 //!
-//! This crate is also the home of the two mechanisms every pinned data file shares:
-//! [`pinned`] (version → sha256 registry checks) and [`yaml`] (the one YAML parser). The
-//! rubric, council roster and sign-off definition use them rather than their own copies.
+//! The rules file is loaded through `studyloop-pinned` (the one pin check and YAML loader
+//! every pinned data file shares), re-exported here as [`pinned`] and [`yaml`].
 //!
 //! It does not decide what goes into a summary (the UAT crate builds it) and it does not
 //! write files.
@@ -13,17 +12,17 @@
 mod error;
 mod literal;
 mod pattern;
-pub mod pinned;
 mod redactor;
 mod rules;
 mod summary;
-pub mod yaml;
+mod violation;
 
 pub use error::RedactionError;
-pub use pinned::PinError;
 pub use redactor::{Finding, MAX_PASSES, MIN_SECRET_LEN, Redactor};
 pub use rules::{
     CURRENT_VERSION, DEFAULT_REGISTRY_FILE, DEFAULT_RULES_FILE, Pattern, REDACT_GROUP,
     RedactionRules,
 };
+pub use studyloop_pinned::PinError;
+pub use studyloop_pinned::{self as pinned, yaml};
 pub use summary::{Part, Violation, redact_summary};

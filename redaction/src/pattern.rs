@@ -6,7 +6,8 @@
 
 use regex::Regex;
 
-use crate::rules::REDACT_GROUP;
+/// The only named capture group a pattern may use: the part of a match to replace.
+pub const REDACT_GROUP: &str = "redact";
 
 /// One detection pattern: what it finds and what replaces it.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use regex::{Regex, RegexBuilder};
 
-pub use crate::pattern::Pattern;
+pub use crate::pattern::{Pattern, REDACT_GROUP};
 use serde::Deserialize;
 
 use crate::error::RedactionError;
@@ -36,8 +36,6 @@ const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
 /// bounded repetitions need room for their states, or the engine gives up the DFA for a
 /// far slower one on long text.
 const DFA_CACHE: usize = 32 << 20;
-/// The only named capture group a pattern may use: the part of a match to replace.
-pub const REDACT_GROUP: &str = "redact";
 
 /// Loaded, verified redaction rules.
 #[derive(Debug, Clone)]

@@ -7,44 +7,12 @@
 //! (`{"aws_secret_access_key": "..."}`): keys and values scanned apart would both pass. It never rewrites a value into a "clean" one: a summary that needed
 //! rewriting was built wrong, and the fix belongs where it was built.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use crate::error::RedactionError;
 use crate::redactor::Redactor;
 use crate::rules::RedactionRules;
-
-/// Which part of a JSON entry leaked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
-    /// An object key.
-    Key,
-    /// A string value.
-    Value,
-}
-
-/// One leak found in a summary. Its path is rendered with the offending text already
-/// redacted, so reporting a violation never repeats the secret.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// Where: `$`, then `.key` and `[index]` steps (keys shown redacted).
-    pub path: String,
-    /// Key or value.
-    pub part: Part,
-    /// The rule that matched (pattern id or `known-secret:<NAME>`).
-    pub rule: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let part = match self.part {
-            Part::Key => "key",
-            Part::Value => "value",
-        };
-        write!(f, "{part} at `{}` matches `{}`", self.path, self.rule)
-    }
-}
+pub use crate::violation::{Part, Violation};
 
 /// Keeps `rules`' allow-listed keys of `summary` and proves nothing in them leaks.
 ///

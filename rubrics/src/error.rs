@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-use studyloop_redaction::PinError;
-use studyloop_redaction::pinned::LoadError;
+use studyloop_pinned::{LoadError, PinError};
 
 /// Why a rubric could not be loaded.
 #[derive(Debug, thiserror::Error)]

@@ -34,7 +34,7 @@ fn match_segment(pat: &[u8], text: &[u8]) -> bool {
 /// Whether `pattern` is an acceptable evidence entry: relative, no `..`, no empty
 /// segment, no backslash.
 #[must_use]
-pub fn is_valid(pattern: &str) -> bool {
+pub(crate) fn is_valid(pattern: &str) -> bool {
     !pattern.is_empty()
         && !pattern.starts_with('/')
         && !pattern.contains('\\')

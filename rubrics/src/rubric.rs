@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::Deserialize;
-use studyloop_redaction::pinned::{self, Loaded};
+use studyloop_pinned::{self as pinned, Loaded};
 
 use crate::error::RubricError;
 use crate::glob;

@@ -1,7 +1,7 @@
 //! The rubric loader: the shipped rubric loads with the expected criteria and veto
 //! rules, and every malformed, unregistered or tampered rubric is refused by name.
 
-use studyloop_redaction::{PinError, pinned};
+use studyloop_pinned::{self as pinned, PinError};
 use studyloop_rubrics::{Rubric, RubricError, Rule};
 
 const RUBRIC: &[u8] = include_bytes!("../rubric_v1.md");

@@ -110,7 +110,7 @@ impl Bundle {
 
 /// The grading directory beside the bundle at `dir`.
 #[must_use]
-pub fn arbitration_dir_for(dir: &Path) -> PathBuf {
+pub(crate) fn arbitration_dir_for(dir: &Path) -> PathBuf {
     let mut name = dir
         .file_name()
         .map(|n| n.to_os_string())

@@ -16,9 +16,9 @@ use crate::pinned_yaml::{self, PinnedFileError};
 use crate::strict::Cell;
 
 /// The definition shipped with this crate.
-pub const DEFAULT_SIGNOFF_FILE: &str = "signoff_v2.yaml";
+pub(crate) const DEFAULT_SIGNOFF_FILE: &str = "signoff_v2.yaml";
 /// Its registry.
-pub const DEFAULT_SIGNOFF_REGISTRY: &str = "signoff_registry.json";
+pub(crate) const DEFAULT_SIGNOFF_REGISTRY: &str = "signoff_registry.json";
 const DEFAULT_SIGNOFF: &[u8] = include_bytes!("../signoff_v2.yaml");
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../signoff_registry.json");
 

@@ -46,7 +46,7 @@ pub enum InputError {
 ///
 /// # Errors
 /// [`InputError`] naming the path and what was expected.
-pub fn classify(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
+pub(crate) fn classify(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
     if paths.is_empty() {
         return Err(InputError::Empty);
     }

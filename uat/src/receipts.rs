@@ -20,7 +20,7 @@ use studyloop_acceptance::selection::{HARNESS_ORDER, Maturity};
 use studyloop_redaction::Redactor;
 
 /// Clean runs per cell the release contract asks for.
-pub const REQUIRED_CLEAN_RUNS: usize = 3;
+pub(crate) const REQUIRED_CLEAN_RUNS: usize = 3;
 /// The generated matrix, relative to the receipts dir.
 pub const COVERAGE_FILE: &str = "COVERAGE.md";
 /// Surfaces whose bundles become receipts (probes are not lanes).
@@ -123,7 +123,10 @@ fn read_json(path: &Path, what: &'static str) -> Result<Value, ReceiptError> {
 
 /// The receipt for one bundle, or `None` when the bundle is not a lane run
 /// (a probe, a UAT journey, a skipped trial).
-pub fn from_bundle(bundle: &Path, redactor: &Redactor) -> Result<Option<Receipt>, ReceiptError> {
+pub(crate) fn from_bundle(
+    bundle: &Path,
+    redactor: &Redactor,
+) -> Result<Option<Receipt>, ReceiptError> {
     let m = read_json(&bundle.join("manifest.json"), "manifest")?;
     let s = |k: &str| m.get(k).and_then(Value::as_str).map(|v| redactor.redact(v));
     let surface = s("surface").unwrap_or_default();
@@ -185,7 +188,7 @@ pub fn from_bundle(bundle: &Path, redactor: &Redactor) -> Result<Option<Receipt>
 }
 
 /// Where a receipt lives under the receipts dir.
-pub fn receipt_path(r: &Receipt) -> PathBuf {
+pub(crate) fn receipt_path(r: &Receipt) -> PathBuf {
     let day = r.date.get(..10).unwrap_or("unknown-date");
     let mode = r.auth_mode.as_deref().unwrap_or("unknown-auth");
     PathBuf::from(day)
@@ -252,7 +255,9 @@ pub fn collect(
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(io("create", parent))?;
             }
-            let mut text = serde_json::to_string_pretty(&receipt).unwrap_or_default();
+            // An unserialisable receipt is an error, never an empty file.
+            let mut text = serde_json::to_string_pretty(&receipt)
+                .map_err(|e| io("serialise", &path)(e.into()))?;
             text.push('\n');
             crate::atomic::write(&path, text.as_bytes(), 0o644).map_err(io("write", &path))?;
             added += 1;

@@ -167,7 +167,7 @@ pub fn evaluate(cells: &[Cell], results: &Results) -> Verdict {
 /// `failed` then a `passed`, a skip-ledger skip and a results pass) or different bundles,
 /// naming each source as `file:line`.
 #[must_use]
-pub fn disagreements(cells: &[Cell], records: &RunRecords) -> Vec<String> {
+pub(crate) fn disagreements(cells: &[Cell], records: &RunRecords) -> Vec<String> {
     let mut reasons = Vec::new();
     for cell in cells.iter().filter(|c| c.required) {
         let Some(status) = records.get(&cell.id) else {

@@ -143,7 +143,7 @@ impl BundleWriter {
         self.manifest.file_inventory = inventory::inventory(&self.dir)?;
         atomic_write(
             &self.dir.join(MANIFEST_NAME),
-            self.manifest.to_json().as_bytes(),
+            self.manifest.to_json()?.as_bytes(),
         )
     }
 }

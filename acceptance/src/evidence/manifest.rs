@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::evidence::RunId;
+use crate::evidence::{EvidenceError, MANIFEST_NAME, RunId};
 use crate::selection::AuthMode;
 
 /// The schema version this build writes and reads.
@@ -159,11 +159,16 @@ impl Manifest {
 
     /// The manifest as JSON text: keys sorted at every level, 2-space indent,
     /// trailing newline.
-    pub fn to_json(&self) -> String {
-        let value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        let mut text = serde_json::to_string_pretty(&sorted(value)).unwrap_or_default();
-        text.push('\n');
-        text
+    ///
+    /// # Errors
+    /// [`EvidenceError::Json`] when a field cannot be serialised: the manifest is
+    /// never written as `null` or empty in its place.
+    pub fn to_json(&self) -> Result<String, EvidenceError> {
+        let value = serde_json::to_value(self).map_err(|source| EvidenceError::Json {
+            rel: MANIFEST_NAME.to_owned(),
+            source,
+        })?;
+        Ok(format!("{:#}\n", sorted(value)))
     }
 }
 
@@ -205,7 +210,10 @@ mod tests {
         m.auth_mode = Some(AuthMode::StubProvider);
         m.seeds.insert("zeta".into(), 1);
         m.seeds.insert("alpha".into(), 2);
-        let text = m.to_json();
+        let text = m.to_json().unwrap();
+        // The same bytes as the pretty printer it replaced, keys sorted.
+        let value = sorted(serde_json::to_value(&m).unwrap());
+        assert_eq!(text, serde_json::to_string_pretty(&value).unwrap() + "\n");
         assert!(text.ends_with("}\n"));
         assert!(text.contains("\n  \"actor_backend\": null,"), "{text}");
         assert!(text.contains("\"auth_mode\": \"stub-provider\""), "{text}");

@@ -48,20 +48,34 @@ pub enum ProvisionError {
         harness: HarnessName,
     },
     /// Writing a config file failed.
-    #[error("{harness}: writing {path}: {message}")]
+    #[error(
+        "{harness}: writing {path}: {source}; check the scratch home is writable and the disk not full"
+    )]
     Write {
         /// The harness.
         harness: HarnessName,
         /// The file.
         path: PathBuf,
         /// The cause.
-        message: String,
+        #[source]
+        source: WriteError,
     },
     /// Building codex's model catalog failed.
     #[error(
         "codex: building the stub model catalog from `codex debug models --bundled` failed: {0}; run `just harnesses` to reinstall the pinned codex"
     )]
     CodexCatalog(String),
+}
+
+/// Why one private config file could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// Its private (0700) parent directory could not be made.
+    #[error("cannot create its directory: {0}")]
+    Dir(#[source] std::io::Error),
+    /// The atomic write itself failed.
+    #[error(transparent)]
+    File(#[from] crate::evidence::EvidenceError),
 }
 
 /// Provisions `spec` under `home` for `mode`. `stub_url` is the stub's base
@@ -107,11 +121,11 @@ pub fn provision(
             let mut files = Vec::new();
             for f in &config.files {
                 let path = home.join(&f.path);
-                write_private(&path, f.contents.as_bytes()).map_err(|message| {
+                write_private(&path, f.contents.as_bytes()).map_err(|source| {
                     ProvisionError::Write {
                         harness,
                         path: path.clone(),
-                        message,
+                        source,
                     }
                 })?;
                 files.push(path);
@@ -142,13 +156,15 @@ fn codex_catalog(env: &Env) -> Result<String, ProvisionError> {
             done.stderr_text().trim()
         )));
     }
-    stub_config::codex_catalog(&done.stdout_text()).map_err(ProvisionError::CodexCatalog)
+    stub_config::codex_catalog(&done.stdout_text())
+        .map_err(|e| ProvisionError::CodexCatalog(e.to_string()))
 }
 
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().ok_or("no parent directory")?;
-    crate::private_fs::create_dir(dir).map_err(|e| e.to_string())?;
-    crate::evidence::atomic_write(path, bytes).map_err(|e| e.to_string())
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    // Every config path is joined onto the scratch home, so it has a parent.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    crate::private_fs::create_dir(dir).map_err(WriteError::Dir)?;
+    Ok(crate::evidence::atomic_write(path, bytes)?)
 }
 
 #[cfg(test)]

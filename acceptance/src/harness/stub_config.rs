@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use serde_json::json;
 
 /// Model id every harness is configured with; the stub answers any model.
-pub const STUB_MODEL: &str = "stub-model";
+pub(crate) const STUB_MODEL: &str = "stub-model";
 /// The fake key harnesses send to the stub (it checks none unless told to).
-pub const STUB_KEY: &str = "sk-stub-local";
+pub(crate) const STUB_KEY: &str = "sk-stub-local";
 /// Where codex's one-model catalog goes, relative to HOME.
-pub const CODEX_CATALOG: &str = ".codex/stub-model-catalog.json";
+pub(crate) const CODEX_CATALOG: &str = ".codex/stub-model-catalog.json";
 
 /// Where the stub is and where the harness's HOME is.
 #[derive(Debug, Clone)]
@@ -53,10 +53,10 @@ fn file(path: &str, contents: String) -> ConfigFile {
     }
 }
 
+/// `value` as 2-space-indented JSON with a trailing newline (`Value`'s alternate
+/// `Display`, the same bytes as `to_string_pretty`, and infallible: no empty config).
 fn pretty(value: &serde_json::Value) -> String {
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
-    s.push('\n');
-    s
+    format!("{value:#}\n")
 }
 
 /// A TOML basic string (quotes, backslashes and controls escaped).
@@ -111,7 +111,7 @@ pub fn codex(t: &StubTarget) -> StubConfig {
 }
 
 /// The env that keeps Claude Code on loopback whatever the auth mode.
-pub const CLAUDE_OFFLINE_ENV: [(&str, &str); 5] = [
+pub(crate) const CLAUDE_OFFLINE_ENV: [(&str, &str); 5] = [
     ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
     ("CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL", "1"),
     ("DISABLE_AUTOUPDATER", "1"),
@@ -151,7 +151,7 @@ pub fn claude(t: &StubTarget) -> StubConfig {
 }
 
 /// The env that keeps pi offline whatever the auth mode.
-pub const PI_OFFLINE_ENV: [(&str, &str); 3] = [
+pub(crate) const PI_OFFLINE_ENV: [(&str, &str); 3] = [
     ("PI_OFFLINE", "1"),
     ("PI_SKIP_VERSION_CHECK", "1"),
     ("PI_TELEMETRY", "0"),
@@ -183,7 +183,7 @@ pub fn pi(t: &StubTarget) -> StubConfig {
 }
 
 /// The env that stops opencode's update check and models.dev fetch.
-pub const OPENCODE_OFFLINE_ENV: [(&str, &str); 2] = [
+pub(crate) const OPENCODE_OFFLINE_ENV: [(&str, &str); 2] = [
     ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
     ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
 ];
@@ -226,24 +226,41 @@ pub fn grok(t: &StubTarget) -> StubConfig {
     }
 }
 
+/// Why codex's bundled model catalog could not become the stub's one-model catalog.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CatalogError {
+    /// The output of `codex debug models --bundled` is not JSON.
+    #[error("the bundled catalog is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// Neither a `models` array nor a top-level array.
+    #[error("the bundled catalog has no `models` array")]
+    NoModels,
+    /// The array is empty.
+    #[error("the bundled catalog lists no model")]
+    Empty,
+    /// The chosen entry is not a JSON object.
+    #[error("a model entry of the bundled catalog is not an object")]
+    NotAnObject,
+}
+
 /// Builds codex's one-model catalog from `codex debug models --bundled`: the
 /// `gpt-5.5` entry (or the first) renamed to the stub model, its upgrade prompt
 /// removed, plus the two fields older codex cores (zed codex-acp 0.16's 0.137)
 /// require.
-pub fn codex_catalog(bundled_json: &str) -> Result<String, String> {
+///
+/// # Errors
+/// [`CatalogError`] naming what the bundled catalog lacks.
+pub(crate) fn codex_catalog(bundled_json: &str) -> Result<String, CatalogError> {
     let bundled: serde_json::Value =
-        serde_json::from_str(bundled_json).map_err(|e| format!("not JSON: {e}"))?;
+        serde_json::from_str(bundled_json).map_err(CatalogError::NotJson)?;
     let models = bundled.get("models").unwrap_or(&bundled);
-    let list = models.as_array().ok_or("no `models` array")?;
+    let list = models.as_array().ok_or(CatalogError::NoModels)?;
     let base = list
         .iter()
         .find(|m| m.get("slug").and_then(|s| s.as_str()) == Some("gpt-5.5"))
         .or_else(|| list.first())
-        .ok_or("the bundled catalog lists no model")?;
-    let mut entry = base
-        .as_object()
-        .cloned()
-        .ok_or("a model entry is not an object")?;
+        .ok_or(CatalogError::Empty)?;
+    let mut entry = base.as_object().cloned().ok_or(CatalogError::NotAnObject)?;
     entry.insert("slug".into(), json!(STUB_MODEL));
     entry.insert("display_name".into(), json!("Stub Model"));
     entry.insert(

@@ -84,7 +84,7 @@ impl RunLog {
     /// Opens (creating, 0700) the run directory `dir` as run `key`. The first
     /// open writes the run marker; a directory whose marker names another run,
     /// or which holds logs but no marker, is refused ([`LedgerError::Taken`]).
-    pub fn open_as(dir: impl Into<PathBuf>, key: &str) -> Result<Self, LedgerError> {
+    pub(crate) fn open_as(dir: impl Into<PathBuf>, key: &str) -> Result<Self, LedgerError> {
         let dir = dir.into();
         let io = |path: &Path| {
             let path = path.to_owned();
@@ -148,7 +148,7 @@ impl RunLog {
     }
 
     /// Where acceptance bundles of this run go: `<dir>/evidence`.
-    pub fn evidence_dir(&self) -> PathBuf {
+    pub(crate) fn evidence_dir(&self) -> PathBuf {
         self.dir.join("evidence")
     }
 

@@ -9,7 +9,7 @@ use regex::Regex;
 /// How many trailing non-blank lines the idle and busy markers are matched
 /// against: a harness's input box and footer live at the bottom, and the same
 /// words higher up are old history.
-pub const MARKER_WINDOW: usize = 12;
+pub(crate) const MARKER_WINDOW: usize = 12;
 
 /// Screen chrome a TUI puts in front of a reply line (bullets, box edges).
 const LEADING_GLYPHS: &[char] = &[
@@ -23,34 +23,34 @@ pub fn tail(screen: &str, n: usize) -> String {
 }
 
 /// Whitespace-collapsed text, so wrapping and padding never decide a match.
-pub fn squash(text: &str) -> String {
+pub(crate) fn squash(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The part of `prompt` used to recognise its echo: its last 32 characters,
 /// whitespace-collapsed (a long prompt may scroll or wrap at its start).
-pub fn echo_probe(prompt: &str) -> String {
+pub(crate) fn echo_probe(prompt: &str) -> String {
     let s = squash(prompt);
     let chars: Vec<char> = s.chars().collect();
     chars[chars.len().saturating_sub(32)..].iter().collect()
 }
 
 /// Whether the screen shows the typed prompt.
-pub fn shows_echo(screen: &str, prompt: &str) -> bool {
+pub(crate) fn shows_echo(screen: &str, prompt: &str) -> bool {
     let probe = echo_probe(prompt);
     probe.is_empty() || squash(screen).contains(&probe)
 }
 
 /// The harness is idle: the idle marker (when the harness has one) is in the
 /// bottom lines and the busy marker (when it has one) is not.
-pub fn is_idle(screen: &str, idle: Option<&Regex>, busy: Option<&Regex>) -> bool {
+pub(crate) fn is_idle(screen: &str, idle: Option<&Regex>, busy: Option<&Regex>) -> bool {
     let bottom = tail(screen, MARKER_WINDOW);
     idle.is_none_or(|r| r.is_match(&bottom)) && busy.is_none_or(|r| !r.is_match(&bottom))
 }
 
 /// Lines of `screen` that are new relative to `baseline` and are not the echo
 /// of `prompt`: the candidate reply when no stub nonce is available.
-pub fn new_lines(baseline: &str, screen: &str, prompt: &str) -> Vec<String> {
+pub(crate) fn new_lines(baseline: &str, screen: &str, prompt: &str) -> Vec<String> {
     let probe = echo_probe(prompt);
     let old: std::collections::HashSet<String> = baseline.lines().map(squash).collect();
     screen

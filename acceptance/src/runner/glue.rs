@@ -1,4 +1,4 @@
-//! From a catalogue to an exit code: gates, selection errors, skip decisions,
+//! From a catalogue to an exit code: the gate (`crate::gate`), selection errors, skip decisions,
 //! the ledger and results lines around each trial.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -9,18 +9,10 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use crate::bins;
 use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
+use crate::gate;
 use crate::ledger::{RunLog, TrialOutcome, open_run};
 use crate::runner::trial::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
 use crate::selection::{Gates, Selection};
-
-/// The reason every gated acceptance trial carries while `STUDYLOOP_ACC` is off.
-pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (README.md#acceptance-tier; run `just testacc`)";
-/// The reason every UAT trial carries while `STUDYLOOP_UAT` is off (and `STUDYLOOP_ACC` on).
-pub const UAT_GATE_OFF_REASON: &str = "STUDYLOOP_UAT is not 1: UAT journeys need their own opt-in on top of STUDYLOOP_ACC=1 (README.md#uat-tier; run `just testuat`)";
-/// The reason every UAT trial carries while `STUDYLOOP_ACC` is off (and `STUDYLOOP_UAT` on).
-pub const UAT_ACC_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: UAT journeys need it as well as STUDYLOOP_UAT=1 (README.md#uat-tier; run `just testuat`, which sets both)";
-/// The reason every UAT trial carries while both gates are off.
-pub const UAT_GATES_OFF_REASON: &str = "STUDYLOOP_ACC and STUDYLOOP_UAT are not 1: UAT journeys need both opt-ins (README.md#uat-tier; run `just testuat`, which sets both)";
 
 /// Exit code for a run refused before any trial (bad selection, unusable run
 /// directory).
@@ -56,7 +48,7 @@ pub fn run_with(
 ) -> ExitCode {
     let label = label(tier);
     let gates = Gates::from_env(caller);
-    let gate_reason = closed_gate_reason(tier, gates);
+    let gate_reason = gate::closed_reason(tier, gates);
     let selection = match (gate_reason, Selection::from_env(caller)) {
         (_, Ok(selection)) => selection,
         // A closed gate always skips; a bad selection matters only once open.
@@ -132,17 +124,6 @@ fn label(tier: Tier) -> &'static str {
     match tier {
         Tier::Acceptance => "studyloop-acceptance",
         Tier::Uat => "studyloop-uat",
-    }
-}
-
-/// The closed gate's reason, naming every missing opt-in of the tier.
-fn closed_gate_reason(tier: Tier, gates: Gates) -> Option<&'static str> {
-    match (tier, gates.acceptance, gates.uat) {
-        (Tier::Acceptance, false, _) => Some(GATE_OFF_REASON),
-        (Tier::Uat, false, false) => Some(UAT_GATES_OFF_REASON),
-        (Tier::Uat, false, true) => Some(UAT_ACC_OFF_REASON),
-        (Tier::Uat, true, false) => Some(UAT_GATE_OFF_REASON),
-        (_, true, _) => None,
     }
 }
 
@@ -242,6 +223,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::GATE_OFF_REASON;
     use crate::selection::HarnessName;
 
     fn spec(gated: bool) -> TrialSpec {
@@ -284,48 +266,5 @@ mod tests {
         );
         let keyed = CallerEnv::from_pairs([("A_KEY_HERE", "x"), ("B_KEY_HERE", "y")]);
         assert_eq!(skip_reason(&spec(true), None, &all, &keyed), None);
-    }
-
-    #[test]
-    fn uat_needs_both_gates() {
-        let open = Gates {
-            acceptance: true,
-            uat: true,
-        };
-        let acc_only = Gates {
-            acceptance: true,
-            uat: false,
-        };
-        let uat_only = Gates {
-            acceptance: false,
-            uat: true,
-        };
-        assert_eq!(closed_gate_reason(Tier::Uat, open), None);
-        assert_eq!(
-            closed_gate_reason(Tier::Uat, acc_only),
-            Some(UAT_GATE_OFF_REASON)
-        );
-        let reason = closed_gate_reason(Tier::Uat, uat_only).unwrap();
-        assert!(reason.starts_with("STUDYLOOP_ACC"), "{reason}");
-        assert_eq!(reason, UAT_ACC_OFF_REASON);
-        let closed = Gates {
-            acceptance: false,
-            uat: false,
-        };
-        let both = closed_gate_reason(Tier::Uat, closed).unwrap();
-        assert_eq!(both, UAT_GATES_OFF_REASON);
-        assert!(
-            both.starts_with("STUDYLOOP_ACC and STUDYLOOP_UAT are not 1")
-                && both.contains("README.md#uat-tier")
-        );
-        assert_eq!(closed_gate_reason(Tier::Acceptance, acc_only), None);
-        assert_eq!(
-            closed_gate_reason(Tier::Acceptance, uat_only),
-            Some(GATE_OFF_REASON)
-        );
-        assert!(
-            UAT_GATE_OFF_REASON.contains("STUDYLOOP_UAT")
-                && UAT_GATE_OFF_REASON.contains("README.md#uat-tier")
-        );
     }
 }

@@ -32,8 +32,8 @@
 mod glue;
 mod trial;
 
-pub use glue::{
-    GATE_OFF_REASON, UAT_ACC_OFF_REASON, UAT_GATE_OFF_REASON, UAT_GATES_OFF_REASON, main, run_with,
-    run_with_words,
+pub use crate::gate::{
+    GATE_OFF_REASON, UAT_ACC_OFF_REASON, UAT_GATE_OFF_REASON, UAT_GATES_OFF_REASON,
 };
+pub use glue::{main, run_with, run_with_words};
 pub use trial::{Requirement, TrialContext, TrialReport, TrialSpec, Unmet, Verdict};

@@ -23,7 +23,6 @@ mod world;
 
 // The deny rules live in one crate shared with the product's child_env.
 pub use env::{Env, EnvError, TestHatch, find_on_path};
-pub(crate) use owner::OWNER_NAME;
 pub use reaper::{ReapReport, describe as describe_reap, reap_orphans};
 pub use studyloop_credentials::{EXACT_DENY, is_denied, looks_like_credential};
 pub use world::{CONFIG_SEED, SENTINEL_NAME, SOCKET_PATH_LIMIT, Scratch, ScratchError};

@@ -11,10 +11,46 @@ use std::fmt::Write as _;
 
 use crate::procfs;
 
-/// The owner record's file name, directly in the scratch root.
-pub(crate) const OWNER_NAME: &str = "owner";
+/// The owner record's file name: the sweeper, which keeps it for last, owns it.
+pub(crate) use crate::sweep::OWNER_NAME;
 /// Records are a few short lines; anything longer is not ours.
 pub(crate) const OWNER_MAX: u64 = 512;
+
+/// Why an owner record was not read. A world whose record is refused is left
+/// as it is: the reaper never guesses at an owner.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum OwnerError {
+    /// The record could not be opened (absent, a symlink, …).
+    #[error("no owner record ({0})")]
+    Open(String),
+    /// The record could not be read.
+    #[error("owner record unreadable ({0})")]
+    Unreadable(String),
+    /// Something other than a regular file stands in its place.
+    #[error("the owner record is not a regular file")]
+    NotAFile,
+    /// A line without `=`.
+    #[error("malformed owner record (line {0:?} is not key=value)")]
+    NotKeyValue(String),
+    /// A key this version does not write.
+    #[error("malformed owner record (unknown key {0:?})")]
+    UnknownKey(String),
+    /// A key written twice.
+    #[error("malformed owner record (key {0:?} appears twice)")]
+    Twice(String),
+    /// A required key is absent.
+    #[error("malformed owner record (no {0}= line)")]
+    Missing(&'static str),
+    /// The token is not the sentinel's 32 hex digits.
+    #[error("malformed owner record (token= is not 32 hex digits)")]
+    Token,
+    /// `pid=` is not a positive pid.
+    #[error("malformed owner record (pid={0} is not a pid)")]
+    Pid(String),
+    /// `start=` is not a number.
+    #[error("malformed owner record (start={0} is not a number)")]
+    Start(String),
+}
 
 /// Who made a scratch world.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,39 +96,37 @@ impl Owner {
     }
 
     /// Parses a record; every key once, none unknown.
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, OwnerError> {
         let (mut pid, mut start, mut pid_ns, mut token) = (None, None, None, None);
         for line in text.lines().filter(|l| !l.is_empty()) {
             let (key, value) = line
                 .split_once('=')
-                .ok_or_else(|| format!("line {line:?} is not key=value"))?;
+                .ok_or_else(|| OwnerError::NotKeyValue(line.to_owned()))?;
             let slot = match key {
                 "pid" => &mut pid,
                 "start" => &mut start,
                 "pid_ns" => &mut pid_ns,
                 "token" => &mut token,
-                other => return Err(format!("unknown key {other:?}")),
+                other => return Err(OwnerError::UnknownKey(other.to_owned())),
             };
             if slot.replace(value.to_owned()).is_some() {
-                return Err(format!("key {key:?} appears twice"));
+                return Err(OwnerError::Twice(key.to_owned()));
             }
         }
-        let need = |v: Option<String>, key: &str| v.ok_or_else(|| format!("no {key}= line"));
+        let need = |v: Option<String>, key: &'static str| v.ok_or(OwnerError::Missing(key));
         let pid = need(pid, "pid")?;
         let start = need(start, "start")?;
         let token = need(token, "token")?;
         if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err("token= is not 32 hex digits".to_owned());
+            return Err(OwnerError::Token);
         }
         Ok(Self {
             pid: pid
                 .parse()
                 .ok()
                 .filter(|p| *p > 0)
-                .ok_or_else(|| format!("pid={pid} is not a pid"))?,
-            start: start
-                .parse()
-                .map_err(|_| format!("start={start} is not a number"))?,
+                .ok_or(OwnerError::Pid(pid))?,
+            start: start.parse().map_err(|_| OwnerError::Start(start))?,
             pid_ns: need(pid_ns, "pid_ns")?,
             token,
         })
@@ -142,7 +176,7 @@ mod tests {
             (format!("{text}garbage\n"), "not key=value"),
             (String::new(), "no pid= line"),
         ] {
-            let err = Owner::parse(&bad).unwrap_err();
+            let err = Owner::parse(&bad).unwrap_err().to_string();
             assert!(err.contains(why), "{bad:?}: {err}");
         }
     }

@@ -26,9 +26,9 @@ use crate::caller_env::CallerEnv;
 use crate::scratch::env::Env;
 use crate::scratch::groups;
 use crate::scratch::layout::Layout;
-use crate::scratch::owner::{Liveness, OWNER_MAX, OWNER_NAME, Owner};
+use crate::scratch::owner::{Liveness, OWNER_MAX, OWNER_NAME, Owner, OwnerError};
 use crate::scratch::world::SENTINEL_NAME;
-use crate::sweep::{self, SCRATCH_PARENT, SCRATCH_PREFIX, SweepTarget};
+use crate::sweep::{self, SCRATCH_PARENT, SCRATCH_PREFIX, SweepError, SweepTarget};
 
 /// What one pass found, world by world.
 #[derive(Debug, Default)]
@@ -62,7 +62,7 @@ fn reap_in(parent: &Path, caller: &CallerEnv) -> ReapReport {
         match reap_one(&root, caller) {
             Ok(Reaped::Swept) => report.reaped.push(root),
             Ok(Reaped::Left(why)) => report.left.push((root, why)),
-            Err(err) => report.failed.push((root, err)),
+            Err(err) => report.failed.push((root, err.to_string())),
         }
     }
     report
@@ -73,7 +73,7 @@ enum Reaped {
     Left(String),
 }
 
-fn reap_one(root: &Path, caller: &CallerEnv) -> Result<Reaped, String> {
+fn reap_one(root: &Path, caller: &CallerEnv) -> Result<Reaped, SweepError> {
     let meta = match std::fs::symlink_metadata(root) {
         Ok(meta) => meta,
         // Swept by its owner (or another reaper) since it was listed.
@@ -134,9 +134,7 @@ fn reap_one(root: &Path, caller: &CallerEnv) -> Result<Reaped, String> {
         sentinel_name: SENTINEL_NAME,
         sentinel_token: &owner.token,
     };
-    sweep::default_real_home(caller)
-        .and_then(|real_home| sweep::sweep(&target, &real_home))
-        .map_err(|e| e.to_string())?;
+    sweep::default_real_home(caller).and_then(|real_home| sweep::sweep(&target, &real_home))?;
     // The lock goes with the fd, after the tree is gone.
     drop(dir);
     Ok(Reaped::Swept)
@@ -144,23 +142,23 @@ fn reap_one(root: &Path, caller: &CallerEnv) -> Result<Reaped, String> {
 
 /// The owner record, read through the root's fd without following a
 /// symlink, from a regular file of bounded size.
-fn read_owner(root: &OwnedFd) -> Result<Owner, String> {
+fn read_owner(root: &OwnedFd) -> Result<Owner, OwnerError> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = openat(root.as_fd(), OWNER_NAME, flags, Mode::empty())
-        .map_err(|e| format!("no owner record ({e})"))?;
+        .map_err(|e| OwnerError::Open(e.to_string()))?;
     let mut file = std::fs::File::from(fd);
     let meta = file
         .metadata()
-        .map_err(|e| format!("owner record unreadable ({e})"))?;
+        .map_err(|e| OwnerError::Unreadable(e.to_string()))?;
     if !meta.is_file() {
-        return Err("the owner record is not a regular file".into());
+        return Err(OwnerError::NotAFile);
     }
     let mut text = String::new();
     (&mut file)
         .take(OWNER_MAX)
         .read_to_string(&mut text)
-        .map_err(|e| format!("owner record unreadable ({e})"))?;
-    Owner::parse(&text).map_err(|e| format!("malformed owner record ({e})"))
+        .map_err(|e| OwnerError::Unreadable(e.to_string()))?;
+    Owner::parse(&text)
 }
 
 /// One line per reaped or failed world, for a runner's stderr or

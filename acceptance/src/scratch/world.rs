@@ -152,7 +152,7 @@ impl Scratch {
     /// Records the process group of a child another type started in its own
     /// group (the stub provider), so closing the world stops it too if its
     /// owner did not.
-    pub fn adopt_group(&self, pgid: u32) {
+    pub(crate) fn adopt_group(&self, pgid: u32) {
         self.groups.record(pgid);
     }
 

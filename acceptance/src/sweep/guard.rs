@@ -8,6 +8,9 @@ use crate::caller_env::CallerEnv;
 pub(crate) const SCRATCH_PARENT: &str = "/tmp";
 /// The name prefix every scratch root carries.
 pub(crate) const SCRATCH_PREFIX: &str = "sl-acc-";
+/// The owner record's file name, directly in the scratch root (`scratch::owner`
+/// writes it); the sweep removes it last, so a sweep stopped part-way can be retried.
+pub(crate) const OWNER_NAME: &str = "owner";
 
 /// What a sweep is asked to remove, and how to recognise it as ours.
 #[derive(Debug, Clone, Copy)]

@@ -28,6 +28,6 @@ mod tests;
 mod unlock;
 mod walk;
 
-pub(crate) use guard::{SCRATCH_PARENT, SCRATCH_PREFIX};
+pub(crate) use guard::{OWNER_NAME, SCRATCH_PARENT, SCRATCH_PREFIX};
 pub use guard::{SweepError, SweepTarget, check_path_guards, default_real_home};
 pub use remove::sweep;

@@ -41,7 +41,7 @@ pub fn sweep(target: &SweepTarget<'_>, real_home: &Path) -> Result<(), SweepErro
     let sentinel = home_rel(target)
         .map(|home| home.join(target.sentinel_name))
         .unwrap_or_default();
-    let keep_last = [sentinel.as_path(), Path::new(crate::scratch::OWNER_NAME)];
+    let keep_last = [sentinel.as_path(), Path::new(super::guard::OWNER_NAME)];
     remove_contents(&root, target.root, &keep_last)?;
     drop(root);
     unlinkat(&parent, root_name.as_c_str(), AtFlags::REMOVEDIR)

@@ -15,5 +15,5 @@ pub mod server;
 pub mod socket;
 
 pub use mentor::{AcpMentor, Stopped, TurnRecord};
-pub use server::{SessionStart, WebServer, WebServerError};
+pub use server::{SessionStart, StartSessionError, WebServer, WebServerError};
 pub use socket::{Frame, Logged, SessionSocket, SocketError};

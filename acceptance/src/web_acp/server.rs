@@ -46,6 +46,30 @@ pub enum WebServerError {
     },
 }
 
+/// Why `POST /api/session/start` gave no usable session.
+#[derive(Debug, thiserror::Error)]
+pub enum StartSessionError {
+    /// No response in time, or the connection failed.
+    #[error(transparent)]
+    Http(crate::web_acp::http::HttpError),
+    /// A status other than 201 (the body says why: a live session, a bad harness, …).
+    #[error("POST /api/session/start answered {status}: {body}")]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The response body.
+        body: String,
+    },
+    /// A 201 without a field a driver needs.
+    #[error("the start response has no `{name}`: {body}")]
+    MissingField {
+        /// The missing field.
+        name: &'static str,
+        /// The response body.
+        body: String,
+    },
+}
+
 /// What a 201 from `POST /api/session/start` carried.
 #[derive(Debug, Clone)]
 pub struct SessionStart {
@@ -112,7 +136,7 @@ impl WebServer {
         energy: u8,
         timeout: Duration,
         record: impl FnOnce(&str),
-    ) -> Result<SessionStart, String> {
+    ) -> Result<SessionStart, StartSessionError> {
         let body = json!({"topic": topic, "agent": agent, "transport": "acp", "energy": energy});
         let resp = http::request(
             &self.addr,
@@ -121,20 +145,23 @@ impl WebServer {
             Some(&body),
             timeout,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(StartSessionError::Http)?;
         record(&resp.text);
         if resp.status != 201 {
-            return Err(format!(
-                "POST /api/session/start answered {}: {}",
-                resp.status, resp.text
-            ));
+            return Err(StartSessionError::Status {
+                status: resp.status,
+                body: resp.text.clone(),
+            });
         }
-        let field = |name: &str| {
+        let field = |name: &'static str| {
             resp.body[name]
                 .as_str()
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
-                .ok_or_else(|| format!("the start response has no `{name}`: {}", resp.text))
+                .ok_or_else(|| StartSessionError::MissingField {
+                    name,
+                    body: resp.text.clone(),
+                })
         };
         Ok(SessionStart {
             id: field("study_session_id")?,

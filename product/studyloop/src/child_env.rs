@@ -37,14 +37,6 @@ pub fn scrub(caller: &Env) -> Env {
     out
 }
 
-/// The names in `env` that [`scrub`] would drop (for `unset` in a pane script).
-pub fn denied_names(env: &Env) -> Vec<String> {
-    env.iter()
-        .filter(|(k, _)| denied_os(k))
-        .map(|(k, _)| k.to_string_lossy().into_owned())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,13 +50,6 @@ mod tests {
         ]);
         let scrubbed = scrub(&caller);
         assert_eq!(scrubbed, Env::from_pairs([("PATH", "/bin")]));
-        assert_eq!(
-            denied_names(&caller),
-            vec![
-                "OPENAI_API_KEY".to_owned(),
-                "STUDYLOOP_TEST_AGENT_CMD".to_owned()
-            ]
-        );
         let mut e = caller.clone();
         strip_hatches(&mut e);
         assert_eq!(

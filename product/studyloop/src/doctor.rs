@@ -16,8 +16,7 @@ use serde::Serialize;
 mod fix;
 mod harnesses;
 
-pub use fix::{FixError, Fixed, fix};
-pub use harnesses::probe_version;
+pub use fix::{FixError, fix};
 
 use crate::context::Ctx;
 use crate::{config, scope, settings, state, store, tmux};

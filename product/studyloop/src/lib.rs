@@ -12,26 +12,26 @@
 //! Every operation takes an explicit [`context::Ctx`] (environment snapshot,
 //! cwd, executable); nothing reads the process environment behind its back.
 
-pub mod adapters;
-pub mod child_env;
+pub(crate) mod adapters;
+pub(crate) mod child_env;
 pub mod cli;
 pub mod config;
 pub mod context;
-pub mod doctor;
+pub(crate) mod doctor;
 pub mod env;
-pub mod feeds;
-pub mod fsutil;
-pub mod ids;
+pub(crate) mod feeds;
+pub(crate) mod fsutil;
+pub(crate) mod ids;
 pub mod modules;
-pub mod persona;
+pub(crate) mod persona;
 pub mod procs;
-pub mod scope;
+pub(crate) mod scope;
 pub mod session;
 pub mod settings;
-pub mod shell;
-pub mod sidebar;
-pub mod state;
-pub mod status;
+pub(crate) mod shell;
+pub(crate) mod sidebar;
+pub(crate) mod state;
+pub(crate) mod status;
 pub mod store;
 pub mod term;
 pub mod tmux;

@@ -98,9 +98,9 @@ impl Grader<'_> {
         let council =
             self.roster
                 .council(self.council)
-                .map_err(|known| CouncilError::UnknownCouncil {
-                    name: self.council.to_owned(),
-                    known,
+                .map_err(|e| CouncilError::UnknownCouncil {
+                    name: e.name,
+                    known: e.known,
                 })?;
         let summary = self.redactor.summary(&summary::bundle_summary(bundle))?;
         let prompt = prompt::build(self.rubric, &summary, bundle, self.redactor);
@@ -186,7 +186,10 @@ impl Grader<'_> {
     ) -> (SeatStatus, Option<u64>, Option<String>) {
         let endpoint = match seat.endpoint(self.env, self.stub.as_ref()) {
             Ok(endpoint) => endpoint,
-            Err(reason) => return (SeatStatus::Absent { reason }, None, None),
+            Err(absent) => {
+                let reason = absent.to_string();
+                return (SeatStatus::Absent { reason }, None, None);
+            }
         };
         let unscored = |reason: String| SeatStatus::Unscored {
             reason: self.redactor.redact(&reason),
@@ -219,7 +222,7 @@ impl Grader<'_> {
                 }
                 SeatStatus::Scored { scores }
             }
-            Err(reason) => unscored(reason),
+            Err(reason) => unscored(reason.to_string()),
         };
         (status, response.usage.output_tokens, Some(text))
     }
@@ -240,9 +243,11 @@ pub fn write(bundle: &Bundle, graded: &Graded) -> Result<PathBuf, CouncilError> 
         let path = seats_dir.join(format!("{seat}.txt"));
         crate::atomic::write(&path, text.as_bytes(), 0o600).map_err(fail(path.clone()))?;
     }
-    let mut json = serde_json::to_string_pretty(&graded.arbitration).unwrap_or_default();
-    json.push('\n');
     let json_path = dir.join(ARBITRATION_JSON);
+    // An unserialisable arbitration is an error, never an empty evidence file.
+    let mut json = serde_json::to_string_pretty(&graded.arbitration)
+        .map_err(|e| fail(json_path.clone())(e.into()))?;
+    json.push('\n');
     crate::atomic::write(&json_path, json.as_bytes(), 0o600).map_err(fail(json_path.clone()))?;
     let md_path = dir.join(ARBITRATION_MD);
     crate::atomic::write(

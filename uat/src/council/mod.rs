@@ -18,10 +18,10 @@ pub use grade::{
     ARBITRATION_JSON, ARBITRATION_MD, CellContext, CouncilError, Graded, Grader, write,
 };
 pub use prompt::{MAX_FILE_CHARS, MAX_TOTAL_CHARS, SeatPrompt, build as build_prompt};
-pub use recheck::{MAX_ARBITRATION_BYTES, Rechecked, read_replies, recheck};
-pub use reply::{CriterionScore, parse as parse_reply};
+pub use recheck::{MAX_ARBITRATION_BYTES, Rechecked, ReplyReadError, read_replies, recheck};
+pub use reply::{CriterionScore, ReplyError, parse as parse_reply};
 pub use report::render;
 pub use roster::{
     Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, JudgeBudget, Roster, Seat,
-    StubTarget, StubWire,
+    SeatAbsent, StubTarget, StubWire, UnknownCouncil,
 };

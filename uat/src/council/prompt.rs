@@ -85,7 +85,8 @@ pub fn build(
     });
     SeatPrompt {
         system,
-        user: serde_json::to_string_pretty(&user).unwrap_or_default(),
+        // A `Value` prints infallibly (alternate `Display` = `to_string_pretty`'s bytes).
+        user: format!("{user:#}"),
     }
 }
 

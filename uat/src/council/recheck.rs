@@ -33,22 +33,46 @@ pub struct Rechecked {
 /// missing one is `None`).
 ///
 /// # Errors
-/// A reply that exists but cannot be read (a FIFO, a symlink, too large), named.
-pub fn read_replies(dir: &Path, council: &Council) -> Result<BTreeMap<String, String>, String> {
+/// [`ReplyReadError`]: a reply that exists but cannot be read (a FIFO, a symlink, too
+/// large) or is not UTF-8, named.
+pub fn read_replies(
+    dir: &Path,
+    council: &Council,
+) -> Result<BTreeMap<String, String>, ReplyReadError> {
     let mut out = BTreeMap::new();
     for seat in &council.seats {
         let path = dir.join("seats").join(format!("{}.txt", seat.id));
         match studyloop_acceptance::private_fs::read_regular(&path, MAX_ARBITRATION_BYTES) {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes)
-                    .map_err(|_| format!("{} is not UTF-8", path.display()))?;
+                    .map_err(|_| ReplyReadError::NotUtf8 { path: path.clone() })?;
                 out.insert(seat.id.clone(), text);
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.to_string()),
+            Err(source) => return Err(ReplyReadError::Read { path, source }),
         }
     }
     Ok(out)
+}
+
+/// A stored seat reply that exists but cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplyReadError {
+    /// Not a readable regular file within the size bound (a FIFO, a symlink, too large).
+    #[error("seat reply {} cannot be read: {source}; grade the bundle again", path.display())]
+    Read {
+        /// The reply file.
+        path: std::path::PathBuf,
+        /// The refusal or I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not UTF-8: not a reply this crate wrote.
+    #[error("seat reply {} is not UTF-8 (it was edited); grade the bundle again", path.display())]
+    NotUtf8 {
+        /// The reply file.
+        path: std::path::PathBuf,
+    },
 }
 
 /// Rebuilds `stored`'s derived fields from `replies` (seat id → reply text) for the
@@ -115,7 +139,9 @@ pub fn recheck(
                             recorded.map_or("missing".to_owned(), |r| describe(&r.status)),
                         ));
                     }
-                    SeatStatus::Unscored { reason }
+                    SeatStatus::Unscored {
+                        reason: reason.to_string(),
+                    }
                 }
             },
             None => match recorded.map(|r| &r.status) {

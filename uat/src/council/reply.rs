@@ -32,18 +32,17 @@ struct Reply {
 /// Parses `text` and checks it against `rubric` and the bundle's citable paths.
 ///
 /// # Errors
-/// Every problem found, joined into one reason.
+/// [`ReplyError`]: not the JSON object, or every problem found (its message joins them
+/// into the one reason recorded for the seat).
 pub fn parse(
     text: &str,
     rubric: &Rubric,
     citable: &BTreeSet<String>,
-) -> Result<BTreeMap<String, CriterionScore>, String> {
+) -> Result<BTreeMap<String, CriterionScore>, ReplyError> {
     let json = extract_json(text);
-    let reply: Reply = serde_json::from_str(json).map_err(|e| {
-        format!(
-            "the reply is not the required JSON object ({e}); it began {:?}",
-            excerpt(text)
-        )
+    let reply: Reply = serde_json::from_str(json).map_err(|e| ReplyError::NotJson {
+        detail: e.to_string(),
+        began: excerpt(text),
     })?;
     let mut problems = Vec::new();
     for criterion in rubric.criteria() {
@@ -102,8 +101,25 @@ pub fn parse(
     if problems.is_empty() {
         Ok(reply.scores)
     } else {
-        Err(problems.join("; "))
+        Err(ReplyError::Problems(problems))
     }
+}
+
+/// Why a seat's reply was not a usable score sheet. The message is the reason recorded
+/// for the unscored seat (and compared again when a sign-off rechecks the arbitration).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    /// Not the JSON object the prompt asks for.
+    #[error("the reply is not the required JSON object ({detail}); it began {began:?}")]
+    NotJson {
+        /// The JSON parser's message.
+        detail: String,
+        /// The reply's first characters (already redacted).
+        began: String,
+    },
+    /// The JSON parsed but breaks the rubric: every problem, in criterion order.
+    #[error("{}", .0.join("; "))]
+    Problems(Vec<String>),
 }
 
 /// The JSON inside `text`: the whole text, or the body of its first fenced code block

@@ -172,15 +172,28 @@ impl Roster {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
-    /// The council named `name`, or the list of known names.
+    /// The council named `name`.
     ///
     /// # Errors
-    /// The known council names, comma-separated, when `name` is unknown.
-    pub fn council(&self, name: &str) -> Result<&Council, String> {
-        self.councils
-            .get(name)
-            .ok_or_else(|| self.councils.keys().cloned().collect::<Vec<_>>().join(", "))
+    /// [`UnknownCouncil`] naming `name` and the known council names.
+    pub fn council(&self, name: &str) -> Result<&Council, UnknownCouncil> {
+        self.councils.get(name).ok_or_else(|| UnknownCouncil {
+            name: name.to_owned(),
+            known: self.councils.keys().cloned().collect::<Vec<_>>().join(", "),
+        })
     }
+}
+
+/// A council name the pinned roster does not declare.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no council named `{name}` in the pinned roster (known: {known}); name one of those, or add the council to a new roster version"
+)]
+pub struct UnknownCouncil {
+    /// The name asked for.
+    pub name: String,
+    /// The roster's council names, comma-separated.
+    pub known: String,
 }
 
 fn validate(council: &Council) -> Result<(), String> {
@@ -275,29 +288,56 @@ pub struct StubTarget {
     pub api_key: Option<String>,
 }
 
+/// Why a seat has no endpoint this run: it is recorded as absent, by name, never
+/// asked. (Its message is the recorded reason.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatAbsent {
+    /// The seat's provider is not one the direct backend knows.
+    #[error("{0}")]
+    Provider(String),
+    /// The model is not in the provider's curated list.
+    #[error("model `{model}` is not curated for `{provider}`")]
+    Model {
+        /// The seat's model id.
+        model: String,
+        /// The provider slug.
+        provider: String,
+    },
+    /// The credential variable is not set in the environment passed in.
+    #[error("{0} is unset")]
+    Unset(&'static str),
+    /// A stub seat, but the run gave no stub provider URL.
+    #[error("no stub provider URL was given for this run (--stub-url)")]
+    NoStubUrl,
+}
+
 impl Seat {
     /// The endpoint for this seat, or why it is absent (a missing credential or stub URL,
     /// by name). Keys come only from `env`, which the caller passes explicitly.
     ///
     /// # Errors
-    /// A one-line reason naming what is missing.
+    /// [`SeatAbsent`] naming what is missing.
     pub fn endpoint(
         &self,
         env: &(impl EnvSource + ?Sized),
         stub: Option<&StubTarget>,
-    ) -> Result<Endpoint, String> {
+    ) -> Result<Endpoint, SeatAbsent> {
         match self.backend {
             Backend::Direct => {
                 let slug = self.provider.as_deref().unwrap_or_default();
-                let profile = direct::profile(slug).map_err(|e| e.to_string())?;
+                let profile =
+                    direct::profile(slug).map_err(|e| SeatAbsent::Provider(e.to_string()))?;
                 let model = profile
                     .models
                     .iter()
                     .find(|m| m.id == self.model)
                     .map(|m| m.id)
-                    .ok_or_else(|| format!("model `{}` is not curated for `{slug}`", self.model))?;
-                let key = setting(env, profile.auth_env)
-                    .ok_or_else(|| format!("{} is unset", profile.auth_env))?;
+                    .ok_or_else(|| SeatAbsent::Model {
+                        model: self.model.clone(),
+                        provider: slug.to_owned(),
+                    })?;
+                let key =
+                    setting(env, profile.auth_env).ok_or(SeatAbsent::Unset(profile.auth_env))?;
                 let settings = DirectSettings {
                     profile,
                     model,
@@ -308,7 +348,7 @@ impl Seat {
             }
             Backend::Gateway => {
                 let key = setting(env, actor_env::LITELLM_API_KEY)
-                    .ok_or_else(|| format!("{} is unset", actor_env::LITELLM_API_KEY))?;
+                    .ok_or(SeatAbsent::Unset(actor_env::LITELLM_API_KEY))?;
                 let base_url = setting(env, actor_env::LITELLM_BASE_URL)
                     .unwrap_or_else(|| actor_env::DEFAULT_LITELLM_BASE_URL.to_owned());
                 Ok(GatewaySettings {
@@ -319,9 +359,7 @@ impl Seat {
                 .endpoint())
             }
             Backend::Stub => {
-                let target = stub.ok_or_else(|| {
-                    "no stub provider URL was given for this run (--stub-url)".to_owned()
-                })?;
+                let target = stub.ok_or(SeatAbsent::NoStubUrl)?;
                 let wire = match self.wire {
                     Some(StubWire::AnthropicCompat) => Wire::AnthropicCompat,
                     _ => Wire::OpenAiCompat {

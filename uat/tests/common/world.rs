@@ -106,7 +106,9 @@ impl World {
                 output_tokens: Some(100),
                 status: match parse_reply(text, rubric, &b.citable()) {
                     Ok(scores) => SeatStatus::Scored { scores },
-                    Err(reason) => SeatStatus::Unscored { reason },
+                    Err(reason) => SeatStatus::Unscored {
+                        reason: reason.to_string(),
+                    },
                 },
             })
             .collect();

@@ -89,9 +89,8 @@ pub(super) fn install(env: &Env, home: &Path, persona_file: &Path) -> Result<(),
         "prompt".into(),
         format!("file://{}", persona_file.display()).into(),
     );
-    let mut bytes =
-        serde_json::to_vec_pretty(&serde_json::Value::Object(agent)).unwrap_or_default();
-    bytes.push(b'\n');
+    // A `Value` prints infallibly (alternate `Display` = `to_vec_pretty`'s bytes).
+    let bytes = format!("{:#}\n", serde_json::Value::Object(agent)).into_bytes();
     crate::fsutil::atomic_write(&json, &bytes, 0o600).map_err(io("write", &json))
 }
 

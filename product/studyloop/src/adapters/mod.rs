@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::env::{self, Env};
 
 pub use kiro::{KIRO_AGENT_NAME, kiro_agents_dir};
-pub use placement::{PrepareInput, Prepared, preflight, prepare, teardown};
+pub use placement::{PrepareInput, preflight, prepare, teardown};
 
 /// An adapter problem.
 #[derive(Debug, thiserror::Error)]

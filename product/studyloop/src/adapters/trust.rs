@@ -56,8 +56,8 @@ pub fn claude(env: &Env, home: &Path, dirs: &[&Path]) -> Result<bool, AdapterErr
     let mode = fs::metadata(&file)
         .map(|m| m.permissions().mode() & 0o777)
         .unwrap_or(0o600);
-    let mut bytes = serde_json::to_vec_pretty(&serde_json::Value::Object(root)).unwrap_or_default();
-    bytes.push(b'\n');
+    // A `Value` prints infallibly (alternate `Display` = `to_vec_pretty`'s bytes).
+    let bytes = format!("{:#}\n", serde_json::Value::Object(root)).into_bytes();
     crate::fsutil::atomic_write(&file, &bytes, mode).map_err(io("write", &file))?;
     Ok(true)
 }

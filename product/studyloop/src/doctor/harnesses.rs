@@ -10,12 +10,40 @@ use crate::adapters::HARNESS_ORDER;
 use crate::context::Ctx;
 use crate::env::Env;
 
+/// Why a harness's `--version` gave no version.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionProbeError {
+    /// The binary could not be started.
+    #[error("cannot run: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// Waiting on it failed.
+    #[error("cannot wait: {0}")]
+    Wait(#[source] std::io::Error),
+    /// It did not exit in time (it was killed).
+    #[error("`--version` did not answer within {0}s")]
+    Timeout(u64),
+    /// It exited unsuccessfully or printed nothing.
+    #[error("`--version` failed ({status}): {first_line}")]
+    Failed {
+        /// How it exited.
+        status: std::process::ExitStatus,
+        /// The first non-empty line it printed (may be empty).
+        first_line: String,
+    },
+    /// The probe thread panicked.
+    #[error("probe panicked")]
+    Panicked,
+}
+
 /// Run `bin --version` with a timeout; the first non-empty output line.
+///
+/// # Errors
+/// [`VersionProbeError`] naming why no version came back.
 pub fn probe_version(
     env: &Env,
     bin: &std::path::Path,
     timeout: Duration,
-) -> Result<String, String> {
+) -> Result<String, VersionProbeError> {
     let mut child_env = env.clone();
     crate::child_env::strip_hatches(&mut child_env);
     let mut child = Command::new(bin)
@@ -26,7 +54,7 @@ pub fn probe_version(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run: {e}"))?;
+        .map_err(VersionProbeError::Spawn)?;
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -37,12 +65,9 @@ pub fn probe_version(
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "`--version` did not answer within {}s",
-                    timeout.as_secs()
-                ));
+                return Err(VersionProbeError::Timeout(timeout.as_secs()));
             }
-            Err(e) => return Err(format!("cannot wait: {e}")),
+            Err(e) => return Err(VersionProbeError::Wait(e)),
         }
     };
     let mut text = String::new();
@@ -63,7 +88,10 @@ pub fn probe_version(
     if status.success() && !first.is_empty() {
         Ok(first)
     } else {
-        Err(format!("`--version` failed ({status}): {first}"))
+        Err(VersionProbeError::Failed {
+            status,
+            first_line: first,
+        })
     }
 }
 
@@ -75,7 +103,7 @@ pub(super) fn checks(ctx: &Ctx) -> (Vec<Check>, Vec<HarnessInfo>) {
         .map(|h| (h.adapter(), h.adapter().resolve_binary(&ctx.env)))
         .collect();
     // Versions in parallel: some CLIs take seconds to print one.
-    let versions: Vec<Option<Result<String, String>>> = std::thread::scope(|s| {
+    let versions: Vec<Option<Result<String, VersionProbeError>>> = std::thread::scope(|s| {
         let handles: Vec<_> = found
             .iter()
             .map(|(_, bin)| {
@@ -85,7 +113,7 @@ pub(super) fn checks(ctx: &Ctx) -> (Vec<Check>, Vec<HarnessInfo>) {
             .collect();
         handles
             .into_iter()
-            .map(|h| h.map(|h| h.join().unwrap_or_else(|_| Err("probe panicked".into()))))
+            .map(|h| h.map(|h| h.join().unwrap_or(Err(VersionProbeError::Panicked))))
             .collect()
     });
     let mut checks = Vec::new();

@@ -41,15 +41,16 @@ impl ClientFrame {
     /// Parses one text frame; the error text is sent back as a `transport_error`.
     ///
     /// # Errors
-    /// A message naming the accepted frame types when the JSON does not fit.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        serde_json::from_str(text).map_err(|e| {
-            format!(
-                "unreadable frame ({e}); send JSON with type input|resize|stop|permission_response"
-            )
-        })
+    /// [`FrameError`], naming the accepted frame types, when the JSON does not fit.
+    pub fn parse(text: &str) -> Result<Self, FrameError> {
+        serde_json::from_str(text).map_err(FrameError)
     }
 }
+
+/// A client frame that is not one of the accepted types.
+#[derive(Debug, thiserror::Error)]
+#[error("unreadable frame ({0}); send JSON with type input|resize|stop|permission_response")]
+pub struct FrameError(#[source] serde_json::Error);
 
 /// The server frames that are not ACP events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,30 +115,32 @@ mod tests {
     #[test]
     fn parses_every_client_frame_and_names_the_set_on_error() {
         assert_eq!(
-            ClientFrame::parse(r#"{"type":"input","data":"hi"}"#),
-            Ok(ClientFrame::Input { data: "hi".into() })
+            ClientFrame::parse(r#"{"type":"input","data":"hi"}"#).ok(),
+            Some(ClientFrame::Input { data: "hi".into() })
         );
         assert_eq!(
-            ClientFrame::parse(r#"{"type":"resize","cols":100,"rows":30}"#),
-            Ok(ClientFrame::Resize {
+            ClientFrame::parse(r#"{"type":"resize","cols":100,"rows":30}"#).ok(),
+            Some(ClientFrame::Resize {
                 cols: 100,
                 rows: 30
             })
         );
         assert_eq!(
-            ClientFrame::parse(r#"{"type":"stop"}"#),
-            Ok(ClientFrame::Stop)
+            ClientFrame::parse(r#"{"type":"stop"}"#).ok(),
+            Some(ClientFrame::Stop)
         );
         let perm =
             r#"{"type":"permission_response","requestId":"7","outcome":{"outcome":"cancelled"}}"#;
         assert_eq!(
-            ClientFrame::parse(perm),
-            Ok(ClientFrame::PermissionResponse {
+            ClientFrame::parse(perm).ok(),
+            Some(ClientFrame::PermissionResponse {
                 request_id: "7".into(),
                 outcome: json!({"outcome": "cancelled"})
             })
         );
-        let err = ClientFrame::parse(r#"{"type":"dance"}"#).expect_err("unknown type");
+        let err = ClientFrame::parse(r#"{"type":"dance"}"#)
+            .expect_err("unknown type")
+            .to_string();
         assert!(
             err.contains("input|resize|stop|permission_response"),
             "{err}"

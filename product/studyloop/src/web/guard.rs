@@ -187,7 +187,7 @@ pub async fn guard(State(app): State<Arc<AppState>>, request: Request, next: Nex
     let upgrade = header_str(headers, header::UPGRADE.as_str()).is_some();
     let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD) || upgrade;
     if changes_state && let Err(why) = same_origin(headers, policy, conn.local) {
-        return refuse(StatusCode::FORBIDDEN, why);
+        return refuse(StatusCode::FORBIDDEN, why.to_string());
     }
     if matches!(*request.method(), Method::GET | Method::HEAD) {
         return next.run(request).await;
@@ -213,27 +213,50 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// The CSRF rule: an allowed `Origin`, else `Sec-Fetch-Site: same-origin`, else
 /// no browser metadata at all (a non-browser client).
-fn same_origin(headers: &HeaderMap, policy: &HostPolicy, local: SocketAddr) -> Result<(), String> {
+fn same_origin(
+    headers: &HeaderMap,
+    policy: &HostPolicy,
+    local: SocketAddr,
+) -> Result<(), CrossSite> {
     if headers.get_all(header::ORIGIN).iter().count() > 1 {
-        return Err("more than one Origin header".into());
+        return Err(CrossSite::ManyOrigins);
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("(not text)");
         return if policy.origin_allowed(origin, local) {
             Ok(())
         } else {
-            Err(format!(
-                "Origin {origin:?} is not this server's; use the console served by StudyLoop ({}), or add the origin to STUDYLOOP_ALLOWED_ORIGINS",
-                policy.own_origins(local).join(", ")
-            ))
+            Err(CrossSite::Origin {
+                origin: origin.to_owned(),
+                own: policy.own_origins(local).join(", "),
+            })
         };
     }
     match header_str(headers, "sec-fetch-site") {
         None | Some("same-origin") => Ok(()),
-        Some(site) => Err(format!(
-            "Sec-Fetch-Site {site:?} without an Origin: cross-site requests are refused"
-        )),
+        Some(site) => Err(CrossSite::FetchSite(site.to_owned())),
     }
+}
+
+/// Why a state-changing request was refused as cross-site (the 403's message).
+#[derive(Debug, thiserror::Error)]
+enum CrossSite {
+    /// Several `Origin` headers: ambiguous, never guessed at.
+    #[error("more than one Origin header")]
+    ManyOrigins,
+    /// An `Origin` that is not this server's nor allow-listed.
+    #[error(
+        "Origin {origin:?} is not this server's; use the console served by StudyLoop ({own}), or add the origin to STUDYLOOP_ALLOWED_ORIGINS"
+    )]
+    Origin {
+        /// The request's origin.
+        origin: String,
+        /// This server's own origins, comma-separated.
+        own: String,
+    },
+    /// No `Origin`, and the browser says the request is cross-site.
+    #[error("Sec-Fetch-Site {0:?} without an Origin: cross-site requests are refused")]
+    FetchSite(String),
 }
 
 fn has_body(headers: &HeaderMap) -> bool {

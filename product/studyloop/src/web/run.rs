@@ -164,9 +164,8 @@ fn lan_names(configured: Vec<String>) -> Result<Vec<String>, WebError> {
 /// The product's common end path for a web session that is still current.
 fn end_hook(ctx: Ctx) -> EndHook {
     Arc::new(move |info: &LiveInfo, _why: &str| {
-        match session::end_if_current(&ctx, &info.study_session_id) {
-            Ok(EndOutcome::Ended(_) | EndOutcome::NothingActive) => Ok(()),
-            Err(e) => Err(e.to_string()),
+        match session::end_if_current(&ctx, &info.study_session_id)? {
+            EndOutcome::Ended(_) | EndOutcome::NothingActive => Ok(()),
         }
     })
 }

@@ -164,7 +164,8 @@ impl Live {
 
 /// What happens after a live session is taken out of the slot: the product's
 /// common end path (notes, DB row, state `ended`). Runs on a blocking thread.
-pub type EndHook = Arc<dyn Fn(&LiveInfo, &str) -> Result<(), String> + Send + Sync>;
+pub type EndHook =
+    Arc<dyn Fn(&LiveInfo, &str) -> Result<(), crate::session::SessionError> + Send + Sync>;
 
 /// How the last session ended (for `state` when idle).
 #[derive(Debug, Clone, Serialize)]
@@ -258,10 +259,12 @@ impl Slot {
         live.stop_transport().await;
         let error = if run_hook {
             let (hook, info, why) = (self.on_end.clone(), live.info.clone(), reason.to_owned());
-            tokio::task::spawn_blocking(move || hook(&info, &why))
-                .await
-                .unwrap_or_else(|e| Err(format!("end hook panicked: {e}")))
-                .err()
+            // `last_release.error` is the JSON a reader sees: the typed error's message.
+            match tokio::task::spawn_blocking(move || hook(&info, &why)).await {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(e) => Some(format!("end hook panicked: {e}")),
+            }
         } else {
             None
         };

@@ -89,10 +89,18 @@ impl World {
         self.http("POST", "/api/session/start", Some(body)).await
     }
 
-    fn state_file(&self) -> Value {
+    /// `session-state.json`, typed as the product reads it (`None`: no file).
+    fn state_file(&self) -> Option<crate::state::SessionState> {
         let paths = crate::settings::session_paths(&self.state.ctx.env).expect("paths");
-        let s = crate::state::StateStore::new(&paths).read().expect("read");
-        serde_json::to_value(s).expect("json")
+        crate::state::StateStore::new(&paths).read().expect("read")
+    }
+
+    /// The state file's `mode`, which must exist.
+    #[track_caller]
+    fn state_mode(&self) -> String {
+        self.state_file()
+            .and_then(|s| s.mode)
+            .expect("a state file with a mode")
     }
 }
 
@@ -148,14 +156,15 @@ fn acp_start_persona_turns_and_end_use_the_session_core() {
             "{persona:.80}"
         );
         assert_eq!(body["persona_hash"].as_str().map(str::len), Some(16));
-        let state = w.state_file();
+        let state = w.state_file().expect("claimed");
         assert_eq!(
-            (state["transport"].clone(), state["mode"].clone()),
-            (json!("acp"), json!("focus"))
+            (state.transport.as_deref(), state.mode.as_deref()),
+            (Some("acp"), Some("focus"))
         );
         assert!(
-            state["session_dir"]
-                .as_str()
+            state
+                .session_dir
+                .as_deref()
                 .unwrap_or_default()
                 .contains("/acp-rust-lifetimes-")
         );
@@ -186,7 +195,7 @@ fn acp_start_persona_turns_and_end_use_the_session_core() {
             frames.last().map(|f| f["reason"].clone()),
             Some(json!("cancel"))
         );
-        assert_eq!(w.state_file()["mode"], "ended");
+        assert_eq!(w.state_mode(), crate::state::MODE_ENDED);
         let (_, st) = w.http("GET", "/api/session/state", None).await;
         assert_eq!(st["last_release"]["reason"], "ended");
         let (status, _) = w.http("POST", "/api/session/end", None).await;
@@ -210,8 +219,10 @@ fn crash_after_init_fails_the_start_and_rolls_back() {
         assert!(w.state.slot.current().is_none());
         let state = w.state_file();
         assert!(
-            state.is_null() || state["mode"] != "focus",
-            "claim not rolled back: {state}"
+            state
+                .as_ref()
+                .is_none_or(|s| s.mode.as_deref() != Some("focus")),
+            "claim not rolled back: {state:?}"
         );
         let sessions = crate::settings::session_paths(&w.state.ctx.env)
             .expect("paths")
@@ -277,7 +288,7 @@ fn permission_prompt_error_and_stop_over_the_socket() {
             frames.last().map(|f| f["returncode"].clone()),
             Some(json!(0))
         );
-        assert_eq!(w.state_file()["mode"], "ended");
+        assert_eq!(w.state_mode(), crate::state::MODE_ENDED);
     });
 }
 
@@ -333,7 +344,7 @@ fn missing_binary_is_503_naming_it_and_the_install_hint() {
             .start(json!({"topic": "t", "agent": "pi", "transport": "pty"}))
             .await;
         assert_eq!((s, b["binary"].clone()), (503, json!("pi")), "{b}");
-        assert!(w.state_file().is_null(), "nothing claimed");
+        assert!(w.state_file().is_none(), "nothing claimed");
     });
 }
 
@@ -379,7 +390,7 @@ fn pty_start_runs_the_hatch_on_a_terminal_with_a_scrubbed_env() {
             frames.last().map(|f| f["reason"].clone()),
             Some(json!("cancel"))
         );
-        assert_eq!(w.state_file()["mode"], "ended");
+        assert_eq!(w.state_mode(), crate::state::MODE_ENDED);
         assert!(w.home.exists());
     });
 }

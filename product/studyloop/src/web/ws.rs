@@ -192,7 +192,7 @@ async fn dispatch(live: &Live, state: &AppState, text: &str) -> Option<String> {
     let error = |message: String| Some(ServerFrame::TransportError { message }.to_text());
     let frame = match ClientFrame::parse(text) {
         Ok(frame) => frame,
-        Err(message) => return error(message),
+        Err(e) => return error(e.to_string()),
     };
     match (frame, &live.transport) {
         (ClientFrame::Stop, _) => {

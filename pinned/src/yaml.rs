@@ -41,7 +41,7 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
 ///
 /// # Errors
 /// [`YamlError`] naming the repeated key (or the merge key, or the syntax error).
-pub fn check_keys(text: &str) -> Result<(), YamlError> {
+pub(crate) fn check_keys(text: &str) -> Result<(), YamlError> {
     serde_saphyr::from_str_with_options::<Unique>(text, options()).map_err(yaml_error)?;
     Ok(())
 }

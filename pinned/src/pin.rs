@@ -1,29 +1,10 @@
-//! Hash pins for versioned data files: the one checker behind every pinned file in the
-//! workspace (the redaction rules, the rubric, the council roster and the sign-off
-//! definition).
-//!
-//! A pinned file carries an integer `version`; a sibling `registry.json` maps each
-//! registered version (a decimal string key) to the sha256 of that file's exact bytes,
-//! after CRLF is normalised to LF so a Windows checkout hashes like a Unix one. Editing a
-//! registered version in place is refused as tampered: a change needs a new version and a
-//! new registry entry, so a run's manifest can name the exact text it was judged by.
-//!
-//! [`load_yaml`] is the one loading order every pinned YAML document follows: refuse a
-//! repeated key, probe the declared `version`, verify the pin over the exact bytes, and
-//! only then parse strictly, so an edited file is reported as tampered rather than as
-//! whatever the edit broke.
-//!
-//! Nothing here is last-wins: a registry that names a version twice and a YAML document
-//! that writes a key twice (in any spelling) are refused by key and file, because the
-//! second entry would silently replace the first, a released digest or a rubric line.
-//! Validating the parsed content is the owning crate's job.
+//! The pin check: a file's declared version, its exact bytes (CRLF normalised to LF) and
+//! the sha256 its registry pins for that version. A registry that names a version twice
+//! is refused by key: the second entry would silently replace a released digest.
 
 use std::collections::BTreeMap;
 
-use serde::de::DeserializeOwned;
 use sha2::{Digest as _, Sha256};
-
-use crate::yaml;
 
 /// Why a pinned file was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -166,88 +147,6 @@ impl PinnedFile<'_> {
             Some(_) => Ok(actual),
         }
     }
-}
-
-/// A pinned YAML document as loaded: the strictly parsed content, its declared version and
-/// its pinned sha256 (hex).
-#[derive(Debug, Clone)]
-pub struct Loaded<T> {
-    /// The parsed content.
-    pub doc: T,
-    /// The declared version.
-    pub version: u32,
-    /// The pinned sha256 (hex) of the file's bytes.
-    pub sha256: String,
-}
-
-/// Why a pinned YAML document was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// Not UTF-8, no integer `version`, bad YAML, or unknown or missing fields.
-    #[error("`{file}` is malformed: {detail}")]
-    Format {
-        /// The file's name.
-        file: String,
-        /// What is wrong and how to fix it.
-        detail: String,
-    },
-    /// Unregistered version or tampered bytes.
-    #[error(transparent)]
-    Pin(#[from] PinError),
-}
-
-/// The file's bytes as UTF-8 text, or a [`LoadError::Format`] naming the file.
-///
-/// # Errors
-/// [`LoadError::Format`] when the bytes are not UTF-8.
-pub fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, LoadError> {
-    std::str::from_utf8(bytes).map_err(|e| LoadError::Format {
-        file: file.to_owned(),
-        detail: format!("not UTF-8 ({e}); save the file as UTF-8"),
-    })
-}
-
-/// Loads a pinned YAML document: reads `version` from `yaml_text`, verifies the pin of
-/// `file` (named so in errors) over its whole `bytes` (which may hold more than
-/// `yaml_text`, e.g. a rubric's markdown body after its frontmatter) against `registry`,
-/// then parses `yaml_text` strictly into `T`.
-///
-/// # Errors
-/// [`LoadError::Format`] for a missing integer `version` or a strict-parse failure;
-/// [`LoadError::Pin`] as [`PinnedFile::verify`].
-pub fn load_yaml<T: DeserializeOwned>(
-    yaml_text: &str,
-    file: &str,
-    bytes: &[u8],
-    registry: &str,
-    registry_bytes: &[u8],
-) -> Result<Loaded<T>, LoadError> {
-    #[derive(serde::Deserialize)]
-    struct VersionProbe {
-        version: u32,
-    }
-    let format = |detail: String| LoadError::Format {
-        file: file.to_owned(),
-        detail,
-    };
-    // A repeated key is named as such, not as whatever the probe makes of it.
-    yaml::check_keys(yaml_text).map_err(|e| format(e.detail))?;
-    let probe: VersionProbe =
-        yaml::parse(yaml_text).map_err(|e| format(format!("no integer `version`: {e}")))?;
-    let sha256 = PinnedFile {
-        file,
-        version: probe.version,
-        bytes,
-        registry,
-        registry_bytes,
-    }
-    .verify()?;
-    let doc = yaml::parse(yaml_text).map_err(|e| format(e.detail))?;
-    Ok(Loaded {
-        doc,
-        version: probe.version,
-        sha256,
-    })
 }
 
 fn parse_registry(name: &str, bytes: &[u8]) -> Result<BTreeMap<u32, String>, PinError> {

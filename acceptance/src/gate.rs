@@ -1,0 +1,79 @@
+//! The gate: whether a tier's live trials may run at all, and the skip reason every
+//! gated trial carries while they may not.
+//!
+//! `STUDYLOOP_ACC` opens the acceptance tier; the UAT tier needs `STUDYLOOP_UAT` on top
+//! of it. Each is open only when exactly `1` (no trimming; `selection::Gates` reads
+//! them). A closed gate is never an error and never a pass: every gated trial is built
+//! and skipped with the reason here, naming each missing opt-in and the recipe that
+//! sets it. The runner (`runner::run_with`) applies the gate before anything else.
+
+use crate::evidence::Tier;
+use crate::selection::Gates;
+
+/// The reason every gated acceptance trial carries while `STUDYLOOP_ACC` is off.
+pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (README.md#acceptance-tier; run `just testacc`)";
+/// The reason every UAT trial carries while `STUDYLOOP_UAT` is off (and `STUDYLOOP_ACC` on).
+pub const UAT_GATE_OFF_REASON: &str = "STUDYLOOP_UAT is not 1: UAT journeys need their own opt-in on top of STUDYLOOP_ACC=1 (README.md#uat-tier; run `just testuat`)";
+/// The reason every UAT trial carries while `STUDYLOOP_ACC` is off (and `STUDYLOOP_UAT` on).
+pub const UAT_ACC_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: UAT journeys need it as well as STUDYLOOP_UAT=1 (README.md#uat-tier; run `just testuat`, which sets both)";
+/// The reason every UAT trial carries while both gates are off.
+pub const UAT_GATES_OFF_REASON: &str = "STUDYLOOP_ACC and STUDYLOOP_UAT are not 1: UAT journeys need both opt-ins (README.md#uat-tier; run `just testuat`, which sets both)";
+
+/// The closed gate's reason, naming every missing opt-in of the tier.
+pub(crate) fn closed_reason(tier: Tier, gates: Gates) -> Option<&'static str> {
+    match (tier, gates.acceptance, gates.uat) {
+        (Tier::Acceptance, false, _) => Some(GATE_OFF_REASON),
+        (Tier::Uat, false, false) => Some(UAT_GATES_OFF_REASON),
+        (Tier::Uat, false, true) => Some(UAT_ACC_OFF_REASON),
+        (Tier::Uat, true, false) => Some(UAT_GATE_OFF_REASON),
+        (_, true, _) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uat_needs_both_gates() {
+        let open = Gates {
+            acceptance: true,
+            uat: true,
+        };
+        let acc_only = Gates {
+            acceptance: true,
+            uat: false,
+        };
+        let uat_only = Gates {
+            acceptance: false,
+            uat: true,
+        };
+        assert_eq!(closed_reason(Tier::Uat, open), None);
+        assert_eq!(
+            closed_reason(Tier::Uat, acc_only),
+            Some(UAT_GATE_OFF_REASON)
+        );
+        let reason = closed_reason(Tier::Uat, uat_only).unwrap();
+        assert!(reason.starts_with("STUDYLOOP_ACC"), "{reason}");
+        assert_eq!(reason, UAT_ACC_OFF_REASON);
+        let closed = Gates {
+            acceptance: false,
+            uat: false,
+        };
+        let both = closed_reason(Tier::Uat, closed).unwrap();
+        assert_eq!(both, UAT_GATES_OFF_REASON);
+        assert!(
+            both.starts_with("STUDYLOOP_ACC and STUDYLOOP_UAT are not 1")
+                && both.contains("README.md#uat-tier")
+        );
+        assert_eq!(closed_reason(Tier::Acceptance, acc_only), None);
+        assert_eq!(
+            closed_reason(Tier::Acceptance, uat_only),
+            Some(GATE_OFF_REASON)
+        );
+        assert!(
+            UAT_GATE_OFF_REASON.contains("STUDYLOOP_UAT")
+                && UAT_GATE_OFF_REASON.contains("README.md#uat-tier")
+        );
+    }
+}
