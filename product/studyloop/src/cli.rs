@@ -107,6 +107,12 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         limit: u32,
     },
+    /// Study plans: list, show, new, interview, status, milestone, evaluate,
+    /// record, reindex, path, architect, delete.
+    #[command(subcommand)]
+    Plan(crate::plans::cli::PlanCommand),
+    /// The recommended next action (the same engine as `GET /api/now`).
+    Now(crate::plans::cli::NowArgs),
     /// Serve the web console (PTY or ACP sessions) on 127.0.0.1.
     Web {
         /// Port to listen on (0 = any free port).
@@ -175,6 +181,9 @@ pub enum CliError {
     /// `doctor --fix`.
     #[error(transparent)]
     Fix(#[from] doctor::FixError),
+    /// A study-plan operation.
+    #[error(transparent)]
+    Plan(#[from] crate::plans::PlanError),
     /// Anything else the user must fix.
     #[error("{0}")]
     Usage(String),
@@ -185,6 +194,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Session(e) => e.exit_code(),
+            Self::Plan(crate::plans::PlanError::Scope(_)) => 2,
             _ => 1,
         }
     }
@@ -290,6 +300,8 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         }
         Command::Config(ConfigCommand::Show) => config_show(ctx),
         Command::Search { query, json, limit } => search(ctx, &query, json, limit),
+        Command::Plan(cmd) => plans_out(crate::plans::cli::run_plan(ctx, cmd)),
+        Command::Now(args) => plans_out(crate::plans::cli::run_now(ctx, &args)),
         Command::Web {
             port,
             lan,
@@ -308,6 +320,18 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
             Ok(0)
         }
         Command::ScrubbedExec { argv } => scrubbed_exec(ctx, &argv),
+    }
+}
+
+/// Print a plan command's text; a refusal is a one-line error (exit 2 for the
+/// scope gate, like every DB-touching command).
+fn plans_out(result: Result<String, crate::plans::PlanError>) -> Result<u8, CliError> {
+    match result {
+        Ok(text) => {
+            out(&text);
+            Ok(0)
+        }
+        Err(e) => Err(CliError::Plan(e)),
     }
 }
 

@@ -23,6 +23,7 @@ pub mod feeds;
 pub mod fsutil;
 pub mod ids;
 pub mod persona;
+pub mod plans;
 pub mod procs;
 pub mod scope;
 pub mod session;
