@@ -24,4 +24,4 @@ pub use app::{CreateRequest, PlanApp, PlanPatch};
 pub use doc::{Milestone, Plan, PlanStatus};
 pub use error::PlanError;
 pub use id::PlanId;
-pub use views::{Readiness, readiness};
+pub use views::{Readiness, readiness, summary};

@@ -19,6 +19,7 @@ pub(crate) mod auth_limit;
 pub mod frames;
 pub mod guard;
 pub mod listen;
+pub mod plans;
 pub mod pty;
 pub mod queue;
 pub mod run;
