@@ -27,6 +27,7 @@ fn refusal(e: &PlanError) -> Response {
         PlanError::NotReady { blockers, nudges } => {
             json!({"message": e.to_string(), "ready": false, "blockers": blockers, "nudges": nudges})
         }
+        PlanError::Scope(m) => crate::scope::unconfigured_payload(m),
         _ => json!({"error": e.code(), "message": e.to_string()}),
     };
     (status, Json(body)).into_response()
