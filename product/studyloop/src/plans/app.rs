@@ -21,7 +21,7 @@ use crate::store::{CheckpointRecord, PlanIndexRow, Store};
 #[derive(Debug, Clone)]
 pub struct PlanApp {
     dir: PathBuf,
-    db: PathBuf,
+    pub(super) db: PathBuf,
 }
 
 /// `create_study_plan` / `POST /api/plans` / `plan new`.

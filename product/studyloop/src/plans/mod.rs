@@ -25,3 +25,6 @@ pub use doc::{Milestone, Plan, PlanStatus};
 pub use error::PlanError;
 pub use id::PlanId;
 pub use views::{Readiness, readiness, summary};
+
+#[cfg(test)]
+mod app_tests;
