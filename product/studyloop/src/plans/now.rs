@@ -223,3 +223,81 @@ pub fn now(app: &super::PlanApp, input: &NowInput) -> Result<Value, PlanError> {
     let (plans, problems) = app.list(Some(PlanStatus::Active))?;
     Ok(build(&plans, &problems, input, today()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plans::{CreateRequest, PlanApp};
+
+    const GOLDEN: &str = include_str!("../../tests/golden/now_plan_no_active.json");
+
+    #[test]
+    fn no_active_plan_equals_the_golden_file() {
+        let draft = {
+            let d = tempfile::tempdir().unwrap();
+            let app = PlanApp::new(d.path().join("p"), d.path().join("db"));
+            app.create(&CreateRequest { title: "Draft only".into(), answers: serde_json::json!({}), plan_id: None, status: None })
+                .unwrap()
+        };
+        // A draft (not active) plan changes nothing.
+        let v = build(&[draft], &["a problem".into()], &NowInput::default(), today());
+        assert_eq!(serde_json::to_string_pretty(&v).unwrap() + "\n", GOLDEN);
+    }
+
+    #[test]
+    fn the_active_plans_next_milestone_leads() {
+        let d = tempfile::tempdir().unwrap();
+        let app = PlanApp::new(d.path().join("p"), d.path().join("db"));
+        let mk = |id: &str, target: Option<&str>, floor: Option<i64>| {
+            let mut answers = serde_json::json!({"why": "w", "success": ["s"], "milestones": ["OVER clause", "Frames", "Ranking"]});
+            if let Some(t) = target {
+                answers["target_date"] = serde_json::json!(t);
+            }
+            if let Some(f) = floor {
+                answers["energy_floor"] = serde_json::json!(f);
+            }
+            app.create(&CreateRequest { title: format!("Plan {id}"), answers, plan_id: Some(id.into()), status: Some("active".into()) })
+                .unwrap();
+        };
+        mk("sql-windows", Some("2026-12-10"), None);
+        mk("later", Some("2027-06-01"), None);
+        mk("tiring", Some("2026-12-01"), Some(9));
+        app.set_milestone("sql-windows", 0, true).unwrap();
+        let day: jiff::civil::Date = "2026-12-01".parse().unwrap();
+        let (plans, problems) = app.list(Some(PlanStatus::Active)).unwrap();
+        let v = build(&plans, &problems, &NowInput::default(), day);
+        assert_eq!(v["starter"], serde_json::json!(false));
+        assert_eq!(v["primary"]["plan_refs"][0], serde_json::json!({"plan_id": "sql-windows", "milestone_index": 1}));
+        assert_eq!(v["primary"]["source"], serde_json::json!("study_plan:sql-windows:1"));
+        assert_eq!(v["alternates"].as_array().unwrap().len(), 2);
+        assert!(v["alternates"].as_array().unwrap().iter().all(|a| a["plan_refs"].is_array()));
+        let ids: Vec<&str> = v["active_plans"].as_array().unwrap().iter().map(|p| p["plan_id"].as_str().unwrap()).collect();
+        assert_eq!(ids.len(), 3);
+        let tiring = v["active_plans"].as_array().unwrap().iter().find(|p| p["plan_id"] == "tiring").unwrap();
+        assert_eq!((tiring["eligible"].clone(), tiring["target_urgency"].clone()), (serde_json::json!(false), serde_json::json!("urgent")));
+        assert_eq!(v["energy_deferred"][0]["plan_id"], serde_json::json!("tiring"));
+        // With high energy the most urgent plan (due today) leads.
+        let high = NowInput::parse(Some("high"), None, None, None).unwrap();
+        let v = build(&plans, &problems, &high, day);
+        assert_eq!(v["primary"]["source"], serde_json::json!("study_plan:tiring:0"));
+        assert_eq!(v["energy_deferred"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn bad_inputs_name_the_value() {
+        for (e, t, m, i) in [
+            (Some("sleepy"), None, None, None),
+            (Some("11"), None, None, None),
+            (None, Some("4"), None, None),
+            (None, Some("241"), None, None),
+            (None, Some("ten"), None, None),
+            (None, None, Some("dance"), None),
+            (None, None, None, Some("maybe")),
+        ] {
+            let err = NowInput::parse(e, t, m, i).unwrap_err().to_string();
+            assert!(err.starts_with("invalid:"), "{err}");
+        }
+        assert_eq!(NowInput::parse(Some("2"), Some("90"), Some("any"), Some("1")).unwrap(),
+            NowInput { energy: "low", time_minutes: 90, modality: None, interleave: true });
+    }
+}
