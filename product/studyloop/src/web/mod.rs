@@ -35,6 +35,8 @@ mod guard_tests;
 #[cfg(test)]
 mod limits_tests;
 #[cfg(test)]
+mod plans_tests;
+#[cfg(test)]
 mod pty_tests;
 #[cfg(test)]
 mod server_tests;
