@@ -197,7 +197,14 @@ fn plans_view_ticks_a_milestone_and_today_names_the_plan_in_chromium() {
     let scratch = Scratch::create().expect("scratch world");
     let mut init = scratch.command(&studyloop);
     init.args(["config", "init", "--force"]);
-    assert_eq!(scratch.run(&mut init, T).expect("config init").status.code(), Some(0));
+    assert_eq!(
+        scratch
+            .run(&mut init, T)
+            .expect("config init")
+            .status
+            .code(),
+        Some(0)
+    );
     let mut server = WebServer::start(&scratch, &studyloop, &[]).expect("server up");
     let base = format!("http://{}", server.addr);
     let plan = json!({"title": "SQL windows", "plan_id": "sql-windows", "status": "active",
@@ -208,29 +215,63 @@ fn plans_view_ticks_a_milestone_and_today_names_the_plan_in_chromium() {
     let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
     let mut shots = Snapshots::default();
     chrome.goto(&format!("{base}/#study-plans")).expect("plans");
-    chrome.wait_for("body[data-plans-ready] [data-testid='plan-row'] button", T).expect("plan listed");
-    chrome.click("[data-testid='plan-row'] button").expect("open plan");
-    chrome.wait_for("#plan-detail:not([hidden]) [data-testid='plan-milestone'][data-index='1']", T).expect("detail");
-    chrome.click("[data-testid='plan-milestone'][data-index='1']").expect("tick");
+    chrome
+        .wait_for("body[data-plans-ready] [data-testid='plan-row'] button", T)
+        .expect("plan listed");
+    chrome
+        .click("[data-testid='plan-row'] button")
+        .expect("open plan");
+    chrome
+        .wait_for(
+            "#plan-detail:not([hidden]) [data-testid='plan-milestone'][data-index='1']",
+            T,
+        )
+        .expect("detail");
+    chrome
+        .click("[data-testid='plan-milestone'][data-index='1']")
+        .expect("tick");
     let deadline = std::time::Instant::now() + T;
     loop {
-        let d = http::request(&server.addr, "GET", "/api/plans/sql-windows", None, T).expect("detail");
+        let d =
+            http::request(&server.addr, "GET", "/api/plans/sql-windows", None, T).expect("detail");
         if d.body["milestone_done"] == json!(1) {
             assert_eq!(d.body["milestones"][1]["done"], json!(true), "{}", d.text);
-            assert!(d.body["markdown"].as_str().unwrap_or_default().contains("- [x] **Frames**"));
+            assert!(
+                d.body["markdown"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("- [x] **Frames**")
+            );
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the tick never reached the plan: {}", d.text);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tick never reached the plan: {}",
+            d.text
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     shots.take(&chrome, "plans-detail").expect("shot");
     chrome.goto(&format!("{base}/#today")).expect("today");
-    chrome.wait_for("body[data-today-ready] .today-card .today-plan", T).expect("today card");
+    chrome
+        .wait_for("body[data-today-ready] .today-card .today-plan", T)
+        .expect("today card");
     let line = chrome
-        .eval("return document.querySelector('.today-card .today-plan').textContent", Vec::new())
+        .eval(
+            "return document.querySelector('.today-card .today-plan').textContent",
+            Vec::new(),
+        )
         .expect("line");
-    assert_eq!(line, json!("Advances plan: SQL windows — next: OVER clause"));
-    let title = chrome.eval("return document.querySelector('.today-card h2').textContent", Vec::new()).expect("title");
+    assert_eq!(
+        line,
+        json!("Advances plan: SQL windows — next: OVER clause")
+    );
+    let title = chrome
+        .eval(
+            "return document.querySelector('.today-card h2').textContent",
+            Vec::new(),
+        )
+        .expect("title");
     assert_eq!(title, json!("OVER clause"));
     shots.take(&chrome, "today").expect("shot");
     chrome.close();

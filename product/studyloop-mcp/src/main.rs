@@ -14,18 +14,26 @@ mod tools;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    if std::env::args().nth(1).is_some_and(|a| a == "--version" || a == "-V") {
+    if std::env::args()
+        .nth(1)
+        .is_some_and(|a| a == "--version" || a == "-V")
+    {
         println!("studyloop-mcp {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
     let ctx = match studyloop::context::Ctx::from_process() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("studyloop-mcp: error: cannot determine the working directory or executable: {e}");
+            eprintln!(
+                "studyloop-mcp: error: cannot determine the working directory or executable: {e}"
+            );
             return ExitCode::from(1);
         }
     };
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("studyloop-mcp: error: cannot start the runtime: {e}");

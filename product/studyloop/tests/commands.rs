@@ -203,24 +203,48 @@ fn plan_commands_drive_one_document() {
     let plans = w.home.path().join("plans");
     let w = w.with_env("STUDYLOOP_PLANS_DIR", plans.to_str().unwrap());
     let created = w
-        .run(&["plan", "new", "SQL windows", "--id", "sql-windows", "--why", "reports",
-               "--success", "running totals", "--milestone", "OVER clause", "--milestone", "Frames"])
+        .run(&[
+            "plan",
+            "new",
+            "SQL windows",
+            "--id",
+            "sql-windows",
+            "--why",
+            "reports",
+            "--success",
+            "running totals",
+            "--milestone",
+            "OVER clause",
+            "--milestone",
+            "Frames",
+        ])
         .ok();
-    assert!(created.stdout.contains("Created plan sql-windows (draft)"), "{}", created.stdout);
+    assert!(
+        created.stdout.contains("Created plan sql-windows (draft)"),
+        "{}",
+        created.stdout
+    );
     w.run(&["plan", "status", "sql-windows", "active"]).ok();
     w.run(&["plan", "milestone", "sql-windows", "0"]).ok();
     let doc = std::fs::read_to_string(plans.join("sql-windows.md")).unwrap();
     assert!(doc.contains("- [x] **OVER clause**"), "{doc}");
     assert_eq!(mode_of(&plans.join("sql-windows.md")), 0o600);
-    let now: serde_json::Value = serde_json::from_str(&w.run(&["now", "--json"]).ok().stdout).unwrap();
+    let now: serde_json::Value =
+        serde_json::from_str(&w.run(&["now", "--json"]).ok().stdout).unwrap();
     assert_eq!(now["primary"]["source"], "study_plan:sql-windows:1");
     assert_eq!(now["active_plans"][0]["plan_id"], "sql-windows");
     let path = w.run(&["plan", "path", "sql-windows"]).ok();
-    assert_eq!(path.stdout.trim(), plans.join("sql-windows.md").display().to_string());
+    assert_eq!(
+        path.stdout.trim(),
+        plans.join("sql-windows.md").display().to_string()
+    );
     for (args, prefix) in [
         (vec!["plan", "show", "../etc"], "invalid_id:"),
         (vec!["plan", "show", "nope"], "not_found:"),
-        (vec!["plan", "milestone", "sql-windows", "9"], "invalid_milestone:"),
+        (
+            vec!["plan", "milestone", "sql-windows", "9"],
+            "invalid_milestone:",
+        ),
         (vec!["plan", "delete", "sql-windows"], "invalid:"),
     ] {
         let out = w.run(&args);

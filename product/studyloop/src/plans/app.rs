@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::doc::{CheckpointRow, LearningRecord, Plan, PlanStatus, clip, limits, one_line, title_text};
+use super::doc::{
+    CheckpointRow, LearningRecord, Plan, PlanStatus, clip, limits, one_line, title_text,
+};
 use super::input::{date, known_keys, milestones, opt_int, opt_list, opt_str};
 use super::views::{self, readiness};
 use super::{PlanError, PlanId, parse};
@@ -42,12 +44,32 @@ pub struct CreateRequest {
 pub struct PlanPatch(pub Value);
 
 const ANSWER_KEYS: &[&str] = &[
-    "why", "success", "topics", "constraints", "out_of_scope", "milestones", "target_date",
-    "resources", "energy_floor", "review_cadence_days", "notes",
+    "why",
+    "success",
+    "topics",
+    "constraints",
+    "out_of_scope",
+    "milestones",
+    "target_date",
+    "resources",
+    "energy_floor",
+    "review_cadence_days",
+    "notes",
 ];
 const PATCH_KEYS: &[&str] = &[
-    "title", "topics", "target_date", "energy_floor", "review_cadence_days", "notes", "milestones",
-    "status", "why", "success", "constraints", "out_of_scope", "resources",
+    "title",
+    "topics",
+    "target_date",
+    "energy_floor",
+    "review_cadence_days",
+    "notes",
+    "milestones",
+    "status",
+    "why",
+    "success",
+    "constraints",
+    "out_of_scope",
+    "resources",
 ];
 
 /// Where the documents live: `STUDYLOOP_PLANS_DIR`, else `<state_dir>/study-plans`.
@@ -82,7 +104,10 @@ impl PlanApp {
             crate::session::SessionError::Scope(s) => PlanError::Scope(s.to_string()),
             other => PlanError::Storage(other.to_string()),
         })?;
-        Ok(Self::new(plans_dir(ctx, &loaded.paths.state_dir)?, loaded.paths.db))
+        Ok(Self::new(
+            plans_dir(ctx, &loaded.paths.state_dir)?,
+            loaded.paths.db,
+        ))
     }
 
     /// The documents directory.
@@ -98,7 +123,8 @@ impl PlanApp {
     }
 
     fn lock(&self, id: &PlanId) -> Result<FileLock, PlanError> {
-        fsutil::ensure_private_dir(&self.dir).map_err(|e| PlanError::io("create", &self.dir, &e))?;
+        fsutil::ensure_private_dir(&self.dir)
+            .map_err(|e| PlanError::io("create", &self.dir, &e))?;
         let p = self.dir.join(format!(".{id}.lock"));
         FileLock::exclusive(&p).map_err(|e| PlanError::io("lock", &p, &e))
     }
@@ -110,7 +136,8 @@ impl PlanApp {
     /// Read `path` if it is a regular file (no FIFO hang, no symlink), bounded.
     fn read_doc(path: &Path) -> Result<Option<String>, PlanError> {
         use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
+        let flags =
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
         let fd = match rustix::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
             Err(rustix::io::Errno::NOENT) => return Ok(None),
@@ -118,7 +145,11 @@ impl PlanApp {
         };
         let st = rustix::fs::fstat(&fd).map_err(|e| PlanError::io("stat", path, &e.into()))?;
         if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
-            return Err(PlanError::Malformed { path: path.to_owned(), line: 1, message: "not a regular file".into() });
+            return Err(PlanError::Malformed {
+                path: path.to_owned(),
+                line: 1,
+                message: "not a regular file".into(),
+            });
         }
         let mut bytes = Vec::new();
         std::fs::File::from(fd)
@@ -126,23 +157,33 @@ impl PlanApp {
             .read_to_end(&mut bytes)
             .map_err(|e| PlanError::io("read", path, &e))?;
         if bytes.len() > limits::DOC_BYTES {
-            return Err(PlanError::Malformed { path: path.to_owned(), line: 1, message: format!("larger than {} bytes", limits::DOC_BYTES) });
+            return Err(PlanError::Malformed {
+                path: path.to_owned(),
+                line: 1,
+                message: format!("larger than {} bytes", limits::DOC_BYTES),
+            });
         }
         String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| PlanError::Malformed { path: path.to_owned(), line: 1, message: "not UTF-8 text".into() })
+            .map_err(|_| PlanError::Malformed {
+                path: path.to_owned(),
+                line: 1,
+                message: "not UTF-8 text".into(),
+            })
     }
 
     fn load(&self, id: &PlanId) -> Result<Plan, PlanError> {
         let path = self.doc_path(id);
-        let text = Self::read_doc(&path)?.ok_or_else(|| PlanError::NotFound { id: id.to_string() })?;
+        let text =
+            Self::read_doc(&path)?.ok_or_else(|| PlanError::NotFound { id: id.to_string() })?;
         parse::parse(&path, &text, Some(id))
     }
 
     /// Write the document, then the index. Returns index warnings.
     fn save(&self, plan: &Plan) -> Result<Vec<String>, PlanError> {
         let path = self.doc_path(&plan.id);
-        fsutil::atomic_write(&path, plan.render().as_bytes(), 0o600).map_err(|e| PlanError::io("write", &path, &e))?;
+        fsutil::atomic_write(&path, plan.render().as_bytes(), 0o600)
+            .map_err(|e| PlanError::io("write", &path, &e))?;
         Ok(self.index(plan).err().into_iter().collect())
     }
 
@@ -165,12 +206,19 @@ impl PlanApp {
 
     fn index(&self, p: &Plan) -> Result<(), String> {
         self.store()
-            .and_then(|s| s.index_plan(&self.index_row(p)).map_err(|e| PlanError::Storage(e.to_string())))
+            .and_then(|s| {
+                s.index_plan(&self.index_row(p))
+                    .map_err(|e| PlanError::Storage(e.to_string()))
+            })
             .map_err(|e| format!("the index was not updated ({e}); run `studyloop plan reindex`"))
     }
 
     /// Lock, re-read, change, save.
-    fn mutate(&self, id: &str, f: impl FnOnce(&mut Plan) -> Result<(), PlanError>) -> Result<Plan, PlanError> {
+    fn mutate(
+        &self,
+        id: &str,
+        f: impl FnOnce(&mut Plan) -> Result<(), PlanError>,
+    ) -> Result<Plan, PlanError> {
         let id = PlanId::parse(id)?;
         let _guard = self.lock(&id)?;
         let mut plan = self.load(&id)?;
@@ -188,14 +236,20 @@ impl PlanApp {
     pub fn list(&self, status: Option<PlanStatus>) -> Result<(Vec<Plan>, Vec<String>), PlanError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Vec::new(), Vec::new()));
+            }
             Err(e) => return Err(PlanError::io("list", &self.dir, &e)),
         };
         let (mut plans, mut problems) = (Vec::new(), Vec::new());
         for entry in entries.flatten() {
             let name = entry.file_name();
-            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".md")) else { continue };
-            let Ok(id) = PlanId::parse(stem) else { continue };
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".md")) else {
+                continue;
+            };
+            let Ok(id) = PlanId::parse(stem) else {
+                continue;
+            };
             match self.load(&id) {
                 Ok(p) if status.is_none_or(|s| s == p.status) => plans.push(p),
                 Ok(_) | Err(PlanError::NotFound { .. }) => {}
@@ -203,7 +257,11 @@ impl PlanApp {
             }
         }
         plans.sort_by(|a, b| {
-            (a.status != PlanStatus::Active, &a.updated, &a.id).cmp(&(b.status != PlanStatus::Active, &b.updated, &b.id))
+            (a.status != PlanStatus::Active, &a.updated, &a.id).cmp(&(
+                b.status != PlanStatus::Active,
+                &b.updated,
+                &b.id,
+            ))
         });
         problems.sort();
         Ok((plans, problems))
@@ -229,7 +287,12 @@ impl PlanApp {
     ///
     /// # Errors
     /// As [`Self::get`]; `invalid` for a history limit outside 1..200.
-    pub fn detail(&self, id: &str, include_markdown: bool, history: Option<i64>) -> Result<Value, PlanError> {
+    pub fn detail(
+        &self,
+        id: &str,
+        include_markdown: bool,
+        history: Option<i64>,
+    ) -> Result<Value, PlanError> {
         let plan = self.get(id)?;
         let mut d = views::detail(&plan);
         if include_markdown {
@@ -247,7 +310,8 @@ impl PlanApp {
     /// `invalid_id`; `invalid` for a limit outside 1..200.
     pub fn history(&self, id: &str, limit: i64) -> Result<Vec<CheckpointRecord>, PlanError> {
         let id = PlanId::parse(id)?;
-        let limit = opt_int(&json!({"history_limit": limit}), "history_limit", 1, 200)?.unwrap_or(20);
+        let limit =
+            opt_int(&json!({"history_limit": limit}), "history_limit", 1, 200)?.unwrap_or(20);
         if !self.db.exists() {
             return Ok(Vec::new());
         }
@@ -276,7 +340,11 @@ impl PlanApp {
     /// `invalid_id`, `invalid`, `conflict`, `not_ready` (status active).
     pub fn create(&self, req: &CreateRequest) -> Result<Plan, PlanError> {
         let title = title_text("title", &req.title, limits::TITLE)?;
-        let answers = if req.answers.is_null() { json!({}) } else { req.answers.clone() };
+        let answers = if req.answers.is_null() {
+            json!({})
+        } else {
+            req.answers.clone()
+        };
         known_keys(&answers, "answers", ANSWER_KEYS)?;
         let id = match req.plan_id.as_deref() {
             Some(raw) => PlanId::parse(raw)?,
@@ -316,7 +384,10 @@ impl PlanApp {
     /// A malformed document (`plan_error` with the line), `conflict`, `not_ready`.
     pub fn create_from_markdown(&self, markdown: &str) -> Result<Plan, PlanError> {
         if markdown.len() > limits::DOC_BYTES {
-            return Err(PlanError::Invalid(format!("the document is larger than {} bytes", limits::DOC_BYTES)));
+            return Err(PlanError::Invalid(format!(
+                "the document is larger than {} bytes",
+                limits::DOC_BYTES
+            )));
         }
         let plan = parse::parse(Path::new("(posted markdown)"), markdown, None)?;
         gate(&plan, plan.status)?;
@@ -327,7 +398,9 @@ impl PlanApp {
         let _guard = self.lock(&plan.id)?;
         let path = self.doc_path(&plan.id);
         if std::fs::symlink_metadata(&path).is_ok() {
-            return Err(PlanError::Conflict { id: plan.id.to_string() });
+            return Err(PlanError::Conflict {
+                id: plan.id.to_string(),
+            });
         }
         let now = crate::context::now_rfc3339();
         if plan.created.is_empty() {
@@ -415,9 +488,18 @@ impl PlanApp {
     ///
     /// # Errors
     /// `invalid` (phase), `not_found`, a malformed document.
-    pub fn evaluate(&self, id: &str, phase: &str, study_id: &str, record: bool) -> Result<Value, PlanError> {
+    pub fn evaluate(
+        &self,
+        id: &str,
+        phase: &str,
+        study_id: &str,
+        record: bool,
+    ) -> Result<Value, PlanError> {
         if !matches!(phase, "start" | "mid" | "end") {
-            return Err(PlanError::Invalid(format!("phase `{}` is not accepted; use start, mid or end", clip(phase, 40))));
+            return Err(PlanError::Invalid(format!(
+                "phase `{}` is not accepted; use start, mid or end",
+                clip(phase, 40)
+            )));
         }
         let study_id = one_line("study_id", study_id, 100)?.replace('|', "/");
         let preview = self.get(id)?;
@@ -472,7 +554,10 @@ impl PlanApp {
             milestone_total: r.milestone_total,
             note: r.note,
         };
-        let db_write = match self.store().and_then(|s| s.add_checkpoint(&rec).map_err(|e| PlanError::Storage(e.to_string()))) {
+        let db_write = match self.store().and_then(|s| {
+            s.add_checkpoint(&rec)
+                .map_err(|e| PlanError::Storage(e.to_string()))
+        }) {
             Ok(_) => "saved",
             Err(e) => {
                 warnings.push(format!("database: {e}"));
@@ -494,10 +579,21 @@ impl PlanApp {
     ///
     /// # Errors
     /// `invalid`, `not_found`.
-    pub fn record_learning(&self, id: &str, title: &str, body: &str, status: &str) -> Result<Value, PlanError> {
+    pub fn record_learning(
+        &self,
+        id: &str,
+        title: &str,
+        body: &str,
+        status: &str,
+    ) -> Result<Value, PlanError> {
         let title = title_text("title", title, limits::TITLE)?;
         let body = one_line("body", body, limits::TEXT)?;
-        if status.is_empty() || status.len() > 20 || !status.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_') {
+        if status.is_empty()
+            || status.len() > 20
+            || !status
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
+        {
             return Err(PlanError::Invalid(format!(
                 "record status `{}` is not accepted; use one lowercase word such as active, resolved or parked",
                 clip(status, 40)
@@ -505,12 +601,19 @@ impl PlanApp {
         }
         let mut created = false;
         let plan = self.mutate(id, |plan| {
-            let rec = LearningRecord { title: title.clone(), status: status.to_owned(), body: body.clone() };
+            let rec = LearningRecord {
+                title: title.clone(),
+                status: status.to_owned(),
+                body: body.clone(),
+            };
             match plan.records.iter_mut().find(|r| r.title == title) {
                 Some(r) => *r = rec,
                 None => {
                     if plan.records.len() >= limits::LOG {
-                        return Err(PlanError::Invalid(format!("the plan already has {} learning records", limits::LOG)));
+                        return Err(PlanError::Invalid(format!(
+                            "the plan already has {} learning records",
+                            limits::LOG
+                        )));
                     }
                     plan.records.push(rec);
                     created = true;
@@ -518,7 +621,9 @@ impl PlanApp {
             }
             Ok(())
         })?;
-        Ok(json!({"plan_id": plan.id.as_str(), "title": title, "status": status, "created": created, "records": plan.records.len()}))
+        Ok(
+            json!({"plan_id": plan.id.as_str(), "title": title, "status": status, "created": created, "records": plan.records.len()}),
+        )
     }
 
     /// Delete the document and its index row (checkpoints stay).
@@ -536,11 +641,20 @@ impl PlanApp {
         let path = self.doc_path(&id);
         match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() => {}
-            Ok(_) => return Err(PlanError::Malformed { path, line: 1, message: "not a regular file; remove it by hand".into() }),
+            Ok(_) => {
+                return Err(PlanError::Malformed {
+                    path,
+                    line: 1,
+                    message: "not a regular file; remove it by hand".into(),
+                });
+            }
             Err(_) => return Err(PlanError::NotFound { id: id.to_string() }),
         }
         std::fs::remove_file(&path).map_err(|e| PlanError::io("delete", &path, &e))?;
-        let warnings: Vec<String> = match self.store().and_then(|s| s.unindex_plan(id.as_str()).map_err(|e| PlanError::Storage(e.to_string()))) {
+        let warnings: Vec<String> = match self.store().and_then(|s| {
+            s.unindex_plan(id.as_str())
+                .map_err(|e| PlanError::Storage(e.to_string()))
+        }) {
             Ok(()) => Vec::new(),
             Err(e) => vec![e.to_string()],
         };
@@ -554,7 +668,9 @@ impl PlanApp {
     pub fn reindex(&self) -> Result<(usize, Vec<String>), PlanError> {
         let (plans, problems) = self.list(None)?;
         let rows: Vec<PlanIndexRow> = plans.iter().map(|p| self.index_row(p)).collect();
-        self.store()?.reindex_plans(&rows).map_err(|e| PlanError::Storage(e.to_string()))?;
+        self.store()?
+            .reindex_plans(&rows)
+            .map_err(|e| PlanError::Storage(e.to_string()))?;
         Ok((rows.len(), problems))
     }
 }
@@ -563,7 +679,10 @@ impl PlanApp {
 fn gate(plan: &Plan, to: PlanStatus) -> Result<(), PlanError> {
     let r = readiness(plan);
     if to == PlanStatus::Active && !r.ready {
-        return Err(PlanError::NotReady { blockers: r.blockers, nudges: r.nudges });
+        return Err(PlanError::NotReady {
+            blockers: r.blockers,
+            nudges: r.nudges,
+        });
     }
     Ok(())
 }
@@ -592,7 +711,11 @@ fn apply_fields(plan: &mut Plan, v: &Value) -> Result<(), PlanError> {
         plan.notes = s;
     }
     if let Some(s) = opt_str(v, "target_date")? {
-        plan.target_date = if s.is_empty() { None } else { Some(date("target_date", &s)?) };
+        plan.target_date = if s.is_empty() {
+            None
+        } else {
+            Some(date("target_date", &s)?)
+        };
     }
     if let Some(n) = opt_int(v, "energy_floor", 1, 10)? {
         plan.energy_floor = u8::try_from(n).ok();
@@ -611,7 +734,10 @@ fn evaluation(p: &Plan, phase: &str, study_id: &str) -> Value {
     let (done, total) = (p.milestone_done(), p.milestones.len());
     let next = p.next_milestone();
     let summary = match next {
-        Some((i, m)) => format!("{phase}: {done}/{total} milestones done; next: #{i} {}", m.title),
+        Some((i, m)) => format!(
+            "{phase}: {done}/{total} milestones done; next: #{i} {}",
+            m.title
+        ),
         None if total > 0 => format!("{phase}: all {total} milestones done"),
         None => format!("{phase}: no milestones yet"),
     };

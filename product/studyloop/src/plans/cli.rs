@@ -2,6 +2,8 @@
 //! each, over [`PlanApp`] and the `now` engine (the same calls the web API
 //! and `studyloop-mcp` make).
 
+use std::fmt::Write as _;
+
 use clap::Subcommand;
 use serde_json::{Value, json};
 
@@ -188,54 +190,104 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
                 let list: Vec<Value> = plans.iter().map(super::views::summary).collect();
                 pretty(&json!({"plans": list, "count": list.len(), "problems": problems}))
             } else if plans.is_empty() && problems.is_empty() {
-                "No study plans yet; `studyloop plan new TITLE` or `studyloop plan architect`.\n".into()
+                "No study plans yet; `studyloop plan new TITLE` or `studyloop plan architect`.\n"
+                    .into()
             } else {
                 let mut s: String = plans.iter().map(summary_line).collect();
-                problems.iter().for_each(|p| s.push_str(&format!("! {p}\n")));
+                for p in &problems {
+                    let _ = writeln!(s, "! {p}");
+                }
                 s
             }
         }
-        PlanCommand::Show { plan_id, markdown, history, json } => {
+        PlanCommand::Show {
+            plan_id,
+            markdown,
+            history,
+            json,
+        } => {
             if markdown && !json {
                 app.markdown(&plan_id)?
             } else {
                 pretty(&app.detail(&plan_id, markdown, history)?)
             }
         }
-        PlanCommand::New { title, plan_id, why, success, milestone, topic, target_date, status, from_file } => {
+        PlanCommand::New {
+            title,
+            plan_id,
+            why,
+            success,
+            milestone,
+            topic,
+            target_date,
+            status,
+            from_file,
+        } => {
             let plan = match from_file {
                 Some(path) => {
                     let text = read_input(&path)?;
                     app.create_from_markdown(&text)?
                 }
                 None => {
-                    let mut answers = json!({"success": success, "milestones": milestone, "topics": topic});
+                    let mut answers =
+                        json!({"success": success, "milestones": milestone, "topics": topic});
                     if let Some(w) = why {
                         answers["why"] = json!(w);
                     }
                     if let Some(d) = target_date {
                         answers["target_date"] = json!(d);
                     }
-                    app.create(&CreateRequest { title, answers, plan_id, status })?
+                    app.create(&CreateRequest {
+                        title,
+                        answers,
+                        plan_id,
+                        status,
+                    })?
                 }
             };
-            format!("Created plan {} ({}) at {}\n", plan.id, plan.status.as_str(), app.doc_path(&plan.id).display())
+            format!(
+                "Created plan {} ({}) at {}\n",
+                plan.id,
+                plan.status.as_str(),
+                app.doc_path(&plan.id).display()
+            )
         }
         PlanCommand::Interview { json: _ } => pretty(&app.interview()?),
         PlanCommand::Status { plan_id, status } => {
             let p = app.set_status(&plan_id, &status)?;
             format!("Plan {} is now {}.\n", p.id, p.status.as_str())
         }
-        PlanCommand::Milestone { plan_id, index, undone } => {
+        PlanCommand::Milestone {
+            plan_id,
+            index,
+            undone,
+        } => {
             let p = app.set_milestone(&plan_id, index, !undone)?;
-            format!("Plan {}: {}/{} milestones done.\n", p.id, p.milestone_done(), p.milestones.len())
+            format!(
+                "Plan {}: {}/{} milestones done.\n",
+                p.id,
+                p.milestone_done(),
+                p.milestones.len()
+            )
         }
-        PlanCommand::Evaluate { plan_id, phase, study_id, record } => pretty(&app.evaluate(&plan_id, &phase, &study_id, record)?),
-        PlanCommand::Record { plan_id, title, body, status } => pretty(&app.record_learning(&plan_id, &title, &body, &status)?),
+        PlanCommand::Evaluate {
+            plan_id,
+            phase,
+            study_id,
+            record,
+        } => pretty(&app.evaluate(&plan_id, &phase, &study_id, record)?),
+        PlanCommand::Record {
+            plan_id,
+            title,
+            body,
+            status,
+        } => pretty(&app.record_learning(&plan_id, &title, &body, &status)?),
         PlanCommand::Reindex => {
             let (n, problems) = app.reindex()?;
             let mut s = format!("Indexed {n} plans from {}.\n", app.dir().display());
-            problems.iter().for_each(|p| s.push_str(&format!("! {p}\n")));
+            for p in &problems {
+                let _ = writeln!(s, "! {p}");
+            }
             s
         }
         PlanCommand::Path { plan_id } => match plan_id {
@@ -252,7 +304,10 @@ fn read_input(path: &std::path::Path) -> Result<String, PlanError> {
     let mut text = String::new();
     let limit = super::doc::limits::DOC_BYTES as u64 + 1;
     let r = if path.as_os_str() == "-" {
-        std::io::stdin().lock().take(limit).read_to_string(&mut text)
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_string(&mut text)
     } else {
         std::fs::File::open(path).and_then(|f| f.take(limit).read_to_string(&mut text))
     };
@@ -260,8 +315,14 @@ fn read_input(path: &std::path::Path) -> Result<String, PlanError> {
     Ok(text)
 }
 
-fn architect(ctx: &Ctx, subject: Option<String>, agent: Option<String>) -> Result<String, PlanError> {
-    let topic = subject.filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "Study plan".into());
+fn architect(
+    ctx: &Ctx,
+    subject: Option<String>,
+    agent: Option<String>,
+) -> Result<String, PlanError> {
+    let topic = subject
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "Study plan".into());
     let agent = agent
         .as_deref()
         .map(crate::adapters::Harness::parse)
@@ -282,9 +343,14 @@ fn architect(ctx: &Ctx, subject: Option<String>, agent: Option<String>) -> Resul
         other => PlanError::Storage(other.to_string()),
     })?;
     let name = started.state.mux_session().unwrap_or_default().to_owned();
-    started.warnings.iter().for_each(|w| eprintln!("studyloop: warning: {}", crate::term::text(w)));
+    started
+        .warnings
+        .iter()
+        .for_each(|w| eprintln!("studyloop: warning: {}", crate::term::text(w)));
     if !started.tmux.attach(&name).unwrap_or(false) {
-        return Ok(format!("Started a planning session in tmux session {name}; attach with: tmux attach -t {name}\n"));
+        return Ok(format!(
+            "Started a planning session in tmux session {name}; attach with: tmux attach -t {name}\n"
+        ));
     }
     Ok(String::new())
 }
@@ -321,10 +387,10 @@ pub fn run_now(ctx: &Ctx, args: &NowArgs) -> Result<String, PlanError> {
             .and_then(|a| a.iter().find(|p| p["plan_id"] == refs["plan_id"]))
             .and_then(|p| p["title"].as_str())
             .unwrap_or_default();
-        s.push_str(&format!("    Advances plan: {title}\n"));
+        let _ = writeln!(s, "    Advances plan: {title}");
     }
     for a in v["alternates"].as_array().into_iter().flatten() {
-        s.push_str(&format!("Or:  {}", line(a)));
+        let _ = write!(s, "Or:  {}", line(a));
     }
     Ok(s)
 }

@@ -223,7 +223,9 @@ pub(crate) fn one_line(field: &str, raw: &str, max: usize) -> Result<String, Pla
 pub(crate) fn title_text(field: &str, raw: &str, max: usize) -> Result<String, PlanError> {
     let t = one_line(field, raw, max)?;
     if t.is_empty() {
-        return Err(PlanError::Invalid(format!("`{field}` is empty; give it a title")));
+        return Err(PlanError::Invalid(format!(
+            "`{field}` is empty; give it a title"
+        )));
     }
     Ok(t.replace("**", "*"))
 }

@@ -22,7 +22,9 @@ pub enum PlanError {
         value: String,
     },
     /// A plan with that id exists already.
-    #[error("conflict: a study plan `{id}` already exists; pick another `plan_id` or update that plan")]
+    #[error(
+        "conflict: a study plan `{id}` already exists; pick another `plan_id` or update that plan"
+    )]
     Conflict {
         /// The id.
         id: String,
@@ -39,7 +41,9 @@ pub enum PlanError {
         nudges: Vec<String>,
     },
     /// A milestone index out of range.
-    #[error("invalid_milestone: index {index} is out of range; the plan has {total} milestones (0-based, 0..{total})")]
+    #[error(
+        "invalid_milestone: index {index} is out of range; the plan has {total} milestones (0-based, 0..{total})"
+    )]
     InvalidMilestone {
         /// The index given.
         index: i64,

@@ -45,7 +45,11 @@ impl PlanId {
         let slug = crate::ids::config_slug(title);
         let cut: String = slug.chars().take(48).collect();
         let cut = cut.trim_end_matches('-');
-        Self(if cut.is_empty() { "plan".to_owned() } else { cut.to_owned() })
+        Self(if cut.is_empty() {
+            "plan".to_owned()
+        } else {
+            cut.to_owned()
+        })
     }
 
     /// The id as text.
@@ -71,13 +75,27 @@ mod tests {
             assert!(PlanId::parse(good).is_ok(), "{good}");
         }
         for bad in [
-            "", "..", "../x", "a/b", "a\\b", ".hidden", "-x", "A", "a.md", "a b", "é",
-            "a\0", &"a".repeat(65),
+            "",
+            "..",
+            "../x",
+            "a/b",
+            "a\\b",
+            ".hidden",
+            "-x",
+            "A",
+            "a.md",
+            "a b",
+            "é",
+            "a\0",
+            &"a".repeat(65),
         ] {
             let err = PlanId::parse(bad).unwrap_err();
             assert!(err.to_string().starts_with("invalid_id:"), "{bad}: {err}");
         }
-        assert_eq!(PlanId::from_title("SQL Window Functions!").as_str(), "sql-window-functions");
+        assert_eq!(
+            PlanId::from_title("SQL Window Functions!").as_str(),
+            "sql-window-functions"
+        );
         assert_eq!(PlanId::from_title("../..").as_str(), "plan");
     }
 }

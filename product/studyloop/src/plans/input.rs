@@ -22,7 +22,11 @@ pub(crate) fn opt_str(v: &Value, key: &str) -> Result<Option<String>, PlanError>
 
 /// A list of one-line strings; a single string is a one-item list (or, for
 /// comma lists such as topics, split on commas).
-pub(crate) fn opt_list(v: &Value, key: &str, split_commas: bool) -> Result<Option<Vec<String>>, PlanError> {
+pub(crate) fn opt_list(
+    v: &Value,
+    key: &str,
+    split_commas: bool,
+) -> Result<Option<Vec<String>>, PlanError> {
     let items: Vec<String> = match v.get(key) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(s)) if split_commas => s.split(',').map(str::to_owned).collect(),
@@ -31,7 +35,10 @@ pub(crate) fn opt_list(v: &Value, key: &str, split_commas: bool) -> Result<Optio
             .iter()
             .map(|x| {
                 x.as_str().map(str::to_owned).ok_or_else(|| {
-                    PlanError::Invalid(format!("`{key}` must be a list of strings; got {}", clip(&x.to_string(), 60)))
+                    PlanError::Invalid(format!(
+                        "`{key}` must be a list of strings; got {}",
+                        clip(&x.to_string(), 60)
+                    ))
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -97,12 +104,20 @@ fn concept(raw: &str) -> Result<String, PlanError> {
 
 /// Milestones: strings or `{title, concepts?, done?}` objects. A milestone
 /// whose title matches one in `keep` keeps its `done` unless given.
-pub(crate) fn milestones(v: &Value, key: &str, keep: &[Milestone]) -> Result<Option<Vec<Milestone>>, PlanError> {
+pub(crate) fn milestones(
+    v: &Value,
+    key: &str,
+    keep: &[Milestone],
+) -> Result<Option<Vec<Milestone>>, PlanError> {
     let items = match v.get(key) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Array(a)) => a,
         Some(Value::String(s)) => {
-            return milestones(&serde_json::json!({ key: s.split(';').collect::<Vec<_>>() }), key, keep);
+            return milestones(
+                &serde_json::json!({ key: s.split(';').collect::<Vec<_>>() }),
+                key,
+                keep,
+            );
         }
         Some(other) => {
             return Err(PlanError::Invalid(format!(
@@ -118,13 +133,21 @@ pub(crate) fn milestones(v: &Value, key: &str, keep: &[Milestone]) -> Result<Opt
             Value::String(s) => (s.as_str(), Vec::new(), None),
             Value::Object(o) => {
                 let title = o.get("title").and_then(Value::as_str).ok_or_else(|| {
-                    PlanError::Invalid(format!("each milestone needs a `title` string; got {}", clip(&item.to_string(), 60)))
+                    PlanError::Invalid(format!(
+                        "each milestone needs a `title` string; got {}",
+                        clip(&item.to_string(), 60)
+                    ))
                 })?;
                 let concepts = opt_list(item, "concepts", true)?.unwrap_or_default();
                 let done = match o.get("done") {
                     None | Some(Value::Null) => None,
                     Some(Value::Bool(b)) => Some(*b),
-                    Some(x) => return Err(PlanError::Invalid(format!("milestone `done` must be true or false, not {}", clip(&x.to_string(), 20)))),
+                    Some(x) => {
+                        return Err(PlanError::Invalid(format!(
+                            "milestone `done` must be true or false, not {}",
+                            clip(&x.to_string(), 20)
+                        )));
+                    }
                 };
                 (title, concepts, done)
             }
@@ -136,9 +159,16 @@ pub(crate) fn milestones(v: &Value, key: &str, keep: &[Milestone]) -> Result<Opt
             }
         };
         let title = title_text("milestone title", title, limits::TITLE)?;
-        let concepts = concepts.iter().map(|c| concept(c)).collect::<Result<Vec<_>, _>>()?;
+        let concepts = concepts
+            .iter()
+            .map(|c| concept(c))
+            .collect::<Result<Vec<_>, _>>()?;
         let done = done.unwrap_or_else(|| keep.iter().any(|m| m.title == title && m.done));
-        out.push(Milestone { title, done, concepts });
+        out.push(Milestone {
+            title,
+            done,
+            concepts,
+        });
     }
     Ok(Some(out))
 }
@@ -146,7 +176,9 @@ pub(crate) fn milestones(v: &Value, key: &str, keep: &[Milestone]) -> Result<Opt
 /// Refuse keys outside `accepted` (a typo must not be silently dropped).
 pub(crate) fn known_keys(v: &Value, what: &str, accepted: &[&str]) -> Result<(), PlanError> {
     let Some(o) = v.as_object() else {
-        return Err(PlanError::Invalid(format!("`{what}` must be a JSON object")));
+        return Err(PlanError::Invalid(format!(
+            "`{what}` must be a JSON object"
+        )));
     };
     if let Some(k) = o.keys().find(|k| !accepted.contains(&k.as_str())) {
         return Err(PlanError::Invalid(format!(

@@ -26,7 +26,12 @@ pub struct NowInput {
 
 impl Default for NowInput {
     fn default() -> Self {
-        Self { energy: "medium", time_minutes: 25, modality: None, interleave: false }
+        Self {
+            energy: "medium",
+            time_minutes: 25,
+            modality: None,
+            interleave: false,
+        }
     }
 }
 
@@ -37,7 +42,12 @@ impl NowInput {
     ///
     /// # Errors
     /// [`PlanError::Invalid`] naming the value and the accepted set.
-    pub fn parse(energy: Option<&str>, time: Option<&str>, modality: Option<&str>, interleave: Option<&str>) -> Result<Self, PlanError> {
+    pub fn parse(
+        energy: Option<&str>,
+        time: Option<&str>,
+        modality: Option<&str>,
+        interleave: Option<&str>,
+    ) -> Result<Self, PlanError> {
         let mut out = Self::default();
         if let Some(e) = energy.map(str::trim).filter(|e| !e.is_empty()) {
             out.energy = match e {
@@ -46,25 +56,46 @@ impl NowInput {
                 "high" => "high",
                 n => crate::session::Energy::parse(n)
                     .map(crate::session::Energy::label)
-                    .map_err(|_| PlanError::Invalid(format!("energy `{}` is not accepted; use low, medium, high or 1..10", clip(n, 20))))?,
+                    .map_err(|_| {
+                        PlanError::Invalid(format!(
+                            "energy `{}` is not accepted; use low, medium, high or 1..10",
+                            clip(n, 20)
+                        ))
+                    })?,
             };
         }
         if let Some(t) = time.map(str::trim).filter(|t| !t.is_empty()) {
             out.time_minutes = match t.parse::<u32>() {
                 Ok(n @ 5..=240) => n,
-                _ => return Err(PlanError::Invalid(format!("time `{}` is not accepted; give minutes from 5 to 240", clip(t, 20)))),
+                _ => {
+                    return Err(PlanError::Invalid(format!(
+                        "time `{}` is not accepted; give minutes from 5 to 240",
+                        clip(t, 20)
+                    )));
+                }
             };
         }
-        if let Some(m) = modality.map(str::trim).filter(|m| !m.is_empty() && *m != "any") {
+        if let Some(m) = modality
+            .map(str::trim)
+            .filter(|m| !m.is_empty() && *m != "any")
+        {
             out.modality = Some(MODALITIES.into_iter().find(|x| *x == m).ok_or_else(|| {
-                PlanError::Invalid(format!("modality `{}` is not accepted; use any, read, practice, review or discuss", clip(m, 20)))
+                PlanError::Invalid(format!(
+                    "modality `{}` is not accepted; use any, read, practice, review or discuss",
+                    clip(m, 20)
+                ))
             })?);
         }
         if let Some(i) = interleave.map(str::trim).filter(|i| !i.is_empty()) {
             out.interleave = match i {
                 "1" | "true" | "yes" => true,
                 "0" | "false" | "no" => false,
-                _ => return Err(PlanError::Invalid(format!("interleave `{}` is not accepted; use true or false", clip(i, 20)))),
+                _ => {
+                    return Err(PlanError::Invalid(format!(
+                        "interleave `{}` is not accepted; use true or false",
+                        clip(i, 20)
+                    )));
+                }
             };
         }
         Ok(out)
@@ -89,7 +120,15 @@ impl NowInput {
     }
 }
 
-fn rec(kind: &str, title: &str, action: &str, minutes: u32, source: &str, reason: &str, refs: Value) -> Value {
+fn rec(
+    kind: &str,
+    title: &str,
+    action: &str,
+    minutes: u32,
+    source: &str,
+    reason: &str,
+    refs: Value,
+) -> Value {
     json!({"kind": kind, "title": title, "action": action, "minutes": minutes,
            "source": source, "reason": reason, "plan_refs": refs})
 }
@@ -97,12 +136,33 @@ fn rec(kind: &str, title: &str, action: &str, minutes: u32, source: &str, reason
 fn starters(input: &NowInput) -> Vec<Value> {
     let m = input.block();
     vec![
-        rec("starter", &format!("Start a {m}-minute focused study session"), "studyloop study TOPIC --agent NAME", m,
-            "starter", "No active study plan: one focused session on what matters most today.", json!([])),
-        rec("plan", "Draft a study plan with the architect", "studyloop plan architect", m,
-            "starter:plan", "A plan turns sessions into milestones; `now` then follows it.", json!([])),
-        rec("review", "Review what you studied last", "studyloop search WORDS", m.min(15),
-            "starter:review", "Retrieval practice: recall before you reread.", json!([])),
+        rec(
+            "starter",
+            &format!("Start a {m}-minute focused study session"),
+            "studyloop study TOPIC --agent NAME",
+            m,
+            "starter",
+            "No active study plan: one focused session on what matters most today.",
+            json!([]),
+        ),
+        rec(
+            "plan",
+            "Draft a study plan with the architect",
+            "studyloop plan architect",
+            m,
+            "starter:plan",
+            "A plan turns sessions into milestones; `now` then follows it.",
+            json!([]),
+        ),
+        rec(
+            "review",
+            "Review what you studied last",
+            "studyloop search WORDS",
+            m.min(15),
+            "starter:review",
+            "Retrieval practice: recall before you reread.",
+            json!([]),
+        ),
     ]
 }
 
@@ -124,7 +184,12 @@ fn urgency(days: Option<i64>) -> &'static str {
 
 /// Build the answer from the plans (any status; only active ones count).
 #[must_use]
-pub fn build(plans: &[Plan], problems: &[String], input: &NowInput, today: jiff::civil::Date) -> Value {
+pub fn build(
+    plans: &[Plan],
+    problems: &[String],
+    input: &NowInput,
+    today: jiff::civil::Date,
+) -> Value {
     let mut out = json!({
         "primary": Value::Null,
         "alternates": [],
@@ -134,7 +199,10 @@ pub fn build(plans: &[Plan], problems: &[String], input: &NowInput, today: jiff:
         "modality": input.modality,
         "interleave": input.interleave,
     });
-    let active: Vec<&Plan> = plans.iter().filter(|p| p.status == PlanStatus::Active).collect();
+    let active: Vec<&Plan> = plans
+        .iter()
+        .filter(|p| p.status == PlanStatus::Active)
+        .collect();
     if active.is_empty() {
         let mut s = starters(input).into_iter();
         out["primary"] = s.next().unwrap_or(Value::Null);
@@ -144,14 +212,19 @@ pub fn build(plans: &[Plan], problems: &[String], input: &NowInput, today: jiff:
     let energy = input.energy_value();
     let m = input.block();
     let mut entries = Vec::new();
-    let (mut deferred, mut repairs, mut completion, mut warnings) = (vec![], vec![], vec![], problems.to_vec());
+    let (mut deferred, mut repairs, mut completion, mut warnings) =
+        (vec![], vec![], vec![], problems.to_vec());
     for p in &active {
         let days = days_until(p.target_date.as_deref(), today);
         let next = p.next_milestone();
         let floor_ok = p.energy_floor.is_none_or(|f| energy >= f);
         let ready = super::readiness(p).ready;
         if !ready {
-            warnings.push(format!("plan `{}` is active but not ready: {}", p.id, super::readiness(p).blockers.join("; ")));
+            warnings.push(format!(
+                "plan `{}` is active but not ready: {}",
+                p.id,
+                super::readiness(p).blockers.join("; ")
+            ));
         }
         if !floor_ok {
             deferred.push(json!({"plan_id": p.id.as_str(), "energy_floor": p.energy_floor}));
@@ -181,21 +254,35 @@ pub fn build(plans: &[Plan], problems: &[String], input: &NowInput, today: jiff:
         .iter()
         .filter_map(|(p, _, _)| {
             let (i, ms) = p.next_milestone()?;
-            Some(rec("milestone", &ms.title, &format!("studyloop study \"{}\"", ms.title.replace('"', "'")), m,
+            Some(rec(
+                "milestone",
+                &ms.title,
+                &format!("studyloop study \"{}\"", ms.title.replace('"', "'")),
+                m,
                 &format!("study_plan:{}:{i}", p.id),
-                &format!("Next milestone of `{}` ({}/{} done).", p.title, p.milestone_done(), p.milestones.len()),
-                json!([{"plan_id": p.id.as_str(), "milestone_index": i}])))
+                &format!(
+                    "Next milestone of `{}` ({}/{} done).",
+                    p.title,
+                    p.milestone_done(),
+                    p.milestones.len()
+                ),
+                json!([{"plan_id": p.id.as_str(), "milestone_index": i}]),
+            ))
         })
         .collect();
     if !input.interleave && recs.len() > 1 {
         recs.truncate(1);
     }
     let reviewed = eligible.first().map_or(active[0], |e| *e.0);
-    recs.push(rec("review", &format!("Evaluate progress on {}", reviewed.title),
-        &format!("studyloop plan evaluate {} --phase mid", reviewed.id), m.min(15),
+    recs.push(rec(
+        "review",
+        &format!("Evaluate progress on {}", reviewed.title),
+        &format!("studyloop plan evaluate {} --phase mid", reviewed.id),
+        m.min(15),
         &format!("study_plan:{}:review", reviewed.id),
         "A short checkpoint keeps the plan honest.",
-        json!([{"plan_id": reviewed.id.as_str(), "milestone_index": Value::Null}])));
+        json!([{"plan_id": reviewed.id.as_str(), "milestone_index": Value::Null}]),
+    ));
     recs.extend(starters(input).into_iter().skip(2));
     let mut it = recs.into_iter();
     out["primary"] = it.next().unwrap_or(Value::Null);
@@ -212,7 +299,9 @@ pub fn build(plans: &[Plan], problems: &[String], input: &NowInput, today: jiff:
 /// Today's date (UTC).
 #[must_use]
 pub fn today() -> jiff::civil::Date {
-    jiff::tz::Offset::UTC.to_datetime(jiff::Timestamp::now()).date()
+    jiff::tz::Offset::UTC
+        .to_datetime(jiff::Timestamp::now())
+        .date()
 }
 
 /// Read the plans through `app` and build the answer.
@@ -236,11 +325,21 @@ mod tests {
         let draft = {
             let d = tempfile::tempdir().unwrap();
             let app = PlanApp::new(d.path().join("p"), d.path().join("db"));
-            app.create(&CreateRequest { title: "Draft only".into(), answers: serde_json::json!({}), plan_id: None, status: None })
-                .unwrap()
+            app.create(&CreateRequest {
+                title: "Draft only".into(),
+                answers: serde_json::json!({}),
+                plan_id: None,
+                status: None,
+            })
+            .unwrap()
         };
         // A draft (not active) plan changes nothing.
-        let v = build(&[draft], &["a problem".into()], &NowInput::default(), today());
+        let v = build(
+            &[draft],
+            &["a problem".into()],
+            &NowInput::default(),
+            today(),
+        );
         assert_eq!(serde_json::to_string_pretty(&v).unwrap() + "\n", GOLDEN);
     }
 
@@ -256,8 +355,13 @@ mod tests {
             if let Some(f) = floor {
                 answers["energy_floor"] = serde_json::json!(f);
             }
-            app.create(&CreateRequest { title: format!("Plan {id}"), answers, plan_id: Some(id.into()), status: Some("active".into()) })
-                .unwrap();
+            app.create(&CreateRequest {
+                title: format!("Plan {id}"),
+                answers,
+                plan_id: Some(id.into()),
+                status: Some("active".into()),
+            })
+            .unwrap();
         };
         mk("sql-windows", Some("2026-12-10"), None);
         mk("later", Some("2027-06-01"), None);
@@ -267,19 +371,50 @@ mod tests {
         let (plans, problems) = app.list(Some(PlanStatus::Active)).unwrap();
         let v = build(&plans, &problems, &NowInput::default(), day);
         assert_eq!(v["starter"], serde_json::json!(false));
-        assert_eq!(v["primary"]["plan_refs"][0], serde_json::json!({"plan_id": "sql-windows", "milestone_index": 1}));
-        assert_eq!(v["primary"]["source"], serde_json::json!("study_plan:sql-windows:1"));
+        assert_eq!(
+            v["primary"]["plan_refs"][0],
+            serde_json::json!({"plan_id": "sql-windows", "milestone_index": 1})
+        );
+        assert_eq!(
+            v["primary"]["source"],
+            serde_json::json!("study_plan:sql-windows:1")
+        );
         assert_eq!(v["alternates"].as_array().unwrap().len(), 2);
-        assert!(v["alternates"].as_array().unwrap().iter().all(|a| a["plan_refs"].is_array()));
-        let ids: Vec<&str> = v["active_plans"].as_array().unwrap().iter().map(|p| p["plan_id"].as_str().unwrap()).collect();
+        assert!(
+            v["alternates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|a| a["plan_refs"].is_array())
+        );
+        let ids: Vec<&str> = v["active_plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["plan_id"].as_str().unwrap())
+            .collect();
         assert_eq!(ids.len(), 3);
-        let tiring = v["active_plans"].as_array().unwrap().iter().find(|p| p["plan_id"] == "tiring").unwrap();
-        assert_eq!((tiring["eligible"].clone(), tiring["target_urgency"].clone()), (serde_json::json!(false), serde_json::json!("urgent")));
-        assert_eq!(v["energy_deferred"][0]["plan_id"], serde_json::json!("tiring"));
+        let tiring = v["active_plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["plan_id"] == "tiring")
+            .unwrap();
+        assert_eq!(
+            (tiring["eligible"].clone(), tiring["target_urgency"].clone()),
+            (serde_json::json!(false), serde_json::json!("urgent"))
+        );
+        assert_eq!(
+            v["energy_deferred"][0]["plan_id"],
+            serde_json::json!("tiring")
+        );
         // With high energy the most urgent plan (due today) leads.
         let high = NowInput::parse(Some("high"), None, None, None).unwrap();
         let v = build(&plans, &problems, &high, day);
-        assert_eq!(v["primary"]["source"], serde_json::json!("study_plan:tiring:0"));
+        assert_eq!(
+            v["primary"]["source"],
+            serde_json::json!("study_plan:tiring:0")
+        );
         assert_eq!(v["energy_deferred"], serde_json::json!([]));
     }
 
@@ -297,7 +432,14 @@ mod tests {
             let err = NowInput::parse(e, t, m, i).unwrap_err().to_string();
             assert!(err.starts_with("invalid:"), "{err}");
         }
-        assert_eq!(NowInput::parse(Some("2"), Some("90"), Some("any"), Some("1")).unwrap(),
-            NowInput { energy: "low", time_minutes: 90, modality: None, interleave: true });
+        assert_eq!(
+            NowInput::parse(Some("2"), Some("90"), Some("any"), Some("1")).unwrap(),
+            NowInput {
+                energy: "low",
+                time_minutes: 90,
+                modality: None,
+                interleave: true
+            }
+        );
     }
 }

@@ -48,7 +48,12 @@ fn value(raw: &str) -> Option<serde_json::Value> {
     }
 }
 
-fn string_of(c: &Ctx<'_>, line: usize, key: &str, v: &serde_json::Value) -> Result<String, PlanError> {
+fn string_of(
+    c: &Ctx<'_>,
+    line: usize,
+    key: &str,
+    v: &serde_json::Value,
+) -> Result<String, PlanError> {
     v.as_str()
         .map(str::to_owned)
         .ok_or_else(|| c.err(line, format!("`{key}` must be a string")))
@@ -59,7 +64,11 @@ fn string_of(c: &Ctx<'_>, line: usize, key: &str, v: &serde_json::Value) -> Resu
 /// # Errors
 /// [`PlanError::Malformed`] with the 1-based line.
 #[expect(clippy::too_many_lines, reason = "one linear pass over the sections")]
-pub(crate) fn parse(path: &Path, text: &str, expect_id: Option<&PlanId>) -> Result<Plan, PlanError> {
+pub(crate) fn parse(
+    path: &Path,
+    text: &str,
+    expect_id: Option<&PlanId>,
+) -> Result<Plan, PlanError> {
     let c = Ctx { path };
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     match lines.next() {
@@ -83,11 +92,22 @@ pub(crate) fn parse(path: &Path, text: &str, expect_id: Option<&PlanId>) -> Resu
         let (key, raw) = line
             .split_once(':')
             .ok_or_else(|| c.err(n, "expected `key: value` in the frontmatter"))?;
-        let v = value(raw).ok_or_else(|| c.err(n, format!("cannot read the value of `{}`", key.trim())))?;
+        let v = value(raw)
+            .ok_or_else(|| c.err(n, format!("cannot read the value of `{}`", key.trim())))?;
         match key.trim() {
-            "id" => id = Some(PlanId::parse(&string_of(&c, n, "id", &v)?).map_err(|e| c.err(n, e.to_string()))?),
+            "id" => {
+                id = Some(
+                    PlanId::parse(&string_of(&c, n, "id", &v)?)
+                        .map_err(|e| c.err(n, e.to_string()))?,
+                )
+            }
             "title" => title = Some(string_of(&c, n, "title", &v)?),
-            "status" => status = Some(PlanStatus::parse(&string_of(&c, n, "status", &v)?).map_err(|e| c.err(n, e.to_string()))?),
+            "status" => {
+                status = Some(
+                    PlanStatus::parse(&string_of(&c, n, "status", &v)?)
+                        .map_err(|e| c.err(n, e.to_string()))?,
+                )
+            }
             "created" => plan_created = string_of(&c, n, "created", &v)?,
             "updated" => plan_updated = string_of(&c, n, "updated", &v)?,
             "target_date" => target_date = v.as_str().map(str::to_owned),
@@ -107,8 +127,15 @@ pub(crate) fn parse(path: &Path, text: &str, expect_id: Option<&PlanId>) -> Resu
             }
             "topics" => {
                 topics = match &v {
-                    serde_json::Value::Array(a) => a.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect(),
-                    serde_json::Value::String(s) => s.split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect(),
+                    serde_json::Value::Array(a) => a
+                        .iter()
+                        .filter_map(|t| t.as_str().map(str::to_owned))
+                        .collect(),
+                    serde_json::Value::String(s) => s
+                        .split(',')
+                        .map(|t| t.trim().to_owned())
+                        .filter(|t| !t.is_empty())
+                        .collect(),
                     _ => return Err(c.err(n, "`topics` must be a list")),
                 }
             }
@@ -117,13 +144,19 @@ pub(crate) fn parse(path: &Path, text: &str, expect_id: Option<&PlanId>) -> Resu
         }
     }
     if !closed {
-        return Err(c.err(text.lines().count().max(1), "the frontmatter is not closed with `---`"));
+        return Err(c.err(
+            text.lines().count().max(1),
+            "the frontmatter is not closed with `---`",
+        ));
     }
     let id = id.ok_or_else(|| c.err(1, "the frontmatter has no `id`"))?;
     if let Some(want) = expect_id
         && *want != id
     {
-        return Err(c.err(1, format!("the frontmatter id `{id}` does not match the file name `{want}.md`")));
+        return Err(c.err(
+            1,
+            format!("the frontmatter id `{id}` does not match the file name `{want}.md`"),
+        ));
     }
     let mut plan = Plan {
         id,
@@ -243,7 +276,10 @@ fn milestone(line: &str) -> Option<Milestone> {
         let list = tail
             .strip_prefix("— concepts:")
             .or_else(|| tail.strip_prefix("- concepts:"))?;
-        list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+        list.split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
     };
     Some(Milestone {
         title: title.to_owned(),
@@ -303,8 +339,16 @@ mod tests {
             out_of_scope: "".into(),
             resources: vec!["the docs".into()],
             milestones: vec![
-                Milestone { title: "OVER clause".into(), done: true, concepts: vec!["PARTITION BY".into(), "ORDER BY".into()] },
-                Milestone { title: "Frames".into(), done: false, concepts: vec![] },
+                Milestone {
+                    title: "OVER clause".into(),
+                    done: true,
+                    concepts: vec!["PARTITION BY".into(), "ORDER BY".into()],
+                },
+                Milestone {
+                    title: "Frames".into(),
+                    done: false,
+                    concepts: vec![],
+                },
             ],
             checkpoints: vec![CheckpointRow {
                 date: "2026-01-02T00:00:00Z".into(),
@@ -314,7 +358,11 @@ mod tests {
                 milestone_total: 2,
                 note: "on track".into(),
             }],
-            records: vec![LearningRecord { title: "Frames (rows)".into(), status: "active".into(), body: "ROWS vs RANGE: x".into() }],
+            records: vec![LearningRecord {
+                title: "Frames (rows)".into(),
+                status: "active".into(),
+                body: "ROWS vs RANGE: x".into(),
+            }],
             notes: "Keep going.".into(),
         }
     }
@@ -323,7 +371,10 @@ mod tests {
     fn render_parse_round_trip() {
         let p = sample();
         let text = p.render();
-        assert!(text.contains("- [x] **OVER clause** — concepts: PARTITION BY, ORDER BY"), "{text}");
+        assert!(
+            text.contains("- [x] **OVER clause** — concepts: PARTITION BY, ORDER BY"),
+            "{text}"
+        );
         let back = parse(Path::new("/p/sql-windows.md"), &text, Some(&p.id)).unwrap();
         assert_eq!(back, p);
         assert_eq!(back.render(), text);
@@ -331,23 +382,34 @@ mod tests {
 
     #[test]
     fn malformed_names_file_and_line() {
-        let text = sample().render().replace("- [ ] **Frames**", "- [?] Frames");
+        let text = sample()
+            .render()
+            .replace("- [ ] **Frames**", "- [?] Frames");
         let err = parse(Path::new("/p/sql-windows.md"), &text, None).unwrap_err();
         let line = text.lines().position(|l| l == "- [?] Frames").unwrap() + 1;
         let msg = err.to_string();
-        assert!(msg.starts_with("plan_error:") && msg.contains(&format!("/p/sql-windows.md:{line}")), "{msg}");
+        assert!(
+            msg.starts_with("plan_error:") && msg.contains(&format!("/p/sql-windows.md:{line}")),
+            "{msg}"
+        );
         for (bad, want) in [
             ("no frontmatter", 1),
             ("---\nid: a\ntitle: x\n", 3),
             ("---\nid: ../x\n---\n", 2),
             ("---\nid: a\ntitle: x\n---\n## Bogus\n", 5),
         ] {
-            let msg = parse(Path::new("/p/a.md"), bad, None).unwrap_err().to_string();
+            let msg = parse(Path::new("/p/a.md"), bad, None)
+                .unwrap_err()
+                .to_string();
             assert!(msg.contains(&format!("/p/a.md:{want}:")), "{bad:?}: {msg}");
         }
-        let msg = parse(Path::new("/p/b.md"), &sample().render(), Some(&PlanId::parse("b").unwrap()))
-            .unwrap_err()
-            .to_string();
+        let msg = parse(
+            Path::new("/p/b.md"),
+            &sample().render(),
+            Some(&PlanId::parse("b").unwrap()),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(msg.contains("does not match the file name"), "{msg}");
     }
 }

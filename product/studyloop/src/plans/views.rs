@@ -102,17 +102,63 @@ pub fn detail(p: &Plan) -> Value {
 /// The planning interview's questions (the architect persona asks these).
 #[must_use]
 pub fn interview_questions() -> Value {
-    let q = |key: &str, prompt: &str, why: &str, required: bool, multi: bool| {
-        json!({"key": key, "prompt": prompt, "why": why, "required": required, "multi": multi})
-    };
+    let q = |key: &str, prompt: &str, why: &str, required: bool, multi: bool| json!({"key": key, "prompt": prompt, "why": why, "required": required, "multi": multi});
     json!([
-        q("why", "Why do you want to learn this now?", "A plan without a reason stalls; activation needs it.", true, false),
-        q("success", "How will you know you have succeeded?", "Success criteria make checkpoints honest; activation needs one.", true, true),
-        q("topics", "Which topics does it cover?", "Topics link sessions to the plan.", false, true),
-        q("milestones", "What are the steps, in order?", "Milestones drive `now`; activation needs one.", true, true),
-        q("constraints", "What limits your time or energy?", "Constraints shape the pace.", false, false),
-        q("out_of_scope", "What are you deliberately not learning?", "Scope keeps the plan finishable.", false, false),
-        q("target_date", "By when (YYYY-MM-DD)?", "A date lets `now` weigh urgency.", false, false),
-        q("resources", "Which books, courses or docs will you use?", "Resources anchor sessions.", false, true),
+        q(
+            "why",
+            "Why do you want to learn this now?",
+            "A plan without a reason stalls; activation needs it.",
+            true,
+            false
+        ),
+        q(
+            "success",
+            "How will you know you have succeeded?",
+            "Success criteria make checkpoints honest; activation needs one.",
+            true,
+            true
+        ),
+        q(
+            "topics",
+            "Which topics does it cover?",
+            "Topics link sessions to the plan.",
+            false,
+            true
+        ),
+        q(
+            "milestones",
+            "What are the steps, in order?",
+            "Milestones drive `now`; activation needs one.",
+            true,
+            true
+        ),
+        q(
+            "constraints",
+            "What limits your time or energy?",
+            "Constraints shape the pace.",
+            false,
+            false
+        ),
+        q(
+            "out_of_scope",
+            "What are you deliberately not learning?",
+            "Scope keeps the plan finishable.",
+            false,
+            false
+        ),
+        q(
+            "target_date",
+            "By when (YYYY-MM-DD)?",
+            "A date lets `now` weigh urgency.",
+            false,
+            false
+        ),
+        q(
+            "resources",
+            "Which books, courses or docs will you use?",
+            "Resources anchor sessions.",
+            false,
+            true
+        ),
     ])
 }

@@ -91,7 +91,9 @@ fn upsert(conn: &rusqlite::Connection, r: &PlanIndexRow) -> rusqlite::Result<usi
 impl Store {
     /// Insert or replace one plan's index row.
     pub fn index_plan(&self, row: &PlanIndexRow) -> Result<(), StoreError> {
-        upsert(&self.conn, row).map(drop).map_err(q("indexing a study plan"))
+        upsert(&self.conn, row)
+            .map(drop)
+            .map_err(q("indexing a study plan"))
     }
 
     /// Drop one plan's index row (its checkpoints stay).
@@ -140,7 +142,11 @@ impl Store {
     }
 
     /// The newest `limit` checkpoints of a plan, newest first.
-    pub fn checkpoints(&self, plan_id: &str, limit: u32) -> Result<Vec<CheckpointRecord>, StoreError> {
+    pub fn checkpoints(
+        &self,
+        plan_id: &str,
+        limit: u32,
+    ) -> Result<Vec<CheckpointRecord>, StoreError> {
         let mut st = self
             .conn
             .prepare(

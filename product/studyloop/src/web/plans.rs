@@ -39,11 +39,14 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce(&PlanApp) -> Result<T, PlanError> + Send + 'static,
 ) -> Result<T, Response> {
     let ctx = state.ctx.clone();
-    let joined = tokio::task::spawn_blocking(move || PlanApp::from_ctx(&ctx).and_then(|app| f(&app))).await;
+    let joined =
+        tokio::task::spawn_blocking(move || PlanApp::from_ctx(&ctx).and_then(|app| f(&app))).await;
     match joined {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(refusal(&e)),
-        Err(e) => Err(refusal(&PlanError::Storage(format!("the plan task failed: {e}")))),
+        Err(e) => Err(refusal(&PlanError::Storage(format!(
+            "the plan task failed: {e}"
+        )))),
     }
 }
 
@@ -54,14 +57,14 @@ fn reply(status: StatusCode, r: Result<Value, Response>) -> Response {
     }
 }
 
-fn body_json(body: &[u8]) -> Result<Value, Response> {
+fn body_json(body: &[u8]) -> Result<Value, PlanError> {
     if body.is_empty() {
         return Ok(json!({}));
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(v) if v.is_object() => Ok(v),
-        Ok(_) => Err(refusal(&PlanError::Invalid("the body must be a JSON object".into()))),
-        Err(e) => Err(refusal(&PlanError::Invalid(format!("the body is not JSON: {e}")))),
+        Ok(_) => Err(PlanError::Invalid("the body must be a JSON object".into())),
+        Err(e) => Err(PlanError::Invalid(format!("the body is not JSON: {e}"))),
     }
 }
 
@@ -88,19 +91,30 @@ pub async fn interview(State(s): State<Arc<AppState>>) -> Response {
 
 /// `GET /api/plans/{id}`: detail plus markdown.
 pub async fn detail(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    reply(StatusCode::OK, blocking(&s, move |app| app.detail(&id, true, None)).await)
+    reply(
+        StatusCode::OK,
+        blocking(&s, move |app| app.detail(&id, true, None)).await,
+    )
 }
 
 /// `GET /api/plans/{id}/markdown`.
 pub async fn markdown(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     match blocking(&s, move |app| app.markdown(&id)).await {
-        Ok(text) => ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], text).into_response(),
+        Ok(text) => (
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            text,
+        )
+            .into_response(),
         Err(r) => r,
     }
 }
 
 /// `GET /api/plans/{id}/history?limit=`.
-pub async fn history(State(s): State<Arc<AppState>>, Path(id): Path<String>, Query(q): Params) -> Response {
+pub async fn history(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Params,
+) -> Response {
     let limit = q.get("limit").cloned();
     reply(
         StatusCode::OK,
@@ -108,7 +122,10 @@ pub async fn history(State(s): State<Arc<AppState>>, Path(id): Path<String>, Que
             let limit = match limit.as_deref() {
                 None | Some("") => 20,
                 Some(l) => l.parse::<i64>().map_err(|_| {
-                    PlanError::Invalid(format!("limit `{}` is not a number; use 1..200", l.chars().take(20).collect::<String>()))
+                    PlanError::Invalid(format!(
+                        "limit `{}` is not a number; use 1..200",
+                        l.chars().take(20).collect::<String>()
+                    ))
                 })?,
             };
             let rows = app.history(&id, limit)?;
@@ -119,23 +136,42 @@ pub async fn history(State(s): State<Arc<AppState>>, Path(id): Path<String>, Que
 }
 
 /// `GET /api/plans/{id}/evaluate?phase=&study_id=`: a preview.
-pub async fn evaluate_preview(State(s): State<Arc<AppState>>, Path(id): Path<String>, Query(q): Params) -> Response {
+pub async fn evaluate_preview(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Params,
+) -> Response {
     let phase = q.get("phase").cloned().unwrap_or_else(|| "mid".into());
     let study = q.get("study_id").cloned().unwrap_or_default();
-    reply(StatusCode::OK, blocking(&s, move |app| app.evaluate(&id, &phase, &study, false)).await)
+    reply(
+        StatusCode::OK,
+        blocking(&s, move |app| app.evaluate(&id, &phase, &study, false)).await,
+    )
 }
 
 /// `POST /api/plans/{id}/evaluate {phase, study_id?, record?}`.
-pub async fn evaluate(State(s): State<Arc<AppState>>, Path(id): Path<String>, body: Bytes) -> Response {
+pub async fn evaluate(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
     let v = match body_json(&body) {
         Ok(v) => v,
-        Err(r) => return r,
+        Err(e) => return refusal(&e),
     };
     reply(
         StatusCode::OK,
         blocking(&s, move |app| {
-            let phase = v.get("phase").and_then(Value::as_str).unwrap_or("mid").to_owned();
-            let study = v.get("study_id").and_then(Value::as_str).unwrap_or("").to_owned();
+            let phase = v
+                .get("phase")
+                .and_then(Value::as_str)
+                .unwrap_or("mid")
+                .to_owned();
+            let study = v
+                .get("study_id")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
             let record = match v.get("record") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
@@ -151,13 +187,15 @@ pub async fn evaluate(State(s): State<Arc<AppState>>, Path(id): Path<String>, bo
 pub async fn create(State(s): State<Arc<AppState>>, body: Bytes) -> Response {
     let v = match body_json(&body) {
         Ok(v) => v,
-        Err(r) => return r,
+        Err(e) => return refusal(&e),
     };
     reply(
         StatusCode::CREATED,
         blocking(&s, move |app| {
             let plan = if let Some(md) = v.get("markdown") {
-                let md = md.as_str().ok_or_else(|| PlanError::Invalid("`markdown` must be a string".into()))?;
+                let md = md
+                    .as_str()
+                    .ok_or_else(|| PlanError::Invalid("`markdown` must be a string".into()))?;
                 app.create_from_markdown(md)?
             } else {
                 let str_of = |k: &str| -> Result<Option<String>, PlanError> {
@@ -181,10 +219,14 @@ pub async fn create(State(s): State<Arc<AppState>>, body: Bytes) -> Response {
 }
 
 /// `PATCH /api/plans/{id}`: every given field, saved once.
-pub async fn patch(State(s): State<Arc<AppState>>, Path(id): Path<String>, body: Bytes) -> Response {
+pub async fn patch(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
     let v = match body_json(&body) {
         Ok(v) => v,
-        Err(r) => return r,
+        Err(e) => return refusal(&e),
     };
     reply(
         StatusCode::OK,
@@ -197,16 +239,22 @@ pub async fn patch(State(s): State<Arc<AppState>>, Path(id): Path<String>, body:
 }
 
 /// `POST /api/plans/{id}/milestones/{i}/toggle` (`{done}` sets instead of flipping).
-pub async fn toggle(State(s): State<Arc<AppState>>, Path((id, index)): Path<(String, String)>, body: Bytes) -> Response {
+pub async fn toggle(
+    State(s): State<Arc<AppState>>,
+    Path((id, index)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
     let v = match body_json(&body) {
         Ok(v) => v,
-        Err(r) => return r,
+        Err(e) => return refusal(&e),
     };
     reply(
         StatusCode::OK,
         blocking(&s, move |app| {
             let total = app.get(&id)?.milestones.len();
-            let index: i64 = index.parse().map_err(|_| PlanError::InvalidMilestone { index: -1, total })?;
+            let index: i64 = index
+                .parse()
+                .map_err(|_| PlanError::InvalidMilestone { index: -1, total })?;
             let plan = match v.get("done") {
                 None | Some(Value::Null) => app.toggle_milestone(&id, index)?,
                 Some(Value::Bool(b)) => app.set_milestone(&id, index, *b)?,
@@ -220,7 +268,10 @@ pub async fn toggle(State(s): State<Arc<AppState>>, Path((id, index)): Path<(Str
 
 /// `DELETE /api/plans/{id}` (the request is the confirmation).
 pub async fn delete(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    reply(StatusCode::OK, blocking(&s, move |app| app.delete(&id, true)).await)
+    reply(
+        StatusCode::OK,
+        blocking(&s, move |app| app.delete(&id, true)).await,
+    )
 }
 
 /// `GET /api/now?energy=&time=&modality=&interleave=`.

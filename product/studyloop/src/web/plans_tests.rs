@@ -19,11 +19,17 @@ async fn server_at(home: &Path, plans: Option<&Path>) -> String {
     if let Some(p) = plans {
         pairs.push(("STUDYLOOP_PLANS_DIR".into(), p.display().to_string()));
     }
-    let ctx = Ctx { env: Env::from_pairs(pairs), cwd: PathBuf::from("/"), exe: PathBuf::from("/bin/false") };
+    let ctx = Ctx {
+        env: Env::from_pairs(pairs),
+        cwd: PathBuf::from("/"),
+        exe: PathBuf::from("/bin/false"),
+    };
     let slot = Slot::new(Arc::new(|_: &super::slot::LiveInfo, _: &str| Ok(())));
     let state = Arc::new(AppState::new(ctx, slot, Vec::new()));
     let app = router(state.clone(), Password(None));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let base = format!("127.0.0.1:{}", listener.local_addr().expect("addr").port());
     tokio::spawn(serve(listener, app, state, std::future::pending()));
     base
@@ -111,8 +117,18 @@ fn without_a_scope_the_routes_return_the_shared_payload() {
         let b = server_at(home.path(), None).await;
         for path in ["/api/plans", "/api/now"] {
             let r = call(&b, "GET", path, None).await;
-            assert_eq!((r.status, r.json()["error"].clone()), (503, json!("scope_unconfigured")), "{}", r.body);
-            assert!(r.json()["message"].as_str().unwrap().contains("No context scope configured"));
+            assert_eq!(
+                (r.status, r.json()["error"].clone()),
+                (503, json!("scope_unconfigured")),
+                "{}",
+                r.body
+            );
+            assert!(
+                r.json()["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("No context scope configured")
+            );
         }
     });
 }

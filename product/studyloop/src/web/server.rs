@@ -77,11 +77,20 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
         .route("/api/session/ws", get(ws::handler))
         .route("/api/plans", get(plans::list).post(plans::create))
         .route("/api/plans/interview", get(plans::interview))
-        .route("/api/plans/{id}", get(plans::detail).patch(plans::patch).delete(plans::delete))
+        .route(
+            "/api/plans/{id}",
+            get(plans::detail).patch(plans::patch).delete(plans::delete),
+        )
         .route("/api/plans/{id}/markdown", get(plans::markdown))
         .route("/api/plans/{id}/history", get(plans::history))
-        .route("/api/plans/{id}/evaluate", get(plans::evaluate_preview).post(plans::evaluate))
-        .route("/api/plans/{id}/milestones/{index}/toggle", post(plans::toggle))
+        .route(
+            "/api/plans/{id}/evaluate",
+            get(plans::evaluate_preview).post(plans::evaluate),
+        )
+        .route(
+            "/api/plans/{id}/milestones/{index}/toggle",
+            post(plans::toggle),
+        )
         .route("/api/now", get(plans::now))
         .layer(middleware::from_fn_with_state(gate, security::basic_auth))
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
