@@ -287,3 +287,63 @@ fn concurrent_writers_lose_no_update() {
     threads.into_iter().for_each(|h| h.join().unwrap());
     assert_eq!(app.get("shared").unwrap().records.len(), 80);
 }
+
+/// Hostile text in every free-text field (markup, table pipes, headings,
+/// newlines, controls, stars) must always leave a document that parses back
+/// to what was saved: no user input can make a plan unreadable.
+#[test]
+fn hostile_text_always_round_trips() {
+    let (_d, app) = app();
+    let alphabet: Vec<char> = "ab *|#-[]x()\n\r\t:—,;\"\\`\u{7}\u{1b}é---"
+        .chars()
+        .collect();
+    let mut seed: u64 = 0x5eed;
+    let mut text = |len: usize| -> String {
+        (0..len)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                alphabet[usize::try_from(seed >> 33).unwrap() % alphabet.len()]
+            })
+            .collect()
+    };
+    let mut failures = Vec::new();
+    for i in 0..150 {
+        let id = format!("h{i}");
+        let answers = json!({"why": text(12), "success": [text(8)], "constraints": text(10), "out_of_scope": text(6),
+            "notes": text(20), "topics": [text(5)], "resources": [text(7)],
+            "milestones": [{"title": format!("m{}", text(9)), "concepts": [text(6), text(4)]}, format!("n{}", text(5))]});
+        let title = format!("t{}", text(10));
+        match app.create(&CreateRequest {
+            title,
+            answers,
+            plan_id: Some(id.clone()),
+            status: None,
+        }) {
+            Ok(_) | Err(PlanError::Invalid(_)) => {}
+            Err(e) => failures.push(format!("create {id}: {e}")),
+        }
+        if app.get(&id).is_err() {
+            continue;
+        }
+        let _ = app.record_learning(&id, &format!("r{}", text(8)), &text(15), "active");
+        let saved = app.get(&id);
+        match saved {
+            Ok(p) => {
+                let again =
+                    super::parse::parse(std::path::Path::new("x.md"), &p.render(), None).unwrap();
+                if again != p {
+                    failures.push(format!("{id}: re-render differs"));
+                }
+            }
+            Err(e) => failures.push(format!("{id}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 150 unreadable: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
+}

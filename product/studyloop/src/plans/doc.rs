@@ -219,15 +219,20 @@ pub(crate) fn one_line(field: &str, raw: &str, max: usize) -> Result<String, Pla
     Ok(out)
 }
 
-/// A title-like field: one line, not empty, no `**` (it delimits titles).
+/// A title-like field: one line, not empty, no `**` and no trailing `*`
+/// (`**` delimits titles: `**a***` would end the title early).
 pub(crate) fn title_text(field: &str, raw: &str, max: usize) -> Result<String, PlanError> {
-    let t = one_line(field, raw, max)?;
+    let mut t = one_line(field, raw, max)?;
+    while t.contains("**") {
+        t = t.replace("**", "*");
+    }
+    let t = t.trim_end_matches('*').trim_end();
     if t.is_empty() {
         return Err(PlanError::Invalid(format!(
             "`{field}` is empty; give it a title"
         )));
     }
-    Ok(t.replace("**", "*"))
+    Ok(t.to_owned())
 }
 
 /// A cell of the checkpoints table: `|` would split it.
