@@ -262,3 +262,36 @@ fn plan_commands_drive_one_document() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("No context scope configured"));
 }
+
+/// CLI processes and an in-process writer (the layer the web and MCP doors
+/// call) record onto one plan at once: the document lock and re-read keep
+/// every update.
+#[test]
+fn concurrent_plan_writers_across_processes_lose_no_update() {
+    let w = World::new();
+    w.run(&["plan", "new", "Shared", "--id", "shared"]).ok();
+    let procs: Vec<_> = (0..4)
+        .map(|p| {
+            let cmds: Vec<_> = (0..8)
+                .map(|i| {
+                    let mut c = w.cmd(&["plan", "record", "shared", &format!("cli{p}-{i}"), "--body", "b"]);
+                    c.stdout(std::process::Stdio::null());
+                    c
+                })
+                .collect();
+            std::thread::spawn(move || {
+                for mut c in cmds {
+                    assert!(c.status().unwrap().success());
+                }
+            })
+        })
+        .collect();
+    let env = w.lib_env();
+    let ctx = studyloop::context::Ctx { env, cwd: w.home.path().into(), exe: common::exe().into() };
+    let app = studyloop::plans::PlanApp::from_ctx(&ctx).unwrap();
+    for i in 0..16 {
+        app.record_learning("shared", &format!("lib-{i}"), "b", "active").unwrap();
+    }
+    procs.into_iter().for_each(|h| h.join().unwrap());
+    assert_eq!(app.get("shared").unwrap().records.len(), 4 * 8 + 16);
+}
