@@ -274,7 +274,14 @@ fn concurrent_plan_writers_across_processes_lose_no_update() {
         .map(|p| {
             let cmds: Vec<_> = (0..8)
                 .map(|i| {
-                    let mut c = w.cmd(&["plan", "record", "shared", &format!("cli{p}-{i}"), "--body", "b"]);
+                    let mut c = w.cmd(&[
+                        "plan",
+                        "record",
+                        "shared",
+                        &format!("cli{p}-{i}"),
+                        "--body",
+                        "b",
+                    ]);
                     c.stdout(std::process::Stdio::null());
                     c
                 })
@@ -287,10 +294,15 @@ fn concurrent_plan_writers_across_processes_lose_no_update() {
         })
         .collect();
     let env = w.lib_env();
-    let ctx = studyloop::context::Ctx { env, cwd: w.home.path().into(), exe: common::exe().into() };
+    let ctx = studyloop::context::Ctx {
+        env,
+        cwd: w.home.path().into(),
+        exe: common::exe().into(),
+    };
     let app = studyloop::plans::PlanApp::from_ctx(&ctx).unwrap();
     for i in 0..16 {
-        app.record_learning("shared", &format!("lib-{i}"), "b", "active").unwrap();
+        app.record_learning("shared", &format!("lib-{i}"), "b", "active")
+            .unwrap();
     }
     procs.into_iter().for_each(|h| h.join().unwrap());
     assert_eq!(app.get("shared").unwrap().records.len(), 4 * 8 + 16);

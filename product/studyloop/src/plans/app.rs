@@ -352,26 +352,7 @@ impl PlanApp {
         };
         let status = PlanStatus::parse(req.status.as_deref().unwrap_or("draft"))?;
         let now = crate::context::now_rfc3339();
-        let mut plan = Plan {
-            id,
-            title,
-            status: PlanStatus::Draft,
-            created: now.clone(),
-            updated: now,
-            target_date: None,
-            energy_floor: None,
-            review_cadence_days: None,
-            topics: Vec::new(),
-            why: String::new(),
-            success: Vec::new(),
-            constraints: String::new(),
-            out_of_scope: String::new(),
-            resources: Vec::new(),
-            milestones: Vec::new(),
-            checkpoints: Vec::new(),
-            records: Vec::new(),
-            notes: String::new(),
-        };
+        let mut plan = Plan::empty(id, title, PlanStatus::Draft, now);
         apply_fields(&mut plan, &answers)?;
         gate(&plan, status)?;
         plan.status = status;
@@ -456,15 +437,7 @@ impl PlanApp {
     /// # Errors
     /// `invalid_milestone`, `not_found`.
     pub fn set_milestone(&self, id: &str, index: i64, done: bool) -> Result<Plan, PlanError> {
-        self.mutate(id, |plan| {
-            let total = plan.milestones.len();
-            let m = usize::try_from(index)
-                .ok()
-                .and_then(|i| plan.milestones.get_mut(i))
-                .ok_or(PlanError::InvalidMilestone { index, total })?;
-            m.done = done;
-            Ok(())
-        })
+        self.with_milestone(id, index, |_| done)
     }
 
     /// Flip milestone `index` (the web toggle).
@@ -472,13 +445,22 @@ impl PlanApp {
     /// # Errors
     /// As [`Self::set_milestone`].
     pub fn toggle_milestone(&self, id: &str, index: i64) -> Result<Plan, PlanError> {
+        self.with_milestone(id, index, |was| !was)
+    }
+
+    fn with_milestone(
+        &self,
+        id: &str,
+        index: i64,
+        done: impl FnOnce(bool) -> bool,
+    ) -> Result<Plan, PlanError> {
         self.mutate(id, |plan| {
             let total = plan.milestones.len();
             let m = usize::try_from(index)
                 .ok()
                 .and_then(|i| plan.milestones.get_mut(i))
                 .ok_or(PlanError::InvalidMilestone { index, total })?;
-            m.done = !m.done;
+            m.done = done(m.done);
             Ok(())
         })
     }

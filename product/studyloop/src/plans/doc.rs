@@ -245,6 +245,31 @@ fn json_str(s: &str) -> String {
 }
 
 impl Plan {
+    /// A plan with no mission, milestones or log yet.
+    #[must_use]
+    pub fn empty(id: PlanId, title: String, status: PlanStatus, created: String) -> Self {
+        Self {
+            id,
+            title,
+            status,
+            updated: created.clone(),
+            created,
+            target_date: None,
+            energy_floor: None,
+            review_cadence_days: None,
+            topics: Vec::new(),
+            why: String::new(),
+            success: Vec::new(),
+            constraints: String::new(),
+            out_of_scope: String::new(),
+            resources: Vec::new(),
+            milestones: Vec::new(),
+            checkpoints: Vec::new(),
+            records: Vec::new(),
+            notes: String::new(),
+        }
+    }
+
     /// Milestones done.
     #[must_use]
     pub fn milestone_done(&self) -> usize {

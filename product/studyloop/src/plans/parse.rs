@@ -158,26 +158,17 @@ pub(crate) fn parse(
             format!("the frontmatter id `{id}` does not match the file name `{want}.md`"),
         ));
     }
-    let mut plan = Plan {
+    let mut plan = Plan::empty(
         id,
-        title: title.ok_or_else(|| c.err(1, "the frontmatter has no `title`"))?,
-        status: status.unwrap_or(PlanStatus::Draft),
-        created: plan_created,
-        updated: plan_updated,
-        target_date,
-        energy_floor,
-        review_cadence_days: cadence,
-        topics,
-        why: String::new(),
-        success: Vec::new(),
-        constraints: String::new(),
-        out_of_scope: String::new(),
-        resources: Vec::new(),
-        milestones: Vec::new(),
-        checkpoints: Vec::new(),
-        records: Vec::new(),
-        notes: String::new(),
-    };
+        title.ok_or_else(|| c.err(1, "the frontmatter has no `title`"))?,
+        status.unwrap_or(PlanStatus::Draft),
+        plan_created,
+    );
+    plan.updated = plan_updated;
+    plan.target_date = target_date;
+    plan.energy_floor = energy_floor;
+    plan.review_cadence_days = cadence;
+    plan.topics = topics;
     let mut section = Section::Preamble;
     let mut list = List::None;
     for (n, line) in lines {

@@ -155,13 +155,10 @@ pub async fn evaluate(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let v = match body_json(&body) {
-        Ok(v) => v,
-        Err(e) => return refusal(&e),
-    };
     reply(
         StatusCode::OK,
         blocking(&s, move |app| {
+            let v = body_json(&body)?;
             let phase = v
                 .get("phase")
                 .and_then(Value::as_str)
@@ -185,13 +182,10 @@ pub async fn evaluate(
 
 /// `POST /api/plans` (`{title, answers, plan_id?, status?}` or `{markdown}`) → 201.
 pub async fn create(State(s): State<Arc<AppState>>, body: Bytes) -> Response {
-    let v = match body_json(&body) {
-        Ok(v) => v,
-        Err(e) => return refusal(&e),
-    };
     reply(
         StatusCode::CREATED,
         blocking(&s, move |app| {
+            let v = body_json(&body)?;
             let plan = if let Some(md) = v.get("markdown") {
                 let md = md
                     .as_str()
@@ -224,13 +218,10 @@ pub async fn patch(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    let v = match body_json(&body) {
-        Ok(v) => v,
-        Err(e) => return refusal(&e),
-    };
     reply(
         StatusCode::OK,
         blocking(&s, move |app| {
+            let v = body_json(&body)?;
             let plan = app.update(&id, &PlanPatch(v))?;
             app.detail(plan.id.as_str(), true, None)
         })
@@ -244,13 +235,10 @@ pub async fn toggle(
     Path((id, index)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    let v = match body_json(&body) {
-        Ok(v) => v,
-        Err(e) => return refusal(&e),
-    };
     reply(
         StatusCode::OK,
         blocking(&s, move |app| {
+            let v = body_json(&body)?;
             let total = app.get(&id)?.milestones.len();
             let index: i64 = index
                 .parse()
