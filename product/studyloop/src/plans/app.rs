@@ -6,6 +6,7 @@
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -24,6 +25,9 @@ use crate::store::{CheckpointRecord, PlanIndexRow, Store};
 pub struct PlanApp {
     dir: PathBuf,
     pub(super) db: PathBuf,
+    /// The DB connection, opened on first use and kept: opening (and the
+    /// migration check) costs more than the index write itself.
+    conn: Arc<Mutex<Option<Store>>>,
 }
 
 /// `create_study_plan` / `POST /api/plans` / `plan new`.
@@ -92,7 +96,11 @@ impl PlanApp {
     /// Over `dir` (documents) and `db` (index and checkpoint log).
     #[must_use]
     pub fn new(dir: PathBuf, db: PathBuf) -> Self {
-        Self { dir, db }
+        Self {
+            dir,
+            db,
+            conn: Arc::new(Mutex::new(None)),
+        }
     }
 
     /// Resolve config, paths and the scope gate, like every DB-touching door.
@@ -129,8 +137,22 @@ impl PlanApp {
         FileLock::exclusive(&p).map_err(|e| PlanError::io("lock", &p, &e))
     }
 
-    fn store(&self) -> Result<Store, PlanError> {
-        Store::open(&self.db).map_err(|e| PlanError::Storage(e.to_string()))
+    /// Run `f` on the (cached) history DB connection.
+    fn with_store<T>(
+        &self,
+        f: impl FnOnce(&mut Store) -> Result<T, crate::store::StoreError>,
+    ) -> Result<T, PlanError> {
+        let mut guard = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if guard.is_none() {
+            *guard = Some(Store::open(&self.db).map_err(|e| PlanError::Storage(e.to_string()))?);
+        }
+        let store = guard
+            .as_mut()
+            .ok_or_else(|| PlanError::Storage("no database".into()))?;
+        f(store).map_err(|e| PlanError::Storage(e.to_string()))
     }
 
     /// Read `path` if it is a regular file (no FIFO hang, no symlink), bounded.
@@ -205,11 +227,7 @@ impl PlanApp {
     }
 
     fn index(&self, p: &Plan) -> Result<(), String> {
-        self.store()
-            .and_then(|s| {
-                s.index_plan(&self.index_row(p))
-                    .map_err(|e| PlanError::Storage(e.to_string()))
-            })
+        self.with_store(|s| s.index_plan(&self.index_row(p)))
             .map_err(|e| format!("the index was not updated ({e}); run `studyloop plan reindex`"))
     }
 
@@ -315,9 +333,7 @@ impl PlanApp {
         if !self.db.exists() {
             return Ok(Vec::new());
         }
-        self.store()?
-            .checkpoints(id.as_str(), u32::try_from(limit).unwrap_or(20))
-            .map_err(|e| PlanError::Storage(e.to_string()))
+        self.with_store(|s| s.checkpoints(id.as_str(), u32::try_from(limit).unwrap_or(20)))
     }
 
     /// The planning interview.
@@ -536,10 +552,7 @@ impl PlanApp {
             milestone_total: r.milestone_total,
             note: r.note,
         };
-        let db_write = match self.store().and_then(|s| {
-            s.add_checkpoint(&rec)
-                .map_err(|e| PlanError::Storage(e.to_string()))
-        }) {
+        let db_write = match self.with_store(|s| s.add_checkpoint(&rec)) {
             Ok(_) => "saved",
             Err(e) => {
                 warnings.push(format!("database: {e}"));
@@ -633,10 +646,7 @@ impl PlanApp {
             Err(_) => return Err(PlanError::NotFound { id: id.to_string() }),
         }
         std::fs::remove_file(&path).map_err(|e| PlanError::io("delete", &path, &e))?;
-        let warnings: Vec<String> = match self.store().and_then(|s| {
-            s.unindex_plan(id.as_str())
-                .map_err(|e| PlanError::Storage(e.to_string()))
-        }) {
+        let warnings: Vec<String> = match self.with_store(|s| s.unindex_plan(id.as_str())) {
             Ok(()) => Vec::new(),
             Err(e) => vec![e.to_string()],
         };
@@ -650,9 +660,7 @@ impl PlanApp {
     pub fn reindex(&self) -> Result<(usize, Vec<String>), PlanError> {
         let (plans, problems) = self.list(None)?;
         let rows: Vec<PlanIndexRow> = plans.iter().map(|p| self.index_row(p)).collect();
-        self.store()?
-            .reindex_plans(&rows)
-            .map_err(|e| PlanError::Storage(e.to_string()))?;
+        self.with_store(|s| s.reindex_plans(&rows))?;
         Ok((rows.len(), problems))
     }
 }
