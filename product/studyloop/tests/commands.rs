@@ -307,3 +307,27 @@ fn concurrent_plan_writers_across_processes_lose_no_update() {
     procs.into_iter().for_each(|h| h.join().unwrap());
     assert_eq!(app.get("shared").unwrap().records.len(), 4 * 8 + 16);
 }
+
+#[test]
+fn plan_architect_opens_a_plan_architect_session_and_creates_no_plan() {
+    let w = World::new();
+    let out = w
+        .run(&["plan", "architect", "SQL windows", "--agent", "pi"])
+        .ok();
+    assert!(
+        out.stdout.contains("Started a planning session"),
+        "{}",
+        out.stdout
+    );
+    let s = w.state().expect("state");
+    assert_eq!(
+        (s["mode"].clone(), s["topic"].clone()),
+        (
+            serde_json::json!("plan-architect"),
+            serde_json::json!("SQL windows")
+        )
+    );
+    let listed = w.run(&["plan", "list", "--json"]).ok();
+    assert!(listed.stdout.contains("\"count\": 0"), "{}", listed.stdout);
+    w.run(&["study", "--end"]).ok();
+}
