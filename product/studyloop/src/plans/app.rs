@@ -4,17 +4,15 @@
 //! door lose no update; the index is updated after the document (the document
 //! is the truth; `plan reindex` rebuilds the index from it).
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::doc::{
-    CheckpointRow, LearningRecord, Plan, PlanStatus, clip, limits, one_line, title_text,
-};
-use super::input::{date, known_keys, milestones, opt_int, opt_list, opt_str};
-use super::views::{self, readiness};
+use super::doc::{Plan, PlanStatus, limits, title_text};
+use super::files::{plans_dir, read_doc};
+use super::input::{apply_fields, known_keys, opt_int, opt_str};
+use super::views::{self, gate, readiness};
 use super::{PlanError, PlanId, parse};
 use crate::context::Ctx;
 use crate::fsutil::{self, FileLock};
@@ -76,22 +74,6 @@ const PATCH_KEYS: &[&str] = &[
     "resources",
 ];
 
-/// Where the documents live: `STUDYLOOP_PLANS_DIR`, else `<state_dir>/study-plans`.
-///
-/// # Errors
-/// A relative `STUDYLOOP_PLANS_DIR`.
-pub(crate) fn plans_dir(ctx: &Ctx, state_dir: &Path) -> Result<PathBuf, PlanError> {
-    match ctx.env.get_nonempty(crate::env::STUDYLOOP_PLANS_DIR) {
-        Ok(Some(v)) if Path::new(v).is_absolute() => Ok(PathBuf::from(v)),
-        Ok(Some(v)) => Err(PlanError::Invalid(format!(
-            "STUDYLOOP_PLANS_DIR=`{}` is not an absolute path; set it to an absolute path",
-            clip(v, 200)
-        ))),
-        Ok(None) => Ok(state_dir.join("study-plans")),
-        Err(e) => Err(PlanError::Invalid(e.to_string())),
-    }
-}
-
 impl PlanApp {
     /// Over `dir` (documents) and `db` (index and checkpoint log).
     #[must_use]
@@ -138,7 +120,7 @@ impl PlanApp {
     }
 
     /// Run `f` on the (cached) history DB connection.
-    fn with_store<T>(
+    pub(super) fn with_store<T>(
         &self,
         f: impl FnOnce(&mut Store) -> Result<T, crate::store::StoreError>,
     ) -> Result<T, PlanError> {
@@ -155,49 +137,9 @@ impl PlanApp {
         f(store).map_err(|e| PlanError::Storage(e.to_string()))
     }
 
-    /// Read `path` if it is a regular file (no FIFO hang, no symlink), bounded.
-    fn read_doc(path: &Path) -> Result<Option<String>, PlanError> {
-        use rustix::fs::{Mode, OFlags};
-        let flags =
-            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
-        let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-            Ok(fd) => fd,
-            Err(rustix::io::Errno::NOENT) => return Ok(None),
-            Err(e) => return Err(PlanError::io("open", path, &e.into())),
-        };
-        let st = rustix::fs::fstat(&fd).map_err(|e| PlanError::io("stat", path, &e.into()))?;
-        if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
-            return Err(PlanError::Malformed {
-                path: path.to_owned(),
-                line: 1,
-                message: "not a regular file".into(),
-            });
-        }
-        let mut bytes = Vec::new();
-        std::fs::File::from(fd)
-            .take(limits::DOC_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| PlanError::io("read", path, &e))?;
-        if bytes.len() > limits::DOC_BYTES {
-            return Err(PlanError::Malformed {
-                path: path.to_owned(),
-                line: 1,
-                message: format!("larger than {} bytes", limits::DOC_BYTES),
-            });
-        }
-        String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| PlanError::Malformed {
-                path: path.to_owned(),
-                line: 1,
-                message: "not UTF-8 text".into(),
-            })
-    }
-
     fn load(&self, id: &PlanId) -> Result<Plan, PlanError> {
         let path = self.doc_path(id);
-        let text =
-            Self::read_doc(&path)?.ok_or_else(|| PlanError::NotFound { id: id.to_string() })?;
+        let text = read_doc(&path)?.ok_or_else(|| PlanError::NotFound { id: id.to_string() })?;
         parse::parse(&path, &text, Some(id))
     }
 
@@ -232,7 +174,7 @@ impl PlanApp {
     }
 
     /// Lock, re-read, change, save.
-    fn mutate(
+    pub(super) fn mutate(
         &self,
         id: &str,
         f: impl FnOnce(&mut Plan) -> Result<(), PlanError>,
@@ -481,146 +423,6 @@ impl PlanApp {
         })
     }
 
-    /// Evaluate progress at a phase; with `record` write the checkpoint to the
-    /// document and the DB log and report each sink.
-    ///
-    /// # Errors
-    /// `invalid` (phase), `not_found`, a malformed document.
-    pub fn evaluate(
-        &self,
-        id: &str,
-        phase: &str,
-        study_id: &str,
-        record: bool,
-    ) -> Result<Value, PlanError> {
-        if !matches!(phase, "start" | "mid" | "end") {
-            return Err(PlanError::Invalid(format!(
-                "phase `{}` is not accepted; use start, mid or end",
-                clip(phase, 40)
-            )));
-        }
-        let study_id = one_line("study_id", study_id, 100)?.replace('|', "/");
-        let preview = self.get(id)?;
-        let mut out = evaluation(&preview, phase, &study_id);
-        if !record {
-            out["db_write"] = json!("not_requested");
-            out["document_write"] = json!("not_requested");
-            out["recording_complete"] = json!(false);
-            out["warnings"] = json!([]);
-            return Ok(out);
-        }
-        let mut warnings = Vec::new();
-        let note = out["summary"].as_str().unwrap_or_default().to_owned();
-        let mut row = None;
-        let doc = self.mutate(id, |plan| {
-            let r = CheckpointRow {
-                date: crate::context::now_rfc3339(),
-                phase: phase.to_owned(),
-                study_id: study_id.clone(),
-                milestone_done: plan.milestone_done(),
-                milestone_total: plan.milestones.len(),
-                note: note.replace('|', "/"),
-            };
-            plan.checkpoints.push(r.clone());
-            let excess = plan.checkpoints.len().saturating_sub(limits::LOG);
-            plan.checkpoints.drain(..excess);
-            row = Some(r);
-            Ok(())
-        });
-        let document_write = match &doc {
-            Ok(_) => "saved",
-            Err(e) => {
-                warnings.push(format!("document: {e}"));
-                "failed"
-            }
-        };
-        let r = row.unwrap_or_else(|| CheckpointRow {
-            date: crate::context::now_rfc3339(),
-            phase: phase.to_owned(),
-            study_id: study_id.clone(),
-            milestone_done: preview.milestone_done(),
-            milestone_total: preview.milestones.len(),
-            note: note.clone(),
-        });
-        let rec = CheckpointRecord {
-            id: 0,
-            plan_id: preview.id.to_string(),
-            phase: r.phase,
-            study_id: r.study_id,
-            recorded_at: r.date,
-            milestone_done: r.milestone_done,
-            milestone_total: r.milestone_total,
-            note: r.note,
-        };
-        let db_write = match self.with_store(|s| s.add_checkpoint(&rec)) {
-            Ok(_) => "saved",
-            Err(e) => {
-                warnings.push(format!("database: {e}"));
-                "failed"
-            }
-        };
-        out["db_write"] = json!(db_write);
-        out["document_write"] = json!(document_write);
-        out["recording_complete"] = json!(db_write == "saved" && document_write == "saved");
-        out["warnings"] = json!(warnings);
-        out["markdown"] = match doc {
-            Ok(p) => json!(p.render()),
-            Err(_) => Value::Null,
-        };
-        Ok(out)
-    }
-
-    /// Add or update (by title) a learning record; idempotent.
-    ///
-    /// # Errors
-    /// `invalid`, `not_found`.
-    pub fn record_learning(
-        &self,
-        id: &str,
-        title: &str,
-        body: &str,
-        status: &str,
-    ) -> Result<Value, PlanError> {
-        let title = title_text("title", title, limits::TITLE)?;
-        let body = one_line("body", body, limits::TEXT)?;
-        if status.is_empty()
-            || status.len() > 20
-            || !status
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
-        {
-            return Err(PlanError::Invalid(format!(
-                "record status `{}` is not accepted; use one lowercase word such as active, resolved or parked",
-                clip(status, 40)
-            )));
-        }
-        let mut created = false;
-        let plan = self.mutate(id, |plan| {
-            let rec = LearningRecord {
-                title: title.clone(),
-                status: status.to_owned(),
-                body: body.clone(),
-            };
-            match plan.records.iter_mut().find(|r| r.title == title) {
-                Some(r) => *r = rec,
-                None => {
-                    if plan.records.len() >= limits::LOG {
-                        return Err(PlanError::Invalid(format!(
-                            "the plan already has {} learning records",
-                            limits::LOG
-                        )));
-                    }
-                    plan.records.push(rec);
-                    created = true;
-                }
-            }
-            Ok(())
-        })?;
-        Ok(
-            json!({"plan_id": plan.id.as_str(), "title": title, "status": status, "created": created, "records": plan.records.len()}),
-        )
-    }
-
     /// Delete the document and its index row (checkpoints stay).
     ///
     /// # Errors
@@ -663,84 +465,4 @@ impl PlanApp {
         self.with_store(|s| s.reindex_plans(&rows))?;
         Ok((rows.len(), problems))
     }
-}
-
-/// Activation needs readiness.
-fn gate(plan: &Plan, to: PlanStatus) -> Result<(), PlanError> {
-    let r = readiness(plan);
-    if to == PlanStatus::Active && !r.ready {
-        return Err(PlanError::NotReady {
-            blockers: r.blockers,
-            nudges: r.nudges,
-        });
-    }
-    Ok(())
-}
-
-/// Apply the shared answer/patch fields present in `v`.
-fn apply_fields(plan: &mut Plan, v: &Value) -> Result<(), PlanError> {
-    if let Some(s) = opt_str(v, "why")? {
-        plan.why = s;
-    }
-    if let Some(l) = opt_list(v, "success", false)? {
-        plan.success = l;
-    }
-    if let Some(l) = opt_list(v, "topics", true)? {
-        plan.topics = l;
-    }
-    if let Some(s) = opt_str(v, "constraints")? {
-        plan.constraints = s;
-    }
-    if let Some(s) = opt_str(v, "out_of_scope")? {
-        plan.out_of_scope = s;
-    }
-    if let Some(l) = opt_list(v, "resources", false)? {
-        plan.resources = l;
-    }
-    if let Some(s) = opt_str(v, "notes")? {
-        plan.notes = s;
-    }
-    if let Some(s) = opt_str(v, "target_date")? {
-        plan.target_date = if s.is_empty() {
-            None
-        } else {
-            Some(date("target_date", &s)?)
-        };
-    }
-    if let Some(n) = opt_int(v, "energy_floor", 1, 10)? {
-        plan.energy_floor = u8::try_from(n).ok();
-    }
-    if let Some(n) = opt_int(v, "review_cadence_days", 1, 90)? {
-        plan.review_cadence_days = u16::try_from(n).ok();
-    }
-    if let Some(m) = milestones(v, "milestones", &plan.milestones)? {
-        plan.milestones = m;
-    }
-    Ok(())
-}
-
-/// The evaluation of a plan at a phase (no writes).
-fn evaluation(p: &Plan, phase: &str, study_id: &str) -> Value {
-    let (done, total) = (p.milestone_done(), p.milestones.len());
-    let next = p.next_milestone();
-    let summary = match next {
-        Some((i, m)) => format!(
-            "{phase}: {done}/{total} milestones done; next: #{i} {}",
-            m.title
-        ),
-        None if total > 0 => format!("{phase}: all {total} milestones done"),
-        None => format!("{phase}: no milestones yet"),
-    };
-    json!({
-        "plan_id": p.id.as_str(),
-        "phase": phase,
-        "study_id": study_id,
-        "milestone_done": done,
-        "milestone_total": total,
-        "progress": if total == 0 { Value::Null } else { json!(done as f64 / total as f64) },
-        "next_milestone": next.map(|(_, m)| m.title.clone()),
-        "next_milestone_index": next.map(|(i, _)| i),
-        "readiness": readiness(p),
-        "summary": summary,
-    })
 }

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::PlanError;
-use super::doc::{Milestone, clip, limits, one_line, title_text};
+use super::doc::{Milestone, Plan, clip, limits, one_line, title_text};
 
 /// A string field (`None` when absent or null).
 pub(crate) fn opt_str(v: &Value, key: &str) -> Result<Option<String>, PlanError> {
@@ -186,6 +186,48 @@ pub(crate) fn known_keys(v: &Value, what: &str, accepted: &[&str]) -> Result<(),
             clip(k, 40),
             accepted.join(", ")
         )));
+    }
+    Ok(())
+}
+
+/// Apply the shared answer/patch fields present in `v`.
+pub(crate) fn apply_fields(plan: &mut Plan, v: &Value) -> Result<(), PlanError> {
+    if let Some(s) = opt_str(v, "why")? {
+        plan.why = s;
+    }
+    if let Some(l) = opt_list(v, "success", false)? {
+        plan.success = l;
+    }
+    if let Some(l) = opt_list(v, "topics", true)? {
+        plan.topics = l;
+    }
+    if let Some(s) = opt_str(v, "constraints")? {
+        plan.constraints = s;
+    }
+    if let Some(s) = opt_str(v, "out_of_scope")? {
+        plan.out_of_scope = s;
+    }
+    if let Some(l) = opt_list(v, "resources", false)? {
+        plan.resources = l;
+    }
+    if let Some(s) = opt_str(v, "notes")? {
+        plan.notes = s;
+    }
+    if let Some(s) = opt_str(v, "target_date")? {
+        plan.target_date = if s.is_empty() {
+            None
+        } else {
+            Some(date("target_date", &s)?)
+        };
+    }
+    if let Some(n) = opt_int(v, "energy_floor", 1, 10)? {
+        plan.energy_floor = u8::try_from(n).ok();
+    }
+    if let Some(n) = opt_int(v, "review_cadence_days", 1, 90)? {
+        plan.review_cadence_days = u16::try_from(n).ok();
+    }
+    if let Some(m) = milestones(v, "milestones", &plan.milestones)? {
+        plan.milestones = m;
     }
     Ok(())
 }

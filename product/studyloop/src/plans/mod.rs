@@ -6,18 +6,20 @@
 //!
 //! Modules: `id` (the strict plan id), `doc` (the document model and its
 //! rendering), `parse` (document text → model, errors by file and line),
-//! `error` (refusals with their MCP prefix and HTTP status), `app` (the
-//! operations, locked read-modify-write), `views` (the JSON shapes),
+//! `files` (the plans dir, the safe document read), `error` (refusals with their MCP prefix and HTTP status), `app` (the
+//! operations, locked read-modify-write), `record` (evaluate and learning records), `views` (the JSON shapes),
 //! `now` (the "what next" engine), `cli` (the `plan` and `now` commands).
 
 mod app;
 pub mod cli;
 mod doc;
 mod error;
+mod files;
 mod id;
 mod input;
 pub mod now;
 mod parse;
+mod record;
 mod views;
 
 pub use app::{CreateRequest, PlanApp, PlanPatch};

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::Plan;
+use super::{Plan, PlanError, PlanStatus};
 
 /// Whether a plan may become active, and what would make it better.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -161,4 +161,16 @@ pub fn interview_questions() -> Value {
             true
         ),
     ])
+}
+
+/// Activation needs readiness.
+pub(crate) fn gate(plan: &Plan, to: PlanStatus) -> Result<(), PlanError> {
+    let r = readiness(plan);
+    if to == PlanStatus::Active && !r.ready {
+        return Err(PlanError::NotReady {
+            blockers: r.blockers,
+            nudges: r.nudges,
+        });
+    }
+    Ok(())
 }
