@@ -368,3 +368,96 @@ fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
     server.stop(Duration::from_secs(10));
     scratch.close().expect("scratch swept");
 }
+
+/// The Plans view lists a plan, opens it, ticks its second milestone (the
+/// document changes), and the Today card names the plan it advances.
+#[test]
+fn plans_view_ticks_a_milestone_and_today_names_the_plan_in_chromium() {
+    if let Err(e) = browser::available() {
+        panic!("{e}");
+    }
+    let studyloop = bins::path("studyloop").expect("cargo build --bins");
+    let scratch = Scratch::create().expect("scratch world");
+    let mut init = scratch.command(&studyloop);
+    init.args(["config", "init", "--force"]);
+    assert_eq!(
+        scratch
+            .run(&mut init, T)
+            .expect("config init")
+            .status
+            .code(),
+        Some(0)
+    );
+    let mut server = WebServer::start(&scratch, &studyloop, &[]).expect("server up");
+    let base = format!("http://{}", server.addr);
+    let plan = json!({"title": "SQL windows", "plan_id": "sql-windows", "status": "active",
+        "answers": {"why": "reports", "success": ["running totals"], "milestones": ["OVER clause", "Frames", "Ranking"]}});
+    let r = http::request(&server.addr, "POST", "/api/plans", Some(&plan), T).expect("create");
+    assert_eq!(r.status, 201, "{}", r.text);
+    let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
+    let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
+    let mut shots = Snapshots::default();
+    chrome.goto(&format!("{base}/#study-plans")).expect("plans");
+    chrome
+        .wait_for("body[data-plans-ready] [data-testid='plan-row'] button", T)
+        .expect("plan listed");
+    chrome
+        .click("[data-testid='plan-row'] button")
+        .expect("open plan");
+    chrome
+        .wait_for(
+            "#plan-detail:not([hidden]) [data-testid='plan-milestone'][data-index='1']",
+            T,
+        )
+        .expect("detail");
+    chrome
+        .click("[data-testid='plan-milestone'][data-index='1']")
+        .expect("tick");
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        let d =
+            http::request(&server.addr, "GET", "/api/plans/sql-windows", None, T).expect("detail");
+        if d.body["milestone_done"] == json!(1) {
+            assert_eq!(d.body["milestones"][1]["done"], json!(true), "{}", d.text);
+            assert!(
+                d.body["markdown"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("- [x] **Frames**")
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tick never reached the plan: {}",
+            d.text
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    shots.take(&chrome, "plans-detail").expect("shot");
+    chrome.goto(&format!("{base}/#today")).expect("today");
+    chrome
+        .wait_for("body[data-today-ready] .today-card .today-plan", T)
+        .expect("today card");
+    let line = chrome
+        .eval(
+            "return document.querySelector('.today-card .today-plan').textContent",
+            Vec::new(),
+        )
+        .expect("line");
+    assert_eq!(
+        line,
+        json!("Advances plan: SQL windows — next: OVER clause")
+    );
+    let title = chrome
+        .eval(
+            "return document.querySelector('.today-card h2').textContent",
+            Vec::new(),
+        )
+        .expect("title");
+    assert_eq!(title, json!("OVER clause"));
+    shots.take(&chrome, "today").expect("shot");
+    chrome.close();
+    server.stop(Duration::from_secs(10));
+    scratch.close().expect("scratch swept");
+}

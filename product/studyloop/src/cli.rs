@@ -107,6 +107,12 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         limit: u32,
     },
+    /// Study plans: list, show, new, interview, status, milestone, evaluate,
+    /// record, reindex, path, architect, delete.
+    #[command(subcommand)]
+    Plan(crate::plans::cli::PlanCommand),
+    /// The recommended next action (the same engine as `GET /api/now`).
+    Now(crate::plans::cli::NowArgs),
     /// Serve the web console (PTY or ACP sessions) on 127.0.0.1.
     Web {
         /// Port to listen on (0 = any free port).
@@ -183,6 +189,9 @@ pub enum CliError {
     /// A module command.
     #[error(transparent)]
     Module(#[from] crate::modules::ModuleError),
+    /// A study-plan operation.
+    #[error(transparent)]
+    Plan(#[from] crate::plans::PlanError),
     /// Anything else the user must fix.
     #[error("{0}")]
     Usage(String),
@@ -193,6 +202,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Session(e) => e.exit_code(),
+            Self::Plan(crate::plans::PlanError::Scope(_)) => 2,
             _ => 1,
         }
     }
@@ -300,6 +310,8 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         }
         Command::Config(ConfigCommand::Show) => config_show(ctx),
         Command::Search { query, json, limit } => search(ctx, &query, json, limit),
+        Command::Plan(cmd) => plans_out(crate::plans::cli::run_plan(ctx, cmd)),
+        Command::Now(args) => plans_out(crate::plans::cli::run_now(ctx, &args)),
         Command::Web {
             port,
             lan,
@@ -320,6 +332,18 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         Command::ScrubbedExec { argv } => scrubbed_exec(ctx, &argv),
         Command::Module(command) => Ok(crate::modules::command::run(ctx, command)?),
         Command::Drill(args) => Ok(crate::modules::drill_command::run(ctx, &args)?),
+    }
+}
+
+/// Print a plan command's text; a refusal is a one-line error (exit 2 for the
+/// scope gate, like every DB-touching command).
+fn plans_out(result: Result<String, crate::plans::PlanError>) -> Result<u8, CliError> {
+    match result {
+        Ok(text) => {
+            out(&text);
+            Ok(0)
+        }
+        Err(e) => Err(CliError::Plan(e)),
     }
 }
 

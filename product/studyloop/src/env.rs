@@ -29,6 +29,8 @@ pub const STUDYLOOP_DB: &str = "STUDYLOOP_DB";
 pub const STUDYLOOP_STATE_DIR: &str = "STUDYLOOP_STATE_DIR";
 /// Directory holding `session-state.json`, the feeds and the session dirs.
 pub const STUDYLOOP_SESSION_DIR: &str = "STUDYLOOP_SESSION_DIR";
+/// Directory of the study-plan documents.
+pub const STUDYLOOP_PLANS_DIR: &str = "STUDYLOOP_PLANS_DIR";
 /// Default harness when `--agent` is absent.
 pub const STUDYLOOP_AGENT: &str = "STUDYLOOP_AGENT";
 /// Where Kiro agent JSON files live.
@@ -88,6 +90,10 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_SESSION_DIR,
         meaning: "Live-session dir: session-state.json, the topic/parking feeds, locks and `sessions/<name>/` (default `$HOME/.config/studyloop`).",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_PLANS_DIR,
+        meaning: "Directory of the study-plan Markdown documents (default `<state dir>/study-plans`).",
     },
     EnvVarDoc {
         name: STUDYLOOP_AGENT,

@@ -670,4 +670,146 @@ fn drill_tells_a_web_acp_session() {
     let _ = post_local(port, "/api/session/end", "{}");
     let _ = web.kill();
     let _ = web.wait();
+
+#[test]
+fn now_without_an_active_plan_equals_the_golden_file() {
+    let w = World::new();
+    let out = w.run(&["now", "--json"]).ok();
+    let golden = include_str!("golden/now_plan_no_active.json");
+    assert_eq!(out.stdout, golden);
+}
+
+#[test]
+fn plan_commands_drive_one_document() {
+    let w = World::new();
+    let plans = w.home.path().join("plans");
+    let w = w.with_env("STUDYLOOP_PLANS_DIR", plans.to_str().unwrap());
+    let created = w
+        .run(&[
+            "plan",
+            "new",
+            "SQL windows",
+            "--id",
+            "sql-windows",
+            "--why",
+            "reports",
+            "--success",
+            "running totals",
+            "--milestone",
+            "OVER clause",
+            "--milestone",
+            "Frames",
+        ])
+        .ok();
+    assert!(
+        created.stdout.contains("Created plan sql-windows (draft)"),
+        "{}",
+        created.stdout
+    );
+    w.run(&["plan", "status", "sql-windows", "active"]).ok();
+    w.run(&["plan", "milestone", "sql-windows", "0"]).ok();
+    let doc = std::fs::read_to_string(plans.join("sql-windows.md")).unwrap();
+    assert!(doc.contains("- [x] **OVER clause**"), "{doc}");
+    assert_eq!(mode_of(&plans.join("sql-windows.md")), 0o600);
+    let now: serde_json::Value =
+        serde_json::from_str(&w.run(&["now", "--json"]).ok().stdout).unwrap();
+    assert_eq!(now["primary"]["source"], "study_plan:sql-windows:1");
+    assert_eq!(now["active_plans"][0]["plan_id"], "sql-windows");
+    let path = w.run(&["plan", "path", "sql-windows"]).ok();
+    assert_eq!(
+        path.stdout.trim(),
+        plans.join("sql-windows.md").display().to_string()
+    );
+    for (args, prefix) in [
+        (vec!["plan", "show", "../etc"], "invalid_id:"),
+        (vec!["plan", "show", "nope"], "not_found:"),
+        (
+            vec!["plan", "milestone", "sql-windows", "9"],
+            "invalid_milestone:",
+        ),
+        (vec!["plan", "delete", "sql-windows"], "invalid:"),
+    ] {
+        let out = w.run(&args);
+        assert_eq!(out.code, 1, "{args:?}");
+        assert!(out.stderr.contains(prefix), "{args:?}: {}", out.stderr);
+    }
+    std::fs::remove_file(w.config_dir().join("sessions.db")).ok();
+    let re = w.run(&["plan", "reindex"]).ok();
+    assert!(re.stdout.starts_with("Indexed 1 plans"), "{}", re.stdout);
+    w.run(&["plan", "delete", "sql-windows", "--yes"]).ok();
+    assert!(!plans.join("sql-windows.md").exists());
+    // No scope: exit 2 like every DB-touching command.
+    let bare = World::bare();
+    let out = bare.run(&["plan", "list"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("No context scope configured"));
+}
+
+/// CLI processes and an in-process writer (the layer the web and MCP doors
+/// call) record onto one plan at once: the document lock and re-read keep
+/// every update.
+#[test]
+fn concurrent_plan_writers_across_processes_lose_no_update() {
+    let w = World::new();
+    w.run(&["plan", "new", "Shared", "--id", "shared"]).ok();
+    let procs: Vec<_> = (0..4)
+        .map(|p| {
+            let cmds: Vec<_> = (0..8)
+                .map(|i| {
+                    let mut c = w.cmd(&[
+                        "plan",
+                        "record",
+                        "shared",
+                        &format!("cli{p}-{i}"),
+                        "--body",
+                        "b",
+                    ]);
+                    c.stdout(std::process::Stdio::null());
+                    c
+                })
+                .collect();
+            std::thread::spawn(move || {
+                for mut c in cmds {
+                    assert!(c.status().unwrap().success());
+                }
+            })
+        })
+        .collect();
+    let env = w.lib_env();
+    let ctx = studyloop::context::Ctx {
+        env,
+        cwd: w.home.path().into(),
+        exe: common::exe().into(),
+    };
+    let app = studyloop::plans::PlanApp::from_ctx(&ctx).unwrap();
+    for i in 0..16 {
+        app.record_learning("shared", &format!("lib-{i}"), "b", "active")
+            .unwrap();
+    }
+    procs.into_iter().for_each(|h| h.join().unwrap());
+    assert_eq!(app.get("shared").unwrap().records.len(), 4 * 8 + 16);
+}
+
+#[test]
+fn plan_architect_opens_a_plan_architect_session_and_creates_no_plan() {
+    let w = World::new();
+    let out = w
+        .run(&["plan", "architect", "SQL windows", "--agent", "pi"])
+        .ok();
+    assert!(
+        out.stdout.contains("Started a planning session"),
+        "{}",
+        out.stdout
+    );
+    let s = w.state().expect("state");
+    assert_eq!(
+        (s["mode"].clone(), s["topic"].clone()),
+        (
+            serde_json::json!("plan-architect"),
+            serde_json::json!("SQL windows")
+        )
+    );
+    let listed = w.run(&["plan", "list", "--json"]).ok();
+    assert!(listed.stdout.contains("\"count\": 0"), "{}", listed.stdout);
+    w.run(&["study", "--end"]).ok();
 }

@@ -80,6 +80,36 @@ pub(super) const MIGRATIONS: &[&str] = &[
         UNIQUE (topic, concept)
     );
     ",
+    // v2: the study-plan index (rebuilt from the documents by `plan reindex`)
+    // and the append-only checkpoint log (kept when a plan is deleted).
+    "
+    CREATE TABLE study_plans (
+        plan_id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        target_date TEXT,
+        energy_floor INTEGER,
+        milestone_done INTEGER NOT NULL,
+        milestone_total INTEGER NOT NULL,
+        next_milestone_index INTEGER,
+        ready INTEGER NOT NULL,
+        path TEXT NOT NULL
+    );
+    CREATE INDEX study_plans_by_status ON study_plans(status, updated);
+    CREATE TABLE study_plan_checkpoints (
+        id INTEGER PRIMARY KEY,
+        plan_id TEXT NOT NULL,
+        phase TEXT NOT NULL,
+        study_id TEXT NOT NULL DEFAULT '',
+        recorded_at TEXT NOT NULL,
+        milestone_done INTEGER NOT NULL,
+        milestone_total INTEGER NOT NULL,
+        note TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX study_plan_checkpoints_by_plan ON study_plan_checkpoints(plan_id, id);
+    ",
 ];
 
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {

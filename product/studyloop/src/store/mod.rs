@@ -1,11 +1,13 @@
 //! The SQLite history store (`sessions.db`): WAL, foreign keys, forward-only
 //! migrations tracked by `PRAGMA user_version`, all run in one
 //! `BEGIN IMMEDIATE` transaction. Tables: `study_sessions`, `study_progress`,
-//! `sessions` + `messages` with the FTS5 index `messages_fts`.
+//! `sessions` + `messages` with the FTS5 index `messages_fts`; `study_plans`
+//! (a rebuildable index of the plan documents) and `study_plan_checkpoints`.
 //!
 //! rusqlite is used here and nowhere else; callers get plain Rust rows.
 
 mod migrations;
+mod plans;
 mod search;
 mod study;
 
@@ -14,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
+pub use plans::{CheckpointRecord, PlanIndexRow};
 pub use search::{SearchHit, fts_query};
 pub use study::{EndRecord, NewStudySession, Progress, StudySessionRow};
 

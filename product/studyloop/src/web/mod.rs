@@ -20,6 +20,7 @@ pub mod frames;
 pub mod guard;
 pub mod listen;
 pub(crate) mod practice;
+pub mod plans;
 pub mod pty;
 pub mod queue;
 pub mod run;
@@ -34,6 +35,8 @@ pub mod ws;
 mod guard_tests;
 #[cfg(test)]
 mod limits_tests;
+#[cfg(test)]
+mod plans_tests;
 #[cfg(test)]
 mod pty_tests;
 #[cfg(test)]

@@ -23,7 +23,7 @@ use super::guard::{self, HostPolicy};
 use super::listen::{self, Limits};
 use super::security::{self, Gate, Password};
 use super::slot::{ATTACH_GRACE, Slot};
-use super::{assets, start, ws};
+use super::{assets, plans, start, ws};
 use crate::context::Ctx;
 
 /// State shared by every handler.
@@ -81,6 +81,23 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
             "/api/session/practice-check",
             post(super::practice::practice_check),
         )
+        .route("/api/plans", get(plans::list).post(plans::create))
+        .route("/api/plans/interview", get(plans::interview))
+        .route(
+            "/api/plans/{id}",
+            get(plans::detail).patch(plans::patch).delete(plans::delete),
+        )
+        .route("/api/plans/{id}/markdown", get(plans::markdown))
+        .route("/api/plans/{id}/history", get(plans::history))
+        .route(
+            "/api/plans/{id}/evaluate",
+            get(plans::evaluate_preview).post(plans::evaluate),
+        )
+        .route(
+            "/api/plans/{id}/milestones/{index}/toggle",
+            post(plans::toggle),
+        )
+        .route("/api/now", get(plans::now))
         .layer(middleware::from_fn_with_state(gate, security::basic_auth))
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(middleware::from_fn(security::headers))

@@ -255,6 +255,8 @@ function sendInput() {
 }
 
 // ---------------------------------------------------------------- plans
+let openPlanId = null;
+
 async function loadPlans() {
   if (!resolvedAgent) await loadOptions();
   const { status, body } = await api("/api/plans");
@@ -263,13 +265,70 @@ async function loadPlans() {
   const plans = status === 200 && Array.isArray(body.plans) ? body.plans : [];
   for (const p of plans) {
     const li = document.createElement("li");
-    li.dataset.planId = p.plan_id || p.id || "";
-    li.textContent = `${p.title || li.dataset.planId} — ${p.status || ""}`;
+    li.dataset.planId = p.plan_id || "";
+    li.setAttribute("data-testid", "plan-row");
+    const open = document.createElement("button");
+    open.type = "button";
+    open.className = "link";
+    open.textContent = p.title || li.dataset.planId;
+    open.addEventListener("click", () => loadPlanDetail(p.plan_id));
+    const meta = document.createElement("span");
+    meta.className = "muted";
+    meta.textContent = ` ${p.status || ""} · ${p.milestone_done}/${p.milestone_total} milestones`;
+    li.append(open, meta);
     list.appendChild(li);
   }
-  $("plans-empty").textContent = status === 200 ? "No plans yet." : `Plans are unavailable (HTTP ${status}).`;
+  const why = body.error === "scope_unconfigured" ? body.message : `Plans are unavailable (HTTP ${status}).`;
+  $("plans-empty").textContent = status === 200 ? "No plans yet." : why;
   show($("plans-empty"), plans.length === 0);
+  if (openPlanId && plans.some((p) => p.plan_id === openPlanId)) await loadPlanDetail(openPlanId);
+  else show($("plan-detail"), false);
   document.body.dataset.plansReady = "true";
+}
+
+async function loadPlanDetail(planId) {
+  const { status, body } = await api(`/api/plans/${encodeURIComponent(planId)}`);
+  const box = $("plan-detail");
+  if (status !== 200) { setError($("plans-error"), body.message || `HTTP ${status}`); show(box, false); return; }
+  openPlanId = planId;
+  box.dataset.planId = planId;
+  $("plan-detail-title").textContent = body.title || planId;
+  $("plan-detail-status").textContent = `${body.status} · ${body.milestone_done}/${body.milestone_total} milestones done`;
+  $("plan-detail-why").textContent = body.mission && body.mission.why ? `Why: ${body.mission.why}` : "";
+  const ms = $("plan-milestones");
+  ms.textContent = "";
+  for (const m of body.milestones || []) {
+    const li = document.createElement("li");
+    const label = document.createElement("label");
+    const box2 = document.createElement("input");
+    box2.type = "checkbox";
+    box2.checked = Boolean(m.done);
+    box2.setAttribute("data-testid", "plan-milestone");
+    box2.dataset.index = String(m.index);
+    box2.addEventListener("change", () => setMilestone(planId, m.index, box2.checked));
+    label.append(box2, document.createTextNode(" " + m.title));
+    li.appendChild(label);
+    ms.appendChild(li);
+  }
+  const r = body.readiness || { blockers: [], nudges: [] };
+  const notes = $("plan-readiness");
+  notes.textContent = "";
+  for (const [cls, items] of [["blocker", r.blockers || []], ["nudge", r.nudges || []]]) {
+    for (const text of items) {
+      const li = document.createElement("li");
+      li.className = cls;
+      li.textContent = text;
+      notes.appendChild(li);
+    }
+  }
+  show(box, true);
+}
+
+async function setMilestone(planId, index, done) {
+  const { status, body } = await api(`/api/plans/${encodeURIComponent(planId)}/milestones/${index}/toggle`,
+    { method: "POST", body: { done } });
+  setError($("plans-error"), status === 200 ? "" : (body.message || `HTTP ${status}`));
+  await loadPlans();
 }
 
 async function planWithArchitect() {
@@ -284,28 +343,39 @@ async function planWithArchitect() {
 }
 
 // ---------------------------------------------------------------- today
-async function loadToday() {
-  const holder = $("today-cards");
-  holder.textContent = "";
-  const { status, body } = await api("/api/now");
-  if (status !== 200) { setError($("today-error"), `Today's plan is unavailable (HTTP ${status}).`); return; }
-  setError($("today-error"), "");
+function recommendation(rec, plans, primary) {
   const card = document.createElement("div");
-  card.className = "today-card" + (body.starter ? " today-starter" : "");
-  const primary = body.primary || {};
-  const h = document.createElement("h2");
-  h.textContent = primary.title || primary.topic || "Nothing scheduled";
+  card.className = primary ? "today-card" : "today-alternate";
+  const h = document.createElement(primary ? "h2" : "h3");
+  h.textContent = rec.title || "Nothing scheduled";
   card.appendChild(h);
-  const plans = Array.isArray(body.active_plans) ? body.active_plans : [];
-  const ref = Array.isArray(primary.plan_refs) && primary.plan_refs[0];
-  const plan = ref ? plans.find((p) => p.plan_id === ref.plan_id) : plans[0];
+  const meta = document.createElement("p");
+  meta.className = "muted";
+  meta.textContent = `${rec.minutes || "?"} min · ${rec.reason || ""}`;
+  card.appendChild(meta);
+  const ref = Array.isArray(rec.plan_refs) && rec.plan_refs[0];
+  const plan = ref ? plans.find((p) => p.plan_id === ref.plan_id) : null;
   if (plan) {
     const line = document.createElement("p");
     line.className = "today-plan";
     line.textContent = `Advances plan: ${plan.title}` + (plan.next_milestone ? ` — next: ${plan.next_milestone}` : "");
     card.appendChild(line);
   }
-  holder.appendChild(card);
+  return card;
+}
+
+async function loadToday() {
+  const holder = $("today-cards");
+  holder.textContent = "";
+  const { status, body } = await api("/api/now");
+  if (status !== 200) { setError($("today-error"), body.message || `Today's plan is unavailable (HTTP ${status}).`); return; }
+  setError($("today-error"), "");
+  const plans = Array.isArray(body.active_plans) ? body.active_plans : [];
+  const first = recommendation(body.primary || {}, plans, true);
+  if (body.starter) first.classList.add("today-starter");
+  holder.appendChild(first);
+  for (const alt of body.alternates || []) holder.appendChild(recommendation(alt, plans, false));
+  document.body.dataset.todayReady = "true";
 }
 
 // ---------------------------------------------------------------- labs

@@ -1,0 +1,50 @@
+//! `studyloop-mcp`: StudyLoop's MCP server over stdio, on the official Rust
+//! SDK (`rmcp`). It exposes the nine study-plan tools in the reference order
+//! plus `record_plan_learning`, `log_topic`, `end_session` and
+//! `session_search` (see `tools`), all through the product's own layers, so
+//! the MCP door behaves like `studyloop plan …` and `/api/plans…`. Harness
+//! configs register it under the name `studyloop`.
+//!
+//! The environment is read once at start (paths, scope), like `studyloop`.
+
+mod server;
+mod session_tools;
+mod tools;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    if std::env::args()
+        .nth(1)
+        .is_some_and(|a| a == "--version" || a == "-V")
+    {
+        println!("studyloop-mcp {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    let ctx = match studyloop::context::Ctx::from_process() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!(
+                "studyloop-mcp: error: cannot determine the working directory or executable: {e}"
+            );
+            return ExitCode::from(1);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("studyloop-mcp: error: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(server::serve_stdio(ctx)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("studyloop-mcp: error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The session tools: `log_topic` (the feed `studyloop topic` writes, plus
+//! the `study_progress` row the end would write, idempotently), `end_session`
+//! (the product's own end) and `session_search` (the FTS5 search). Each
+//! passes the scope gate first, like the CLI.
+
+use serde_json::{Value, json};
+use studyloop::context::Ctx;
+use studyloop::feeds::{self, TopicStatus};
+use studyloop::session::{self, EndOutcome, SessionError};
+
+fn refuse(e: &SessionError) -> String {
+    match e {
+        SessionError::Scope(s) => {
+            studyloop::scope::unconfigured_payload(&s.to_string()).to_string()
+        }
+        other => format!("plan_error: {other}"),
+    }
+}
+
+/// `log_topic(topic, status, note)`.
+///
+/// # Errors
+/// `invalid:` for a bad status or no live session; the scope payload.
+pub fn log_topic(ctx: &Ctx, topic: &str, status: &str, note: &str) -> Result<Value, String> {
+    let status = TopicStatus::parse(status).ok_or_else(|| {
+        format!(
+            "invalid: status `{}` is not accepted; use one of: {}",
+            status.chars().take(30).collect::<String>(),
+            TopicStatus::ACCEPTED
+        )
+    })?;
+    let (topic, note) = (
+        studyloop::term::text(topic.trim()),
+        studyloop::term::text(note.trim()),
+    );
+    if topic.is_empty() || topic.chars().count() > 200 || note.chars().count() > 2000 {
+        return Err("invalid: `topic` needs 1..200 characters and `note` at most 2000".into());
+    }
+    let loaded = session::load(ctx).map_err(|e| refuse(&e))?;
+    let paths = &loaded.paths.session;
+    let state = studyloop::state::StateStore::new(paths)
+        .read()
+        .map_err(|e| format!("plan_error: {e}"))?
+        .filter(studyloop::state::SessionState::is_active)
+        .ok_or(
+            "invalid: no active study session; start one with `studyloop study TOPIC --agent NAME`",
+        )?;
+    feeds::append_topic(
+        paths,
+        &studyloop::context::now_hhmm(),
+        &topic,
+        status,
+        &note,
+    )
+    .map_err(|e| {
+        format!(
+            "plan_error: cannot append to {}: {e}",
+            paths.topics().display()
+        )
+    })?;
+    let study_id = state.study_session_id.clone().unwrap_or_default();
+    let session_topic = state.topic.clone().unwrap_or_default();
+    let db = match status.confidence() {
+        Some(conf) => match studyloop::store::Store::open(&loaded.paths.db).and_then(|s| {
+            s.record_progress(
+                &session_topic,
+                &topic,
+                conf,
+                &note,
+                &study_id,
+                &studyloop::context::now_rfc3339(),
+            )
+        }) {
+            Ok(()) => "saved",
+            Err(_) => "failed",
+        },
+        None => "not_applicable",
+    };
+    Ok(
+        json!({"logged": true, "topic": topic, "status": status.as_str(), "study_session_id": study_id, "db_write": db}),
+    )
+}
+
+/// `end_session()`.
+///
+/// # Errors
+/// The end's failure; the scope payload.
+pub fn end_session(ctx: &Ctx) -> Result<Value, String> {
+    session::load(ctx).map_err(|e| refuse(&e))?;
+    match session::end(ctx).map_err(|e| refuse(&e))? {
+        EndOutcome::NothingActive => Ok(json!({"ended": false, "message": "No active session"})),
+        EndOutcome::Ended(e) => Ok(
+            json!({"ended": true, "study_session_id": e.study_id, "topic": e.topic,
+            "duration_minutes": e.duration_minutes, "win_count": e.win_count, "struggle_count": e.struggle_count,
+            "warnings": e.warnings}),
+        ),
+    }
+}
+
+/// `session_search(query, limit)`.
+///
+/// # Errors
+/// `invalid:` for an empty query; the scope payload.
+pub fn session_search(ctx: &Ctx, query: &str, limit: u32) -> Result<Value, String> {
+    let loaded = session::load(ctx).map_err(|e| refuse(&e))?;
+    if studyloop::store::fts_query(query).is_none() {
+        return Err("invalid: the search query is empty; pass one or more words".into());
+    }
+    let hits = match studyloop::store::Store::open_read_only(&loaded.paths.db)
+        .map_err(|e| format!("plan_error: {e}"))?
+    {
+        Some(db) => db
+            .session_search(query, limit)
+            .map_err(|e| format!("plan_error: {e}"))?,
+        None => Vec::new(),
+    };
+    Ok(json!({"results": hits, "count": hits.len()}))
+}

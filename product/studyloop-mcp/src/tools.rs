@@ -1,0 +1,376 @@
+//! The tool inventory and the calls behind it: the nine plan tools in the
+//! reference order (`PLAN_TOOL_NAMES`), then `record_plan_learning`,
+//! `log_topic`, `end_session` and `session_search`. Each call checks its
+//! arguments (unknown keys, types, ranges) and goes through the product's
+//! own layers ([`studyloop::plans::PlanApp`], the session feeds, the store),
+//! so the MCP door refuses exactly like the CLI and web doors.
+//!
+//! A refusal is `Err(text)` whose text starts with its prefix (`not_found:`,
+//! `invalid_id:`, `conflict:`, `invalid:`, `not_ready:`, `invalid_milestone:`,
+//! `plan_error:`); a missing scope is the shared `scope_unconfigured` payload.
+
+use serde_json::{Map, Value, json};
+use studyloop::context::Ctx;
+use studyloop::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
+
+/// The plan tools, in the reference order.
+pub const PLAN_TOOL_NAMES: [&str; 9] = [
+    "list_study_plans",
+    "get_study_plan",
+    "get_planning_interview",
+    "create_study_plan",
+    "update_study_plan",
+    "set_study_plan_status",
+    "set_study_plan_milestone",
+    "evaluate_study_plan",
+    "delete_study_plan",
+];
+
+/// The other tools, after the plan tools.
+pub const OTHER_TOOL_NAMES: [&str; 4] = [
+    "record_plan_learning",
+    "log_topic",
+    "end_session",
+    "session_search",
+];
+
+/// One tool: name, description, JSON Schema of its arguments.
+pub struct ToolSpec {
+    /// The name.
+    pub name: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// The input schema (an object schema).
+    pub schema: Value,
+}
+
+fn s(desc: &str) -> Value {
+    json!({"type": "string", "description": desc})
+}
+fn b(desc: &str) -> Value {
+    json!({"type": "boolean", "description": desc})
+}
+fn int(desc: &str, lo: i64, hi: i64) -> Value {
+    json!({"type": "integer", "minimum": lo, "maximum": hi, "description": desc})
+}
+fn obj(props: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+}
+
+/// Every tool, in order.
+#[must_use]
+pub fn specs() -> Vec<ToolSpec> {
+    let status =
+        json!({"type": "string", "enum": ["draft", "active", "paused", "complete", "abandoned"]});
+    let id = s("The plan id (lowercase letters, digits, `-`).");
+    let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
+    let milestones = json!({"type": "array", "description": "Milestones in order: titles or {title, concepts?, done?}.",
+        "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"title": {"type": "string"}, "concepts": {"type": "array", "items": {"type": "string"}}, "done": {"type": "boolean"}}, "required": ["title"]}]}});
+    vec![
+        ToolSpec {
+            name: "list_study_plans",
+            description: "List study plans (active first, then oldest updated first).",
+            schema: obj(json!({"status": status}), &[]),
+        },
+        ToolSpec {
+            name: "get_study_plan",
+            description: "One plan: summary, mission, milestones, records, readiness; markdown and checkpoint history on request.",
+            schema: obj(
+                json!({"plan_id": id, "include_markdown": b("Include the document."), "include_history": b("Include logged checkpoints."),
+                "history_limit": int("Checkpoints to include.", 1, 200)}),
+                &["plan_id"],
+            ),
+        },
+        ToolSpec {
+            name: "get_planning_interview",
+            description: "The planning interview: questions, a seed and the existing plans.",
+            schema: obj(json!({}), &[]),
+        },
+        ToolSpec {
+            name: "create_study_plan",
+            description: "Create a plan from interview answers (why, success, topics, constraints, out_of_scope, milestones, target_date, resources). An existing id is a conflict; status active is gated on readiness.",
+            schema: obj(
+                json!({"title": s("The plan title."), "answers": {"type": "object", "description": "The interview answers."},
+                "plan_id": id, "status": status}),
+                &["title", "answers"],
+            ),
+        },
+        ToolSpec {
+            name: "update_study_plan",
+            description: "Apply every given field together and save once.",
+            schema: obj(
+                json!({"plan_id": id, "title": s("Title."), "topics": list("Topics."), "target_date": s("YYYY-MM-DD."),
+                "energy_floor": int("Lowest energy for this plan.", 1, 10), "review_cadence_days": int("Days between reviews.", 1, 90),
+                "notes": s("Notes."), "milestones": milestones, "status": status, "why": s("Why."), "success": list("Success criteria."),
+                "constraints": s("Constraints."), "out_of_scope": s("Out of scope."), "resources": list("Resources.")}),
+                &["plan_id"],
+            ),
+        },
+        ToolSpec {
+            name: "set_study_plan_status",
+            description: "Set the status; activation needs a why, a success criterion and a milestone.",
+            schema: obj(
+                json!({"plan_id": id, "status": status}),
+                &["plan_id", "status"],
+            ),
+        },
+        ToolSpec {
+            name: "set_study_plan_milestone",
+            description: "Set milestone `index` (0-based) done or not done (a set, never a toggle).",
+            schema: obj(
+                json!({"plan_id": id, "index": int("0-based milestone index.", 0, 10_000), "done": b("Done?")}),
+                &["plan_id", "index", "done"],
+            ),
+        },
+        ToolSpec {
+            name: "evaluate_study_plan",
+            description: "Evaluate progress at a phase; record=true writes the checkpoint to the document and the database.",
+            schema: obj(
+                json!({"plan_id": id, "phase": {"type": "string", "enum": ["start", "mid", "end"]}, "study_id": s("The study session."),
+                "record": b("Write the checkpoint.")}),
+                &["plan_id", "phase"],
+            ),
+        },
+        ToolSpec {
+            name: "delete_study_plan",
+            description: "Delete a plan document; refuses unless confirmed.",
+            schema: obj(
+                json!({"plan_id": id, "confirmed": b("Confirm the deletion.")}),
+                &["plan_id"],
+            ),
+        },
+        ToolSpec {
+            name: "record_plan_learning",
+            description: "Add or update (by title) a learning record on a plan; idempotent.",
+            schema: obj(
+                json!({"plan_id": id, "title": s("Record title."), "body": s("Body."), "status": s("Status word (default active).")}),
+                &["plan_id", "title"],
+            ),
+        },
+        ToolSpec {
+            name: "log_topic",
+            description: "Log a topic to the live study session (feed and database).",
+            schema: obj(
+                json!({"topic": s("The topic or concept."), "status": {"type": "string", "enum": ["learning", "struggling", "insight", "win", "parked"]},
+                "note": s("A short note.")}),
+                &["topic"],
+            ),
+        },
+        ToolSpec {
+            name: "end_session",
+            description: "End the live study session (notes, progress rows, teardown).",
+            schema: obj(json!({}), &[]),
+        },
+        ToolSpec {
+            name: "session_search",
+            description: "Lexical search over recorded sessions (FTS5, best match first).",
+            schema: obj(
+                json!({"query": s("Words to look for."), "limit": int("At most this many hits.", 1, 100)}),
+                &["query"],
+            ),
+        },
+    ]
+}
+
+/// The arguments of one call, checked against the tool's schema keys.
+struct Args<'a>(&'a Map<String, Value>);
+
+type Refusal = String;
+
+fn invalid(msg: impl std::fmt::Display) -> Refusal {
+    format!("invalid: {msg}")
+}
+
+impl Args<'_> {
+    fn str(&self, k: &str) -> Result<Option<&str>, Refusal> {
+        match self.0.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(invalid(format!("`{k}` must be a string"))),
+        }
+    }
+    fn req(&self, k: &str) -> Result<&str, Refusal> {
+        self.str(k)?
+            .ok_or_else(|| invalid(format!("`{k}` is required")))
+    }
+    fn bool(&self, k: &str, default: bool) -> Result<bool, Refusal> {
+        match self.0.get(k) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(invalid(format!("`{k}` must be true or false"))),
+        }
+    }
+    fn int(&self, k: &str, default: Option<i64>, lo: i64, hi: i64) -> Result<Option<i64>, Refusal> {
+        match self.0.get(k) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => match v.as_i64() {
+                Some(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+                _ => Err(invalid(format!(
+                    "`{k}` = {v} is out of range; use an integer from {lo} to {hi}"
+                ))),
+            },
+        }
+    }
+}
+
+fn scope_payload(message: &str) -> Refusal {
+    studyloop::scope::unconfigured_payload(message).to_string()
+}
+
+fn refuse(e: &PlanError) -> Refusal {
+    match e {
+        PlanError::Scope(m) => scope_payload(m),
+        other => other.to_string(),
+    }
+}
+
+fn plan_app(ctx: &Ctx) -> Result<PlanApp, Refusal> {
+    PlanApp::from_ctx(ctx).map_err(|e| refuse(&e))
+}
+
+/// Call tool `name` with `args`.
+///
+/// # Errors
+/// The refusal text (with its prefix), or the scope payload.
+pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, Refusal> {
+    let spec = specs()
+        .into_iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| {
+            invalid(format!(
+                "unknown tool `{}`; tools: {}, {}",
+                name.chars().take(60).collect::<String>(),
+                PLAN_TOOL_NAMES.join(", "),
+                OTHER_TOOL_NAMES.join(", ")
+            ))
+        })?;
+    let props = spec.schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    if let Some(k) = args.keys().find(|k| !props.contains_key(*k)) {
+        let accepted: Vec<&str> = props.keys().map(String::as_str).collect();
+        return Err(invalid(format!(
+            "`{name}` has no argument `{}`; accepted: {}",
+            k.chars().take(40).collect::<String>(),
+            if accepted.is_empty() {
+                "none".to_owned()
+            } else {
+                accepted.join(", ")
+            }
+        )));
+    }
+    let a = Args(args);
+    let p = |r: Result<Value, PlanError>| r.map_err(|e| refuse(&e));
+    match name {
+        "list_study_plans" => {
+            let status = a
+                .str("status")?
+                .map(PlanStatus::parse)
+                .transpose()
+                .map_err(|e| refuse(&e))?;
+            let app = plan_app(ctx)?;
+            let (plans, problems) = app.list(status).map_err(|e| refuse(&e))?;
+            let list: Vec<Value> = plans.iter().map(studyloop::plans::summary).collect();
+            Ok(json!({"plans": list, "count": list.len(), "problems": problems}))
+        }
+        "get_study_plan" => {
+            let (id, md, hist) = (
+                a.req("plan_id")?,
+                a.bool("include_markdown", false)?,
+                a.bool("include_history", false)?,
+            );
+            let limit = a.int("history_limit", Some(20), 1, 200)?;
+            p(plan_app(ctx)?.detail(id, md, if hist { limit } else { None }))
+        }
+        "get_planning_interview" => p(plan_app(ctx)?.interview()),
+        "create_study_plan" => {
+            let answers = match args.get("answers") {
+                Some(v @ Value::Object(_)) => v.clone(),
+                None | Some(Value::Null) => {
+                    return Err(invalid(
+                        "`answers` is required (an object of interview answers)",
+                    ));
+                }
+                Some(_) => return Err(invalid("`answers` must be an object")),
+            };
+            let req = CreateRequest {
+                title: a.req("title")?.to_owned(),
+                answers,
+                plan_id: a.str("plan_id")?.map(str::to_owned),
+                status: a.str("status")?.map(str::to_owned),
+            };
+            let app = plan_app(ctx)?;
+            let plan = app.create(&req).map_err(|e| refuse(&e))?;
+            p(app.detail(plan.id.as_str(), false, None))
+        }
+        "update_study_plan" => {
+            let id = a.req("plan_id")?.to_owned();
+            let mut fields = args.clone();
+            fields.remove("plan_id");
+            let app = plan_app(ctx)?;
+            let plan = app
+                .update(&id, &PlanPatch(Value::Object(fields)))
+                .map_err(|e| refuse(&e))?;
+            p(app.detail(plan.id.as_str(), false, None))
+        }
+        "set_study_plan_status" => {
+            let app = plan_app(ctx)?;
+            let plan = app
+                .set_status(a.req("plan_id")?, a.req("status")?)
+                .map_err(|e| refuse(&e))?;
+            p(app.detail(plan.id.as_str(), false, None))
+        }
+        "set_study_plan_milestone" => {
+            let id = a.req("plan_id")?;
+            let index = match args.get("index") {
+                Some(v) => v
+                    .as_i64()
+                    .ok_or_else(|| format!("invalid_milestone: index {v} is not an integer"))?,
+                None => return Err(invalid("`index` is required (0-based)")),
+            };
+            let done = match args.get("done") {
+                Some(Value::Bool(b)) => *b,
+                _ => return Err(invalid("`done` is required: true or false")),
+            };
+            let app = plan_app(ctx)?;
+            let plan = app.set_milestone(id, index, done).map_err(|e| refuse(&e))?;
+            p(app.detail(plan.id.as_str(), false, None))
+        }
+        "evaluate_study_plan" => {
+            let (id, phase) = (a.req("plan_id")?, a.req("phase")?);
+            let (study, record) = (a.str("study_id")?.unwrap_or(""), a.bool("record", false)?);
+            p(plan_app(ctx)?.evaluate(id, phase, study, record))
+        }
+        "delete_study_plan" => {
+            let (id, confirmed) = (a.req("plan_id")?, a.bool("confirmed", false)?);
+            p(plan_app(ctx)?.delete(id, confirmed))
+        }
+        "record_plan_learning" => {
+            let (id, title) = (a.req("plan_id")?, a.req("title")?);
+            let (body, status) = (
+                a.str("body")?.unwrap_or(""),
+                a.str("status")?.unwrap_or("active"),
+            );
+            p(plan_app(ctx)?.record_learning(id, title, body, status))
+        }
+        "log_topic" => crate::session_tools::log_topic(
+            ctx,
+            a.req("topic")?,
+            a.str("status")?.unwrap_or("learning"),
+            a.str("note")?.unwrap_or(""),
+        ),
+        "end_session" => crate::session_tools::end_session(ctx),
+        "session_search" => {
+            let limit = a.int("limit", Some(10), 1, 100)?.unwrap_or(10);
+            crate::session_tools::session_search(
+                ctx,
+                a.req("query")?,
+                u32::try_from(limit).unwrap_or(10),
+            )
+        }
+        _ => Err(invalid(format!(
+            "tool `{name}` is listed but not implemented"
+        ))),
+    }
+}

@@ -1,0 +1,104 @@
+//! Plan refusals. Each variant's message starts with the refusal prefix the
+//! MCP tools return (`not_found:`, `invalid_id:`, …) and maps to one HTTP
+//! status for the web door, so the three doors refuse alike.
+
+use std::path::PathBuf;
+
+/// Why a plan operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// No document with that id.
+    #[error("not_found: no study plan `{id}`; `studyloop plan list` shows the plans")]
+    NotFound {
+        /// The id asked for.
+        id: String,
+    },
+    /// The id is not a valid plan id.
+    #[error(
+        "invalid_id: `{value}` is not a plan id; use lowercase letters, digits and `-`, starting with a letter or digit, at most 64 characters (e.g. `sql-windows`)"
+    )]
+    InvalidId {
+        /// The value given.
+        value: String,
+    },
+    /// A plan with that id exists already.
+    #[error(
+        "conflict: a study plan `{id}` already exists; pick another `plan_id` or update that plan"
+    )]
+    Conflict {
+        /// The id.
+        id: String,
+    },
+    /// A bad argument.
+    #[error("invalid: {0}")]
+    Invalid(String),
+    /// Activation refused: readiness blockers remain.
+    #[error("not_ready: the plan cannot be active yet : {}", blockers.join("; "))]
+    NotReady {
+        /// What must be fixed.
+        blockers: Vec<String>,
+        /// What would help.
+        nudges: Vec<String>,
+    },
+    /// A milestone index out of range.
+    #[error(
+        "invalid_milestone: index {index} is out of range; the plan has {total} milestones (0-based, 0..{total})"
+    )]
+    InvalidMilestone {
+        /// The index given.
+        index: i64,
+        /// How many milestones there are.
+        total: usize,
+    },
+    /// A document that does not parse (never overwritten).
+    #[error("plan_error: {}:{line}: {message}; fix the document by hand (it is not overwritten)", path.display())]
+    Malformed {
+        /// The document.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file system or the index failed.
+    #[error("plan_error: {0}")]
+    Storage(String),
+    /// No memory scope is configured (the shared scope gate).
+    #[error("{0}")]
+    Scope(String),
+}
+
+impl PlanError {
+    /// The refusal code (the prefix without the colon).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound { .. } => "not_found",
+            Self::InvalidId { .. } => "invalid_id",
+            Self::Conflict { .. } => "conflict",
+            Self::Invalid(_) => "invalid",
+            Self::NotReady { .. } => "not_ready",
+            Self::InvalidMilestone { .. } => "invalid_milestone",
+            Self::Malformed { .. } | Self::Storage(_) => "plan_error",
+            Self::Scope(_) => "scope_unconfigured",
+        }
+    }
+
+    /// The HTTP status of the web door.
+    #[must_use]
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Self::NotFound { .. } => 404,
+            Self::InvalidId { .. } | Self::Invalid(_) | Self::InvalidMilestone { .. } => 400,
+            Self::Conflict { .. } => 409,
+            Self::NotReady { .. } => 422,
+            Self::Malformed { .. } | Self::Storage(_) => 500,
+            Self::Scope(_) => 503,
+        }
+    }
+
+    /// An I/O failure on `path`.
+    pub(crate) fn io(action: &str, path: &std::path::Path, e: &std::io::Error) -> Self {
+        Self::Storage(format!("cannot {action} {}: {e}", path.display()))
+    }
+}

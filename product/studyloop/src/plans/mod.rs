@@ -1,0 +1,32 @@
+//! Study plans: Markdown documents with frontmatter under
+//! `<state_dir>/study-plans/<plan_id>.md` (the source of truth), a SQLite
+//! index rebuilt from them, and one application layer ([`PlanApp`]) that the
+//! CLI (`studyloop plan …`), the web API (`/api/plans…`) and `studyloop-mcp`
+//! all call, so the three doors cannot disagree.
+//!
+//! Modules: `id` (the strict plan id), `doc` (the document model and its
+//! rendering), `parse` (document text → model, errors by file and line),
+//! `files` (the plans dir, the safe document read), `error` (refusals with their MCP prefix and HTTP status), `app` (the
+//! operations, locked read-modify-write), `record` (evaluate and learning records), `views` (the JSON shapes),
+//! `now` (the "what next" engine), `cli` (the `plan` and `now` commands).
+
+mod app;
+pub mod cli;
+mod doc;
+mod error;
+mod files;
+mod id;
+mod input;
+pub mod now;
+mod parse;
+mod record;
+mod views;
+
+pub use app::{CreateRequest, PlanApp, PlanPatch};
+pub use doc::{Milestone, Plan, PlanStatus};
+pub use error::PlanError;
+pub use id::PlanId;
+pub use views::{Readiness, readiness, summary};
+
+#[cfg(test)]
+mod app_tests;
