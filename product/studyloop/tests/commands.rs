@@ -670,6 +670,7 @@ fn drill_tells_a_web_acp_session() {
     let _ = post_local(port, "/api/session/end", "{}");
     let _ = web.kill();
     let _ = web.wait();
+}
 
 #[test]
 fn now_without_an_active_plan_equals_the_golden_file() {
