@@ -63,7 +63,8 @@ fn a_sigkilled_owners_world_is_stopped_and_swept_and_a_live_one_is_not() {
     }
     let mut owner = Owner(
         Command::new(std::env::current_exe().unwrap())
-            .args([TEST, "--exact", "--nocapture", "--test-threads", "1"])
+            .arg(crate::reexec::libtest_name(module_path!(), TEST))
+            .args(["--exact", "--nocapture", "--test-threads", "1"])
             .env(CHILD, "1")
             .stdout(Stdio::piped())
             .spawn()

@@ -3,7 +3,7 @@
 //! with honest usage, both budget caps, unknown usage, injected faults,
 //! cancellation, mentor failures, auth, and budgeted judge calls.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

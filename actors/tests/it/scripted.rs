@@ -1,7 +1,7 @@
 //! The scripted backend against the hermetic `FakeMentor`: prompts verbatim,
 //! zero usage, completion, the turn cap, cancellation and mentor failures.
 
-mod common;
+use crate::common;
 
 use common::CancellingMentor;
 use studyloop_actors::fake::{FakeMentor, FakeStep};

@@ -3,7 +3,7 @@
 //! text, and none may reach a redacted summary, whether it sits in an allow-listed field
 //! (refused, listing every violation) or in a dropped one (never copied).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -3,8 +3,7 @@
 //! (200+ ordinary sentences, technical ones included) must come out unchanged. Version 1's
 //! figures are computed too, so the test proves the corpus finds what version 1 missed.
 
-#[path = "common/corpus/mod.rs"]
-mod corpus;
+use crate::common::corpus;
 
 use corpus::{CONTEXTS, LITERAL_NAME, Rng, SEED, Secret};
 use studyloop_redaction::{RedactionRules, Redactor};

@@ -5,12 +5,7 @@
 //! every context, the prose corpus raw and JSON-escaped, transcript lines with secrets)
 //! and over random text dense in the patterns' literals, separators and key names.
 
-#[path = "common/corpus/mod.rs"]
-#[expect(
-    dead_code,
-    reason = "the survival and false-positive counters are not used here"
-)]
-mod corpus;
+use crate::common::corpus;
 
 use std::sync::LazyLock;
 

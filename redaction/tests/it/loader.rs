@@ -7,8 +7,8 @@ use studyloop_redaction::{
     CURRENT_VERSION, DEFAULT_RULES_FILE, PinError, RedactionError, RedactionRules, pinned,
 };
 
-const RULES: &[u8] = include_bytes!("../rules_v1.yaml");
-const RULES_V2: &[u8] = include_bytes!("../rules_v2.yaml");
+const RULES: &[u8] = include_bytes!("../../rules_v1.yaml");
+const RULES_V2: &[u8] = include_bytes!("../../rules_v2.yaml");
 
 fn registry_for(bytes: &[u8], version: u32) -> String {
     format!("{{\"{version}\": \"{}\"}}", pinned::digest(bytes))

@@ -1,7 +1,7 @@
 //! Each detection pattern in the shipped rules: what it catches, what it leaves alone,
 //! and what the rewritten text looks like.
 
-mod common;
+use crate::common;
 
 use common::fake;
 use studyloop_redaction::{RedactionRules, Redactor};

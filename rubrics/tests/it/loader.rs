@@ -4,7 +4,7 @@
 use studyloop_redaction::{PinError, pinned};
 use studyloop_rubrics::{Rubric, RubricError, Rule};
 
-const RUBRIC: &[u8] = include_bytes!("../rubric_v1.md");
+const RUBRIC: &[u8] = include_bytes!("../../rubric_v1.md");
 
 fn registry_for(bytes: &[u8]) -> String {
     format!("{{\"1\": \"{}\"}}", pinned::digest(bytes))

@@ -1,7 +1,7 @@
 //! The `studyloop-uat` binary: what `signoff` and `grade` print and how they exit (0 PASS
 //! or graded, 1 FAIL or rejected, 2 no verdict), with a controlled environment.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

@@ -2,7 +2,7 @@
 //! real HTTP, both wire protocols): agreeing, disagreeing, malformed and uncited seats,
 //! absent seats, the judge budget, and what is written beside the bundle.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

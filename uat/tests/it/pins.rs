@@ -2,7 +2,7 @@
 //! fit the shipped rubric, and tampering with either (or with the rubric or redaction
 //! rules) is refused by name.
 
-mod common;
+use crate::common;
 
 use common::registry_for;
 use studyloop_acceptance::selection::AuthMode;
@@ -13,11 +13,11 @@ use studyloop_uat::definition::SignoffDefinition;
 use studyloop_uat::pinned_yaml::PinnedFileError;
 use studyloop_uat::signoff::Pins;
 
-const SIGNOFF: &[u8] = include_bytes!("../signoff_v2.yaml");
-const SIGNOFF_V1: &[u8] = include_bytes!("../signoff_v1.yaml");
-const SIGNOFF_REGISTRY: &[u8] = include_bytes!("../signoff_registry.json");
-const COUNCIL: &[u8] = include_bytes!("../council_v1.yaml");
-const COUNCIL_REGISTRY: &[u8] = include_bytes!("../council_registry.json");
+const SIGNOFF: &[u8] = include_bytes!("../../signoff_v2.yaml");
+const SIGNOFF_V1: &[u8] = include_bytes!("../../signoff_v1.yaml");
+const SIGNOFF_REGISTRY: &[u8] = include_bytes!("../../signoff_registry.json");
+const COUNCIL: &[u8] = include_bytes!("../../council_v1.yaml");
+const COUNCIL_REGISTRY: &[u8] = include_bytes!("../../council_registry.json");
 
 fn edited(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
     let text = String::from_utf8(bytes.to_vec()).unwrap();
@@ -93,7 +93,7 @@ fn tampering_with_any_pinned_file_fails_by_name() {
     .unwrap_err();
     assert_tampered(&err, "council_v1.yaml");
     let rubric = edited(
-        include_bytes!("../../rubrics/rubric_v1.md"),
+        include_bytes!("../../../rubrics/rubric_v1.md"),
         "score: 1}",
         "score: 0}",
     );
@@ -101,7 +101,7 @@ fn tampering_with_any_pinned_file_fails_by_name() {
         "rubric_v1.md",
         &rubric,
         "registry.json",
-        include_bytes!("../../rubrics/registry.json"),
+        include_bytes!("../../../rubrics/registry.json"),
     )
     .unwrap_err();
     assert!(
@@ -109,7 +109,7 @@ fn tampering_with_any_pinned_file_fails_by_name() {
         "{err}"
     );
     let rules = edited(
-        include_bytes!("../../redaction/rules_v1.yaml"),
+        include_bytes!("../../../redaction/rules_v1.yaml"),
         "  - run_id\n",
         "  - run_id\n  - transcript\n",
     );
@@ -117,7 +117,7 @@ fn tampering_with_any_pinned_file_fails_by_name() {
         "rules_v1.yaml",
         &rules,
         "registry.json",
-        include_bytes!("../../redaction/registry.json"),
+        include_bytes!("../../../redaction/registry.json"),
     )
     .unwrap_err();
     assert!(

@@ -6,7 +6,7 @@
 //! Adding a version: add `rows` for it to [`RELEASED`] with the digest its registry
 //! records. Never change a row.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

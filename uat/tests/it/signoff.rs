@@ -2,7 +2,7 @@
 //! redacted summary (and only then); every way to FAIL is a named reason; nothing
 //! private reaches the summary.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

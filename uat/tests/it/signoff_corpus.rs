@@ -4,7 +4,7 @@
 //! PASS; every crafted one must FAIL (or be refused with no verdict) with a reason naming
 //! what is wrong, and none may hang (FIFOs in place of the files a sign-off reads).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,9 +47,7 @@ fn sign_off(w: &World, inputs: Vec<PathBuf>) -> Ending {
 
 type Craft = fn(&World) -> Vec<PathBuf>;
 
-#[path = "signoff_corpus/readers.rs"]
 mod readers;
-#[path = "signoff_corpus/records.rs"]
 mod records;
 
 /// Every crafted input: (name, what its FAIL reason or refusal must mention, how to craft

@@ -4,7 +4,7 @@
 //! quotes, and manifest fields that reach the release summary; the real binary's stdout,
 //! stderr and every file it writes to the release directory must hold none of them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

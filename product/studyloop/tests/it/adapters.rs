@@ -3,7 +3,7 @@
 //! would get: binary resolution, fresh and resume argv, where the persona is
 //! placed, and which trust files are written (all under a scratch HOME).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! The smaller commands against the real binary: concurrent `topic` writers,
 //! `config init|show`, and `doctor` (read-only; exit 0/1/2).
 
-mod common;
+use crate::common;
 
 use common::{World, mode_of};
 

@@ -2,7 +2,7 @@
 //! the fix, a non-zero exit, and nothing left behind (no state, no DB row, no
 //! session dir, no tmux server).
 
-mod common;
+use crate::common;
 
 use common::World;
 

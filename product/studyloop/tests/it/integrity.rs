@@ -5,7 +5,7 @@
 //! without tmux, recovers a corrupt state with `doctor --fix`, and keeps
 //! terminal control sequences out of the feeds and every render.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 //! session, no harness running while the state says ended, and no lost
 //! progress or notes.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::ExitStatusExt;
 

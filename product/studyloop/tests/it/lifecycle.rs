@@ -2,7 +2,7 @@
 //! the test-agent hatch: start → topic/park → end → resume → end, plus the
 //! claim rules and the agent-exit door.
 
-mod common;
+use crate::common;
 
 use common::{AGENT_CMD, World, mode_of, read_when_ready, wait_until};
 use sha2::Digest;

@@ -2,7 +2,7 @@
 //! crashed (never ended) session, a lost session dir, and the pane hook of an
 //! older session leaving a newer one alone.
 
-mod common;
+use crate::common;
 
 use common::{World, wait_until};
 

@@ -1,5 +1,7 @@
 //! Shared fixtures for the redaction tests.
 
+pub mod corpus;
+
 /// Fake credentials of every vendor shape, assembled at run time so no key-shaped
 /// literal sits in the source for a secret scanner to trip on.
 #[must_use]
