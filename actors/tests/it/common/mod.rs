@@ -29,7 +29,7 @@ pub fn stub_binary() -> &'static Path {
         if is_stale(&binary) {
             let release = profile_dir.file_name().is_some_and(|n| n == "release");
             let mut cargo = Command::new(env!("CARGO"));
-            cargo.args(["build", "-p", "studyloop-stubs", "--bin", STUB]);
+            cargo.args(["build", "--workspace", "--bin", STUB]);
             if release {
                 cargo.arg("--release");
             }
