@@ -7,6 +7,7 @@
 
 mod gate;
 mod interrupt;
+mod layout;
 mod pane_driver;
 mod readme_env_table;
 mod reaper;
