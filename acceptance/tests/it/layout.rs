@@ -87,14 +87,14 @@ fn defects(member: &Path) -> Vec<String> {
                     path.display()
                 ));
             }
-        } else if let Some(stem) = name.strip_suffix(".rs") {
-            if !runners.contains(stem) {
-                out.push(format!(
-                    "{}: a new test binary; `git mv` it to tests/it/{name} and add `mod {stem};` \
-                     to tests/it/main.rs (only harness = false runners stay in tests/)",
-                    path.display()
-                ));
-            }
+        } else if let Some(stem) = name.strip_suffix(".rs")
+            && !runners.contains(stem)
+        {
+            out.push(format!(
+                "{}: a new test binary; `git mv` it to tests/it/{name} and add `mod {stem};` \
+                 to tests/it/main.rs (only harness = false runners stay in tests/)",
+                path.display()
+            ));
         }
     }
     let it = tests.join("it");
