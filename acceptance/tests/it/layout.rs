@@ -3,7 +3,8 @@
 //! `tests/it/main.rs`, and only the libtest-mimic runners (`[[test]]` entries with
 //! `harness = false`) sit directly under `tests/`. This test fails on a new
 //! `tests/<name>.rs` (a new binary) and on a `tests/it/` file no `mod` declares
-//! (a file that silently never compiles), naming the fix.
+//! (a file that silently never compiles), naming the fix; and on a `[[bin]]` with
+//! `test = false` (no test harness linked) whose file gains a test or a module.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -30,25 +31,89 @@ fn members(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Names of the `[[test]]` targets with `harness = false` in a member manifest.
-fn runners(member: &Path) -> BTreeSet<String> {
+/// The `key = value` pairs of every `[[table]]` entry of a member manifest.
+fn targets(member: &Path, table: &str) -> Vec<Vec<(String, String)>> {
     let manifest = std::fs::read_to_string(member.join("Cargo.toml")).unwrap();
     manifest
-        .split("[[test]]")
+        .split(&format!("[[{table}]]"))
         .skip(1)
-        .filter_map(|entry| {
+        .map(|entry| {
             let entry = entry.split("\n[").next().unwrap_or_default();
-            let name = entry.lines().find_map(|l| {
-                let (key, value) = l.split_once('=')?;
-                (key.trim() == "name").then(|| value.trim().trim_matches('"').to_owned())
-            })?;
-            let no_harness = entry.lines().any(|l| {
-                l.split_once('=')
-                    .is_some_and(|(k, v)| k.trim() == "harness" && v.trim() == "false")
-            });
-            no_harness.then_some(name)
+            entry
+                .lines()
+                .filter_map(|l| {
+                    let l = l.split('#').next()?;
+                    let (key, value) = l.split_once('=')?;
+                    Some((
+                        key.trim().to_owned(),
+                        value.trim().trim_matches('"').to_owned(),
+                    ))
+                })
+                .collect()
         })
         .collect()
+}
+
+fn field<'e>(entry: &'e [(String, String)], key: &str) -> Option<&'e str> {
+    entry
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Names of the `[[test]]` targets with `harness = false` in a member manifest.
+fn runners(member: &Path) -> BTreeSet<String> {
+    targets(member, "test")
+        .iter()
+        .filter(|t| field(t, "harness") == Some("false"))
+        .filter_map(|t| field(t, "name").map(str::to_owned))
+        .collect()
+}
+
+/// A `[[bin]]` with `test = false` links no test harness, so a test or a module (which
+/// could hold one) in its file would never run.
+fn untested_bin_defects(member: &Path) -> Vec<String> {
+    let package = std::fs::read_to_string(member.join("Cargo.toml"))
+        .unwrap()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("name = ")
+                .map(|v| v.trim_matches('"').to_owned())
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for bin in targets(member, "bin") {
+        if field(&bin, "test") != Some("false") {
+            continue;
+        }
+        let name = field(&bin, "name").unwrap_or_default();
+        let path = match field(&bin, "path") {
+            Some(path) => member.join(path),
+            None if name == package => member.join("src/main.rs"),
+            None => member.join(format!("src/bin/{name}.rs")),
+        };
+        let Ok(source) = std::fs::read_to_string(&path) else {
+            out.push(format!(
+                "{}: bin `{name}` has no source here",
+                path.display()
+            ));
+            continue;
+        };
+        let risky = source.lines().map(str::trim).any(|l| {
+            l.contains("#[test]")
+                || l.contains("cfg(test)")
+                || l.starts_with("mod ")
+                || l.starts_with("pub mod ")
+        });
+        if risky {
+            out.push(format!(
+                "{}: bin `{name}` has `test = false` but a test or a module; move them to the \
+                 library, or drop `test = false` in its [[bin]] entry",
+                path.display()
+            ));
+        }
+    }
+    out
 }
 
 /// The `mod name;` declarations of `main.rs` (with or without attributes before them).
@@ -134,11 +199,14 @@ fn defects(member: &Path) -> Vec<String> {
 }
 
 #[test]
-fn every_crate_has_one_integration_test_binary_and_every_file_in_it_compiles() {
+fn every_crate_has_one_integration_test_binary_every_file_in_it_compiles_and_no_test_is_unlinked() {
     let root = workspace_root();
     let members = members(&root);
     assert!(members.len() >= 5, "members parsed: {members:?}");
-    let found: Vec<String> = members.iter().flat_map(|m| defects(m)).collect();
+    let found: Vec<String> = members
+        .iter()
+        .flat_map(|m| defects(m).into_iter().chain(untested_bin_defects(m)))
+        .collect();
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
@@ -164,6 +232,24 @@ fn the_layout_check_finds_a_stray_binary_and_an_undeclared_module() {
     ] {
         std::fs::write(member.join(file), text).unwrap();
     }
+    std::fs::create_dir_all(member.join("src/bin")).unwrap();
+    std::fs::write(member.join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(
+        member.join("src/bin/tool.rs"),
+        "mod helpers;\nfn main() {}\n",
+    )
+    .unwrap();
+    let manifest = std::fs::read_to_string(member.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        member.join("Cargo.toml"),
+        manifest + "\n[[bin]]\nname = \"x\"\ntest = false\n\n[[bin]]\nname = \"tool\"\ntest = false # why\n",
+    )
+    .unwrap();
+    let bins = untested_bin_defects(member);
+    assert!(
+        bins.len() == 1 && bins[0].contains("tool.rs"),
+        "only the bin with a module is flagged: {bins:?}"
+    );
     let found = defects(member);
     assert_eq!(found.len(), 2, "{found:?}");
     assert!(
