@@ -198,6 +198,44 @@ fn defects(member: &Path) -> Vec<String> {
     out
 }
 
+/// The name of each member's test binaries: declared `[[test]]` names, plus `it` when
+/// `tests/it/main.rs` is there without a declaration (cargo then infers the name `it`).
+fn test_binary_names(member: &Path) -> Vec<String> {
+    let declared = targets(member, "test");
+    let mut names: Vec<String> = declared
+        .iter()
+        .filter_map(|t| field(t, "name").map(str::to_owned))
+        .collect();
+    let it_declared = declared
+        .iter()
+        .any(|t| field(t, "path") == Some("tests/it/main.rs"));
+    if member.join("tests/it/main.rs").is_file() && !it_declared {
+        names.push("it".to_owned());
+    }
+    names
+}
+
+#[test]
+fn no_two_crates_name_a_test_binary_alike() {
+    // Same-named binaries (`deps/it-<hash>` from every crate) read as versions of one
+    // target to anything that keeps the newest per name, and `--test it` would pick all.
+    let mut seen = std::collections::BTreeMap::new();
+    let mut clashes = Vec::new();
+    for member in members(&workspace_root()) {
+        for name in test_binary_names(&member) {
+            if let Some(other) = seen.insert(name.clone(), member.clone()) {
+                clashes.push(format!(
+                    "test binary `{name}` in {} and {}: name it for the crate in a [[test]] \
+                     entry (name = \"<crate>_it\", path = \"tests/it/main.rs\")",
+                    other.display(),
+                    member.display()
+                ));
+            }
+        }
+    }
+    assert!(clashes.is_empty(), "{}", clashes.join("\n"));
+}
+
 #[test]
 fn every_crate_has_one_integration_test_binary_every_file_in_it_compiles_and_no_test_is_unlinked() {
     let root = workspace_root();
