@@ -9,6 +9,9 @@ default:
 
 # Formatting, lints, a build of every binary, then every ungated test. `deps` first:
 # the ungated suite drives real tmux, a real LiteLLM proxy and real Chromium.
+# Every cargo command of every recipe selects the whole workspace (`--workspace`, or a
+# `--bin`/`--test` without `-p`), so all resolve one feature set and no recipe
+# recompiles a dependency another built (docs/dependencies.md#one-feature-set).
 test: deps
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
@@ -24,7 +27,7 @@ testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     # TESTS is split on purpose, so "probe::kiro --exact" passes two arguments.
     STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
         PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        cargo test -p studyloop-acceptance --test acceptance -- $TESTS
+        cargo test --workspace --test acceptance -- $TESTS
 
 # Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
 # status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no
@@ -38,7 +41,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     # TESTS is split on purpose, so "journey::smoke --exact" passes two arguments.
     STUDYLOOP_ACC=1 STUDYLOOP_UAT=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
         STUDYLOOP_ACC_RESULTS_DIR="$run" PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        cargo test -p studyloop-uat --test uat -- $TESTS
+        cargo test --workspace --test uat -- $TESTS
     trials=$?
     echo
     # The binary the build above made: the same build the trials ran against.
@@ -110,12 +113,12 @@ bench:
 # are listed, never touched; a dead runner's tmux server, harness, sidebar and stub go too.
 # Stop and sweep scratch worlds (/tmp/sl-acc-*) whose runner died unswept (SIGKILL, crash).
 clean-scratch:
-    cargo run -q -p studyloop-acceptance --bin studyloop-clean-scratch
+    cargo run -q --bin studyloop-clean-scratch
 
 # Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
 # receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.
 receipts *RUNS:
-    cargo run -q -p studyloop-uat --bin studyloop-uat -- receipts {{RUNS}}
+    cargo run -q --bin studyloop-uat -- receipts {{RUNS}}
 
 # What CI runs: the ungated suite, the hermetic acceptance matrix, then the UAT
 # journeys. A hermetic UAT run must end with trials passed and the verdict FAIL

@@ -7,6 +7,7 @@
 //! Without the venv the trial is ignored and the reason (run `just deps`) is
 //! printed; CI always installs it.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::os::unix::process::CommandExt;

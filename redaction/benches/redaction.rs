@@ -3,9 +3,9 @@
 //! URL, split lines, key-only; target 0), false positives over the prose corpus (target
 //! 0), and `Redactor::redact` throughput on transcript-shaped text with a secret every
 //! ~4 KiB and on clean prose (target >= 300 MB/s in release; printed by wall clock and by
-//! on-CPU time, since the bench machine may be shared). Prints figures; asserts nothing (the ungated tests in `tests/corpus.rs` assert survival and false positives).
+//! on-CPU time, since the bench machine may be shared). Prints figures; asserts nothing (the ungated tests in `tests/it/corpus.rs` assert survival and false positives).
 
-#[path = "../tests/common/corpus/mod.rs"]
+#[path = "../tests/it/common/corpus/mod.rs"]
 mod corpus;
 
 use std::time::{Duration, Instant};

@@ -18,7 +18,7 @@
 //! `not_after` did not already leave alone (URL-dense prose has thousands of kept
 //! matches), and a pattern that rewrites the text writes into a buffer reused across
 //! patterns instead of a fresh allocation the size of the text. The old path stays as
-//! [`Redactor::rewrite_unfiltered`], the reference `tests/engine_identity.rs` compares
+//! [`Redactor::rewrite_unfiltered`], the reference `tests/it/engine_identity.rs` compares
 //! against.
 
 use std::borrow::Cow;

@@ -2,7 +2,7 @@
 //! a baseline measured in the same run: `studyloop --version` (process start
 //! and argument parsing only). Target: median < 20 ms.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};

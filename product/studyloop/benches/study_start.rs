@@ -2,7 +2,7 @@
 //! runs, against a baseline measured in the same run: the library's tmux call
 //! alone creating the same two-pane session. Target: median < 300 ms.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::time::Instant;

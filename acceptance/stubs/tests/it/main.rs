@@ -1,0 +1,9 @@
+//! Integration tests of the stub provider and stub ACP agent binaries.
+//!
+//! One integration-test binary per crate (a link per binary is the slow part of a
+//! build on the 2-core machines): each former `tests/<name>.rs` is a module here,
+//! so its tests are named `<name>::<test>`. Add new test files as modules below; the
+//! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
+
+mod provider;
+mod stub_acp;

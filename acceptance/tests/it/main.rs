@@ -1,0 +1,19 @@
+//! Ungated integration tests of the acceptance framework (the live trials are the
+//! separate `acceptance` runner, `tests/acceptance.rs`).
+//!
+//! One integration-test binary per crate (a link per binary is the slow part of a
+//! build on the 2-core machines): each former `tests/<name>.rs` is a module here,
+//! so its tests are named `<name>::<test>`. Add new test files as modules below; the
+//! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
+
+mod gate;
+mod interrupt;
+mod layout;
+mod pane_driver;
+mod readme_env_table;
+mod reaper;
+mod reexec;
+mod scratch;
+mod sweep;
+mod web_acp_browser;
+mod web_acp_driver;

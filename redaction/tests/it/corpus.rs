@@ -1,0 +1,71 @@
+//! Issue 11 §4, measured: every vendor kind planted in every context (plain, JSON-escaped,
+//! URL, split lines, key-only) must not survive the current rules, and the prose corpus
+//! (200+ ordinary sentences, technical ones included) must come out unchanged. Version 1's
+//! figures are computed too, so the test proves the corpus finds what version 1 missed.
+
+use crate::common::corpus;
+
+use corpus::{CONTEXTS, LITERAL_NAME, Rng, SEED, Secret};
+use studyloop_redaction::{RedactionRules, Redactor};
+
+fn redactor(rules: &RedactionRules, secrets: &[Secret]) -> Redactor {
+    Redactor::new(rules)
+        .with_secret(LITERAL_NAME, corpus::literal(secrets))
+        .expect("the literal secret is long enough")
+}
+
+#[test]
+fn no_planted_secret_survives_the_current_rules_in_any_context() {
+    let rules = RedactionRules::load_default().unwrap();
+    // Several seeds, so a pass does not hang on one lucky draw.
+    for seed in [SEED, 1, 2, 3, 0xdead_beef] {
+        let secrets = corpus::secrets(&mut Rng::new(seed));
+        let (survived, cases, names) = corpus::survival(&redactor(&rules, &secrets), &secrets);
+        println!(
+            "seed {seed:#x}: v{} survival {survived} of {cases} planted cases",
+            rules.version()
+        );
+        assert!(cases >= secrets.len() * CONTEXTS.len(), "{cases}");
+        assert_eq!(survived, 0, "survivors with seed {seed:#x}: {names:#?}");
+    }
+}
+
+#[test]
+fn the_prose_corpus_comes_out_unchanged() {
+    let rules = RedactionRules::load_default().unwrap();
+    let secrets = corpus::secrets(&mut Rng::new(SEED));
+    let (changed, total, which) = corpus::false_positives(&redactor(&rules, &secrets));
+    println!(
+        "v{}: {changed} of {total} sentences changed",
+        rules.version()
+    );
+    assert!(
+        total >= 200,
+        "the prose corpus needs 200+ sentences, has {total}"
+    );
+    assert_eq!(changed, 0, "false positives: {which:#?}");
+}
+
+#[test]
+fn the_corpus_finds_what_version_1_missed() {
+    // The before figures. If version 1 passed both, the corpus would prove nothing. (The
+    // literal caller secret is code, not rules: `literal.rs` and `regressions.rs` pin it.)
+    let v1 = RedactionRules::load_shipped(1).unwrap();
+    let secrets = corpus::secrets(&mut Rng::new(SEED));
+    let r = redactor(&v1, &secrets);
+    let (survived, cases, names) = corpus::survival(&r, &secrets);
+    let (changed, total, _) = corpus::false_positives(&r);
+    println!("v1: survival {survived} of {cases}; prose changed {changed} of {total}");
+    for kind in [
+        "npm-token",
+        "azure-storage-account-key",
+        "gcp-private-key-id",
+        "jwt-opaque-payload",
+    ] {
+        assert!(
+            names.iter().any(|n| n.starts_with(kind)),
+            "{kind} never survived v1: {names:#?}"
+        );
+    }
+    assert!(changed > 0);
+}

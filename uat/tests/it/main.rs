@@ -1,0 +1,21 @@
+//! Ungated integration tests of the UAT tier (the journeys are the separate `uat`
+//! runner, `tests/uat.rs`).
+//!
+//! One integration-test binary per crate (a link per binary is the slow part of a
+//! build on the 2-core machines): each former `tests/<name>.rs` is a module here,
+//! so its tests are named `<name>::<test>`. Add new test files as modules below; the
+//! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
+
+mod cli;
+mod common;
+mod council;
+mod gate;
+mod journey;
+mod pins;
+mod prune;
+mod receipts_coverage;
+mod released_pins;
+mod signoff;
+mod signoff_corpus;
+mod signoff_output;
+mod strict;
