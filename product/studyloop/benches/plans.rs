@@ -2,7 +2,7 @@
 //! three doors call), and `GET /api/now` over HTTP against `studyloop web`
 //! with 10 active plans, median of N requests. Target for `now`: < 20 ms.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};

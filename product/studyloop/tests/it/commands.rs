@@ -676,7 +676,7 @@ fn drill_tells_a_web_acp_session() {
 fn now_without_an_active_plan_equals_the_golden_file() {
     let w = World::new();
     let out = w.run(&["now", "--json"]).ok();
-    let golden = include_str!("golden/now_plan_no_active.json");
+    let golden = include_str!("../golden/now_plan_no_active.json");
     assert_eq!(out.stdout, golden);
 }
 
