@@ -105,9 +105,13 @@ fn sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing()
         .prefix("sl-int-web-")
         .tempdir_in("/tmp")
         .unwrap();
+    let name = crate::reexec::libtest_name(
+        module_path!(),
+        "sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
+    );
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
-        "sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
+        name.as_str(),
         "--exact",
         "--nocapture",
         "--test-threads",
