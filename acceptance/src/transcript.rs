@@ -12,7 +12,8 @@
 //!
 //! Each reply says which source it came from, and [`fidelity`] scores it
 //! against the text the stub sent (its request log holds it) with a floor per
-//! source. The lanes call [`mentor_reply`] after each turn.
+//! source. The case engine's conversation (`crate::case::converse`) calls
+//! [`record_turn`] after each CLI turn and [`score_turn`] after each ACP one.
 
 pub mod fidelity;
 pub mod screen;
@@ -196,14 +197,27 @@ pub fn record_turn(
     seed: u64,
 ) -> Result<fidelity::TurnFidelity, TranscriptError> {
     let recorded = mentor_reply(harness, trace)?;
-    let verdict = sent_reply(stub_log, seed, trace.turn)
+    Ok(score_turn(recorded, trace.turn, stub_log, seed))
+}
+
+/// Scores a reply recorded from any source (the ACP surfaces label theirs
+/// with [`RecordedReply::acp`]) against what the stub sent as turn `turn`;
+/// the verdict is unknown (`None`) when the log has no answer for it.
+#[must_use]
+pub fn score_turn(
+    recorded: RecordedReply,
+    turn: u64,
+    stub_log: &[studyloop_stubs::LogRecord],
+    seed: u64,
+) -> fidelity::TurnFidelity {
+    let verdict = sent_reply(stub_log, seed, turn)
         .map(|sent| fidelity::score(sent, &recorded.text, recorded.source));
-    Ok(fidelity::TurnFidelity {
-        turn: trace.turn,
+    fidelity::TurnFidelity {
+        turn,
         source: recorded.source,
         text: recorded.text,
         verdict,
-    })
+    }
 }
 
 /// The text the stub sent as turn `n` under `seed` (its request log keeps

@@ -14,15 +14,22 @@ fn round_trip_keeps_every_line_and_the_worst_outcome_wins() {
         .unwrap();
     log.record_skip("probe::codex", "gate closed").unwrap();
     // Forced to run later, and failed: the result beats the build-time skip.
-    log.record_result("probe::codex", TrialOutcome::Failed, Some("boom"), None)
-        .unwrap();
-    log.record_result("probe::pi", TrialOutcome::Failed, Some("flaky"), None)
+    log.record_result(
+        "probe::codex",
+        TrialOutcome::Failed,
+        Some("boom"),
+        None,
+        None,
+    )
+    .unwrap();
+    log.record_result("probe::pi", TrialOutcome::Failed, Some("flaky"), None, None)
         .unwrap();
     log.record_result(
         "probe::pi",
         TrialOutcome::Passed,
         None,
         Some(Path::new("/b")),
+        None,
     )
     .unwrap();
     let records = RunRecords::read(log.dir()).unwrap();
@@ -66,14 +73,14 @@ fn merge_lets_the_worse_outcome_win() {
     let tmp = tempfile::tempdir().unwrap();
     let a = RunLog::open(tmp.path().join("a")).unwrap();
     let b = RunLog::open(tmp.path().join("b")).unwrap();
-    a.record_result("x", TrialOutcome::Passed, None, None)
+    a.record_result("x", TrialOutcome::Passed, None, None, None)
         .unwrap();
     b.record_skip("x", "not selected").unwrap();
-    a.record_result("y", TrialOutcome::Failed, Some("bad"), None)
+    a.record_result("y", TrialOutcome::Failed, Some("bad"), None, None)
         .unwrap();
-    b.record_result("y", TrialOutcome::Passed, None, None)
+    b.record_result("y", TrialOutcome::Passed, None, None, None)
         .unwrap();
-    b.record_result("z", TrialOutcome::Passed, None, None)
+    b.record_result("z", TrialOutcome::Passed, None, None, None)
         .unwrap();
     let merged = RunRecords::read_all(&[a.dir(), b.dir()]).unwrap();
     assert_eq!(merged.get("x").unwrap().outcome, TrialOutcome::Skipped);
@@ -209,7 +216,7 @@ fn fifos_and_symlinks_in_place_of_the_logs_are_errors_not_hangs() {
         let appended = if file == crate::ledger::SKIP_LEDGER {
             log.record_skip("x", "y")
         } else {
-            log.record_result("x", TrialOutcome::Passed, None, None)
+            log.record_result("x", TrialOutcome::Passed, None, None, None)
         };
         assert!(appended.is_err(), "append to a FIFO {file}");
         std::fs::remove_file(&path).unwrap();

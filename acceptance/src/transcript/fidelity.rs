@@ -7,7 +7,7 @@
 //! status word) counts. The score is the longest common subsequence of the
 //! two word sequences: `2·common / (sent + recorded)`, 1.0 when they match.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::SourceKind;
 
@@ -162,7 +162,7 @@ pub struct TurnFidelity {
 /// A cell's fidelity: the word-weighted ratio over its scored turns, the
 /// strictest floor among its sources, and whether every scored turn and the
 /// ratio meet it (`results.jsonl`, receipts and the COVERAGE column).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellFidelity {
     /// `cell_ratio` of the scored turns; `None` without any.
     pub ratio: Option<f64>,

@@ -174,7 +174,7 @@ fn web_child() -> i32 {
 fn web_case(
     ctx: &studyloop_acceptance::runner::TrialContext,
 ) -> studyloop_acceptance::runner::TrialReport {
-    use studyloop_acceptance::case::{Case, ReplySource, RunDir, StepFailure, Steps, converse};
+    use studyloop_acceptance::case::{Case, RunDir, StepFailure, Steps, Transport, converse};
     use studyloop_acceptance::evidence::Surface;
     use studyloop_acceptance::scratch::TestHatch;
     use studyloop_acceptance::selection::HarnessName;
@@ -212,7 +212,7 @@ fn web_case(
                 Ok(())
             })?;
             c.step("conversation", |c| {
-                c.with_acp(|c, m| converse(c, m, ReplySource::Socket))
+                c.with_acp(|c, m| converse(c, Transport::Socket(m)))
                     .map(drop)
             })
         })
