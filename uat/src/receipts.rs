@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use studyloop_acceptance::harness::{self, Install};
 use studyloop_acceptance::selection::{HARNESS_ORDER, Maturity};
+use studyloop_acceptance::transcript::fidelity::CellFidelity;
 use studyloop_redaction::Redactor;
 
 /// Clean runs per cell the release contract asks for.
@@ -38,7 +39,7 @@ pub struct ReceiptStep {
 }
 
 /// A redacted summary of one bundle.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Receipt {
     /// The bundle's run id (`YYYYmmddTHHMMSSZ-xxxxxxxx`).
     pub run_id: String,
@@ -69,6 +70,11 @@ pub struct Receipt {
     /// The manifest's `finding:` notes (e.g. grok has no resume), redacted; other
     /// notes stay in the private bundle.
     pub notes: Vec<String>,
+    /// The cell's reply fidelity from the manifest (ratio, floor, sources);
+    /// `null` for a bundle that recorded none (written before fidelity was
+    /// measured): unknown, never 0.
+    #[serde(default)]
+    pub fidelity: Option<CellFidelity>,
 }
 
 /// Why receipts could not be made or read.
@@ -184,7 +190,34 @@ pub(crate) fn from_bundle(
         platform: s("platform"),
         steps,
         notes,
+        fidelity: manifest_fidelity(&m, bundle)?,
     }))
+}
+
+/// The manifest's `fidelity` (numbers and source names only, nothing to
+/// redact); `None` when absent.
+fn manifest_fidelity(m: &Value, bundle: &Path) -> Result<Option<CellFidelity>, ReceiptError> {
+    match m.get("fidelity") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| ReceiptError::Invalid {
+            path: bundle.join("manifest.json"),
+            what: "manifest",
+            detail: format!("fidelity: {e}"),
+        }),
+    }
+}
+
+/// The COVERAGE cell for a run's fidelity: the ratio to three places and
+/// the sources, `unknown` when the run recorded none or none was scored.
+fn fidelity_cell(r: Option<&Receipt>) -> String {
+    let Some(f) = r.and_then(|r| r.fidelity.as_ref()) else {
+        return "unknown".into();
+    };
+    let sources: Vec<&str> = f.sources.iter().map(|s| s.as_str()).collect();
+    match f.ratio {
+        Some(ratio) => format!("{ratio:.3} {} (floor {:.2})", sources.join("+"), f.floor),
+        None => format!("unknown {}", sources.join("+")),
+    }
 }
 
 /// Where a receipt lives under the receipts dir.
@@ -288,9 +321,11 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
          (`uat/tests/it/receipts_coverage.rs` regenerates it and fails on any difference).\n\
          A clean run is a lane bundle with outcome `completed`; the release contract asks for\n\
          3 consecutive clean runs per cell. Probe: `authenticated` = a one-shot model call proves\n\
-         the configured model path; `presence-only` = binary and version only.\n\n\
-         | Harness | Tier | Surface | Auth mode | Probe | Runs | Clean | Latest clean streak | Status |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
+         the configured model path; `presence-only` = binary and version only. Fidelity: the\n\
+         latest run's recorded mentor replies against the text the stub sent (ratio, source,\n\
+         floor); `unknown` when that run recorded none.\n\n\
+         | Harness | Tier | Surface | Auth mode | Probe | Runs | Clean | Latest clean streak | Status | Fidelity |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for h in HARNESS_ORDER {
         let spec = harness::spec(h);
@@ -301,7 +336,7 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
         if let Install::NotInstallable { reason, .. } = spec.install {
             let _ = writeln!(
                 md,
-                "| {h} | {tier} | {} | — | {} | 0 | 0 | 0 | skipped: {reason} |",
+                "| {h} | {tier} | {} | — | {} | 0 | 0 | 0 | skipped: {reason} | — |",
                 spec.surfaces().join(", "),
                 spec.probe.label()
             );
@@ -329,7 +364,7 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
             // No ACP path at all: the web columns are not applicable, not missing.
             let _ = writeln!(
                 md,
-                "| {h} | {tier} | web-acp, web-acp-browser | — | {} | 0 | 0 | 0 | n/a: no ACP path |",
+                "| {h} | {tier} | web-acp, web-acp-browser | — | {} | 0 | 0 | 0 | n/a: no ACP path | — |",
                 spec.probe.label()
             );
         }
@@ -351,9 +386,10 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
             };
             let _ = writeln!(
                 md,
-                "| {h} | {tier} | {surface} | {mode} | {} | {} | {clean} | {streak} | {status} |",
+                "| {h} | {tier} | {surface} | {mode} | {} | {} | {clean} | {streak} | {status} | {} |",
                 spec.probe.label(),
-                runs.len()
+                runs.len(),
+                fidelity_cell(runs.last().copied())
             );
         }
     }
@@ -380,6 +416,7 @@ mod tests {
             platform: None,
             steps: Vec::new(),
             notes: Vec::new(),
+            fidelity: None,
         }
     }
 
@@ -394,7 +431,7 @@ mod tests {
         let md = coverage_markdown(&rs);
         assert!(
             md.contains(
-                "| codex | core | cli-tmux | stub-provider | authenticated | 4 | 3 | 2 | 2/3 |"
+                "| codex | core | cli-tmux | stub-provider | authenticated | 4 | 3 | 2 | 2/3 | unknown |"
             ),
             "{md}"
         );
@@ -404,7 +441,7 @@ mod tests {
         );
         assert!(
             md.contains(
-                "| grok | preview | cli-tmux | stub-provider | authenticated | 0 | 0 | 0 | 0/3 |"
+                "| grok | preview | cli-tmux | stub-provider | authenticated | 0 | 0 | 0 | 0/3 | unknown |"
             ),
             "{md}"
         );
@@ -417,8 +454,38 @@ mod tests {
             .map(|id| receipt("pi", "completed", id))
             .collect();
         assert!(coverage_markdown(&rs).contains(
-            "| pi | core | cli-tmux | stub-provider | authenticated | 3 | 3 | 3 | ✅ 3/3 |"
+            "| pi | core | cli-tmux | stub-provider | authenticated | 3 | 3 | 3 | ✅ 3/3 | unknown |"
         ));
+    }
+
+    /// The Fidelity column shows the latest run's ratio, sources and floor;
+    /// a run that recorded none, or whose turns were not scored (no stub
+    /// log), shows `unknown`, never 0.
+    #[test]
+    fn the_fidelity_column_shows_the_latest_run_and_unknown_is_not_zero() {
+        let cell: CellFidelity = serde_json::from_value(serde_json::json!({
+            "ratio": 0.987_65, "floor": 0.95, "pass": true, "scored_turns": 4,
+            "turns": 4, "sources": ["screen"]
+        }))
+        .unwrap();
+        let mut scored = receipt("grok", "completed", "b");
+        scored.fidelity = Some(cell.clone());
+        let rs = vec![receipt("grok", "completed", "a"), scored];
+        assert!(
+            coverage_markdown(&rs).contains(
+                "| grok | preview | cli-tmux | stub-provider | authenticated | 2 | 2 | 2 | 2/3 | 0.988 screen (floor 0.95) |"
+            ),
+            "{}",
+            coverage_markdown(&rs)
+        );
+        let mut unscored = receipt("grok", "completed", "c");
+        unscored.fidelity = Some(CellFidelity {
+            ratio: None,
+            ..cell
+        });
+        let md = coverage_markdown(&[unscored]);
+        assert!(md.contains("| 1/3 | unknown screen |"), "{md}");
+        assert!(!md.contains("0.000"), "{md}");
     }
 
     #[test]

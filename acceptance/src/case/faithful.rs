@@ -106,6 +106,7 @@ impl Mentor for Faithful<'_, '_> {
                 transcript::score_turn(
                     RecordedReply::acp(reply.text),
                     self.acp_turns,
+                    Some(learner_message),
                     &self.reader.stub_log(),
                     self.reader.seed,
                 )

@@ -175,6 +175,10 @@ pub struct CellFidelity {
     pub scored_turns: usize,
     /// Turns recorded.
     pub turns: usize,
+    /// The sources the turns were read from, each once, in order of first
+    /// use (the COVERAGE column names them).
+    #[serde(default)]
+    pub sources: Vec<SourceKind>,
 }
 
 impl CellFidelity {
@@ -186,7 +190,14 @@ impl CellFidelity {
             .iter()
             .map(|t| t.source.floor())
             .fold(0.0_f64, f64::max);
+        let mut sources = Vec::new();
+        for t in turns {
+            if !sources.contains(&t.source) {
+                sources.push(t.source);
+            }
+        }
         Self {
+            sources,
             pass: ratio.is_some_and(|r| r >= floor) && verdicts.iter().all(|v| v.pass),
             ratio,
             floor,
