@@ -208,7 +208,9 @@ fn manifest_fidelity(m: &Value, bundle: &Path) -> Result<Option<CellFidelity>, R
 }
 
 /// The COVERAGE cell for a run's fidelity: the ratio to three places and
-/// the sources, `unknown` when the run recorded none or none was scored.
+/// the sources, `unknown` when no run recorded replies (a cell's paste and
+/// interrupt trials share its surface but hold no conversation, so the
+/// latest run that recorded replies is shown) or none was scored.
 fn fidelity_cell(r: Option<&Receipt>) -> String {
     let Some(f) = r.and_then(|r| r.fidelity.as_ref()) else {
         return "unknown".into();
@@ -322,8 +324,8 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
          A clean run is a lane bundle with outcome `completed`; the release contract asks for\n\
          3 consecutive clean runs per cell. Probe: `authenticated` = a one-shot model call proves\n\
          the configured model path; `presence-only` = binary and version only. Fidelity: the\n\
-         latest run's recorded mentor replies against the text the stub sent (ratio, source,\n\
-         floor); `unknown` when that run recorded none.\n\n\
+         recorded mentor replies of the latest run that recorded any, against the text the\n\
+         stub sent (ratio, source, floor); `unknown` when no run recorded any.\n\n\
          | Harness | Tier | Surface | Auth mode | Probe | Runs | Clean | Latest clean streak | Status | Fidelity |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
@@ -389,7 +391,7 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
                 "| {h} | {tier} | {surface} | {mode} | {} | {} | {clean} | {streak} | {status} | {} |",
                 spec.probe.label(),
                 runs.len(),
-                fidelity_cell(runs.last().copied())
+                fidelity_cell(runs.iter().rev().find(|r| r.fidelity.is_some()).copied())
             );
         }
     }
@@ -470,15 +472,20 @@ mod tests {
         .unwrap();
         let mut scored = receipt("grok", "completed", "b");
         scored.fidelity = Some(cell.clone());
-        let rs = vec![receipt("grok", "completed", "a"), scored];
+        // The paste trial ("c", later, same surface) recorded no replies.
+        let rs = vec![
+            receipt("grok", "completed", "a"),
+            scored,
+            receipt("grok", "completed", "c"),
+        ];
         assert!(
             coverage_markdown(&rs).contains(
-                "| grok | preview | cli-tmux | stub-provider | authenticated | 2 | 2 | 2 | 2/3 | 0.988 screen (floor 0.95) |"
+                "| grok | preview | cli-tmux | stub-provider | authenticated | 3 | 3 | 3 | ✅ 3/3 | 0.988 screen (floor 0.95) |"
             ),
             "{}",
             coverage_markdown(&rs)
         );
-        let mut unscored = receipt("grok", "completed", "c");
+        let mut unscored = receipt("grok", "completed", "d");
         unscored.fidelity = Some(CellFidelity {
             ratio: None,
             ..cell
