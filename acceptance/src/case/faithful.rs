@@ -51,14 +51,19 @@ impl Reader<'_> {
         self.stub.and_then(|s| s.records().ok()).unwrap_or_default()
     }
 
-    /// The faithful reply for a pane turn the driver just recorded.
+    /// The faithful reply for a pane turn the driver just recorded, the
+    /// session's `turn`-th (resumes included: what the store counts).
     ///
     /// # Errors
     /// [`TranscriptError`]: no reply could be read from the declared source.
-    pub(crate) fn pane_turn(&self, r: &TurnRecord) -> Result<TurnFidelity, TranscriptError> {
+    pub(crate) fn pane_turn(
+        &self,
+        r: &TurnRecord,
+        turn: u32,
+    ) -> Result<TurnFidelity, TranscriptError> {
         let trace = TurnTrace {
             home: &self.home,
-            turn: u64::from(r.stub_turn.unwrap_or(r.turn)),
+            turn: u64::from(turn),
             screen: &r.screen,
             prompt: &r.prompt,
         };
@@ -96,8 +101,10 @@ impl Mentor for Faithful<'_, '_> {
                     .records()
                     .last()
                     .ok_or_else(|| MentorError::Failed("the pane driver kept no turn".into()))?;
+                // A conversation's driver starts the session: its turn k is
+                // the session's k-th (the stub's, when it numbers them).
                 self.reader
-                    .pane_turn(record)
+                    .pane_turn(record, record.stub_turn.unwrap_or(record.turn))
                     .map_err(|e| MentorError::Failed(e.to_string()))?
             }
             Transport::Socket(m) | Transport::Console(m) => {
@@ -178,19 +185,26 @@ pub(crate) fn home_of(scratch: Option<&crate::scratch::Scratch>) -> PathBuf {
 
 impl super::Case<'_> {
     /// Records the faithful reply of a pane turn driven outside a
-    /// conversation (the cli-tmux lane's turn after resume) and checks it
-    /// against its floor, as [`converse`](super::converse) does per turn.
+    /// conversation (the cli-tmux lane's turn after resume: the session's
+    /// `session_turn`-th, which the driver cannot know without a stub) and
+    /// checks it against its floor, as [`converse`](super::converse) does.
     ///
     /// # Errors
     /// No reply could be read, or it is below its floor (with the diff).
-    pub fn record_pane_turn(&mut self, turn: &TurnRecord) -> Result<(), StepFailure> {
+    pub fn record_pane_turn(
+        &mut self,
+        turn: &TurnRecord,
+        session_turn: u32,
+    ) -> Result<(), StepFailure> {
         let reader = Reader {
             harness: self.harness,
             home: home_of(self.slots.scratch.as_ref()),
             stub: self.slots.stub.as_ref(),
             seed: self.seed,
         };
-        let t = reader.pane_turn(turn).map_err(StepFailure::from_error)?;
+        let t = reader
+            .pane_turn(turn, session_turn)
+            .map_err(StepFailure::from_error)?;
         check_turns(&mut self.record, vec![t])
     }
 }

@@ -96,7 +96,7 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     let result = lane.step("one more turn after resume", |l| {
         let prompt = "One more question after the break: what did we cover?";
         let turn = driver.send_turn(prompt).map_err(pane_failure)?.clone();
-        l.record_pane_turn(&turn)
+        l.record_pane_turn(&turn, next)
     });
     stash_driver(lane, &driver, "resumed-session");
     result?;

@@ -259,10 +259,11 @@ fn the_sent_text_is_the_turns_answer_not_a_side_request() {
 
 /// Found live (cli-tmux::codex and ::claude, 2026-11-30): the lane's
 /// one-shot availability probe is a request with one learner turn, so the
-/// stub answers it as `MENTOR-REPLY 1 <nonce>` too, before the session's turn
-/// 1. The sent text is the answer to the turn's prompt (its marker echoes the
-/// prompt's first words), not the first answer numbered 1; before, turn 1
-/// scored 0.97 against the probe's reply and failed its floor.
+/// stub answers it as `MENTOR-REPLY 1 <nonce>` too, before the session's
+/// first turn (opencode's title request likewise). The sent text is the
+/// answer to the turn's prompt (its marker echoes the prompt's first words),
+/// not the first answer numbered 1; before, turn 1 scored 0.97 against the
+/// probe's reply and failed its floor.
 #[test]
 fn the_sent_text_answers_the_turns_prompt_not_an_earlier_probe() {
     let probe = "availability probe: reply with one short line";

@@ -107,7 +107,8 @@ fn sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing()
         .unwrap();
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
-        "sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
+        // The test as the one tests/it binary names it (module path included).
+        "interrupt::sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
         "--exact",
         "--nocapture",
         "--test-threads",

@@ -316,7 +316,8 @@ fn sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing() {
     let durable = tmp.path().join("uat-root");
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
-        "sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing",
+        // The test as the one tests/it binary names it (module path included).
+        "journey::sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing",
         "--exact",
         "--nocapture",
         "--test-threads",
