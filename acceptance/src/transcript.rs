@@ -12,7 +12,8 @@
 //!
 //! Each reply says which source it came from, and [`fidelity`] scores it
 //! against the text the stub sent (its request log holds it) with a floor per
-//! source. The lanes call [`mentor_reply`] after each turn.
+//! source. The case engine's conversation (`crate::case::converse`) calls
+//! [`record_turn`] after each CLI turn and [`score_turn`] after each ACP one.
 
 pub mod fidelity;
 pub mod screen;
@@ -41,7 +42,7 @@ pub enum ReplySource {
 }
 
 /// Which source a recorded reply came from (recorded per turn in evidence).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SourceKind {
     /// ACP `agent_message_chunk`s (web and ACP surfaces).
@@ -53,6 +54,15 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    /// Its evidence name (`acp`, `session-store`, `screen`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Acp => "acp",
+            Self::SessionStore => "session-store",
+            Self::Screen => "screen",
+        }
+    }
+
     /// The lowest fidelity ratio a turn from this source may have: 100% for
     /// ACP and session stores (the model's bytes), 95% for a screen extractor
     /// (a TUI may still drop a glyph the rules cannot restore).
@@ -196,21 +206,50 @@ pub fn record_turn(
     seed: u64,
 ) -> Result<fidelity::TurnFidelity, TranscriptError> {
     let recorded = mentor_reply(harness, trace)?;
-    let verdict = sent_reply(stub_log, seed, trace.turn)
+    Ok(score_turn(
+        recorded,
+        trace.turn,
+        Some(trace.prompt),
+        stub_log,
+        seed,
+    ))
+}
+
+/// Scores a reply recorded from any source (the ACP surfaces label theirs
+/// with [`RecordedReply::acp`]) against what the stub sent as turn `turn` in
+/// answer to `prompt` ([`sent_reply`]); the verdict is unknown (`None`) when
+/// the log has no answer for it.
+#[must_use]
+pub fn score_turn(
+    recorded: RecordedReply,
+    turn: u64,
+    prompt: Option<&str>,
+    stub_log: &[studyloop_stubs::LogRecord],
+    seed: u64,
+) -> fidelity::TurnFidelity {
+    let verdict = sent_reply(stub_log, seed, turn, prompt)
         .map(|sent| fidelity::score(sent, &recorded.text, recorded.source));
-    Ok(fidelity::TurnFidelity {
-        turn: trace.turn,
+    fidelity::TurnFidelity {
+        turn,
         source: recorded.source,
         text: recorded.text,
         verdict,
-    })
+    }
 }
 
-/// The text the stub sent as turn `n` under `seed` (its request log keeps
-/// every reply whole): the answer whose marker is `MENTOR-REPLY <n> <nonce>`,
-/// preferring the request that carried exactly `n` learner turns (a side
-/// request, like a title, may reuse the number).
-pub fn sent_reply(records: &[studyloop_stubs::LogRecord], seed: u64, n: u64) -> Option<&str> {
+/// The text the stub sent as turn `n` under `seed` in answer to `prompt`
+/// (its request log keeps every reply whole): the answer whose marker is
+/// `MENTOR-REPLY <n> <nonce>`, preferring, in order, the one whose marker
+/// line echoes the prompt's first words (another request can carry the same
+/// turn number: the lane's one-shot availability probe before the session, a
+/// title request beside it), then the request that carried exactly `n`
+/// learner turns.
+pub fn sent_reply<'r>(
+    records: &'r [studyloop_stubs::LogRecord],
+    seed: u64,
+    n: u64,
+    prompt: Option<&str>,
+) -> Option<&'r str> {
     let prefix = format!("MENTOR-REPLY {n} {}", studyloop_stubs::nonce(seed, n));
     let answered = || {
         records
@@ -218,8 +257,16 @@ pub fn sent_reply(records: &[studyloop_stubs::LogRecord], seed: u64, n: u64) -> 
             .filter_map(|r| r.reply.as_deref().map(|t| (r, t)))
             .filter(|(_, t)| t.starts_with(&prefix))
     };
+    let marker = prompt.map(|p| studyloop_stubs::marker_line(seed, n, Some(p)));
+    let echoes = |t: &str| {
+        marker
+            .as_deref()
+            .is_some_and(|m| t.lines().next() == Some(m))
+    };
     answered()
-        .find(|(r, _)| r.user_turns == n)
+        .find(|(r, t)| echoes(t) && r.user_turns == n)
+        .or_else(|| answered().find(|(_, t)| echoes(t)))
+        .or_else(|| answered().find(|(r, _)| r.user_turns == n))
         .or_else(|| answered().next())
         .map(|(_, t)| t)
 }

@@ -3,37 +3,25 @@
 //! browser console) under ONE [`Budget`](studyloop_actors::Budget) built from
 //! the case's [`TurnBudget`](crate::selection::TurnBudget) (turns and the
 //! learner's output-token cap, from the selection or a UAT cell). The
-//! transcript goes into the case's record; the result carries, per turn, the
-//! reply text and where it was read from, so a later reader (e.g. the
-//! harness's own session store) can stand beside the transport's.
+//! transcript goes into the case's record; the replies are the model's text
+//! from each transport's faithful source (`super::faithful`), each turn's
+//! fidelity is recorded and checked against its source's floor.
 
-use studyloop_actors::{ActorOptions, CancelToken, Mentor, Outcome, Transcript, factory};
+use studyloop_actors::{ActorOptions, CancelToken, Outcome, Transcript, factory};
 
 use super::StepFailure;
+use super::faithful::{self, Faithful, Reader, Transport};
 use super::live::Case;
 use crate::catalogue;
-
-/// Where a mentor reply was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReplySource {
-    /// The harness's TUI screen in a tmux pane.
-    Pane,
-    /// The product's session WebSocket (ACP).
-    Socket,
-    /// The SPA console in a browser.
-    Console,
-    /// The harness's own session store (transcript file).
-    SessionStore,
-}
+use crate::transcript::SourceKind;
 
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Reply {
-    /// The reply text.
+    /// The reply text (the model's, from the faithful source).
     pub text: String,
     /// Where it was read from.
-    pub source: ReplySource,
+    pub source: SourceKind,
 }
 
 /// What a conversation produced.
@@ -53,17 +41,20 @@ impl Conversation {
     }
 }
 
-/// The case's actor talks to `mentor` (replies read from `source`) within the
-/// case's budget. Passes when no error ended it and either every budgeted turn
-/// was answered or the learner finished on its own after at least one.
+/// The case's actor talks over `transport` within the case's budget; each
+/// reply is read from the transport's faithful source and scored against what
+/// the stub sent. Passes when no error ended it, either every budgeted turn
+/// was answered or the learner finished on its own after at least one, and
+/// every scored turn meets its source's fidelity floor (one check per turn in
+/// the running step, the diffs in the failure).
 ///
 /// # Errors
 /// A skip when the actor's settings are missing, `budget-exhausted` when a cap
-/// or a turn's time limit stopped it short, errored otherwise.
+/// or a turn's time limit stopped it short, errored otherwise (a turn below
+/// its fidelity floor included).
 pub fn converse(
     case: &mut Case<'_>,
-    mentor: &mut dyn Mentor,
-    source: ReplySource,
+    transport: Transport<'_>,
 ) -> Result<Conversation, StepFailure> {
     let kind = case.actor;
     let env = &case.ctx.caller;
@@ -79,24 +70,33 @@ pub fn converse(
     case.record.facts.actor_model = actor.model().map(str::to_owned);
     let want = case.budget.max_turns;
     let mut budget = case.budget.budget().map_err(StepFailure::from_error)?;
-    let transcript = actor.converse(mentor, &mut budget, &CancelToken::new());
+    let reader = Reader {
+        harness: case.harness,
+        home: faithful::home_of(case.slots.scratch.as_ref()),
+        stub: case.slots.stub.as_ref(),
+        seed: case.seed,
+    };
+    let mut mentor = Faithful::new(transport, reader);
+    let transcript = actor.converse(&mut mentor, &mut budget, &CancelToken::new());
+    let turns = std::mem::take(&mut mentor.turns);
+    drop(mentor);
     case.record.transcript = Some(transcript.clone());
     let talk = Conversation {
-        replies: transcript
-            .turns
+        replies: turns
             .iter()
             .map(|t| Reply {
-                text: t.mentor_reply.clone(),
-                source,
+                text: t.text.clone(),
+                source: t.source,
             })
             .collect(),
         transcript,
     };
+    let fidelity = faithful::check_turns(&mut case.record, turns);
     let answered = talk.answered();
     let t = &talk.transcript;
     let finished_early = t.outcome == Outcome::Completed && answered > 0;
     match &t.error {
-        None if answered >= want || finished_early => Ok(talk),
+        None if answered >= want || finished_early => fidelity.map(|()| talk),
         error => {
             let why = error.clone().unwrap_or_else(|| match t.outcome {
                 Outcome::BudgetExhausted => "the budget ran out".into(),
@@ -122,6 +122,7 @@ mod tests {
 
     use super::*;
     use crate::caller_env::CallerEnv;
+    use crate::case::Steps;
     use crate::evidence::{Outcome as CaseOutcome, Surface, Tier};
     use crate::ledger::RunLog;
     use crate::runner::TrialContext;
@@ -175,7 +176,7 @@ mod tests {
         };
         let mut case = Case::new(&ctx, HarnessName::Codex, Surface::CliTmux);
         case.slots.put_scratch(Scratch::create().unwrap());
-        let talked = converse(&mut case, &mut FakeMentor::echo(), ReplySource::Pane);
+        let talked = converse(&mut case, Transport::Socket(&mut FakeMentor::echo()));
         let err = talked.unwrap_err();
         assert_eq!(err.outcome, CaseOutcome::BudgetExhausted, "{err}");
         assert!(err.message.starts_with("2 of 3 turns answered"), "{err}");
@@ -189,5 +190,159 @@ mod tests {
         let t = case.record.transcript.as_ref().unwrap();
         assert_eq!(t.turns.len(), 2);
         case.slots.scratch.take().unwrap().close().unwrap();
+    }
+
+    /// A mentor over the cell's own stub provider (the faithful ACP text the
+    /// stub sent, as the socket assembles it), optionally dropping one word of
+    /// turn `mangle` as a lossy transport would.
+    struct StubMentor {
+        addr: String,
+        history: Vec<serde_json::Value>,
+        mangle: Option<usize>,
+    }
+
+    impl studyloop_actors::Mentor for StubMentor {
+        fn send(
+            &mut self,
+            learner: &str,
+        ) -> Result<studyloop_actors::MentorReply, studyloop_actors::MentorError> {
+            self.history
+                .push(serde_json::json!({"role": "user", "content": learner}));
+            let body = serde_json::json!({"model": "m", "messages": self.history});
+            let r = crate::web_acp::http::request(
+                &self.addr,
+                "POST",
+                "/v1/chat/completions",
+                Some(&body),
+                std::time::Duration::from_secs(10),
+            )
+            .map_err(|e| studyloop_actors::MentorError::Failed(e.to_string()))?;
+            let text = r.body["choices"][0]["message"]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            self.history
+                .push(serde_json::json!({"role": "assistant", "content": text}));
+            let turn = self.history.len() / 2;
+            let shown = if self.mangle == Some(turn) {
+                text.replacen("the ", "", 1)
+            } else {
+                text
+            };
+            Ok(studyloop_actors::MentorReply::new(shown))
+        }
+    }
+
+    /// Two learner turns against a mentor on the case's realistic stub;
+    /// returns the conversation's result and the case's recorded fidelity.
+    fn two_turns(
+        mangle: Option<usize>,
+    ) -> (
+        Result<Conversation, StepFailure>,
+        Vec<crate::transcript::fidelity::TurnFidelity>,
+        Vec<super::super::CheckRecord>,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("roles.json");
+        let learner = ["What is ownership?", "Why does the borrow checker exist?"];
+        std::fs::write(
+            &script,
+            serde_json::json!({"version": 1, "learner": learner}).to_string(),
+        )
+        .unwrap();
+        let bin = crate::bins::path("studyloop-stub-provider").unwrap();
+        let args = ["--role", "learner", "--script", script.to_str().unwrap()];
+        let learner_stub = StubProvider::spawn(&bin, &dir.path().join("learner"), args).unwrap();
+        let caller = CallerEnv::from_pairs([
+            ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
+            ("STUDYLOOP_ACC_MAX_TURNS", "2".to_owned()),
+            ("LITELLM_BASE_URL", learner_stub.base_url()),
+            ("LITELLM_API_KEY", "k".to_owned()),
+            ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
+        ]);
+        let ctx = TrialContext {
+            name: "case::converse".into(),
+            tier: Tier::Acceptance,
+            selection: Selection::from_env(&caller).unwrap(),
+            caller,
+            run_log: RunLog::open(dir.path().join("run")).unwrap(),
+        };
+        let mut case = Case::new(&ctx, HarnessName::Codex, Surface::WebAcp);
+        case.slots.put_scratch(Scratch::create().unwrap());
+        let seed = case.seed.to_string();
+        let args = ["--seed", seed.as_str(), "--replies", "realistic"];
+        let mentor_stub = StubProvider::spawn(&bin, &dir.path().join("mentor"), args).unwrap();
+        let addr = mentor_stub
+            .base_url()
+            .trim_start_matches("http://")
+            .to_owned();
+        case.slots.put_stub(mentor_stub);
+        let mut mentor = StubMentor {
+            addr,
+            history: Vec::new(),
+            mangle,
+        };
+        let result = case.step("conversation", |c| {
+            converse(c, Transport::Socket(&mut mentor))
+        });
+        let checks = case.record.steps.last().unwrap().checks.clone();
+        let fidelity = case.record.fidelity.clone();
+        case.slots.scratch.take().unwrap().close().unwrap();
+        (result, fidelity, checks)
+    }
+
+    /// Each ACP turn records the stub's text with its source and a verdict of
+    /// 1.0; the cell's fidelity is 1.0 and passes its floor.
+    #[test]
+    fn a_faithful_conversation_records_every_turns_fidelity() {
+        let (result, turns, checks) = two_turns(None);
+        let talk = result.unwrap();
+        assert_eq!(talk.replies.len(), 2);
+        assert!(talk.replies.iter().all(|r| r.source == SourceKind::Acp));
+        assert_eq!(turns.len(), 2);
+        for (k, t) in turns.iter().enumerate() {
+            assert_eq!(t.turn, k as u64 + 1);
+            assert!(t.text.starts_with(&format!("MENTOR-REPLY {}", k + 1)));
+            let v = t.verdict.as_ref().expect("scored against the stub's log");
+            assert!(v.pass && (v.ratio - 1.0).abs() < f64::EPSILON, "{v:?}");
+        }
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        assert!(checks.iter().all(|c| c.ok));
+        let cell = crate::transcript::fidelity::CellFidelity::of(&turns);
+        assert!(cell.pass && cell.ratio == Some(1.0), "{cell:?}");
+    }
+
+    /// A turn below its floor fails the conversation step: every turn is a
+    /// check of the step (one passed, one failed), and the failure names the
+    /// turn, its ratio and the diff. Before, the reply was whatever the
+    /// transport showed and nothing compared it.
+    #[test]
+    fn a_turn_below_its_floor_fails_the_step_with_its_diff() {
+        let (result, turns, checks) = two_turns(Some(2));
+        let err = result.unwrap_err();
+        assert_eq!(err.outcome, CaseOutcome::Errored, "{err}");
+        assert!(
+            err.message
+                .contains("1 recorded reply below the fidelity floor"),
+            "{err}"
+        );
+        assert!(err.message.contains("turn 2 (Acp)"), "{err}");
+        assert!(err.message.contains("sent \""), "the diff: {err}");
+        let [first, second] = checks.as_slice() else {
+            panic!("one check per turn: {checks:?}");
+        };
+        assert!(first.ok && !second.ok, "{checks:?}");
+        assert!(
+            second
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("below its floor 1.00")
+        );
+        let cell = crate::transcript::fidelity::CellFidelity::of(&turns);
+        assert!(
+            !cell.pass && cell.ratio.is_some_and(|r| r < 1.0),
+            "{cell:?}"
+        );
     }
 }

@@ -16,6 +16,7 @@ use crate::caller_env::CallerEnv;
 use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId};
 use crate::lane::validate;
 use crate::runner::TrialReport;
+use crate::transcript::fidelity::CellFidelity;
 
 /// Why a bundle could not be written.
 pub type BundleError = Box<dyn std::error::Error + Send + Sync>;
@@ -45,7 +46,13 @@ pub struct Finished {
     pub result: Result<(), StepFailure>,
     /// The bundle directory, or why none was written.
     pub bundle: Result<PathBuf, BundleError>,
+    /// The cell's reply fidelity; `None` when it recorded no reply.
+    pub fidelity: Option<CellFidelity>,
 }
+
+/// The bundle file holding the cell's and every turn's fidelity (the
+/// recorded reply, its source, its verdict and diff).
+pub const FIDELITY_FILE: &str = "fidelity.json";
 
 impl Finished {
     /// The trial report of an acceptance case: passed, skipped or failed,
@@ -69,6 +76,7 @@ impl Finished {
                 outcome_word(f.outcome)
             )),
         };
+        let report = report.with_fidelity(self.fidelity);
         match self.bundle {
             Ok(dir) => report.with_bundle(dir),
             Err(_) => report,
@@ -86,6 +94,13 @@ impl Case<'_> {
         let cleanup = self.prove_cleanup();
         // The steps' own failure wins over a cleanup failure.
         let result = result.and(cleanup);
+        let fidelity = super::faithful::cell(&self.record);
+        if let Some(cell) = &fidelity {
+            let file = serde_json::json!({"cell": cell, "turns": self.record.fidelity});
+            if let Ok(bytes) = serde_json::to_vec_pretty(&file) {
+                self.record.attach(FIDELITY_FILE, bytes);
+            }
+        }
         let manifest = self.record.manifest(
             dest.run_id(),
             self.ctx.tier,
@@ -94,7 +109,11 @@ impl Case<'_> {
             result.as_ref().map(|_| ()),
         );
         let bundle = dest.write(&self.record, manifest, result.as_ref().map(|_| ()));
-        Finished { result, bundle }
+        Finished {
+            result,
+            bundle,
+            fidelity,
+        }
     }
 
     /// The cleanup proof as the check step `finish` (only when a scratch world

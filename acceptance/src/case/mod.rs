@@ -24,14 +24,16 @@
 
 mod converse;
 mod failure;
+mod faithful;
 mod finish;
 mod live;
 mod record;
 mod slots;
 mod step;
 
-pub use converse::{Conversation, Reply, ReplySource, converse};
+pub use converse::{Conversation, Reply, converse};
 pub use failure::StepFailure;
+pub use faithful::Transport;
 pub use finish::{BundleError, Destination, Finished, RunDir};
 pub use live::Case;
 pub use record::{CheckRecord, Facts, PhaseTurn, Record, StepRecord};

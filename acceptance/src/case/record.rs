@@ -89,6 +89,9 @@ pub struct Record {
     pub turns: Vec<PhaseTurn>,
     /// The learner conversation, once it ran.
     pub transcript: Option<Transcript>,
+    /// Every recorded mentor reply with its source and fidelity, in order
+    /// (`fidelity.json`; the cell's ratio in the manifest).
+    pub fidelity: Vec<crate::transcript::fidelity::TurnFidelity>,
     /// Other evidence files (`relpath`, bytes).
     pub files: Vec<(String, Vec<u8>)>,
     /// Manifest notes (labels, findings).
@@ -157,6 +160,7 @@ impl Record {
         m.patch_identity = repo.patch_identity;
         m.seeds = f.seeds.iter().cloned().collect();
         m.notes.clone_from(&self.notes);
+        m.fidelity = super::faithful::cell(self);
         match result {
             Ok(()) => m.outcome = Outcome::Completed,
             Err(failure) => {

@@ -65,7 +65,7 @@ pub struct Counts {
 }
 
 /// `manifest.json`. Serialised with sorted keys by the bundle writer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// Always [`SCHEMA_VERSION`] when written by this build.
@@ -120,6 +120,10 @@ pub struct Manifest {
     pub file_inventory: BTreeMap<String, String>,
     /// Free-text notes (skip reasons, early ends).
     pub notes: Vec<String>,
+    /// The cell's reply fidelity (`fidelity.json` holds every turn's);
+    /// absent when the cell recorded no mentor reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
 }
 
 impl Manifest {
@@ -154,6 +158,7 @@ impl Manifest {
             failure_artifacts: Vec::new(),
             file_inventory: BTreeMap::new(),
             notes: Vec::new(),
+            fidelity: None,
         }
     }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::checks::{db_row, doctor};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
 use super::validate::{self, STUDY_PERSONA};
-use crate::case::{Case, Checks, PhaseTurn, ReplySource, StepFailure, Steps, converse};
+use crate::case::{Case, Checks, PhaseTurn, StepFailure, Steps, Transport, converse};
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
@@ -52,7 +52,7 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     }
     let (state, session, mut driver) = start_study(lane, &title)?;
     let result = lane.step("conversation", |l| {
-        converse(l, &mut driver, ReplySource::Pane)
+        converse(l, Transport::Pane(&mut driver))
     });
     stash_driver(lane, &driver, "first-session");
     let answered = result?.answered();
@@ -93,9 +93,10 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     let mut driver = lane.step("resumed harness ready", |l| {
         attach(l, &session, &pane, next)
     })?;
-    let result = lane.step("one more turn after resume", |_| {
+    let result = lane.step("one more turn after resume", |l| {
         let prompt = "One more question after the break: what did we cover?";
-        driver.send_turn(prompt).map(drop).map_err(pane_failure)
+        let turn = driver.send_turn(prompt).map_err(pane_failure)?.clone();
+        l.record_pane_turn(&turn, next)
     });
     stash_driver(lane, &driver, "resumed-session");
     result?;

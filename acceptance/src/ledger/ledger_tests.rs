@@ -14,15 +14,22 @@ fn round_trip_keeps_every_line_and_the_worst_outcome_wins() {
         .unwrap();
     log.record_skip("probe::codex", "gate closed").unwrap();
     // Forced to run later, and failed: the result beats the build-time skip.
-    log.record_result("probe::codex", TrialOutcome::Failed, Some("boom"), None)
-        .unwrap();
-    log.record_result("probe::pi", TrialOutcome::Failed, Some("flaky"), None)
+    log.record_result(
+        "probe::codex",
+        TrialOutcome::Failed,
+        Some("boom"),
+        None,
+        None,
+    )
+    .unwrap();
+    log.record_result("probe::pi", TrialOutcome::Failed, Some("flaky"), None, None)
         .unwrap();
     log.record_result(
         "probe::pi",
         TrialOutcome::Passed,
         None,
         Some(Path::new("/b")),
+        None,
     )
     .unwrap();
     let records = RunRecords::read(log.dir()).unwrap();
@@ -66,14 +73,14 @@ fn merge_lets_the_worse_outcome_win() {
     let tmp = tempfile::tempdir().unwrap();
     let a = RunLog::open(tmp.path().join("a")).unwrap();
     let b = RunLog::open(tmp.path().join("b")).unwrap();
-    a.record_result("x", TrialOutcome::Passed, None, None)
+    a.record_result("x", TrialOutcome::Passed, None, None, None)
         .unwrap();
     b.record_skip("x", "not selected").unwrap();
-    a.record_result("y", TrialOutcome::Failed, Some("bad"), None)
+    a.record_result("y", TrialOutcome::Failed, Some("bad"), None, None)
         .unwrap();
-    b.record_result("y", TrialOutcome::Passed, None, None)
+    b.record_result("y", TrialOutcome::Passed, None, None, None)
         .unwrap();
-    b.record_result("z", TrialOutcome::Passed, None, None)
+    b.record_result("z", TrialOutcome::Passed, None, None, None)
         .unwrap();
     let merged = RunRecords::read_all(&[a.dir(), b.dir()]).unwrap();
     assert_eq!(merged.get("x").unwrap().outcome, TrialOutcome::Skipped);
@@ -209,7 +216,7 @@ fn fifos_and_symlinks_in_place_of_the_logs_are_errors_not_hangs() {
         let appended = if file == crate::ledger::SKIP_LEDGER {
             log.record_skip("x", "y")
         } else {
-            log.record_result("x", TrialOutcome::Passed, None, None)
+            log.record_result("x", TrialOutcome::Passed, None, None, None)
         };
         assert!(appended.is_err(), "append to a FIFO {file}");
         std::fs::remove_file(&path).unwrap();
@@ -237,4 +244,48 @@ fn processes_of_one_run_starting_at_once_share_one_marker() {
         let leftovers = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1, "only run.json, no temp file");
     }
+}
+
+/// A results line carries the cell's reply fidelity: the ratio when turns
+/// were scored, `null` when none could be (no stub log), and no field at all
+/// for a trial that recorded no mentor reply. Before, results.jsonl had no
+/// fidelity.
+#[test]
+fn results_lines_carry_the_cells_fidelity_and_unknown_is_null() {
+    use crate::transcript::fidelity::CellFidelity;
+    let tmp = tempfile::tempdir().unwrap();
+    let log = RunLog::open(tmp.path().join("run")).unwrap();
+    let scored: CellFidelity = serde_json::from_value(serde_json::json!({
+        "ratio": 0.96, "floor": 0.95, "pass": true, "scored_turns": 3, "turns": 3,
+        "sources": ["screen"]
+    }))
+    .unwrap();
+    let unscored = CellFidelity {
+        ratio: None,
+        pass: false,
+        scored_turns: 0,
+        ..scored.clone()
+    };
+    let pass = TrialOutcome::Passed;
+    log.record_result("cli-tmux::grok", pass, None, None, Some(&scored))
+        .unwrap();
+    log.record_result("cli-tmux::codex", pass, None, None, Some(&unscored))
+        .unwrap();
+    log.record_result("probe::pi", pass, None, None, None)
+        .unwrap();
+    let text = std::fs::read_to_string(log.dir().join("results.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["fidelity"]["ratio"], 0.96);
+    assert_eq!(
+        lines[0]["fidelity"]["sources"],
+        serde_json::json!(["screen"])
+    );
+    assert!(lines[1]["fidelity"]["ratio"].is_null(), "{}", lines[1]);
+    assert!(lines[1]["fidelity"].is_object(), "unknown is null, not 0");
+    assert!(lines[2].get("fidelity").is_none(), "{}", lines[2]);
+    // The strict reader accepts the lines it wrote.
+    assert_eq!(RunRecords::read(log.dir()).unwrap().trials().len(), 3);
 }

@@ -50,7 +50,7 @@ pub struct SkipRecord {
 }
 
 /// One `results.jsonl` line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResultRecord {
     /// Trial name.
@@ -66,6 +66,10 @@ pub struct ResultRecord {
     /// The run key of the run that wrote it (absent in lines written before run keys).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
+    /// The cell's reply fidelity (ratio `null` when unknown); absent for a
+    /// trial that recorded no mentor reply and in lines written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
 }
 
 /// `run.json`: which run a run directory belongs to.

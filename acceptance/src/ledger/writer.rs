@@ -17,6 +17,7 @@ use crate::evidence::RunId;
 use crate::ledger::reader::{LedgerError, read_marker};
 use crate::ledger::records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
 use crate::selection::ACC_RESULTS_DIR;
+use crate::transcript::fidelity::CellFidelity;
 
 /// The skip ledger's file name.
 pub const SKIP_LEDGER: &str = "skip-ledger.jsonl";
@@ -170,6 +171,7 @@ impl RunLog {
         outcome: TrialOutcome,
         message: Option<&str>,
         bundle: Option<&Path>,
+        fidelity: Option<&CellFidelity>,
     ) -> Result<(), LedgerError> {
         let record = ResultRecord {
             trial: trial.to_owned(),
@@ -178,6 +180,7 @@ impl RunLog {
             message: message.map(str::to_owned),
             bundle: bundle.map(|b| b.display().to_string()),
             run: Some(self.key.clone()),
+            fidelity: fidelity.cloned(),
         };
         self.append(RESULTS_LOG, &record)
     }

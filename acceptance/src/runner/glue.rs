@@ -162,7 +162,13 @@ fn skipped_trial(name: &str, reason: &str, run_log: &RunLog, nextest: bool) -> T
         let (name_owned, reason, log) = (name.to_owned(), reason.to_owned(), run_log.clone());
         Trial::test(name, move || {
             let message = format!("forced to run although it cannot: {reason}");
-            let _ = log.record_result(&name_owned, TrialOutcome::Failed, Some(&message), None);
+            let _ = log.record_result(
+                &name_owned,
+                TrialOutcome::Failed,
+                Some(&message),
+                None,
+                None,
+            );
             Err(Failed::from(message))
         })
         .with_ignored_flag(true)
@@ -207,7 +213,13 @@ fn record(ctx: &TrialContext, report: &TrialReport) {
     {
         eprintln!("{}: {err}", label(ctx.tier));
     }
-    if let Err(err) = log.record_result(&ctx.name, outcome, message, report.bundle.as_deref()) {
+    if let Err(err) = log.record_result(
+        &ctx.name,
+        outcome,
+        message,
+        report.bundle.as_deref(),
+        report.fidelity.as_ref(),
+    ) {
         eprintln!("{}: {err}", label(ctx.tier));
     }
 }

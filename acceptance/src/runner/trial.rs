@@ -36,12 +36,15 @@ pub enum Verdict {
 }
 
 /// A trial body's result: the verdict and the evidence bundle it wrote, if any.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TrialReport {
     /// How it ended.
     pub verdict: Verdict,
     /// The bundle directory.
     pub bundle: Option<PathBuf>,
+    /// The cell's reply fidelity (`results.jsonl`); `None` when it recorded
+    /// no reply.
+    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
 }
 
 impl TrialReport {
@@ -62,6 +65,15 @@ impl TrialReport {
         self.bundle = Some(bundle);
         self
     }
+    /// The same report, recording the cell's reply fidelity.
+    #[must_use]
+    pub fn with_fidelity(
+        mut self,
+        fidelity: Option<crate::transcript::fidelity::CellFidelity>,
+    ) -> Self {
+        self.fidelity = fidelity;
+        self
+    }
 }
 
 impl From<Verdict> for TrialReport {
@@ -69,6 +81,7 @@ impl From<Verdict> for TrialReport {
         Self {
             verdict,
             bundle: None,
+            fidelity: None,
         }
     }
 }

@@ -7,7 +7,7 @@
 //! status word) counts. The score is the longest common subsequence of the
 //! two word sequences: `2·common / (sent + recorded)`, 1.0 when they match.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::SourceKind;
 
@@ -162,7 +162,7 @@ pub struct TurnFidelity {
 /// A cell's fidelity: the word-weighted ratio over its scored turns, the
 /// strictest floor among its sources, and whether every scored turn and the
 /// ratio meet it (`results.jsonl`, receipts and the COVERAGE column).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellFidelity {
     /// `cell_ratio` of the scored turns; `None` without any.
     pub ratio: Option<f64>,
@@ -175,6 +175,10 @@ pub struct CellFidelity {
     pub scored_turns: usize,
     /// Turns recorded.
     pub turns: usize,
+    /// The sources the turns were read from, each once, in order of first
+    /// use (the COVERAGE column names them).
+    #[serde(default)]
+    pub sources: Vec<SourceKind>,
 }
 
 impl CellFidelity {
@@ -186,7 +190,14 @@ impl CellFidelity {
             .iter()
             .map(|t| t.source.floor())
             .fold(0.0_f64, f64::max);
+        let mut sources = Vec::new();
+        for t in turns {
+            if !sources.contains(&t.source) {
+                sources.push(t.source);
+            }
+        }
         Self {
+            sources,
             pass: ratio.is_some_and(|r| r >= floor) && verdicts.iter().all(|v| v.pass),
             ratio,
             floor,

@@ -251,10 +251,44 @@ fn the_sent_text_is_the_turns_answer_not_a_side_request() {
         log_record(2, &sent(2)),
         log_record(3, r#"{"title":"x"}"#),
     ];
-    assert_eq!(sent_reply(&records, SEED, 1), Some(sent(1).as_str()));
-    assert_eq!(sent_reply(&records, SEED, 2), Some(sent(2).as_str()));
-    assert_eq!(sent_reply(&records, SEED, 3), None);
-    assert_eq!(sent_reply(&records, SEED + 1, 1), None);
+    assert_eq!(sent_reply(&records, SEED, 1, None), Some(sent(1).as_str()));
+    assert_eq!(sent_reply(&records, SEED, 2, None), Some(sent(2).as_str()));
+    assert_eq!(sent_reply(&records, SEED, 3, None), None);
+    assert_eq!(sent_reply(&records, SEED + 1, 1, None), None);
+}
+
+/// Found live (cli-tmux::codex and ::claude, 2026-11-30): the lane's
+/// one-shot availability probe is a request with one learner turn, so the
+/// stub answers it as `MENTOR-REPLY 1 <nonce>` too, before the session's
+/// first turn (opencode's title request likewise). The sent text is the
+/// answer to the turn's prompt (its marker echoes the prompt's first words),
+/// not the first answer numbered 1; before, turn 1 scored 0.97 against the
+/// probe's reply and failed its floor.
+#[test]
+fn the_sent_text_answers_the_turns_prompt_not_an_earlier_probe() {
+    let probe = "availability probe: reply with one short line";
+    let records = vec![
+        log_record(
+            1,
+            &studyloop_stubs::realistic_reply(SEED, 1, Some(probe), None),
+        ),
+        log_record(1, &sent(1)),
+        log_record(2, &sent(2)),
+    ];
+    assert_eq!(
+        sent_reply(&records, SEED, 1, Some(PROMPTS[0])),
+        Some(sent(1).as_str())
+    );
+    assert_eq!(
+        sent_reply(&records, SEED, 2, Some(PROMPTS[1])),
+        Some(sent(2).as_str())
+    );
+    // Without a prompt, or with one no answer echoes, the old preference stands.
+    assert_ne!(sent_reply(&records, SEED, 1, None), Some(sent(1).as_str()));
+    assert_eq!(
+        sent_reply(&records, SEED, 2, Some("never asked")),
+        Some(sent(2).as_str())
+    );
 }
 
 #[test]

@@ -113,7 +113,7 @@ impl<'b> BrowserMentor<'b> {
             "const a = document.querySelectorAll('.acp-msg[data-role=\"assistant\"][data-status=\"final\"]');\
              const e = [...document.querySelectorAll('.acp-msg[data-role=\"system\"]')]\
                .map(x => x.textContent).filter(t => t.startsWith('Error:'));\
-             return {reply: a.length ? a[a.length - 1].textContent : '', errors: e};",
+             return {reply: a.length ? (a[a.length - 1].dataset.markdown || '') : '', errors: e};",
             Vec::new(),
         )?;
         let reply = last["reply"].as_str().unwrap_or_default().to_owned();

@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::browser::{self, Browser};
 use super::journey::{self, BrowserMentor, Snapshots};
 use super::{AcpMentor, SessionStart, WebServer};
-use crate::case::{Case, Checks, ReplySource, RunDir, StepFailure, Steps, converse};
+use crate::case::{Case, Checks, RunDir, StepFailure, Steps, Transport, converse};
 use crate::evidence::Surface;
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
 use crate::lane::validate::{self, CheckError};
@@ -191,7 +191,7 @@ fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
         })
         .and_then(|()| {
             case.step("conversation", |c| {
-                c.with_acp(|c, m| converse(c, m, ReplySource::Socket))
+                c.with_acp(|c, m| converse(c, Transport::Socket(m)))
             })
         });
     let stopped = case.step("stop the session socket", Case::stop_acp);
@@ -260,7 +260,7 @@ fn console_journey(case: &mut Case<'_>, chrome: &Browser) -> Result<u32, StepFai
     let mut mentor = BrowserMentor::new(chrome, shots, turn_timeout, 1);
     let talk = started.and_then(|()| {
         case.step("conversation through the console", |c| {
-            converse(c, &mut mentor, ReplySource::Console)
+            converse(c, Transport::Console(&mut mentor))
         })
     });
     let answered = talk.and_then(|talk| {

@@ -185,6 +185,7 @@ fn finish(
     let Finished {
         result,
         bundle: written,
+        fidelity,
     } = journey(ctx, &layout);
     // The messages reach results.jsonl, the terminal and the sign-off's reasons:
     // rewritten by the pinned rules first, like everything else a UAT tool prints.
@@ -198,7 +199,8 @@ fn finish(
         }
         (Ok(()), Ok(dir)) if graded => grade(ctx, dir, &pins, &redactor, harness),
         (Ok(()), Ok(_)) => TrialReport::passed(),
-    };
+    }
+    .with_fidelity(fidelity);
     match written {
         Ok(dir) => {
             eprintln!(

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use studyloop_acceptance::case::{Case, Conversation, ReplySource, StepFailure, Steps, converse};
+use studyloop_acceptance::case::{Case, Conversation, StepFailure, Steps, Transport, converse};
 use studyloop_acceptance::procfs;
 use studyloop_acceptance::web_acp::AcpMentor;
 
@@ -140,7 +140,7 @@ pub fn open_session(
 /// # Errors
 /// The conversation's failure (`case::converse`).
 pub fn talk(c: &mut Case<'_>) -> Result<Conversation, StepFailure> {
-    let talk = c.with_acp(|c, m| converse(c, m, ReplySource::Socket));
+    let talk = c.with_acp(|c, m| converse(c, Transport::Socket(m)));
     let t = c.record.transcript.as_ref();
     let detail = json!({
         "outcome": t.map(|t| t.outcome),

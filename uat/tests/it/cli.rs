@@ -21,7 +21,13 @@ fn signoff_prints_the_verdict_every_reason_and_exits_1_on_fail() {
     let smoke = bundle(&tmp.path().join("durable"), "journey::smoke", TRANSCRIPT);
     let shard = RunLog::open(tmp.path().join("runs/1")).unwrap();
     shard
-        .record_result("journey::smoke", TrialOutcome::Passed, None, Some(&smoke))
+        .record_result(
+            "journey::smoke",
+            TrialOutcome::Passed,
+            None,
+            Some(&smoke),
+            None,
+        )
         .unwrap();
     let out_dir = tmp.path().join("releases");
     let out = uat(

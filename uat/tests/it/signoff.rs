@@ -58,10 +58,10 @@ fn run() -> Run {
     let study = bundle(&durable, STUDY, TRANSCRIPT);
     let shard = RunLog::open(tmp.path().join("runs/shard-1")).unwrap();
     shard
-        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke))
+        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke), None)
         .unwrap();
     shard
-        .record_result(STUDY, TrialOutcome::Passed, None, Some(&study))
+        .record_result(STUDY, TrialOutcome::Passed, None, Some(&study), None)
         .unwrap();
     Run {
         tmp,
@@ -224,7 +224,7 @@ fn the_shipped_definition_fails_a_smoke_only_run_naming_what_is_missing() {
     let run = run();
     let smoke_only = RunLog::open(run.tmp.path().join("runs/smoke-only")).unwrap();
     smoke_only
-        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&run.smoke))
+        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&run.smoke), None)
         .unwrap();
     let out = run.tmp.path().join("releases");
     let report = signoff(&pins, &[smoke_only.dir()], &out);
@@ -331,9 +331,9 @@ fn altered_bundles_skips_and_mixed_commits_fail() {
     let run = self::run();
     grade(&pins, &run.study, "hermetic", 4);
     let log = RunLog::open(run.tmp.path().join("runs/mixed")).unwrap();
-    log.record_result(SMOKE, TrialOutcome::Passed, None, Some(&elsewhere))
+    log.record_result(SMOKE, TrialOutcome::Passed, None, Some(&elsewhere), None)
         .unwrap();
-    log.record_result(STUDY, TrialOutcome::Passed, None, Some(&run.study))
+    log.record_result(STUDY, TrialOutcome::Passed, None, Some(&run.study), None)
         .unwrap();
     let report = signoff(&pins, &[log.dir()], &run.tmp.path().join("out"));
     assert_reason(&report, "the bundles come from different commits");
@@ -365,6 +365,7 @@ fn recorded_messages_are_redacted_before_they_reach_reasons_or_the_summary() {
         TrialOutcome::Failed,
         Some(&format!("token {secret} rejected in /home/alice/x")),
         None,
+        None,
     )
     .unwrap();
     let redactor = Redactor::new(&pins.rules)
@@ -374,6 +375,7 @@ fn recorded_messages_are_redacted_before_they_reach_reasons_or_the_summary() {
         STUDY,
         TrialOutcome::Failed,
         Some("the env said canary-env-value-42"),
+        None,
         None,
     )
     .unwrap();

@@ -88,12 +88,13 @@ fn a_failed_signoff_prints_no_planted_secret() {
             TrialOutcome::Failed,
             Some(&format!("harness said {all_secrets}")),
             Some(&w.smoke),
+            None,
         )
         .unwrap();
     // A bundle path that does not exist, quoted in the reason that it cannot be read.
     let ghost = w.path(&format!("durable/{}", secrets()[0]));
     w.run
-        .record_result(STUDY, TrialOutcome::Passed, None, Some(&ghost))
+        .record_result(STUDY, TrialOutcome::Passed, None, Some(&ghost), None)
         .unwrap();
     // A bundle passed directly whose manifest names a cell (a trial name) with secrets.
     let named = bundle(&w.path("durable"), SMOKE, TRANSCRIPT);

@@ -28,7 +28,7 @@ fn shard(root: &Path, name: &str) -> RunLog {
 fn zero_cells_fail_even_with_results() {
     let tmp = tempfile::tempdir().unwrap();
     let log = shard(tmp.path(), "a");
-    log.record_result("journey_smoke", TrialOutcome::Passed, None, None)
+    log.record_result("journey_smoke", TrialOutcome::Passed, None, None, None)
         .unwrap();
     let verdict = evaluate(&[], &read(log.dir()));
     assert!(!verdict.passed());
@@ -56,7 +56,7 @@ fn no_recorded_result_for_any_cell_is_zero_cells_selected() {
 fn every_required_cell_problem_is_its_own_reason_naming_the_cell() {
     let tmp = tempfile::tempdir().unwrap();
     let log = shard(tmp.path(), "a");
-    log.record_result("ok", TrialOutcome::Passed, None, None)
+    log.record_result("ok", TrialOutcome::Passed, None, None, None)
         .unwrap();
     log.record_skip("skipped_one", "STUDYLOOP_UAT is not 1")
         .unwrap();
@@ -65,10 +65,17 @@ fn every_required_cell_problem_is_its_own_reason_naming_the_cell() {
         TrialOutcome::Failed,
         Some("reply never arrived"),
         None,
+        None,
     )
     .unwrap();
-    log.record_result("optional_failed", TrialOutcome::Failed, Some("x"), None)
-        .unwrap();
+    log.record_result(
+        "optional_failed",
+        TrialOutcome::Failed,
+        Some("x"),
+        None,
+        None,
+    )
+    .unwrap();
     let spec = cells(&[
         ("ok", true),
         ("skipped_one", true),
@@ -88,7 +95,7 @@ fn every_required_cell_problem_is_its_own_reason_naming_the_cell() {
 fn all_required_cells_passed_is_a_pass_whatever_optional_cells_did() {
     let tmp = tempfile::tempdir().unwrap();
     let log = shard(tmp.path(), "a");
-    log.record_result("a", TrialOutcome::Passed, None, None)
+    log.record_result("a", TrialOutcome::Passed, None, None, None)
         .unwrap();
     log.record_skip("b", "not selected").unwrap();
     let verdict = evaluate(&cells(&[("a", true), ("b", false)]), &read(log.dir()));
@@ -123,9 +130,9 @@ fn shards_are_merged_before_the_verdict_and_a_skip_in_one_shard_is_not_hidden() 
     let tmp = tempfile::tempdir().unwrap();
     let one = shard(tmp.path(), "shard-1");
     let two = shard(tmp.path(), "shard-2");
-    one.record_result("a", TrialOutcome::Passed, None, None)
+    one.record_result("a", TrialOutcome::Passed, None, None, None)
         .unwrap();
-    two.record_result("b", TrialOutcome::Passed, None, None)
+    two.record_result("b", TrialOutcome::Passed, None, None, None)
         .unwrap();
     let spec = cells(&[("a", true), ("b", true)]);
     assert!(
@@ -148,7 +155,7 @@ fn shards_are_merged_before_the_verdict_and_a_skip_in_one_shard_is_not_hidden() 
 fn another_source_can_only_make_a_cell_worse() {
     let tmp = tempfile::tempdir().unwrap();
     let log = shard(tmp.path(), "a");
-    log.record_result("a", TrialOutcome::Passed, None, None)
+    log.record_result("a", TrialOutcome::Passed, None, None, None)
         .unwrap();
     let mut results = read(log.dir());
     let from_manifest = |outcome| CellResult {
@@ -177,6 +184,7 @@ fn relative_bundle_paths_resolve_against_their_shard() {
         TrialOutcome::Passed,
         None,
         Some(Path::new("evidence/x")),
+        None,
     )
     .unwrap();
     let results = read(log.dir());

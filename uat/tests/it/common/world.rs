@@ -66,13 +66,13 @@ impl World {
 
     pub fn pass(&self, cell: &str, bundle: &Path) {
         self.run
-            .record_result(cell, TrialOutcome::Passed, None, Some(bundle))
+            .record_result(cell, TrialOutcome::Passed, None, Some(bundle), None)
             .unwrap();
     }
 
     pub fn result(&self, cell: &str, outcome: TrialOutcome, bundle: Option<&Path>) {
         self.run
-            .record_result(cell, outcome, Some("crafted"), bundle)
+            .record_result(cell, outcome, Some("crafted"), bundle, None)
             .unwrap();
     }
 
@@ -81,7 +81,7 @@ impl World {
         std::fs::remove_file(self.run.dir().join(RESULTS_LOG)).unwrap();
         for (cell, outcome, bundle) in lines {
             self.run
-                .record_result(cell, *outcome, None, *bundle)
+                .record_result(cell, *outcome, None, *bundle, None)
                 .unwrap();
         }
     }

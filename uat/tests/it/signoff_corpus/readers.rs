@@ -144,7 +144,7 @@ pub(crate) fn cases() -> Vec<(&'static str, &'static str, Craft)> {
             // Another run's results, merged into this directory by hand.
             let other = RunLog::open(w.path("runs/run-2")).unwrap();
             other
-                .record_result(SMOKE, TrialOutcome::Passed, None, Some(&w.smoke))
+                .record_result(SMOKE, TrialOutcome::Passed, None, Some(&w.smoke), None)
                 .unwrap();
             let line = std::fs::read(other.dir().join(RESULTS_LOG)).unwrap();
             let mut mine = std::fs::read(w.run.dir().join(RESULTS_LOG)).unwrap();

@@ -70,7 +70,7 @@ pub(crate) fn cases() -> Vec<(&'static str, &'static str, Craft)> {
         }),
         ("smoke failed in a second shard", "failed", |w| {
             let b = RunLog::open(w.path("runs/run-2")).unwrap();
-            b.record_result(SMOKE, TrialOutcome::Failed, Some("boom"), None)
+            b.record_result(SMOKE, TrialOutcome::Failed, Some("boom"), None, None)
                 .unwrap();
             vec![w.run.dir().to_owned(), b.dir().to_owned()]
         }),
