@@ -105,13 +105,10 @@ fn sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing()
         .prefix("sl-int-web-")
         .tempdir_in("/tmp")
         .unwrap();
-    let name = crate::reexec::libtest_name(
-        module_path!(),
-        "sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
-    );
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
-        name.as_str(),
+        // The test as the one tests/it binary names it (module path included).
+        "interrupt::sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
         "--exact",
         "--nocapture",
         "--test-threads",
@@ -178,7 +175,7 @@ fn web_child() -> i32 {
 fn web_case(
     ctx: &studyloop_acceptance::runner::TrialContext,
 ) -> studyloop_acceptance::runner::TrialReport {
-    use studyloop_acceptance::case::{Case, ReplySource, RunDir, StepFailure, Steps, converse};
+    use studyloop_acceptance::case::{Case, RunDir, StepFailure, Steps, Transport, converse};
     use studyloop_acceptance::evidence::Surface;
     use studyloop_acceptance::scratch::TestHatch;
     use studyloop_acceptance::selection::HarnessName;
@@ -216,7 +213,7 @@ fn web_case(
                 Ok(())
             })?;
             c.step("conversation", |c| {
-                c.with_acp(|c, m| converse(c, m, ReplySource::Socket))
+                c.with_acp(|c, m| converse(c, Transport::Socket(m)))
                     .map(drop)
             })
         })

@@ -314,14 +314,10 @@ fn sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing() {
         .tempdir_in("/tmp")
         .unwrap();
     let durable = tmp.path().join("uat-root");
-    // libtest names the test by its module path without the crate (`uat_it::`);
-    // a filter that matches nothing would run no journey and the wait would time out.
-    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let name =
-        format!("{module}::sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing");
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
-        name.as_str(),
+        // The test as the one tests/it binary names it (module path included).
+        "journey::sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing",
         "--exact",
         "--nocapture",
         "--test-threads",
