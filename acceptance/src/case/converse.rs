@@ -11,7 +11,7 @@ use studyloop_actors::{ActorOptions, CancelToken, Mentor, Outcome, Transcript, f
 
 use super::StepFailure;
 use super::live::Case;
-use crate::catalogue;
+use crate::turn_scripts;
 
 /// Where a mentor reply was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -71,7 +71,7 @@ pub fn converse(
         return Err(StepFailure::skipped(reason.to_string()));
     }
     let options = ActorOptions {
-        turn_script: Some(catalogue::default_turn_script().map_err(StepFailure::from_error)?),
+        turn_script: Some(turn_scripts::default_turn_script().map_err(StepFailure::from_error)?),
         harness_socket_dir: Some(case.scratch()?.root().join("actor-tmux")),
         ..ActorOptions::default()
     };

@@ -106,13 +106,11 @@ fn sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing()
         .tempdir_in("/tmp")
         .unwrap();
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.args([
+    cmd.arg(crate::reexec::libtest_name(
+        module_path!(),
         "sigint_to_a_runner_mid_web_conversation_cancels_the_case_and_leaves_nothing",
-        "--exact",
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ])
+    ))
+    .args(["--exact", "--nocapture", "--test-threads", "1"])
     .env(WEB_CHILD, "1")
     .env("STUDYLOOP_ACC", "1")
     .env("STUDYLOOP_ACC_RESULTS_DIR", results.path());
@@ -198,7 +196,7 @@ fn web_case(
                 .map_err(err)?;
             c.step(
                 "studyloop web",
-                studyloop_acceptance::web_acp::lane::start_server,
+                studyloop_acceptance::lane::web_acp::start_server,
             )?;
             c.step("session start and socket", |c| {
                 let server = c.server()?;

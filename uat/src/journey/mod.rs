@@ -108,7 +108,7 @@ pub fn study_harness(
     let mut why = Vec::new();
     for h in study::CANDIDATES {
         let spec = harness::spec(h);
-        let fix = studyloop_acceptance::probe::install_hint(h);
+        let fix = studyloop_acceptance::harness::install_hint(h);
         let acp = spec.acp.map(|a| a.argv[0]);
         let missing = [Some(h.binary()), acp]
             .into_iter()

@@ -315,13 +315,13 @@ fn sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing() {
         .unwrap();
     let durable = tmp.path().join("uat-root");
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing",
-        "--exact",
-        "--nocapture",
-        "--test-threads",
-        "1",
-    ])
+    // libtest knows the test by its module path without the binary's crate
+    // (`journey::…` in `tests/it`): a bare name with `--exact` matches nothing.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    cmd.arg(format!(
+        "{module}::sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing"
+    ))
+    .args(["--exact", "--nocapture", "--test-threads", "1"])
     .env(SMOKE_CHILD, "1")
     .env("STUDYLOOP_ACC", "1")
     .env("STUDYLOOP_UAT", "1")
