@@ -16,7 +16,7 @@ pub mod catalogue;
 pub mod clock;
 pub(crate) mod command;
 pub mod evidence;
-pub(crate) mod gate;
+pub mod gate;
 pub mod harness;
 pub mod hex;
 #[cfg(test)]
@@ -35,4 +35,5 @@ pub mod sweep;
 pub mod tmux;
 pub mod transcript;
 pub mod turn_scripts;
+pub mod validate;
 pub mod web_acp;
