@@ -153,7 +153,7 @@ pub(crate) fn code_only(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn is_ident(c: u8) -> bool {
+pub(crate) fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
@@ -379,7 +379,7 @@ pub(crate) fn circles(edges: &[Edge]) -> Vec<Vec<String>> {
 }
 
 /// Every `.rs` file under `src`, as [`Source`]s.
-fn read_sources(src: &Path) -> Vec<Source> {
+pub(crate) fn read_sources(src: &Path) -> Vec<Source> {
     let mut out = Vec::new();
     let mut todo = vec![src.to_path_buf()];
     while let Some(dir) = todo.pop() {
@@ -407,7 +407,7 @@ fn read_sources(src: &Path) -> Vec<Source> {
 }
 
 /// Every workspace crate directory (holding `Cargo.toml` and `src/`).
-fn crates(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn crates(workspace: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut todo = vec![workspace.to_path_buf()];
     while let Some(dir) = todo.pop() {

@@ -24,6 +24,8 @@ mod import_graph;
 pub mod interrupt;
 pub mod lane;
 pub mod ledger;
+#[cfg(test)]
+mod mod_rs_rule;
 pub mod pane;
 pub mod private_fs;
 pub mod probe;
