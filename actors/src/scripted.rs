@@ -17,7 +17,7 @@ pub struct ScriptedActor {
 
 impl ScriptedActor {
     /// An actor that replays a loaded turn script.
-    pub fn from_script(script: &TurnScript) -> Self {
+    pub(crate) fn from_script(script: &TurnScript) -> Self {
         Self::new(script.prompts())
     }
 
