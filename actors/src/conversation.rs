@@ -11,7 +11,6 @@
 use std::time::Instant;
 
 use crate::budget::Budget;
-use crate::harness::HarnessActorError;
 use crate::llm::{ChatClient, ChatMessage, ChatResponse, LlmError, capped};
 use crate::transcript::{CancelToken, Mentor, MentorError, Outcome, Transcript, Turn};
 
@@ -34,13 +33,17 @@ pub(crate) enum LearnerError {
     #[error("the learner model failed: {0}")]
     Model(#[from] LlmError),
     /// The learner harness's pane could not be read (it exited, timed out or
-    /// tmux failed; the message says which).
+    /// tmux failed; the message says which). Boxed so this loop names no
+    /// backend's error type (the harness backend imports this module).
     #[error(transparent)]
-    Harness(#[from] HarnessActorError),
+    Pane(PaneError),
     /// The mentor's reply could not be typed into the learner harness's pane.
     #[error("cannot type the mentor's reply: {0}")]
-    TypeReply(HarnessActorError),
+    TypeReply(PaneError),
 }
+
+/// A learner backend's own error, kept whole as the source.
+pub(crate) type PaneError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Something that produces the learner's next message from the history (its own
 /// turns as assistant messages, the mentor's as user messages).

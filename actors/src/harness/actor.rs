@@ -200,7 +200,10 @@ impl Learner for PaneLearner<'_> {
         _max_tokens: Option<u32>,
         cancel: &CancelToken,
     ) -> Result<Next, LearnerError> {
-        let event = self.actor.next_line(&mut self.reader, cancel)?;
+        let event = self
+            .actor
+            .next_line(&mut self.reader, cancel)
+            .map_err(|e| LearnerError::Pane(Box::new(e)))?;
         Ok(match event {
             Some(Event::Line(text)) => Next::Say(ChatResponse {
                 text,
@@ -215,7 +218,7 @@ impl Learner for PaneLearner<'_> {
         self.actor
             .tmux
             .type_line(reply)
-            .map_err(LearnerError::TypeReply)?;
+            .map_err(|e| LearnerError::TypeReply(Box::new(e)))?;
         self.reader.typed(reply);
         Ok(())
     }
