@@ -51,7 +51,7 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
     specs.extend(
         HARNESS_ORDER
             .into_iter()
-            .flat_map(crate::web_acp::lane::trials),
+            .flat_map(crate::lane::web_acp::trials),
     );
     let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
     specs.push(TrialSpec::ungated(CATALOG_TRIAL, move |_| {

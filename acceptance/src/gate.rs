@@ -2,13 +2,34 @@
 //! gated trial carries while they may not.
 //!
 //! `STUDYLOOP_ACC` opens the acceptance tier; the UAT tier needs `STUDYLOOP_UAT` on top
-//! of it. Each is open only when exactly `1` (no trimming; `selection::Gates` reads
-//! them). A closed gate is never an error and never a pass: every gated trial is built
+//! of it. Each is open only when exactly `1` (no trimming; [`Gates`] reads
+//! them, here). A closed gate is never an error and never a pass: every gated trial is built
 //! and skipped with the reason here, naming each missing opt-in and the recipe that
 //! sets it. The runner (`runner::run_with`) applies the gate before anything else.
 
+use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
-use crate::selection::Gates;
+use crate::selection::{ACC, UAT};
+
+/// The two gates, which never fail to parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gates {
+    /// `STUDYLOOP_ACC` is exactly `1`.
+    pub acceptance: bool,
+    /// `STUDYLOOP_UAT` is exactly `1`.
+    pub uat: bool,
+}
+
+impl Gates {
+    /// Reads both gates: exactly `1`, no trimming.
+    pub fn from_env(env: &CallerEnv) -> Self {
+        let open = |name| env.var(name).as_deref() == Some("1");
+        Self {
+            acceptance: open(ACC),
+            uat: open(UAT),
+        }
+    }
+}
 
 /// The reason every gated acceptance trial carries while `STUDYLOOP_ACC` is off.
 pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (README.md#acceptance-tier; run `just testacc`)";
@@ -33,6 +54,10 @@ pub(crate) fn closed_reason(tier: Tier, gates: Gates) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> CallerEnv {
+        CallerEnv::from_pairs(pairs.iter().copied())
+    }
 
     #[test]
     fn uat_needs_both_gates() {
@@ -75,5 +100,21 @@ mod tests {
             UAT_GATE_OFF_REASON.contains("STUDYLOOP_UAT")
                 && UAT_GATE_OFF_REASON.contains("README.md#uat-tier")
         );
+    }
+
+    #[test]
+    fn gate_opens_only_on_exactly_one() {
+        for (value, open) in [
+            ("1", true),
+            (" 1", false),
+            ("1 ", false),
+            ("true", false),
+            ("", false),
+        ] {
+            let gates = Gates::from_env(&env(&[(ACC, value), (UAT, value)]));
+            assert_eq!(gates.acceptance, open, "{value:?}");
+            assert_eq!(gates.uat, open, "{value:?}");
+        }
+        assert!(!Gates::from_env(&env(&[])).acceptance);
     }
 }

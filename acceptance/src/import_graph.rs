@@ -153,7 +153,7 @@ pub(crate) fn code_only(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn is_ident(c: u8) -> bool {
+pub(crate) fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
@@ -202,6 +202,56 @@ fn first_segment(code: &str, at: usize) -> Vec<String> {
     if id.is_empty() { Vec::new() } else { vec![id] }
 }
 
+/// The byte offset of the first inline `#[cfg(test)] mod name {` block.
+fn inline_test_module(code: &str) -> Option<usize> {
+    code.match_indices("#[cfg(test)]")
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let rest = code[at + "#[cfg(test)]".len()..].trim_start();
+            rest.strip_prefix("mod ")
+                .map(|r| {
+                    r.trim_start()
+                        .trim_start_matches(|c: char| is_ident(c as u8))
+                })
+                .is_some_and(|r| r.trim_start().starts_with('{'))
+        })
+}
+
+/// Module paths declared `#[cfg(test)] mod name;` (out-of-line test modules,
+/// such as `transcript/tests.rs`): compiled for tests only, so their imports
+/// are no edges of the library.
+fn test_only_modules(sources: &[Source]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for source in sources {
+        let parent = match source.rel.as_str() {
+            "lib.rs" | "main.rs" => Vec::new(),
+            rel => match module_path(rel) {
+                Some(p) => p,
+                None => continue,
+            },
+        };
+        let code = code_only(&source.text);
+        for (at, _) in code.match_indices("#[cfg(test)]") {
+            let rest = code[at + "#[cfg(test)]".len()..].trim_start();
+            let Some(rest) = rest.strip_prefix("mod ") else {
+                continue;
+            };
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let after = rest.trim_start()[name.len()..].trim_start();
+            if !name.is_empty() && after.starts_with(';') {
+                let mut path = parent.clone();
+                path.push(name);
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
 /// Edges between the top-level modules of one crate's sources.
 pub(crate) fn edges(sources: &[Source]) -> Vec<Edge> {
     let tops: BTreeSet<String> = sources
@@ -209,14 +259,18 @@ pub(crate) fn edges(sources: &[Source]) -> Vec<Edge> {
         .filter_map(|s| module_path(&s.rel))
         .map(|p| p[0].clone())
         .collect();
+    let test_only = test_only_modules(sources);
     let mut found: BTreeMap<(String, String), String> = BTreeMap::new();
     for source in sources {
         let Some(path) = module_path(&source.rel) else {
             continue;
         };
+        if test_only.iter().any(|t| path.starts_with(t)) {
+            continue;
+        }
         let mut code = code_only(&source.text);
-        // The trailing unit-test module is compiled for tests only.
-        if let Some(cut) = code.find("#[cfg(test)]\nmod ") {
+        // The trailing inline unit-test module is compiled for tests only.
+        if let Some(cut) = inline_test_module(&code) {
             code.truncate(cut);
         }
         let from = &path[0];
@@ -325,7 +379,7 @@ pub(crate) fn circles(edges: &[Edge]) -> Vec<Vec<String>> {
 }
 
 /// Every `.rs` file under `src`, as [`Source`]s.
-fn read_sources(src: &Path) -> Vec<Source> {
+pub(crate) fn read_sources(src: &Path) -> Vec<Source> {
     let mut out = Vec::new();
     let mut todo = vec![src.to_path_buf()];
     while let Some(dir) = todo.pop() {
@@ -353,7 +407,7 @@ fn read_sources(src: &Path) -> Vec<Source> {
 }
 
 /// Every workspace crate directory (holding `Cargo.toml` and `src/`).
-fn crates(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn crates(workspace: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut todo = vec![workspace.to_path_buf()];
     while let Some(dir) = todo.pop() {
@@ -390,22 +444,10 @@ mod tests {
         }
     }
 
-    /// Circles still open, each with the reason it cannot be opened on this
-    /// branch. A listed circle that is gone fails the check too, so the list
-    /// only shrinks.
-    const KNOWN: &[(&str, &[&str], &str)] = &[(
-        "acceptance",
-        &["catalogue", "lane", "web_acp"],
-        "lane/cli_tmux.rs imports `catalogue::default_turn_script`, now in the leaf \
-         `turn_scripts`; the import line is in the case engine's files (rewritten on \
-         another branch): switch it to `crate::turn_scripts` there and drop this entry",
-    )];
-
     #[test]
     fn no_import_circle_between_top_level_modules() {
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut report = Vec::new();
-        let mut seen_known = BTreeSet::new();
         for dir in crates(&workspace) {
             let name = dir
                 .strip_prefix(&workspace)
@@ -414,13 +456,6 @@ mod tests {
                 .into_owned();
             let edges = edges(&read_sources(&dir.join("src")));
             for circle in circles(&edges) {
-                if let Some(k) = KNOWN
-                    .iter()
-                    .find(|(c, m, _)| *c == name && *m == circle.as_slice())
-                {
-                    seen_known.insert(k.0.to_owned() + &k.1.join(","));
-                    continue;
-                }
                 let detail: Vec<String> = edges
                     .iter()
                     .filter(|e| circle.contains(&e.from) && circle.contains(&e.to))
@@ -430,14 +465,6 @@ mod tests {
                     "{name}: {}\n{}",
                     circle.join(" <-> "),
                     detail.join("\n")
-                ));
-            }
-        }
-        for (c, m, _) in KNOWN {
-            if !seen_known.contains(&(c.to_string() + &m.join(","))) {
-                report.push(format!(
-                    "{c}: {} is listed in KNOWN but no longer a circle: remove it",
-                    m.join(" <-> ")
                 ));
             }
         }
@@ -460,6 +487,24 @@ mod tests {
         assert_eq!(circles(&edges), vec![vec!["a".to_owned(), "b".to_owned()]]);
         let ba = edges.iter().find(|e| e.from == "b").expect("edge b -> a");
         assert_eq!((ba.to.as_str(), ba.at.as_str()), ("a", "b/inner.rs:1"));
+    }
+
+    #[test]
+    fn out_of_line_test_modules_are_no_edges_and_code_after_them_is() {
+        let edges = edges(&[
+            src("lib.rs", "mod a; mod b; #[cfg(test)]\nmod checks;"),
+            src("a.rs", "#[cfg(test)]\nmod tests;\nuse crate::b::X;\n"),
+            src("a/tests.rs", "use crate::b::Y;\n"),
+            src("b.rs", "#[cfg(test)]\nmod tests;\n"),
+            src("b/tests.rs", "use crate::a::Z;\n"),
+            src("checks.rs", "use crate::a::Z;\n"),
+        ]);
+        let pairs: Vec<(&str, &str, &str)> = edges
+            .iter()
+            .map(|e| (e.from.as_str(), e.to.as_str(), e.at.as_str()))
+            .collect();
+        assert_eq!(pairs, vec![("a", "b", "a.rs:3")]);
+        assert!(circles(&edges).is_empty());
     }
 
     #[test]

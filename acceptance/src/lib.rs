@@ -16,7 +16,7 @@ pub mod catalogue;
 pub mod clock;
 pub(crate) mod command;
 pub mod evidence;
-pub(crate) mod gate;
+pub mod gate;
 pub mod harness;
 pub mod hex;
 #[cfg(test)]
@@ -24,6 +24,8 @@ mod import_graph;
 pub mod interrupt;
 pub mod lane;
 pub mod ledger;
+#[cfg(test)]
+mod mod_rs_rule;
 pub mod pane;
 pub mod private_fs;
 pub mod probe;
@@ -35,4 +37,5 @@ pub mod sweep;
 pub mod tmux;
 pub mod transcript;
 pub mod turn_scripts;
+pub mod validate;
 pub mod web_acp;

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::case::{Case, RunDir, StepFailure, Steps};
 use crate::command::RunError;
 use crate::evidence::Surface;
+use crate::harness::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 
@@ -28,18 +29,6 @@ pub const PROBE_NOTE: &str =
 /// The trial name for `harness`'s probe.
 pub fn trial_name(harness: HarnessName) -> String {
     format!("probe::{harness}")
-}
-
-/// How to get each harness binary, for the skip reason.
-pub fn install_hint(harness: HarnessName) -> &'static str {
-    match harness {
-        HarnessName::Kiro => {
-            "install the Kiro CLI yourself and sign in; it is not on npm, so `just harnesses` cannot pin it"
-        }
-        _ => {
-            "run `just harnesses` to install the pinned CLIs into .harnesses/, which `just testacc` puts first on PATH"
-        }
-    }
 }
 
 /// The probe trial for `harness`.
@@ -175,9 +164,7 @@ mod tests {
     }
 
     #[test]
-    fn trial_names_and_hints() {
+    fn trial_names() {
         assert_eq!(trial_name(HarnessName::Kiro), "probe::kiro");
-        assert!(install_hint(HarnessName::Codex).contains("just harnesses"));
-        assert!(install_hint(HarnessName::Kiro).contains("not on npm"));
     }
 }

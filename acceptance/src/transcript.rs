@@ -31,15 +31,7 @@ use serde::Serialize;
 
 use crate::selection::HarnessName;
 
-/// Where a harness's recorded mentor replies come from on the CLI surface:
-/// declared per harness in the harness table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplySource {
-    /// The harness's own session store under the scratch HOME.
-    Store(store::StoreFormat),
-    /// The screen, through this harness's chrome rules.
-    Screen(&'static screen::Chrome),
-}
+pub use crate::harness::reply_source::ReplySource;
 
 /// Which source a recorded reply came from (recorded per turn in evidence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -11,7 +11,7 @@ use std::fmt;
 
 /// More output tokens than this in one turn is not a real count (the largest
 /// models emit ~10^5 per response); the backend's usage is broken.
-pub const MAX_PLAUSIBLE_TOKENS_PER_TURN: u64 = 10_000_000;
+pub(crate) const MAX_PLAUSIBLE_TOKENS_PER_TURN: u64 = 10_000_000;
 
 /// A budget that cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

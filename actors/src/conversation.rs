@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use crate::budget::Budget;
-use crate::llm::{ChatClient, ChatMessage, ChatResponse, capped};
+use crate::llm::{ChatClient, ChatMessage, ChatResponse, LlmError, capped};
 use crate::transcript::{CancelToken, Mentor, MentorError, Outcome, Transcript, Turn};
 
 /// What a learner produced for the next turn.
@@ -24,6 +24,27 @@ pub(crate) enum Next {
     Cancelled,
 }
 
+/// Why a learner could not give its next message or hear the reply (the
+/// conversation ends `errored` with this message).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LearnerError {
+    /// The learner model's request failed (its message names the endpoint
+    /// problem and the fix).
+    #[error("the learner model failed: {0}")]
+    Model(#[from] LlmError),
+    /// The learner harness's pane could not be read (it exited, timed out or
+    /// tmux failed; the message says which). Boxed so this loop names no
+    /// backend's error type (the harness backend imports this module).
+    #[error(transparent)]
+    Pane(PaneError),
+    /// The mentor's reply could not be typed into the learner harness's pane.
+    #[error("cannot type the mentor's reply: {0}")]
+    TypeReply(PaneError),
+}
+
+/// A learner backend's own error, kept whole as the source.
+pub(crate) type PaneError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Something that produces the learner's next message from the history (its own
 /// turns as assistant messages, the mentor's as user messages).
 pub(crate) trait Learner {
@@ -34,10 +55,10 @@ pub(crate) trait Learner {
         history: &[ChatMessage],
         max_tokens: Option<u32>,
         cancel: &CancelToken,
-    ) -> Result<Next, String>;
+    ) -> Result<Next, LearnerError>;
 
     /// The mentor's reply to the last message (a harness learner types it back).
-    fn heard(&mut self, _reply: &str) -> Result<(), String> {
+    fn heard(&mut self, _reply: &str) -> Result<(), LearnerError> {
         Ok(())
     }
 }
@@ -55,7 +76,7 @@ impl Learner for ClientLearner<'_> {
         history: &[ChatMessage],
         max_tokens: Option<u32>,
         _cancel: &CancelToken,
-    ) -> Result<Next, String> {
+    ) -> Result<Next, LearnerError> {
         self.client
             .chat(
                 self.system_prompt,
@@ -63,7 +84,7 @@ impl Learner for ClientLearner<'_> {
                 max_tokens.unwrap_or(self.per_turn_max_tokens),
             )
             .map(Next::Say)
-            .map_err(|err| format!("the learner model failed: {err}"))
+            .map_err(LearnerError::Model)
     }
 }
 
@@ -154,10 +175,10 @@ mod tests {
             _history: &[ChatMessage],
             max_tokens: Option<u32>,
             _cancel: &CancelToken,
-        ) -> Result<Next, String> {
+        ) -> Result<Next, LearnerError> {
             let output_tokens = self.usages[self.max_tokens_seen.len() % self.usages.len()];
             self.max_tokens_seen
-                .push(max_tokens.ok_or("an LLM learner always has a cap")?);
+                .push(max_tokens.expect("an LLM learner always has a cap"));
             Ok(Next::Say(ChatResponse {
                 text: "learner".into(),
                 usage: Usage {

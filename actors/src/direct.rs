@@ -95,7 +95,7 @@ const fn m(id: &'static str, tier: CostTier) -> ModelEntry {
 use CostTier::{Balanced, Cheap, Premium};
 
 /// Every known provider. The first four are the supported ones.
-pub const PROFILES: &[Profile] = &[
+pub(crate) const PROFILES: &[Profile] = &[
     Profile {
         slug: "openai",
         adapter: Adapter::OpenAiCompat,
@@ -158,7 +158,7 @@ pub const PROFILES: &[Profile] = &[
 ];
 
 /// The provider used when `STUDYLOOP_ACC_DIRECT_PROVIDER` is unset.
-pub const DEFAULT_PROVIDER: &str = "openai";
+pub(crate) const DEFAULT_PROVIDER: &str = "openai";
 
 fn supported_list() -> String {
     PROFILES

@@ -27,7 +27,7 @@ pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 /// OpenRouter key (direct profile `openrouter`).
 pub const OPENROUTER_API_KEY: &str = "OPENROUTER_API_KEY";
 /// Gemini key (direct profile `gemini`).
-pub const GEMINI_API_KEY: &str = "GEMINI_API_KEY";
+pub(crate) const GEMINI_API_KEY: &str = "GEMINI_API_KEY";
 /// Anthropic key (direct profile `anthropic`).
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 

@@ -20,10 +20,10 @@ question or answer of one to three plain sentences. Stay in character: never men
 a model, or part of a test.";
 
 /// Output tokens one learner turn may use (further capped by the budget).
-pub const DEFAULT_MAX_OUTPUT_TOKENS_PER_TURN: u32 = 200;
+pub(crate) const DEFAULT_MAX_OUTPUT_TOKENS_PER_TURN: u32 = 200;
 
 /// How long one model request may take, connect to last byte.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Knobs shared by the LLM backends.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! usage is `Some(0)` (truly zero), and it never bills.
 
 use crate::budget::Budget;
-use crate::conversation::{self, Learner, Next};
+use crate::conversation::{self, Learner, LearnerError, Next};
 use crate::kind::ActorKind;
 use crate::llm::{ChatMessage, ChatResponse};
 use crate::transcript::{Actor, CancelToken, Mentor, Transcript, Usage};
@@ -17,7 +17,7 @@ pub struct ScriptedActor {
 
 impl ScriptedActor {
     /// An actor that replays a loaded turn script.
-    pub fn from_script(script: &TurnScript) -> Self {
+    pub(crate) fn from_script(script: &TurnScript) -> Self {
         Self::new(script.prompts())
     }
 
@@ -61,7 +61,7 @@ impl Learner for Replay<'_> {
         _history: &[ChatMessage],
         _max_tokens: Option<u32>,
         _cancel: &CancelToken,
-    ) -> Result<Next, String> {
+    ) -> Result<Next, LearnerError> {
         Ok(match self.prompts.next() {
             Some(prompt) => Next::Say(ChatResponse {
                 text: prompt.clone(),

@@ -26,7 +26,7 @@ use crate::strict_json::{self, StrictJsonError};
 use crate::turn_text::{self, TextFault};
 
 /// The only version this build reads.
-pub const SUPPORTED_VERSION: u64 = 1;
+pub(crate) const SUPPORTED_VERSION: u64 = 1;
 
 const TOP_LEVEL_FIELDS: [&str; 2] = ["version", "turns"];
 const TURN_FIELDS: [&str; 3] = ["prompt", "expect_contains", "expect_not_contains"];
@@ -131,7 +131,7 @@ pub enum TurnScriptError {
 }
 
 /// The largest turn script [`TurnScript::load`] reads (a few KiB is typical).
-pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 
 impl TurnScript {
     /// Parses and validates a turn script from JSON text.

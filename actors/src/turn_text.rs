@@ -55,7 +55,7 @@ pub fn check(text: &str) -> Result<(), TextFault> {
 
 /// Accepts text whose only control characters are newline and tab (it may be
 /// blank: a harness actor types an empty mentor reply as a bare Enter).
-pub fn check_controls(text: &str) -> Result<(), TextFault> {
+pub(crate) fn check_controls(text: &str) -> Result<(), TextFault> {
     let (mut line, mut column) = (1, 0);
     for ch in text.chars() {
         column += 1;

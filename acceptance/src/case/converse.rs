@@ -12,8 +12,8 @@ use studyloop_actors::{ActorOptions, CancelToken, Outcome, Transcript, factory};
 use super::StepFailure;
 use super::faithful::{self, Faithful, Reader, Transport};
 use super::live::Case;
-use crate::catalogue;
 use crate::transcript::SourceKind;
+use crate::turn_scripts;
 
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -62,7 +62,7 @@ pub fn converse(
         return Err(StepFailure::skipped(reason.to_string()));
     }
     let options = ActorOptions {
-        turn_script: Some(catalogue::default_turn_script().map_err(StepFailure::from_error)?),
+        turn_script: Some(turn_scripts::default_turn_script().map_err(StepFailure::from_error)?),
         harness_socket_dir: Some(case.scratch()?.root().join("actor-tmux")),
         ..ActorOptions::default()
     };

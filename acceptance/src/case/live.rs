@@ -16,11 +16,11 @@ use super::slots::{Slots, keep_socket_evidence};
 use super::step::{Steps, cancelled_if_interrupted};
 use crate::evidence::Surface;
 use crate::harness::{self, HarnessSpec};
-use crate::lane::validate::CheckError;
 use crate::runner::TrialContext;
 use crate::scratch::{Env, Scratch};
 use crate::selection::{HarnessName, TurnBudget};
 use crate::tmux::Tmux;
+use crate::validate::CheckError;
 use crate::web_acp::{AcpMentor, WebServer};
 
 /// One live case and everything it owns.
@@ -159,7 +159,7 @@ impl<'a> Case<'a> {
     /// # Errors
     /// [`CheckError`] naming the turn, the reply and the marker it lacks.
     pub fn prove_reply(&self, n: u64, reply: &str) -> Result<(), CheckError> {
-        crate::lane::validate::prove_reply(self.has_stub().then_some(self.seed), n, reply)
+        crate::validate::prove_reply(self.has_stub().then_some(self.seed), n, reply)
     }
 
     /// Runs `f` with the session socket taken out of its slot (so `f` may also

@@ -20,7 +20,7 @@
 //!    [`Destination`] ([`RunDir`] here, the durable UAT root in `uat`).
 //!
 //! What it is not: the steps of any lane or journey (`crate::lane`,
-//! `crate::web_acp::lane`, `crate::probe`, the uat crate's `journey`).
+//! `crate::lane::web_acp`, `crate::probe`, the uat crate's `journey`).
 
 mod converse;
 mod failure;

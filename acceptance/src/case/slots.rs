@@ -14,9 +14,9 @@ use studyloop_stubs::StubProvider;
 
 use super::record::Record;
 use crate::interrupt::{self, Stop, Watch};
-use crate::lane::validate;
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
+use crate::validate;
 use crate::web_acp::browser::Browser;
 use crate::web_acp::{AcpMentor, Stopped, WebServer};
 

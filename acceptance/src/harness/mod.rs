@@ -9,12 +9,15 @@
 //! against `studyloop-stub-provider`; see `shared/reference/harness-offline-*`.
 //! The types are here, the rows in `table.rs`.
 
+mod install_hint;
 pub mod probe;
 pub mod provision;
+pub mod reply_source;
 mod row;
 pub mod stub_config;
 mod table;
 
+pub use install_hint::install_hint;
 pub use table::{SPECS, spec};
 
 pub use row::{AcpSurface, HarnessSpec, Install, ProbeKind, Resume, ScreenMarkers};

@@ -2,9 +2,9 @@
 //! how the binary is installed, how it is reached over ACP, what its probe proves,
 //! whether a session resumes, and its screen markers.
 
-use crate::transcript::ReplySource;
 use std::time::Duration;
 
+use super::reply_source::ReplySource;
 use super::stub_config::{StubConfig, StubTarget};
 use crate::pane::{Key, Limits, Markers, PasteMode};
 use crate::selection::HarnessName;

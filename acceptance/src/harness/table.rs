@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
+use super::reply_source::{self, ReplySource, StoreFormat};
 use super::stub_config;
 use super::{AcpSurface, HarnessSpec, Install, ProbeKind, Resume, ScreenMarkers};
 use crate::pane::{Key, PasteMode};
 use crate::selection::HarnessName;
-use crate::transcript::{ReplySource, screen, store::StoreFormat};
 
 const KIRO_FIX: &str =
     "install the AWS Kiro CLI from its vendor download, sign in, and put kiro-cli on PATH";
@@ -89,7 +89,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["kiro-cli", "acp"],
             adapter: None,
         }),
-        reply_source: ReplySource::Screen(&screen::UNMEASURED),
+        reply_source: ReplySource::Screen(&reply_source::UNMEASURED),
         probe: ProbeKind::Authenticated {
             args: &["whoami"],
             prompt: false,
@@ -179,7 +179,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             finding: "grok 0.0.34 keeps history only in memory: no sessions, no --continue; `study --resume` relaunches it fresh, so the stub counts turn 1 again",
         },
         acp: None,
-        reply_source: ReplySource::Screen(&screen::GROK),
+        reply_source: ReplySource::Screen(&reply_source::GROK),
         probe: ProbeKind::Authenticated {
             args: &["-p"],
             prompt: true,

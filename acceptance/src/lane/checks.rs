@@ -2,9 +2,9 @@
 //! and `studyloop doctor`.
 
 use super::cli_tmux::CLI_TIMEOUT;
-use super::validate::{self, CheckError};
 use crate::bins;
 use crate::case::Case;
+use crate::validate::{self, CheckError};
 
 pub(crate) fn db_row(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(), CheckError> {
     let id = validate::state_str(state, "study_session_id")?;

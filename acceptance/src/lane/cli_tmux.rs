@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use super::checks::{db_row, doctor};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
-use super::validate::{self, STUDY_PERSONA};
 use crate::case::{Case, Checks, PhaseTurn, StepFailure, Steps, Transport, converse};
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
+use crate::validate::{self, STUDY_PERSONA};
 
 /// How long one `studyloop` CLI call may take.
 pub(crate) const CLI_TIMEOUT: Duration = Duration::from_secs(60);

@@ -3,7 +3,7 @@
 
 use crate::case::{Case, RunDir, StepFailure};
 use crate::evidence::Surface;
-use crate::probe::install_hint;
+use crate::harness::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::sigint::{ForegroundJob, JobError, cancelled_cleanly, wait_for};
-use crate::probe::install_hint;
+use crate::harness::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::{self, HarnessName};
 
@@ -80,7 +80,7 @@ impl Kind {
         match self {
             Self::CliTmux => super::cli_tmux::trial_name(harness),
             Self::WebAcp => {
-                crate::web_acp::lane::trial_name(harness, crate::web_acp::lane::Variant::Socket)
+                crate::lane::web_acp::trial_name(harness, crate::lane::web_acp::Variant::Socket)
             }
         }
     }

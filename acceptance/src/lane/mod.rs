@@ -1,9 +1,10 @@
-//! The cli-tmux lanes, as cases on the engine (`crate::case`): the lane
-//! itself (`cli_tmux`), the paste proof (`paste_trial`), the Ctrl-C proof
-//! (`interrupt_trial`), the first steps every live lane shares (`setup`) and
-//! the validators (`validate`, `checks`).
+//! The live lanes, as cases on the engine (`crate::case`): the cli-tmux lane
+//! (`cli_tmux`), the web ACP lane (`web_acp`, socket and browser variants),
+//! the paste proof (`paste_trial`), the Ctrl-C proof (`interrupt_trial`), the
+//! first steps every live lane shares (`setup`) and the product checks
+//! (`checks`; the validators themselves are `crate::validate`, which the case
+//! engine uses too).
 
-mod check_error;
 pub(crate) mod checks;
 pub mod cli_tmux;
 mod gate;
@@ -12,6 +13,6 @@ pub mod paste_trial;
 pub mod product;
 pub mod setup;
 pub mod sigint;
-pub mod validate;
+pub mod web_acp;
 
 pub(crate) use gate::{gated_trial, run_lane};

@@ -15,12 +15,12 @@ use std::path::Path;
 
 use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
 use super::setup::{make_scratch, provision_harness, resolve_binary};
-use super::validate::CheckError;
 use super::{gated_trial, run_lane};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::pane::PaneDriver;
 use crate::runner::TrialSpec;
 use crate::selection::{AuthMode, HarnessName};
+use crate::validate::CheckError;
 
 /// The trial name for `harness`.
 pub fn trial_name(harness: HarnessName) -> String {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::validate;
+use crate::validate;
 
 const STEP: Duration = Duration::from_millis(20);
 

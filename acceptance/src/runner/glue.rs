@@ -10,9 +10,10 @@ use crate::bins;
 use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
 use crate::gate;
+use crate::gate::Gates;
 use crate::ledger::{RunLog, TrialOutcome, open_run};
 use crate::runner::trial::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
-use crate::selection::{Gates, Selection};
+use crate::selection::Selection;
 
 /// Exit code for a run refused before any trial (bad selection, unusable run
 /// directory).

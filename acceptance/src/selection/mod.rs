@@ -4,7 +4,7 @@
 //! Rules (the README's env table says the same):
 //! - `STUDYLOOP_ACC` and `STUDYLOOP_UAT` are gates: exactly `1`, untrimmed, opens
 //!   one; any other value (including ` 1`) leaves it closed. A closed gate is not
-//!   an error.
+//!   an error. They are read by `crate::gate::Gates`, in the file named for the gate.
 //! - `STUDYLOOP_ACC_HARNESS` is a comma list: items are trimmed, empty items are
 //!   dropped, a repeated name keeps its first position, and empty or unset means
 //!   every harness in [`HARNESS_ORDER`]. Names are lowercase and case-sensitive.
@@ -30,7 +30,7 @@ mod vars;
 
 pub use budget::{BudgetVarError, TurnBudget};
 pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSES};
-pub use parse::{Gates, Selection, SelectionError, SelectionErrors};
+pub use parse::{Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
     ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,

@@ -1,4 +1,4 @@
-//! Parsing the gates and the selection from a caller env.
+//! Parsing the selection from a caller env (the gates are `crate::gate`).
 
 use std::fmt;
 
@@ -8,29 +8,8 @@ use crate::caller_env::CallerEnv;
 use crate::selection::budget::{self, BudgetVarError, TurnBudget};
 use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
 use crate::selection::vars::{
-    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
-    ACC_REAL_AUTH, UAT,
+    ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH,
 };
-
-/// The two gates, which never fail to parse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Gates {
-    /// `STUDYLOOP_ACC` is exactly `1`.
-    pub acceptance: bool,
-    /// `STUDYLOOP_UAT` is exactly `1`.
-    pub uat: bool,
-}
-
-impl Gates {
-    /// Reads both gates: exactly `1`, no trimming.
-    pub fn from_env(env: &CallerEnv) -> Self {
-        let open = |name| env.var(name).as_deref() == Some("1");
-        Self {
-            acceptance: open(ACC),
-            uat: open(UAT),
-        }
-    }
-}
 
 /// A parsed, valid selection.
 #[derive(Debug, Clone, PartialEq, Eq)]

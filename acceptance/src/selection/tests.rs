@@ -10,22 +10,6 @@ fn env(pairs: &[(&str, &str)]) -> CallerEnv {
 }
 
 #[test]
-fn gate_opens_only_on_exactly_one() {
-    for (value, open) in [
-        ("1", true),
-        (" 1", false),
-        ("1 ", false),
-        ("true", false),
-        ("", false),
-    ] {
-        let gates = Gates::from_env(&env(&[(ACC, value), (UAT, value)]));
-        assert_eq!(gates.acceptance, open, "{value:?}");
-        assert_eq!(gates.uat, open, "{value:?}");
-    }
-    assert!(!Gates::from_env(&env(&[])).acceptance);
-}
-
-#[test]
 fn unset_or_empty_selects_defaults() {
     assert_eq!(
         Selection::from_env(&env(&[])).unwrap(),

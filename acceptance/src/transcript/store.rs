@@ -30,18 +30,7 @@ use serde_json::Value;
 /// The largest session file read (a 3-turn lane writes well under 1 MiB).
 const MAX_STORE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A pinned harness's session-store format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StoreFormat {
-    /// codex 0.171.0 rollout JSONL.
-    CodexRollout,
-    /// Claude Code 2.1.332 project session JSONL.
-    ClaudeProjects,
-    /// pi 0.73.1 session JSONL.
-    PiSessions,
-    /// opencode 1.18.33 SQLite database.
-    OpencodeDb,
-}
+pub use crate::harness::reply_source::StoreFormat;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

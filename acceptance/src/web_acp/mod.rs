@@ -4,12 +4,13 @@
 //!
 //! [`server::WebServer`] runs the product in a scratch world;
 //! [`http::request`] calls its API; [`mentor::AcpMentor`] turns the session
-//! socket into the `Mentor` a learner actor talks to.
+//! socket into the `Mentor` a learner actor talks to. The lane that drives
+//! them is `crate::lane::web_acp`; this module holds the resources only (the
+//! case engine's slots own them), so it imports no lane.
 
 pub mod browser;
 pub mod http;
 pub mod journey;
-pub mod lane;
 pub mod mentor;
 pub mod server;
 pub mod socket;

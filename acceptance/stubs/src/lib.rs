@@ -20,5 +20,5 @@ pub mod spawn;
 pub use log::{LogRecord, Protocol, RequestLog, UsageRecord};
 pub use realistic::{marker_line, realistic_reply};
 pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text, text_sha256};
-pub use roles::{Role, RolesScript};
+pub use roles::{Role, RolesParseError, RolesScript};
 pub use spawn::{SpawnError, StubProvider};

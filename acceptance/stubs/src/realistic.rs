@@ -14,12 +14,12 @@ use sha2::{Digest, Sha256};
 use crate::reply::{NO_USER_TEXT, nonce};
 
 /// Learner words the marker line echoes (the screen proof matches two).
-pub const MARKER_WORDS: usize = 2;
+pub(crate) const MARKER_WORDS: usize = 2;
 /// A longer echoed word is cut to this many characters (the marker stays short).
-pub const MARKER_WORD_CHARS: usize = 24;
+pub(crate) const MARKER_WORD_CHARS: usize = 24;
 /// The one long line is at least this many characters: wider than any pane
 /// the lanes open (200 columns) so every harness must wrap or scroll it.
-pub const LONG_LINE_MIN_CHARS: usize = 260;
+pub(crate) const LONG_LINE_MIN_CHARS: usize = 260;
 
 /// The per-turn marker line of a realistic reply.
 pub fn marker_line(seed: u64, n: u64, last_user_text: Option<&str>) -> String {

@@ -11,17 +11,17 @@ use sha2::{Digest, Sha256};
 /// boilerplate, not something the learner typed: `<system-reminder>`,
 /// `<environment_context>` and other XML-ish wrappers (`<`), the codex `AGENTS.md`
 /// preamble, and Claude Code's `Caveat:` block before local-command output.
-pub const BOILERPLATE_PREFIXES: [&str; 3] = ["<", "# AGENTS.md", "Caveat:"];
+pub(crate) const BOILERPLATE_PREFIXES: [&str; 3] = ["<", "# AGENTS.md", "Caveat:"];
 
 /// How many leading words of the last real user text the reply echoes.
-pub const ECHO_WORDS: usize = 8;
+pub(crate) const ECHO_WORDS: usize = 8;
 
 /// The marker the product's persona (and any system prompt) carries; the stub
 /// reports the word after it as ` [persona=<word>]`.
-pub const PERSONA_MARKER: &str = "PERSONA=";
+pub(crate) const PERSONA_MARKER: &str = "PERSONA=";
 
 /// What the reply says when a request holds no real user text at all.
-pub const NO_USER_TEXT: &str = "(no user text)";
+pub(crate) const NO_USER_TEXT: &str = "(no user text)";
 
 /// The nonce for real user turn `n` of a run with `seed`: the first 8 lowercase
 /// hex digits of `sha256("<seed>:<n>")`.
@@ -83,7 +83,7 @@ pub fn persona(request_text: &str) -> Option<&str> {
 }
 
 /// The first [`ECHO_WORDS`] whitespace-separated words of `text`, single-spaced.
-pub fn first_words(text: &str) -> String {
+pub(crate) fn first_words(text: &str) -> String {
     text.split_whitespace()
         .take(ECHO_WORDS)
         .collect::<Vec<_>>()

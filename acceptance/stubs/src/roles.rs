@@ -115,7 +115,30 @@ pub enum RolesError {
         /// The path given to `--script`.
         path: PathBuf,
         /// What the parser rejected.
-        detail: String,
+        detail: RolesParseError,
+    },
+}
+
+/// What [`RolesScript::parse`] rejected (the file-level error adds the path
+/// and the expected shape).
+#[derive(Debug, thiserror::Error)]
+pub enum RolesParseError {
+    /// Not JSON, or JSON of the wrong shape (a wrong type, an unknown key).
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The top level is not an object.
+    #[error("the top level must be a JSON object")]
+    NotObject,
+    /// A version other than 1.
+    #[error("unsupported version {0} (only version 1 exists)")]
+    Version(u32),
+    /// A role's list is present but empty.
+    #[error("the {role} list in {scope} is empty; remove it or add a reply")]
+    EmptyList {
+        /// The role.
+        role: Role,
+        /// `(top level)` or the model name.
+        scope: String,
     },
 }
 
@@ -140,14 +163,17 @@ impl RolesScript {
     }
 
     /// Parses roles JSON; the error says what is wrong.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    ///
+    /// # Errors
+    /// [`RolesParseError`] naming what is wrong.
+    pub fn parse(text: &str) -> Result<Self, RolesParseError> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
         if !value.is_object() {
-            return Err("the top level must be a JSON object".to_owned());
+            return Err(RolesParseError::NotObject);
         }
-        let raw: RawScript = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        let raw: RawScript = serde_json::from_value(value)?;
         if raw.version != 1 {
-            return Err(format!("unsupported version {}", raw.version));
+            return Err(RolesParseError::Version(raw.version));
         }
         let lists = Lists {
             mentor: raw.mentor,
@@ -159,9 +185,10 @@ impl RolesScript {
         for (scope, lists) in all {
             for role in Role::ALL {
                 if lists.get(role).is_some_and(<[String]>::is_empty) {
-                    return Err(format!(
-                        "the {role} list in {scope} is empty; remove it or add a reply"
-                    ));
+                    return Err(RolesParseError::EmptyList {
+                        role,
+                        scope: scope.to_owned(),
+                    });
                 }
             }
         }
@@ -228,7 +255,7 @@ mod tests {
             (r#"[]"#, "JSON object"),
             (r#"{"judge":["x"]}"#, "version"),
         ] {
-            let err = RolesScript::parse(text).unwrap_err();
+            let err = RolesScript::parse(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
         }
     }

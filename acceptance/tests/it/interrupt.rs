@@ -199,7 +199,7 @@ fn web_case(
                 .map_err(err)?;
             c.step(
                 "studyloop web",
-                studyloop_acceptance::web_acp::lane::start_server,
+                studyloop_acceptance::lane::web_acp::start_server,
             )?;
             c.step("session start and socket", |c| {
                 let server = c.server()?;

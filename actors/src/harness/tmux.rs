@@ -149,7 +149,7 @@ impl Tmux {
     /// how the line-oriented second harness reads a multi-line reply. A
     /// control character other than newline and tab is refused: typed, it is
     /// a key (`C-c`, `C-d`) or the start of an escape sequence in that program.
-    pub fn type_line(&self, text: &str) -> Result<(), HarnessActorError> {
+    pub(crate) fn type_line(&self, text: &str) -> Result<(), HarnessActorError> {
         crate::turn_text::check_controls(text)
             .map_err(|fault| HarnessActorError::Untypable(fault.to_string()))?;
         let literal = escape_trailing_semicolon(text);

@@ -67,7 +67,8 @@ impl ServerHandler for StudyLoopMcp {
             .unwrap_or_else(|e| Err(format!("plan_error: the tool task failed: {e}")));
         let result = match outcome {
             Ok(v) => {
-                let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+                // A `Value` always serialises (string keys only): `{:#}` is its pretty form.
+                let text = format!("{v:#}");
                 let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
                 r.structured_content = Some(v);
                 r

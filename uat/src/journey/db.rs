@@ -33,20 +33,55 @@ pub const TABLES: [(&str, &str); 4] = [
 /// One table's rows for the session.
 pub type TableRows = (&'static str, Vec<Value>);
 
+/// Why the session's record could not be read from the product's database.
+#[derive(Debug, thiserror::Error)]
+pub enum DbReadError {
+    /// The database could not be opened read-only (missing, not SQLite, locked).
+    #[error(
+        "cannot open {} read-only: {source} (the product writes it under the scratch state dir; did the session start?)",
+        path.display()
+    )]
+    Open {
+        /// The database file.
+        path: std::path::PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// A table could not be read (absent from this schema, or corrupt).
+    #[error(
+        "reading `{table}` from {}: {source} (the product's schema may have changed; update `TABLES`)",
+        path.display()
+    )]
+    Table {
+        /// The table.
+        table: &'static str,
+        /// The database file.
+        path: std::path::PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+}
+
 /// Every table of [`TABLES`] for `study_id`, read from `db` without writing.
 ///
 /// # Errors
-/// One line naming the database and the table that could not be read.
-pub fn read(db: &Path, study_id: &str) -> Result<Vec<TableRows>, String> {
+/// [`DbReadError`] naming the database and the table that could not be read.
+pub fn read(db: &Path, study_id: &str) -> Result<Vec<TableRows>, DbReadError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(db, flags)
-        .map_err(|e| format!("cannot open {} read-only: {e}", db.display()))?;
+    let conn = Connection::open_with_flags(db, flags).map_err(|source| DbReadError::Open {
+        path: db.to_owned(),
+        source,
+    })?;
     TABLES
         .iter()
         .map(|(table, sql)| {
             rows(&conn, sql, study_id)
                 .map(|r| (*table, r))
-                .map_err(|e| format!("reading `{table}` from {}: {e}", db.display()))
+                .map_err(|source| DbReadError::Table {
+                    table,
+                    path: db.to_owned(),
+                    source,
+                })
         })
         .collect()
 }
@@ -196,6 +231,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("absent.db");
         let e = read(&db, "s1").unwrap_err();
+        assert!(matches!(e, DbReadError::Open { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("absent.db") && e.contains("read-only"), "{e}");
         assert!(!db.exists());
     }

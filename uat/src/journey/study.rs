@@ -18,9 +18,9 @@ use serde_json::json;
 use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps};
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::{make_world, provision_harness, resolve_binary};
-use studyloop_acceptance::lane::validate;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
+use studyloop_acceptance::validate;
 
 use super::product;
 use super::web::{self, errored};
@@ -141,7 +141,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
 fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
     resolve_binary(c)?;
     let h = c.harness;
-    let fix = studyloop_acceptance::probe::install_hint(h);
+    let fix = studyloop_acceptance::harness::install_hint(h);
     let acp = c
         .spec
         .acp

@@ -23,7 +23,7 @@ pub fn errored(e: impl std::fmt::Display) -> StepFailure {
     StepFailure::from_error(e)
 }
 
-pub use studyloop_acceptance::web_acp::lane::start_server;
+pub use studyloop_acceptance::lane::web_acp::start_server;
 
 /// What the start answered.
 #[derive(Debug, Clone)]

@@ -13,9 +13,9 @@ pub const STUB_ACP_PRE_INIT_NOTIFS: &str = "STUB_ACP_PRE_INIT_NOTIFS";
 /// The `initialize` result (JSON object).
 pub const STUB_ACP_INIT_RESULT: &str = "STUB_ACP_INIT_RESULT";
 /// The `session/new` result (JSON object with a string `sessionId`).
-pub const STUB_ACP_NEW_SESSION_RESULT: &str = "STUB_ACP_NEW_SESSION_RESULT";
+pub(crate) const STUB_ACP_NEW_SESSION_RESULT: &str = "STUB_ACP_NEW_SESSION_RESULT";
 /// `session/update` payloads sent right after the `session/new` reply (JSON array).
-pub const STUB_ACP_POST_NEW_SESSION_UPDATES: &str = "STUB_ACP_POST_NEW_SESSION_UPDATES";
+pub(crate) const STUB_ACP_POST_NEW_SESSION_UPDATES: &str = "STUB_ACP_POST_NEW_SESSION_UPDATES";
 /// `session/update` payloads sent before every prompt result (JSON array).
 pub const STUB_ACP_PROMPT_UPDATES: &str = "STUB_ACP_PROMPT_UPDATES";
 /// One update list per prompt (JSON array of arrays); the last repeats.
@@ -25,7 +25,7 @@ pub const STUB_ACP_PROMPT_STOP_REASON: &str = "STUB_ACP_PROMPT_STOP_REASON";
 /// Answer every prompt with a JSON-RPC error instead of a result.
 pub const STUB_ACP_PROMPT_ERROR: &str = "STUB_ACP_PROMPT_ERROR";
 /// The `stopReason` of a prompt that a `session/cancel` interrupted (default `cancelled`).
-pub const STUB_ACP_CANCEL_STOP_REASON: &str = "STUB_ACP_CANCEL_STOP_REASON";
+pub(crate) const STUB_ACP_CANCEL_STOP_REASON: &str = "STUB_ACP_CANCEL_STOP_REASON";
 /// `1`: reply to `initialize`, then exit with status 17.
 pub const STUB_ACP_CRASH_AFTER_INIT: &str = "STUB_ACP_CRASH_AFTER_INIT";
 /// `1`: exit (status 0) once a `session/cancel` has been handled.
@@ -250,7 +250,7 @@ impl Knobs {
     /// The updates for the prompt numbered `n` (1-based): the n-th list, the last
     /// one once the sequence runs out; `None` when no script was given (echo mode).
     #[must_use]
-    pub fn updates_for_prompt(&self, n: usize) -> Option<&[Value]> {
+    pub(crate) fn updates_for_prompt(&self, n: usize) -> Option<&[Value]> {
         let seq = self.prompt_updates_seq.as_ref()?;
         let idx = n.saturating_sub(1).min(seq.len().saturating_sub(1));
         Some(seq.get(idx).map_or(&[][..], Vec::as_slice))
@@ -365,7 +365,7 @@ fn parse_error(v: &str) -> Result<Value, KnobError> {
 
 /// Wraps one update payload in the `session/update` notification for `session_id`.
 #[must_use]
-pub fn session_update(session_id: &str, update: &Value) -> Value {
+pub(crate) fn session_update(session_id: &str, update: &Value) -> Value {
     let mut params = Map::new();
     params.insert("sessionId".into(), Value::String(session_id.into()));
     params.insert("update".into(), update.clone());

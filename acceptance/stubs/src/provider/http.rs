@@ -191,12 +191,12 @@ async fn route(
     };
     let exchange = match exchange {
         Ok(ex) => ex,
-        Err(message) => {
+        Err(refused) => {
             return error(
                 flavor,
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
-                &message,
+                &refused.to_string(),
             );
         }
     };

@@ -101,10 +101,34 @@ impl Tally {
     }
 }
 
-fn object(body: &Value) -> Result<&serde_json::Map<String, Value>, String> {
-    body.as_object()
-        .ok_or_else(|| "the request body must be a JSON object".to_owned())
+/// Why a request body was refused (answered 400 `invalid_request_error` with
+/// this message, as the real APIs do).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RequestError {
+    /// The body is JSON but not an object.
+    #[error("the request body must be a JSON object")]
+    NotObject,
+    /// A required field is absent or of the wrong type.
+    #[error("{field}: field required ({expected})")]
+    Missing {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// The first user/assistant message is not a user message.
+    #[error("messages: first message must use the \"user\" role, got {0:?}")]
+    FirstRole(String),
 }
+
+fn object(body: &Value) -> Result<&serde_json::Map<String, Value>, RequestError> {
+    body.as_object().ok_or(RequestError::NotObject)
+}
+
+const MESSAGES_REQUIRED: RequestError = RequestError::Missing {
+    field: "messages",
+    expected: "a JSON array",
+};
 
 fn role(message: &Value) -> Option<&str> {
     message.get("role").and_then(Value::as_str)
@@ -112,11 +136,11 @@ fn role(message: &Value) -> Option<&str> {
 
 /// Chat Completions: `messages` (required, array); system/developer messages
 /// count as system text.
-pub(crate) fn chat(body: &Value, raw: &str) -> Result<Exchange, String> {
+pub(crate) fn chat(body: &Value, raw: &str) -> Result<Exchange, RequestError> {
     let messages = object(body)?
         .get("messages")
         .and_then(Value::as_array)
-        .ok_or("messages: field required (a JSON array)")?;
+        .ok_or(MESSAGES_REQUIRED)?;
     let mut tally = Tally::default();
     for m in messages {
         let content = m.get("content").unwrap_or(&Value::Null);
@@ -134,7 +158,7 @@ pub(crate) fn chat(body: &Value, raw: &str) -> Result<Exchange, String> {
 /// Responses: `input` (a string = one user message, or an array of items;
 /// items without a role, such as function-call outputs, count but carry no
 /// turn) plus `instructions`.
-pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, String> {
+pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, RequestError> {
     let fields = object(body)?;
     let mut tally = Tally::default();
     if let Some(instructions) = fields.get("instructions") {
@@ -154,7 +178,12 @@ pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, String> {
                 }
             }
         }
-        _ => return Err("input: field required (a string or an array of items)".to_owned()),
+        _ => {
+            return Err(RequestError::Missing {
+                field: "input",
+                expected: "a string or an array of items",
+            });
+        }
     }
     Ok(tally.finish(body, raw))
 }
@@ -164,21 +193,21 @@ pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, String> {
 /// `role: system` entries inside `messages` (Claude Code's environment block)
 /// are tolerated; the first user/assistant message must be a user message, as
 /// the real API requires.
-pub(crate) fn messages(body: &Value, raw: &str, counting: bool) -> Result<Exchange, String> {
+pub(crate) fn messages(body: &Value, raw: &str, counting: bool) -> Result<Exchange, RequestError> {
     let fields = object(body)?;
     let messages = fields
         .get("messages")
         .and_then(Value::as_array)
-        .ok_or("messages: field required (a JSON array)")?;
+        .ok_or(MESSAGES_REQUIRED)?;
     if !counting && !fields.get("max_tokens").is_some_and(Value::is_u64) {
-        return Err("max_tokens: field required (a non-negative integer)".to_owned());
+        return Err(RequestError::Missing {
+            field: "max_tokens",
+            expected: "a non-negative integer",
+        });
     }
     let first = messages.iter().filter_map(role).find(|r| *r != "system");
-    if first.is_some_and(|r| r != "user") {
-        return Err(format!(
-            "messages: first message must use the \"user\" role, got {:?}",
-            first.unwrap_or_default()
-        ));
+    if let Some(first) = first.filter(|r| *r != "user") {
+        return Err(RequestError::FirstRole(first.to_owned()));
     }
     let mut tally = Tally::default();
     if let Some(system) = fields.get("system") {
@@ -218,16 +247,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn messages(body: &Value, raw: &str) -> Result<Exchange, String> {
+    fn messages(body: &Value, raw: &str) -> Result<Exchange, RequestError> {
         super::messages(body, raw, false)
     }
 
+    /// Runs `f` on `body`; a refusal becomes its message (what the 400 says).
     fn run(
-        f: fn(&Value, &str) -> Result<Exchange, String>,
+        f: fn(&Value, &str) -> Result<Exchange, RequestError>,
         body: Value,
     ) -> Result<Exchange, String> {
         let raw = body.to_string();
-        f(&body, &raw)
+        f(&body, &raw).map_err(|e| e.to_string())
     }
 
     #[test]

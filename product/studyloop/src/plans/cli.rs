@@ -162,7 +162,8 @@ pub struct NowArgs {
 }
 
 fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default() + "\n"
+    // A `Value` always serialises (string keys only): `{:#}` is its pretty form.
+    format!("{v:#}\n")
 }
 
 fn summary_line(p: &super::Plan) -> String {

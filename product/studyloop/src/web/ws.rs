@@ -174,7 +174,16 @@ async fn next_outbound(live: &Live) -> Option<(u64, Outbound)> {
         }
         Transport::Acp(a) => {
             let (gap, event) = a.events().recv_with_gap().await?;
-            let text = serde_json::to_string(&event).unwrap_or_default();
+            // An event that cannot be encoded reaches the console as a named
+            // transport error, never as an empty frame.
+            let text = serde_json::to_string(&event).unwrap_or_else(|err| {
+                ServerFrame::TransportError {
+                    message: format!(
+                        "an ACP event could not be encoded as JSON and was dropped: {err}"
+                    ),
+                }
+                .to_text()
+            });
             Some((
                 gap,
                 if matches!(event, AcpEvent::Stopped { .. }) {

@@ -10,7 +10,9 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use studyloop_stubs::LogRecord;
 
-pub use super::check_error::CheckError;
+mod check_error;
+
+pub use check_error::CheckError;
 
 /// The persona word the product's canonical study persona carries
 /// (`<!-- PERSONA=studyloop-study -->`), as the stub reports it.

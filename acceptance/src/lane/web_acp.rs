@@ -12,15 +12,15 @@
 
 use std::time::Duration;
 
-use super::browser::{self, Browser};
-use super::journey::{self, BrowserMentor, Snapshots};
-use super::{AcpMentor, SessionStart, WebServer};
 use crate::case::{Case, Checks, RunDir, StepFailure, Steps, Transport, converse};
 use crate::evidence::Surface;
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
-use crate::lane::validate::{self, CheckError};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
+use crate::validate::{self, CheckError};
+use crate::web_acp::browser::{self, Browser};
+use crate::web_acp::journey::{self, BrowserMentor, Snapshots};
+use crate::web_acp::{AcpMentor, SessionStart, WebServer};
 /// One API call.
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The start includes the ACP handshake (kiro needs ~13 s for session/new).
@@ -52,7 +52,7 @@ pub fn trials(harness: HarnessName) -> Vec<TrialSpec> {
     let Some(acp) = crate::harness::spec(harness).acp else {
         return Vec::new();
     };
-    let fix = crate::probe::install_hint(harness);
+    let fix = crate::harness::install_hint(harness);
     [Variant::Socket, Variant::Browser]
         .into_iter()
         .map(|variant| {

@@ -1,0 +1,143 @@
+//! The database handle: opening (and creating, private 0600) the SQLite store, the schema version and the store's error type.
+
+use super::migrations;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = migrations::MIGRATIONS.len() as i64;
+
+/// A store problem.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Opening or preparing the database failed.
+    #[error(
+        "cannot open the history database {path}: {source}; check the path (STUDYLOOP_DB / session_db) and run `studyloop doctor`"
+    )]
+    Open {
+        /// The DB file.
+        path: PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// The DB's directory cannot be created.
+    #[error("cannot create the directory of the history database {path}: {source}")]
+    Dir {
+        /// The DB file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The DB was written by a newer StudyLoop.
+    #[error(
+        "the history database {path} has schema version {found}, newer than this studyloop knows ({known}); upgrade studyloop"
+    )]
+    TooNew {
+        /// The DB file.
+        path: PathBuf,
+        /// Its `user_version`.
+        found: i64,
+        /// Ours.
+        known: i64,
+    },
+    /// A query failed.
+    #[error("history database error while {action}: {source}")]
+    Query {
+        /// What was being done.
+        action: &'static str,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// A search with no words.
+    #[error(
+        "the search query is empty; pass one or more words, e.g. `studyloop search \"window functions\"`"
+    )]
+    EmptyQuery,
+}
+
+pub(crate) fn q(action: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
+    move |source| StoreError::Query { action, source }
+}
+
+/// An open history database.
+#[derive(Debug)]
+pub struct Store {
+    pub(super) conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating it 0600 in a 0700 dir if needed) and migrate.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            crate::fsutil::ensure_private_dir(dir).map_err(|source| StoreError::Dir {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        let fresh = !path.exists();
+        let mut conn = Connection::open(path).map_err(open_err)?;
+        if fresh {
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
+        migrations::migrate(&mut conn, path)?;
+        Ok(Self {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
+    /// Open an existing DB read-only without migrating (`doctor`, `search`).
+    /// `Ok(None)` when the file does not exist yet.
+    pub fn open_read_only(path: &Path) -> Result<Option<Self>, StoreError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let open_err = |source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(open_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(open_err)?;
+        Ok(Some(Self {
+            conn,
+            path: path.to_owned(),
+        }))
+    }
+
+    /// The DB file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `PRAGMA user_version`.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(q("reading the schema version"))
+    }
+
+    /// The underlying connection, for this crate's tests.
+    #[cfg(test)]
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+}
