@@ -16,6 +16,7 @@ pub mod catalogue;
 pub mod clock;
 pub(crate) mod command;
 pub mod evidence;
+pub mod fidelity;
 pub mod gate;
 pub mod harness;
 pub mod hex;

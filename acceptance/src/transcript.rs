@@ -15,7 +15,10 @@
 //! source. The case engine's conversation (`crate::case::converse`) calls
 //! [`record_turn`] after each CLI turn and [`score_turn`] after each ACP one.
 
-pub mod fidelity;
+/// Scoring lives in the leaf [`crate::fidelity`] (evidence records it too); the
+/// old path stays.
+pub use crate::fidelity;
+pub use crate::fidelity::SourceKind;
 pub mod screen;
 #[cfg(test)]
 mod screen_tests;
@@ -32,39 +35,6 @@ use serde::Serialize;
 use crate::selection::HarnessName;
 
 pub use crate::harness::reply_source::ReplySource;
-
-/// Which source a recorded reply came from (recorded per turn in evidence).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SourceKind {
-    /// ACP `agent_message_chunk`s (web and ACP surfaces).
-    Acp,
-    /// The harness's session store (CLI surface).
-    SessionStore,
-    /// The screen extractor (CLI surface, harnesses without a store).
-    Screen,
-}
-
-impl SourceKind {
-    /// Its evidence name (`acp`, `session-store`, `screen`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Acp => "acp",
-            Self::SessionStore => "session-store",
-            Self::Screen => "screen",
-        }
-    }
-
-    /// The lowest fidelity ratio a turn from this source may have: 100% for
-    /// ACP and session stores (the model's bytes), 95% for a screen extractor
-    /// (a TUI may still drop a glyph the rules cannot restore).
-    pub fn floor(self) -> f64 {
-        match self {
-            Self::Acp | Self::SessionStore => 1.0,
-            Self::Screen => 0.95,
-        }
-    }
-}
 
 /// One turn's mentor reply as recorded, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

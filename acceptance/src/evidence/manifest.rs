@@ -123,7 +123,7 @@ pub struct Manifest {
     /// The cell's reply fidelity (`fidelity.json` holds every turn's);
     /// absent when the cell recorded no mentor reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
+    pub fidelity: Option<crate::fidelity::CellFidelity>,
 }
 
 impl Manifest {

@@ -9,7 +9,38 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SourceKind;
+/// Which source a recorded reply came from (recorded per turn in evidence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// ACP `agent_message_chunk`s (web and ACP surfaces).
+    Acp,
+    /// The harness's session store (CLI surface).
+    SessionStore,
+    /// The screen extractor (CLI surface, harnesses without a store).
+    Screen,
+}
+
+impl SourceKind {
+    /// Its evidence name (`acp`, `session-store`, `screen`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Acp => "acp",
+            Self::SessionStore => "session-store",
+            Self::Screen => "screen",
+        }
+    }
+
+    /// The lowest fidelity ratio a turn from this source may have: 100% for
+    /// ACP and session stores (the model's bytes), 95% for a screen extractor
+    /// (a TUI may still drop a glyph the rules cannot restore).
+    pub fn floor(self) -> f64 {
+        match self {
+            Self::Acp | Self::SessionStore => 1.0,
+            Self::Screen => 0.95,
+        }
+    }
+}
 
 /// The largest word count compared (a longer text is cut; replies are
 /// 5–40 lines, a few hundred words).
