@@ -11,6 +11,7 @@
 use std::time::Instant;
 
 use crate::budget::Budget;
+use crate::kind::ActorKind;
 use crate::llm::{ChatClient, ChatMessage, ChatResponse, LlmError, capped};
 use crate::transcript::{CancelToken, Mentor, MentorError, Outcome, Transcript, Turn};
 
@@ -40,6 +41,61 @@ pub(crate) enum LearnerError {
     /// The mentor's reply could not be typed into the learner harness's pane.
     #[error("cannot type the mentor's reply: {0}")]
     TypeReply(PaneError),
+}
+
+/// One conversation's learner and the output cap of each of its model requests.
+/// Opaque: only this crate's backends make one, so only they implement [`Actor`].
+pub struct Learning<'a> {
+    learner: Box<dyn Learner + 'a>,
+    cap: Option<u32>,
+}
+
+impl<'a> Learning<'a> {
+    /// `learner`, whose model requests carry `cap` (`None`: no model is asked).
+    pub(crate) fn new(learner: impl Learner + 'a, cap: Option<u32>) -> Self {
+        Self {
+            learner: Box::new(learner),
+            cap,
+        }
+    }
+}
+
+/// A learner backend. Backends differ only in their [`Learner`]; the one turn
+/// loop ([`run`]) is [`Actor::converse`] for all of them.
+pub trait Actor: Send {
+    /// Which backend this is.
+    fn kind(&self) -> ActorKind;
+
+    /// The model behind it, when there is one (for evidence `actor_model`);
+    /// none by default (a script or a second harness).
+    fn model(&self) -> Option<&str> {
+        None
+    }
+
+    /// This backend's learner for one conversation, and the output cap of each
+    /// of its model requests (`None` when no model is asked).
+    ///
+    /// # Errors
+    /// The backend could not start (a second harness that does not come up).
+    fn learner(&mut self) -> Result<Learning<'_>, PaneError>;
+
+    /// Talks to `mentor` until done, out of budget, cancelled or failed. Never
+    /// panics for an expected condition; always returns the transcript.
+    fn converse(
+        &mut self,
+        mentor: &mut dyn Mentor,
+        budget: &mut Budget,
+        cancel: &CancelToken,
+    ) -> Transcript {
+        let kind = self.kind();
+        match self.learner() {
+            Ok(mut l) => run(&mut *l.learner, l.cap, mentor, budget, cancel),
+            Err(err) => Transcript::errored(
+                Vec::new(),
+                format!("the {kind} actor could not start: {err}"),
+            ),
+        }
+    }
 }
 
 /// A learner backend's own error, kept whole as the source.

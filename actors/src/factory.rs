@@ -11,6 +11,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::conversation::Actor;
 use crate::direct::{self, DirectSettings};
 use crate::env::{self, EnvSource, setting};
 use crate::error::{ActorError, SkipReason};
@@ -19,7 +20,6 @@ use crate::harness::{self, DEFAULT_ENV_ALLOW_LIST, HarnessActor, HarnessSettings
 use crate::kind::ActorKind;
 use crate::llm_actor::{LlmActor, LlmActorOptions};
 use crate::scripted::ScriptedActor;
-use crate::transcript::Actor;
 use crate::turn_script::TurnScript;
 
 /// Inputs that do not come from the environment.

@@ -31,10 +31,11 @@ pub mod turn_script;
 pub mod turn_text;
 
 pub use budget::{Budget, BudgetError, Exhausted};
+pub use conversation::{Actor, Learning};
 pub use env::{ENV_VARS, EnvSource, ProcessEnv};
 pub use error::{ActorError, SkipReason};
 pub use factory::{ActorOptions, available, build};
 pub use kind::{ActorKind, EnvVarDoc, UnknownActorKind};
 pub use transcript::{
-    Actor, CancelToken, Mentor, MentorError, MentorReply, Outcome, Transcript, Turn, Usage,
+    CancelToken, Mentor, MentorError, MentorReply, Outcome, Transcript, Turn, Usage,
 };

@@ -4,14 +4,12 @@
 
 use std::time::Duration;
 
-use crate::budget::Budget;
-use crate::conversation::{self, ClientLearner};
+use crate::conversation::{Actor, ClientLearner, Learning, PaneError};
 use crate::direct::DirectSettings;
 use crate::error::ActorError;
 use crate::gateway::GatewaySettings;
 use crate::kind::ActorKind;
 use crate::llm::ChatClient;
-use crate::transcript::{Actor, CancelToken, Mentor, Transcript};
 
 /// The learner persona an LLM actor plays unless told otherwise.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a curious student working through a topic with a \
@@ -93,23 +91,13 @@ impl Actor for LlmActor {
         Some(self.client.model())
     }
 
-    fn converse(
-        &mut self,
-        mentor: &mut dyn Mentor,
-        budget: &mut Budget,
-        cancel: &CancelToken,
-    ) -> Transcript {
-        let mut learner = ClientLearner {
+    fn learner(&mut self) -> Result<Learning<'_>, PaneError> {
+        let cap = self.options.max_output_tokens_per_turn;
+        let learner = ClientLearner {
             client: &self.client,
             system_prompt: &self.options.system_prompt,
-            per_turn_max_tokens: self.options.max_output_tokens_per_turn,
+            per_turn_max_tokens: cap,
         };
-        conversation::run(
-            &mut learner,
-            Some(self.options.max_output_tokens_per_turn),
-            mentor,
-            budget,
-            cancel,
-        )
+        Ok(Learning::new(learner, Some(cap)))
     }
 }

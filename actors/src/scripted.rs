@@ -2,11 +2,10 @@
 //! and completes when the script runs out. No model is called, so every turn's
 //! usage is `Some(0)` (truly zero), and it never bills.
 
-use crate::budget::Budget;
-use crate::conversation::{self, Learner, LearnerError, Next};
+use crate::conversation::{Actor, Learner, LearnerError, Learning, Next, PaneError};
 use crate::kind::ActorKind;
 use crate::llm::{ChatMessage, ChatResponse};
-use crate::transcript::{Actor, CancelToken, Mentor, Transcript, Usage};
+use crate::transcript::{CancelToken, Usage};
 use crate::turn_script::TurnScript;
 
 /// Replays fixed prompts.
@@ -37,16 +36,11 @@ impl Actor for ScriptedActor {
         ActorKind::Scripted
     }
 
-    fn converse(
-        &mut self,
-        mentor: &mut dyn Mentor,
-        budget: &mut Budget,
-        cancel: &CancelToken,
-    ) -> Transcript {
-        let mut learner = Replay {
+    fn learner(&mut self) -> Result<Learning<'_>, PaneError> {
+        let learner = Replay {
             prompts: self.prompts.iter(),
         };
-        conversation::run(&mut learner, None, mentor, budget, cancel)
+        Ok(Learning::new(learner, None))
     }
 }
 

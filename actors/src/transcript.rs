@@ -8,9 +8,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::budget::Budget;
-use crate::kind::ActorKind;
-
 /// Tokens one learner turn cost. `None` = unobservable (a harness actor),
 /// `Some(0)` = truly zero (a scripted actor); never a guess.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -141,27 +138,6 @@ pub enum MentorError {
 pub trait Mentor {
     /// Delivers one learner message and waits for the mentor's reply.
     fn send(&mut self, learner_message: &str) -> Result<MentorReply, MentorError>;
-}
-
-/// A learner backend.
-pub trait Actor: Send {
-    /// Which backend this is.
-    fn kind(&self) -> ActorKind;
-
-    /// The model behind it, when there is one (for evidence `actor_model`);
-    /// none by default (a script or a second harness).
-    fn model(&self) -> Option<&str> {
-        None
-    }
-
-    /// Talks to `mentor` until done, out of budget, cancelled or failed. Never
-    /// panics for an expected condition; always returns the transcript.
-    fn converse(
-        &mut self,
-        mentor: &mut dyn Mentor,
-        budget: &mut Budget,
-        cancel: &CancelToken,
-    ) -> Transcript;
 }
 
 /// A shared flag that asks a conversation to stop. Observed before every turn

@@ -8,12 +8,11 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::budget::Budget;
-use crate::conversation::{self, Learner, LearnerError, Next};
+use crate::conversation::{Actor, Learner, LearnerError, Learning, Next, PaneError};
 use crate::error::ActorError;
 use crate::kind::ActorKind;
 use crate::llm::{ChatMessage, ChatResponse};
-use crate::transcript::{Actor, CancelToken, Mentor, Transcript, Usage};
+use crate::transcript::{CancelToken, Usage};
 
 /// `sockaddr_un.sun_path` on macOS/BSD (Linux allows 108); using the smaller
 /// value keeps paths portable. The path must leave room for the NUL.
@@ -166,23 +165,13 @@ impl Actor for HarnessActor {
         ActorKind::Harness
     }
 
-    fn converse(
-        &mut self,
-        mentor: &mut dyn Mentor,
-        budget: &mut Budget,
-        cancel: &CancelToken,
-    ) -> Transcript {
-        if let Err(err) = self.start() {
-            return Transcript::errored(
-                Vec::new(),
-                format!("the harness actor could not start: {err}"),
-            );
-        }
-        let mut learner = PaneLearner {
+    fn learner(&mut self) -> Result<Learning<'_>, PaneError> {
+        self.start()?;
+        let learner = PaneLearner {
             actor: self,
             reader: Reader::default(),
         };
-        conversation::run(&mut learner, None, mentor, budget, cancel)
+        Ok(Learning::new(learner, None))
     }
 }
 
