@@ -17,15 +17,13 @@ use studyloop_actors::Mentor;
 
 const T: Duration = Duration::from_secs(30);
 
-/// A fresh scratch world with `studyloop web` whose ACP agent is
-/// `studyloop-stub-acp` (scripted by the `STUB_ACP_*` `knobs`) and a headless
-/// Chromium: (world, server, browser, base URL).
-fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String) {
+/// Chromium present (else a loud failure naming the fix), the built `studyloop`,
+/// and a fresh scratch world with its config initialised: (binary, world).
+fn configured_world() -> (std::path::PathBuf, Scratch) {
     if let Err(e) = browser::available() {
         panic!("{e}");
     }
     let studyloop = bins::path("studyloop").expect("cargo build --bins");
-    let stub = bins::path("studyloop-stub-acp").expect("cargo build --bins");
     let scratch = Scratch::create().expect("scratch world");
     let mut init = scratch.command(&studyloop);
     init.args(["config", "init", "--force"]);
@@ -37,6 +35,15 @@ fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String
             .code(),
         Some(0)
     );
+    (studyloop, scratch)
+}
+
+/// A fresh scratch world with `studyloop web` whose ACP agent is
+/// `studyloop-stub-acp` (scripted by the `STUB_ACP_*` `knobs`) and a headless
+/// Chromium: (world, server, browser, base URL).
+fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String) {
+    let (studyloop, scratch) = configured_world();
+    let stub = bins::path("studyloop-stub-acp").expect("cargo build --bins");
     let mut extra = vec![(
         OsString::from("STUDYLOOP_TEST_ACP_CMD"),
         OsString::from(format!("'{}'", stub.display())),
@@ -94,21 +101,7 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
 /// survives a reload.
 #[test]
 fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
-    if let Err(e) = browser::available() {
-        panic!("{e}");
-    }
-    let studyloop = bins::path("studyloop").expect("cargo build --bins");
-    let scratch = Scratch::create().expect("scratch world");
-    let mut init = scratch.command(&studyloop);
-    init.args(["config", "init", "--force"]);
-    assert_eq!(
-        scratch
-            .run(&mut init, T)
-            .expect("config init")
-            .status
-            .code(),
-        Some(0)
-    );
+    let (studyloop, scratch) = configured_world();
     // A stand-in `pi` so the picker resolves an agent; the hatch replaces its launch.
     let bin = scratch.tmp_dir().join("bin");
     std::fs::create_dir_all(&bin).expect("bin dir");
@@ -373,21 +366,7 @@ fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
 /// document changes), and the Today card names the plan it advances.
 #[test]
 fn plans_view_ticks_a_milestone_and_today_names_the_plan_in_chromium() {
-    if let Err(e) = browser::available() {
-        panic!("{e}");
-    }
-    let studyloop = bins::path("studyloop").expect("cargo build --bins");
-    let scratch = Scratch::create().expect("scratch world");
-    let mut init = scratch.command(&studyloop);
-    init.args(["config", "init", "--force"]);
-    assert_eq!(
-        scratch
-            .run(&mut init, T)
-            .expect("config init")
-            .status
-            .code(),
-        Some(0)
-    );
+    let (studyloop, scratch) = configured_world();
     let mut server = WebServer::start(&scratch, &studyloop, &[]).expect("server up");
     let base = format!("http://{}", server.addr);
     let plan = json!({"title": "SQL windows", "plan_id": "sql-windows", "status": "active",
