@@ -129,40 +129,29 @@ mod tests {
     use crate::scratch::Scratch;
     use crate::selection::{HarnessName, Selection};
 
-    /// `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` reaches the learner's model: the stub
-    /// logs each request's `max_tokens` as what the selection's cap has left
-    /// (10, then 10 - 3), and the conversation stops when it is spent. Before,
-    /// every lane built its budget with no token cap (200 per request always).
-    #[test]
-    fn the_selections_output_cap_reaches_the_learners_model_requests() {
-        let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("roles.json");
-        let learner = [
-            "What is ownership?",
-            "Why does the borrow checker exist at all?",
-            "x",
+    /// A stub provider playing the gateway learner with `learner`'s lines, and a
+    /// trial context selecting it with `knob` set: (the stub, kept alive; the context).
+    fn gateway_learner(
+        dir: &std::path::Path,
+        learner: &[&str],
+        knob: (&str, &str),
+    ) -> (StubProvider, TrialContext) {
+        let script = dir.join("roles.json");
+        let roles = serde_json::json!({"version": 1, "learner": learner});
+        std::fs::write(&script, roles.to_string()).unwrap();
+        let bin = crate::bins::path("studyloop-stub-provider").unwrap();
+        let args = [
+            "--role",
+            "learner",
+            "--script",
+            script.to_str().unwrap(),
+            "--api-key",
+            "k",
         ];
-        std::fs::write(
-            &script,
-            serde_json::json!({"version": 1, "learner": learner}).to_string(),
-        )
-        .unwrap();
-        let stub = StubProvider::spawn(
-            &crate::bins::path("studyloop-stub-provider").unwrap(),
-            &dir.path().join("stub"),
-            [
-                "--role",
-                "learner",
-                "--script",
-                script.to_str().unwrap(),
-                "--api-key",
-                "k",
-            ],
-        )
-        .unwrap();
+        let stub = StubProvider::spawn(&bin, &dir.join("learner"), args).unwrap();
         let caller = CallerEnv::from_pairs([
             ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
-            ("STUDYLOOP_ACC_MAX_OUTPUT_TOKENS", "10".to_owned()),
+            (knob.0, knob.1.to_owned()),
             ("LITELLM_BASE_URL", stub.base_url()),
             ("LITELLM_API_KEY", "k".to_owned()),
             ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
@@ -172,8 +161,28 @@ mod tests {
             tier: Tier::Acceptance,
             selection: Selection::from_env(&caller).unwrap(),
             caller,
-            run_log: RunLog::open(dir.path().join("run")).unwrap(),
+            run_log: RunLog::open(dir.join("run")).unwrap(),
         };
+        (stub, ctx)
+    }
+
+    /// `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` reaches the learner's model: the stub
+    /// logs each request's `max_tokens` as what the selection's cap has left
+    /// (10, then 10 - 3), and the conversation stops when it is spent. Before,
+    /// every lane built its budget with no token cap (200 per request always).
+    #[test]
+    fn the_selections_output_cap_reaches_the_learners_model_requests() {
+        let dir = tempfile::tempdir().unwrap();
+        let learner = [
+            "What is ownership?",
+            "Why does the borrow checker exist at all?",
+            "x",
+        ];
+        let (stub, ctx) = gateway_learner(
+            dir.path(),
+            &learner,
+            ("STUDYLOOP_ACC_MAX_OUTPUT_TOKENS", "10"),
+        );
         let mut case = Case::new(&ctx, HarnessName::Codex, Surface::CliTmux);
         case.slots.put_scratch(Scratch::create().unwrap());
         let talked = converse(&mut case, Transport::Socket(&mut FakeMentor::echo()));
@@ -243,30 +252,10 @@ mod tests {
         Vec<super::super::CheckRecord>,
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("roles.json");
         let learner = ["What is ownership?", "Why does the borrow checker exist?"];
-        std::fs::write(
-            &script,
-            serde_json::json!({"version": 1, "learner": learner}).to_string(),
-        )
-        .unwrap();
+        let (_learner, ctx) =
+            gateway_learner(dir.path(), &learner, ("STUDYLOOP_ACC_MAX_TURNS", "2"));
         let bin = crate::bins::path("studyloop-stub-provider").unwrap();
-        let args = ["--role", "learner", "--script", script.to_str().unwrap()];
-        let learner_stub = StubProvider::spawn(&bin, &dir.path().join("learner"), args).unwrap();
-        let caller = CallerEnv::from_pairs([
-            ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
-            ("STUDYLOOP_ACC_MAX_TURNS", "2".to_owned()),
-            ("LITELLM_BASE_URL", learner_stub.base_url()),
-            ("LITELLM_API_KEY", "k".to_owned()),
-            ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
-        ]);
-        let ctx = TrialContext {
-            name: "case::converse".into(),
-            tier: Tier::Acceptance,
-            selection: Selection::from_env(&caller).unwrap(),
-            caller,
-            run_log: RunLog::open(dir.path().join("run")).unwrap(),
-        };
         let mut case = Case::new(&ctx, HarnessName::Codex, Surface::WebAcp);
         case.slots.put_scratch(Scratch::create().unwrap());
         let seed = case.seed.to_string();
