@@ -102,14 +102,29 @@ pub struct FileLock {
 }
 
 impl FileLock {
+    /// Opens (creating 0600) the lock file itself: never through a symlink, which
+    /// could create or hold a file outside the state tree (a dangling link is
+    /// followed by a plain create), and never a FIFO or other special file.
     fn open(path: &Path) -> io::Result<File> {
-        OpenOptions::new()
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .mode(0o600)
-            .open(path)
+            .custom_flags(flags.bits().cast_signed())
+            .open(path)?;
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "lock file {} is not a regular file; remove it and retry",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(file)
     }
 
     /// Block until `path` (created 0600 if needed) is exclusively locked.
@@ -156,6 +171,45 @@ mod tests {
         assert_eq!(
             fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o700
+        );
+    }
+
+    #[test]
+    fn a_lock_never_follows_a_symlink_or_opens_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        // A dangling link: a plain create would make the target outside the tree.
+        let outside = dir.path().join("outside");
+        let link = dir.path().join("a.lock");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        assert!(FileLock::exclusive(&link).is_err());
+        assert!(FileLock::try_exclusive(&link).is_err());
+        assert!(
+            !outside.exists(),
+            "the lock created a file through the link"
+        );
+        // A link to an existing file is refused too.
+        fs::write(&outside, b"keep").unwrap();
+        assert!(FileLock::exclusive(&link).is_err());
+        // A FIFO is refused at once (no hang).
+        let fifo = dir.path().join("f.lock");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = FileLock::exclusive(&fifo).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        // A normal lock still works and is 0600.
+        let ok = dir.path().join("ok.lock");
+        let held = FileLock::exclusive(&ok).unwrap();
+        assert!(FileLock::try_exclusive(&ok).unwrap().is_none());
+        drop(held);
+        assert_eq!(
+            fs::metadata(&ok).unwrap().permissions().mode() & 0o777,
+            0o600
         );
     }
 }
