@@ -1,25 +1,28 @@
-//! The pinned sign-off definition (`signoff_v2.yaml`; v1 stays registered): which cells a
-//! release needs, which of them are graded, the auth mode a graded cell must have run in,
-//! the council whose arbitration counts, and the floor each rubric criterion's median
-//! must reach.
+//! The pinned sign-off definition (`signoff_v3.yaml`; v1 and v2 stay registered): which
+//! cells a release needs, which of them are graded, each cell's learner budget (from v3),
+//! the auth mode a graded cell must have run in, the council whose arbitration counts,
+//! and the floor each rubric criterion's median must reach.
 //!
-//! This module loads and checks the definition; applying it is `signoff`'s job.
+//! This module loads and checks the definition; applying it is `signoff`'s job (the
+//! verdict) and the journey catalogue's (the budget, and refusing a cell it cannot run).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use studyloop_rubrics::Rubric;
 
-use studyloop_acceptance::selection::AuthMode;
+use studyloop_acceptance::selection::{AuthMode, TurnBudget};
 
 use crate::pinned_yaml::{self, PinnedFileError};
 use crate::strict::Cell;
 
 /// The definition shipped with this crate.
-pub(crate) const DEFAULT_SIGNOFF_FILE: &str = "signoff_v2.yaml";
+pub(crate) const DEFAULT_SIGNOFF_FILE: &str = "signoff_v3.yaml";
 /// Its registry.
 pub(crate) const DEFAULT_SIGNOFF_REGISTRY: &str = "signoff_registry.json";
-const DEFAULT_SIGNOFF: &[u8] = include_bytes!("../signoff_v2.yaml");
+const DEFAULT_SIGNOFF: &[u8] = include_bytes!("../signoff_v3.yaml");
+/// The first version whose cells must each write their learner budget.
+const BUDGET_FROM_VERSION: u32 = 3;
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../signoff_registry.json");
 
 /// One cell the sign-off considers.
@@ -32,6 +35,21 @@ pub struct CellSpec {
     pub required: bool,
     /// Whether it needs a council arbitration meeting the floors.
     pub graded: bool,
+    /// The learner budget the engine applies to this cell (required from v3; absent in
+    /// v1 and v2, whose cells take `STUDYLOOP_ACC_MAX_*`).
+    #[serde(default)]
+    pub budget: Option<CellBudget>,
+}
+
+/// A cell's learner budget as written: turns and the learner's conversation-wide
+/// output-token cap. Checked on load against the ranges the engine accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellBudget {
+    /// Learner turns.
+    pub turns: u64,
+    /// The learner's output tokens over the whole conversation.
+    pub output_tokens: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -56,6 +74,23 @@ struct Doc {
     required_cell_skipped: SkipRule,
     cells: Vec<CellSpec>,
     floors: BTreeMap<String, u8>,
+}
+
+/// A definition names a cell this build has no journey for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{file} (sign-off v{version}) names cell `{cell}`, which this build's journey catalogue does not have \
+     (known: {known}); fix: build the journey under exactly that name, or sign off against a definition that does not name it"
+)]
+pub struct UnknownCell {
+    /// The definition file.
+    pub file: String,
+    /// Its version.
+    pub version: u32,
+    /// The unknown cell.
+    pub cell: String,
+    /// The catalogue's cells.
+    pub known: String,
 }
 
 fn real_auth() -> AuthMode {
@@ -121,6 +156,20 @@ impl SignoffDefinition {
             }
             if !seen.insert(cell.id.as_str()) {
                 return Err(format(format!("cell `{}` appears twice", cell.id)));
+            }
+            match cell.budget {
+                None if loaded.version >= BUDGET_FROM_VERSION => {
+                    return Err(format(format!(
+                        "cell `{}` has no `budget`; from v{BUDGET_FROM_VERSION} every cell writes one \
+                         (`budget: {{turns: N, output_tokens: M}}`)",
+                        cell.id
+                    )));
+                }
+                None => {}
+                Some(b) => {
+                    TurnBudget::from_definition(b.turns, b.output_tokens, loaded.version)
+                        .map_err(|e| format(format!("cell `{}`: {e}", cell.id)))?;
+                }
             }
         }
         if doc.cells.iter().any(|c| c.graded) && doc.floors.is_empty() {
@@ -220,6 +269,42 @@ impl SignoffDefinition {
             })
             .collect()
     }
+    /// The learner budget the engine applies to cell `id`: the definition's, when it
+    /// writes one for that cell (v3+), else `None` (the selection's applies).
+    #[must_use]
+    pub fn budget_for(&self, id: &str) -> Option<TurnBudget> {
+        let b = self.cells.iter().find(|c| c.id == id)?.budget?;
+        // Checked on load; a failure here is unreachable and leaves the selection's.
+        TurnBudget::from_definition(b.turns, b.output_tokens, self.version).ok()
+    }
+
+    /// Checks that every cell is one this build can run (`known`, the catalogue's
+    /// trial names).
+    ///
+    /// # Errors
+    /// [`UnknownCell`] naming the first unknown cell, the file, the known set and the fix.
+    pub fn check_known(&self, known: &[&str]) -> Result<(), UnknownCell> {
+        match self.unknown_cells(known).into_iter().next() {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+
+    /// Every cell not in `known`, each as its error, in file order.
+    #[must_use]
+    pub fn unknown_cells(&self, known: &[&str]) -> Vec<UnknownCell> {
+        self.cells
+            .iter()
+            .filter(|c| !known.contains(&c.id.as_str()))
+            .map(|c| UnknownCell {
+                file: self.file.clone(),
+                version: self.version,
+                cell: c.id.clone(),
+                known: known.join(", "),
+            })
+            .collect()
+    }
+
     /// Criterion id → the floor its median must reach.
     #[must_use]
     pub fn floors(&self) -> &BTreeMap<String, u8> {

@@ -68,6 +68,8 @@ impl<'a> Case<'a> {
         record.facts.harness = Some(harness.to_string());
         record.facts.auth_mode = Some(ctx.selection.auth_mode);
         record.facts.actor_backend = Some(ctx.selection.actor.as_str().to_owned());
+        // Which budget applies, and why, is part of what the case was.
+        record.notes.push(ctx.selection.budget.note());
         Self {
             ctx,
             harness,

@@ -24,6 +24,18 @@ pub struct TrialContext {
     pub run_log: RunLog,
 }
 
+impl TrialContext {
+    /// This context with `budget` for every case it starts: how a UAT cell's
+    /// sign-off definition budget wins over `STUDYLOOP_ACC_MAX_*` (the engine's
+    /// `Case::new` takes the selection's budget and records its source).
+    #[must_use]
+    pub fn with_budget(&self, budget: crate::selection::TurnBudget) -> Self {
+        let mut ctx = self.clone();
+        ctx.selection.budget = budget;
+        ctx
+    }
+}
+
 /// How a trial body ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {

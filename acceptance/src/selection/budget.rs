@@ -28,6 +28,21 @@ pub struct TurnBudget {
     /// Output tokens the learner's model may spend in total; `None` = no cap
     /// beyond each backend's per-turn cap.
     pub max_output_tokens: Option<u64>,
+    /// Where these values came from (recorded in every case's notes).
+    pub source: BudgetSource,
+}
+
+/// Where a [`TurnBudget`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetSource {
+    /// `STUDYLOOP_ACC_MAX_TURNS` / `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS`, or their defaults.
+    Selection,
+    /// A UAT sign-off definition's per-cell budget (this version); it wins over the
+    /// variables, which then do not apply to that cell.
+    SignoffDefinition {
+        /// The definition's version.
+        version: u32,
+    },
 }
 
 impl Default for TurnBudget {
@@ -35,11 +50,80 @@ impl Default for TurnBudget {
         Self {
             max_turns: DEFAULT_MAX_TURNS,
             max_output_tokens: None,
+            source: BudgetSource::Selection,
         }
     }
 }
 
+/// A budget value outside the range the engine accepts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetRangeError {
+    /// Turns outside [`MAX_TURNS_RANGE`].
+    #[error(
+        "budget turns {value} is outside {}..={}; fix: write a whole number of learner turns in that range",
+        MAX_TURNS_RANGE.start(), MAX_TURNS_RANGE.end()
+    )]
+    Turns {
+        /// The value given.
+        value: u64,
+    },
+    /// Output tokens outside [`MAX_OUTPUT_TOKENS_RANGE`].
+    #[error(
+        "budget output_tokens {value} is outside {}..={}; fix: write the learner's conversation-wide output-token cap in that range",
+        MAX_OUTPUT_TOKENS_RANGE.start(), MAX_OUTPUT_TOKENS_RANGE.end()
+    )]
+    OutputTokens {
+        /// The value given.
+        value: u64,
+    },
+}
+
 impl TurnBudget {
+    /// A budget from a sign-off definition, checked against the same ranges the
+    /// variables accept (one range per value, whoever writes it).
+    ///
+    /// # Errors
+    /// [`BudgetRangeError`] naming the value, the range and the fix.
+    pub fn from_definition(
+        turns: u64,
+        output_tokens: u64,
+        version: u32,
+    ) -> Result<Self, BudgetRangeError> {
+        let max_turns = u32::try_from(turns)
+            .ok()
+            .filter(|t| MAX_TURNS_RANGE.contains(t))
+            .ok_or(BudgetRangeError::Turns { value: turns })?;
+        if !MAX_OUTPUT_TOKENS_RANGE.contains(&output_tokens) {
+            return Err(BudgetRangeError::OutputTokens {
+                value: output_tokens,
+            });
+        }
+        Ok(Self {
+            max_turns,
+            max_output_tokens: Some(output_tokens),
+            source: BudgetSource::SignoffDefinition { version },
+        })
+    }
+
+    /// The line every case records: the values and where they came from.
+    #[must_use]
+    pub fn note(&self) -> String {
+        let tokens = self.max_output_tokens.map_or_else(
+            || "no conversation-wide token cap".to_owned(),
+            |n| format!("{n} output tokens"),
+        );
+        match self.source {
+            BudgetSource::Selection => format!(
+                "learner budget: {} turns, {tokens} (from {ACC_MAX_TURNS} / {ACC_MAX_OUTPUT_TOKENS} or their defaults)",
+                self.max_turns
+            ),
+            BudgetSource::SignoffDefinition { version } => format!(
+                "learner budget: {} turns, {tokens} (from sign-off definition v{version}; {ACC_MAX_TURNS} / {ACC_MAX_OUTPUT_TOKENS} do not apply to this cell)",
+                self.max_turns
+            ),
+        }
+    }
+
     /// A fresh actor budget with these caps.
     ///
     /// # Errors
@@ -143,6 +227,31 @@ mod tests {
             (budget.max_turns(), budget.max_output_tokens()),
             (5, Some(1200))
         );
+    }
+
+    #[test]
+    fn a_definition_budget_is_checked_against_the_same_ranges_and_says_where_it_came_from() {
+        let b = TurnBudget::from_definition(6, 4000, 3).unwrap();
+        assert_eq!((b.max_turns, b.max_output_tokens), (6, Some(4000)));
+        assert!(
+            b.note().contains("from sign-off definition v3"),
+            "{}",
+            b.note()
+        );
+        assert!(b.note().contains(ACC_MAX_TURNS), "{}", b.note());
+        for (turns, tokens, needle) in [
+            (0, 10, "budget turns 0 is outside 1..=50"),
+            (51, 10, "budget turns 51 is outside 1..=50"),
+            (u64::MAX, 10, "outside 1..=50"),
+            (3, 0, "budget output_tokens 0 is outside 1..=1000000"),
+            (3, 1_000_001, "output_tokens 1000001 is outside"),
+        ] {
+            let e = TurnBudget::from_definition(turns, tokens, 3)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(needle) && e.contains("fix:"), "{e}");
+        }
+        assert!(TurnBudget::default().note().contains("or their defaults"));
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod names;
 mod parse;
 mod vars;
 
-pub use budget::{BudgetVarError, TurnBudget};
+pub use budget::{BudgetRangeError, BudgetSource, BudgetVarError, TurnBudget};
 pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSES};
 pub use parse::{Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;

@@ -4,6 +4,7 @@ use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
 use super::study;
+use super::{architect, mcp, now};
 
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::Finished;
@@ -19,8 +20,14 @@ use crate::signoff::Pins;
 
 /// The mechanics cell.
 pub const SMOKE: &str = "journey::smoke";
-/// The graded cell.
+/// The graded cell of sign-off v1 and v2.
 pub const STUDY_SESSION: &str = "journey::study_session";
+/// The Plans view's architect door in Chromium.
+pub const ARCHITECT_LAUNCH: &str = "journey::architect_launch";
+/// The MCP server's plan lifecycle over stdio.
+pub const MCP_LIFECYCLE: &str = "journey::mcp_lifecycle";
+/// `/api/now` and the Today card with an active plan.
+pub const NOW_WITH_ACTIVE_PLAN: &str = "journey::now_with_active_plan";
 
 /// Every UAT trial (the runner's catalogue), decided against the real environment.
 #[must_use]
@@ -28,9 +35,17 @@ pub fn catalogue(selection: &Selection) -> Vec<TrialSpec> {
     catalogue_for(selection, &CallerEnv::capture())
 }
 
-/// As [`catalogue`] with an explicit caller environment.
+/// As [`catalogue`] with an explicit caller environment: every journey, then a named
+/// failure for each cell of the shipped definition no journey runs.
 #[must_use]
 pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
+    let mut specs = journeys(selection, caller);
+    specs.extend(undefined_cells(&specs));
+    specs
+}
+
+/// The journeys this build has.
+fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
     let smoke = TrialSpec::gated(SMOKE, |ctx| {
         finish(
             ctx,
@@ -69,7 +84,63 @@ pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec
             unmet,
         });
     }
-    vec![smoke, study]
+    let browser = |spec: TrialSpec| {
+        spec.requires(Requirement::BinaryOnScratchPath {
+            binary: "chromium",
+            fix: studyloop_acceptance::web_acp::browser::INSTALL_HINT,
+        })
+        .requires(Requirement::BinaryOnScratchPath {
+            binary: "chromedriver",
+            fix: studyloop_acceptance::web_acp::browser::INSTALL_HINT,
+        })
+    };
+    let architect = browser(TrialSpec::gated(ARCHITECT_LAUNCH, |ctx| {
+        finish(
+            ctx,
+            false,
+            architect::LABEL,
+            |ctx, dest| architect::run(ctx, dest),
+            None,
+        )
+    }));
+    let mcp = TrialSpec::gated(MCP_LIFECYCLE, |ctx| {
+        finish(
+            ctx,
+            false,
+            mcp::LABEL,
+            |ctx, dest| mcp::run(ctx, dest),
+            None,
+        )
+    });
+    let now = browser(TrialSpec::gated(NOW_WITH_ACTIVE_PLAN, |ctx| {
+        finish(
+            ctx,
+            false,
+            now::LABEL,
+            |ctx, dest| now::run(ctx, dest),
+            None,
+        )
+    }));
+    vec![smoke, architect, mcp, now, study]
+}
+
+/// A failing trial for each cell the shipped sign-off definition names that no journey
+/// of this build runs: the run says so by name (and the sign-off then fails on it),
+/// instead of the cell silently never running.
+fn undefined_cells(specs: &[TrialSpec]) -> Vec<TrialSpec> {
+    let Ok(pins) = Pins::load_default() else {
+        // Every journey fails on the same load error, by name (`finish`).
+        return Vec::new();
+    };
+    let known: Vec<&str> = specs.iter().map(TrialSpec::name).collect();
+    pins.definition
+        .unknown_cells(&known)
+        .into_iter()
+        .map(|e| {
+            let why = e.to_string();
+            TrialSpec::gated(e.cell, move |_| TrialReport::failed(why))
+        })
+        .collect()
 }
 
 fn names(hs: &[HarnessName]) -> String {
@@ -147,6 +218,12 @@ fn finish(
     let pins = match Pins::load_default() {
         Ok(pins) => pins,
         Err(e) => return TrialReport::failed(format!("the pinned UAT files do not load: {e}")),
+    };
+    // The definition's learner budget for this cell wins over STUDYLOOP_ACC_MAX_*
+    // (each case records which applied); a cell it gives none keeps the selection's.
+    let ctx = &match pins.definition.budget_for(&ctx.name) {
+        Some(budget) => ctx.with_budget(budget),
+        None => ctx.clone(),
     };
     let dest = match Destination::resolve(&ctx.caller) {
         Ok(dest) => dest,
@@ -233,18 +310,57 @@ fn grade(
 mod tests {
     use super::*;
 
+    /// Every cell of the shipped definition has a journey (none falls to the
+    /// named-failure stand-in of `undefined_cells`), and every journey is a cell of the
+    /// shipped definition or v2's `journey::study_session` (v2 stays registered).
+    ///
+    /// On a branch without `journey::study_arc` (h-arc) or `journey::drill` (h-drill)
+    /// this fails naming exactly those; it passes once they are merged.
     #[test]
-    fn the_catalogue_is_exactly_the_sign_off_definitions_cells() {
+    fn the_catalogue_runs_every_cell_of_the_shipped_definition() {
         let pins = Pins::load_default().unwrap();
+        let specs = journeys(&Selection::defaults(), &CallerEnv::default());
+        let names: Vec<&str> = specs.iter().map(TrialSpec::name).collect();
+        let unknown: Vec<String> = pins
+            .definition
+            .unknown_cells(&names)
+            .into_iter()
+            .map(|e| e.cell)
+            .collect();
+        assert!(
+            unknown.is_empty(),
+            "cells of the shipped definition without a journey: {unknown:?}"
+        );
         let defined: Vec<&str> = pins
             .definition
             .cell_specs()
             .iter()
             .map(|c| c.id.as_str())
             .collect();
-        let specs = catalogue_for(&Selection::defaults(), &CallerEnv::default());
-        let names: Vec<&str> = specs.iter().map(TrialSpec::name).collect();
-        assert_eq!(names, defined);
+        for name in &names {
+            assert!(
+                defined.contains(name) || *name == STUDY_SESSION,
+                "{name} is in no definition"
+            );
+        }
+    }
+
+    #[test]
+    fn a_defined_cell_without_a_journey_is_a_named_failing_trial() {
+        let specs = journeys(&Selection::defaults(), &CallerEnv::default());
+        let only_smoke: Vec<TrialSpec> = specs.into_iter().filter(|s| s.name() == SMOKE).collect();
+        let stand_ins = undefined_cells(&only_smoke);
+        let names: Vec<&str> = stand_ins.iter().map(TrialSpec::name).collect();
+        assert!(
+            names.contains(&ARCHITECT_LAUNCH) && !names.contains(&SMOKE),
+            "{names:?}"
+        );
+        let all = catalogue_for(&Selection::defaults(), &CallerEnv::default());
+        let mut seen = std::collections::BTreeSet::new();
+        assert!(
+            all.iter().all(|s| seen.insert(s.name().to_owned())),
+            "a cell appears twice"
+        );
     }
 
     #[test]

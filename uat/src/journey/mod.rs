@@ -7,7 +7,14 @@
 //!
 //! - `journey::smoke` ([`smoke`]): a mechanics check that grades nothing.
 //! - `journey::study_session` ([`study`]): a real harness over web ACP, graded by the
-//!   council right after its bundle is written ([`grading`]).
+//!   council right after its bundle is written ([`grading`]); sign-off v1 and v2.
+//! - `journey::architect_launch` (`architect`), `journey::mcp_lifecycle` (`mcp`) and
+//!   `journey::now_with_active_plan` (`now`): the study-plan doors (Chromium through
+//!   `browser`, stdio MCP, the now engine); ungraded.
+//!
+//! Each cell's learner budget comes from the shipped sign-off definition when it writes
+//! one (v3 does for every cell) and wins over `STUDYLOOP_ACC_MAX_*`; a cell the definition
+//! names but no journey runs is a failing trial naming it.
 //!
 //! Every bundle goes to the durable UAT root resolved from the real environment
 //! ([`record::Destination`], written in the UAT layout by [`record::UatBundle`], the
@@ -15,9 +22,13 @@
 //! bundle, which is what `studyloop-uat signoff <run dir>` reads. The product is driven
 //! only as a subprocess, never linked.
 
+mod architect;
+mod browser;
 mod catalogue;
 pub mod db;
 pub mod grading;
+mod mcp;
+mod now;
 pub mod product;
 pub mod record;
 pub mod smoke;
@@ -25,5 +36,6 @@ pub mod study;
 pub mod web;
 
 pub use catalogue::{
-    NoStudyHarness, SMOKE, STUDY_SESSION, catalogue, catalogue_for, study_harness,
+    ARCHITECT_LAUNCH, MCP_LIFECYCLE, NOW_WITH_ACTIVE_PLAN, NoStudyHarness, SMOKE, STUDY_SESSION,
+    catalogue, catalogue_for, study_harness,
 };

@@ -43,15 +43,20 @@ fn signoff_prints_the_verdict_every_reason_and_exits_1_on_fail() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     for needle in [
         "studyloop-uat signoff: FAIL",
-        "definition: signoff v2",
+        "definition: signoff v3",
         "inputs: 1 run director(ies), 0 bundle(s)",
         "journey::smoke",
-        "journey::study_session",
+        "journey::study_arc",
         "notes:",
         "  - `journey::smoke`: not graded: a mechanics check that grades nothing",
-        "reasons (2):",
-        "  - required cell `journey::study_session` has no recorded result",
-        "  - graded cell `journey::study_session` has no evidence bundle",
+        "reasons (7):",
+        "  - required cell `journey::architect_launch` has no recorded result",
+        "  - required cell `journey::mcp_lifecycle` has no recorded result",
+        "  - required cell `journey::now_with_active_plan` has no recorded result",
+        "  - required cell `journey::study_arc` has no recorded result",
+        "  - required cell `journey::faults` has no recorded result",
+        "  - required cell `journey::drill` has no recorded result",
+        "  - graded cell `journey::study_arc` has no evidence bundle",
         "summary: not written (a failed sign-off is not a release record)",
     ] {
         assert!(

@@ -16,7 +16,19 @@ use std::sync::OnceLock;
 use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
 use studyloop_acceptance::runner::{UAT_ACC_OFF_REASON, UAT_GATE_OFF_REASON, UAT_GATES_OFF_REASON};
 
-const CELLS: [&str; 2] = ["journey::smoke", "journey::study_session"];
+/// Every trial of the runner's catalogue (the journeys plus a named failure for each
+/// cell of the shipped definition no journey runs), sorted as libtest lists them.
+fn cells() -> Vec<String> {
+    let mut names: Vec<String> = studyloop_uat::journey::catalogue_for(
+        &studyloop_acceptance::selection::Selection::defaults(),
+        &studyloop_acceptance::caller_env::CallerEnv::default(),
+    )
+    .iter()
+    .map(|t| t.name().to_owned())
+    .collect();
+    names.sort();
+    names
+}
 
 fn runner_exe() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
@@ -80,17 +92,18 @@ fn run(vars: &[(&str, &str)], args: &[&str]) -> Run {
 fn assert_all_ignored(run: &Run, reason: &str) {
     let stdout = run.stdout();
     assert!(run.output.status.success(), "{stdout}\n{}", run.stderr());
-    for cell in CELLS {
+    for cell in &cells() {
         let line = stdout
             .lines()
             .find(|l| l.starts_with(&format!("test {cell} ")))
             .unwrap_or_else(|| panic!("no line for {cell}: {stdout}"));
         assert!(line.ends_with(&format!("ignored ({reason})")), "{line}");
-        let status = run.records().get(cell).cloned().unwrap();
+        let status = run.records().get(cell.as_str()).cloned().unwrap();
         assert_eq!(status.outcome, TrialOutcome::Skipped);
         assert_eq!(status.message.as_deref(), Some(reason));
     }
-    assert!(stdout.contains("0 passed; 0 failed; 2 ignored"), "{stdout}");
+    let ignored = format!("0 passed; 0 failed; {} ignored", cells().len());
+    assert!(stdout.contains(&ignored), "{stdout}");
     assert!(
         !run.evidence_root().exists(),
         "a gated-off run wrote evidence"
@@ -110,7 +123,8 @@ fn without_either_gate_every_journey_is_ignored_naming_both_variables() {
         assert!(UAT_GATES_OFF_REASON.contains(needle), "{needle}");
     }
     assert!(
-        run.stderr().contains("2 trial(s) skipped"),
+        run.stderr()
+            .contains(&format!("{} trial(s) skipped", cells().len())),
         "{}",
         run.stderr()
     );
@@ -136,7 +150,7 @@ fn a_uat_value_other_than_exactly_one_stays_closed() {
         let run = run(&[("STUDYLOOP_ACC", "1"), ("STUDYLOOP_UAT", value)], &[]);
         assert!(run.output.status.success(), "{value:?}: {}", run.stderr());
         assert!(
-            run.stdout().contains("2 ignored"),
+            run.stdout().contains(&format!("{} ignored", cells().len())),
             "{value:?}: {}",
             run.stdout()
         );
@@ -200,11 +214,10 @@ fn under_nextest_the_journeys_are_static_skips_and_a_forced_run_fails() {
     let listed = run(&nextest, &["--list", "--format", "terse", "--ignored"]);
     assert!(listed.output.status.success(), "{}", listed.stderr());
     let names: Vec<String> = listed.stdout().lines().map(str::to_owned).collect();
-    assert_eq!(
-        names,
-        ["journey::smoke: test", "journey::study_session: test"]
-    );
-    assert_eq!(listed.records().trials().len(), 2);
+    let want: Vec<String> = cells().iter().map(|c| format!("{c}: test")).collect();
+    assert_eq!(names, want);
+    assert!(want.contains(&"journey::smoke: test".to_owned()) && want.len() >= 8);
+    assert_eq!(listed.records().trials().len(), want.len());
     let forced = run(
         &nextest,
         &["journey::smoke", "--exact", "--include-ignored"],
@@ -245,7 +258,7 @@ fn a_second_run_into_the_same_run_directory_is_refused() {
         "{stderr}"
     );
     let before = first.records().trials().len();
-    assert_eq!(before, CELLS.len(), "the refused run wrote nothing");
+    assert_eq!(before, cells().len(), "the refused run wrote nothing");
 
     let tmp = tempfile::tempdir().unwrap();
     let shared = |phase: &[&str]| {

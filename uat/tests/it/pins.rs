@@ -14,6 +14,7 @@ use studyloop_uat::pinned_yaml::PinnedFileError;
 use studyloop_uat::signoff::Pins;
 
 const SIGNOFF: &[u8] = include_bytes!("../../signoff_v2.yaml");
+const SIGNOFF_V3: &[u8] = include_bytes!("../../signoff_v3.yaml");
 const SIGNOFF_V1: &[u8] = include_bytes!("../../signoff_v1.yaml");
 const SIGNOFF_REGISTRY: &[u8] = include_bytes!("../../signoff_registry.json");
 const COUNCIL: &[u8] = include_bytes!("../../council_v1.yaml");
@@ -38,7 +39,7 @@ fn assert_tampered(err: &PinnedFileError, file: &str) {
 fn shipped_pins_load_and_fit_together() {
     let pins = Pins::load_default().expect("every shipped pinned file matches its registry");
     let d = &pins.definition;
-    assert_eq!((d.version(), d.council()), (2, "release"));
+    assert_eq!((d.version(), d.council()), (3, "release"));
     assert_eq!(d.graded_auth_mode(), AuthMode::RealAuth);
     let cells: Vec<(&str, bool, bool)> = d
         .cell_specs()
@@ -49,8 +50,21 @@ fn shipped_pins_load_and_fit_together() {
         cells,
         [
             ("journey::smoke", true, false),
-            ("journey::study_session", true, true)
+            ("journey::architect_launch", true, false),
+            ("journey::mcp_lifecycle", true, false),
+            ("journey::now_with_active_plan", true, false),
+            ("journey::study_arc", true, true),
+            ("journey::faults", true, false),
+            ("journey::drill", true, false),
         ]
+    );
+    // Every v3 cell writes its learner budget; the graded arc gets at least six turns.
+    assert!(d.cell_specs().iter().all(|c| c.budget.is_some()));
+    let arc = d.budget_for("journey::study_arc").unwrap();
+    assert!(arc.max_turns >= 6, "{arc:?}");
+    assert_eq!(
+        arc.source,
+        studyloop_acceptance::selection::BudgetSource::SignoffDefinition { version: 3 }
     );
     assert_eq!(d.floors().len(), pins.rubric.criteria().len());
     let release = pins.roster.council("release").unwrap();
@@ -84,6 +98,30 @@ fn tampering_with_any_pinned_file_fails_by_name() {
     )
     .unwrap_err();
     assert_tampered(&err, "signoff_v2.yaml");
+    // v3: a loosened budget, a dropped required cell, a cell made optional.
+    for (from, to) in [
+        (
+            "budget: {turns: 8, output_tokens: 16000}",
+            "budget: {turns: 50, output_tokens: 16000}",
+        ),
+        (
+            "  - id: journey::faults\n    required: true",
+            "  - id: journey::faults\n    required: false",
+        ),
+        (
+            "graded_auth_mode: real-auth",
+            "graded_auth_mode: stub-provider",
+        ),
+    ] {
+        let err = SignoffDefinition::from_bytes(
+            "signoff_v3.yaml",
+            &edited(SIGNOFF_V3, from, to),
+            "signoff_registry.json",
+            SIGNOFF_REGISTRY,
+        )
+        .unwrap_err();
+        assert_tampered(&err, "signoff_v3.yaml");
+    }
     let err = Roster::from_bytes(
         "council_v1.yaml",
         &edited(COUNCIL, "max_turns: 3", "max_turns: 300"),
@@ -127,11 +165,17 @@ fn tampering_with_any_pinned_file_fails_by_name() {
 }
 
 fn definition(text: &str) -> Result<SignoffDefinition, PinnedFileError> {
+    // Registered under the version the text declares (v1 unless it says otherwise).
+    let version = text
+        .lines()
+        .find_map(|l| l.strip_prefix("version: "))
+        .unwrap_or("1");
+    let registry = registry_for(text.as_bytes()).replacen("\"1\"", &format!("\"{version}\""), 1);
     SignoffDefinition::from_bytes(
         "signoff_test.yaml",
         text.as_bytes(),
         "registry.json",
-        registry_for(text.as_bytes()).as_bytes(),
+        registry.as_bytes(),
     )
 }
 
@@ -257,4 +301,99 @@ fn the_superseded_v1_definition_still_loads_with_the_same_auth_rule() {
     .expect("v1 stays registered");
     assert_eq!(d.version(), 1);
     assert_eq!(d.graded_auth_mode(), AuthMode::RealAuth);
+}
+
+/// v3 budgets: each value outside the engine's range is refused on load, naming the
+/// cell, the value, the range and the fix; from v3 a cell without a budget is refused;
+/// a malformed budget (a missing or extra key, a negative or fractional number) too.
+#[test]
+fn a_v3_budget_out_of_range_or_missing_is_refused_naming_value_range_and_fix() {
+    let base = "version: 3\ncouncil: hermetic\nrequired_cell_skipped: fail\ncells:\n  - {id: a, required: true, graded: false, budget: {turns: 6, output_tokens: 4000}}\nfloors: {}\n";
+    let d = definition(base).unwrap();
+    let b = d.budget_for("a").unwrap();
+    assert_eq!((b.max_turns, b.max_output_tokens), (6, Some(4000)));
+    assert_eq!(d.budget_for("not-a-cell"), None);
+    let mut refused = 0;
+    for (from, to, needles) in [
+        (
+            "turns: 6",
+            "turns: 0",
+            &["cell `a`", "budget turns 0", "1..=50", "fix:"][..],
+        ),
+        ("turns: 6", "turns: 51", &["budget turns 51", "1..=50"][..]),
+        (
+            "turns: 6",
+            "turns: 18446744073709551615",
+            &["budget turns 18446744073709551615"][..],
+        ),
+        (
+            "output_tokens: 4000",
+            "output_tokens: 0",
+            &["budget output_tokens 0", "1..=1000000", "fix:"][..],
+        ),
+        (
+            "output_tokens: 4000",
+            "output_tokens: 1000001",
+            &["output_tokens 1000001"][..],
+        ),
+        (
+            ", budget: {turns: 6, output_tokens: 4000}",
+            "",
+            &["cell `a` has no `budget`", "from v3"][..],
+        ),
+        ("turns: 6, ", "", &["missing field `turns`"][..]),
+        (
+            "turns: 6",
+            "turns: 6, minutes: 9",
+            &["unknown field `minutes`"][..],
+        ),
+        ("turns: 6", "turns: -1", &["invalid u64"][..]),
+        ("turns: 6", "turns: 2.5", &["invalid u64"][..]),
+        (
+            "turns: 6",
+            "turns: 18446744073709551616",
+            &["signoff_test.yaml"][..],
+        ),
+    ] {
+        let text = base.replacen(from, to, 1);
+        assert_ne!(text, base, "fixture drift: {from}");
+        let msg = definition(&text).unwrap_err().to_string();
+        for needle in needles {
+            assert!(
+                msg.contains("signoff_test.yaml") && msg.contains(needle),
+                "expected `{needle}` in: {msg}"
+            );
+        }
+        refused += 1;
+    }
+    assert_eq!(refused, 11);
+    // v1/v2 cells carry no budget: the selection's applies.
+    let v1 = base.replacen("version: 3", "version: 2", 1).replacen(
+        ", budget: {turns: 6, output_tokens: 4000}",
+        "",
+        1,
+    );
+    assert_eq!(definition(&v1).unwrap().budget_for("a"), None);
+}
+
+/// A definition naming a cell no journey runs is refused by the catalogue check, naming
+/// the file, the cell, the known set and the fix.
+#[test]
+fn a_definition_naming_an_unknown_cell_is_refused_by_name() {
+    let text = "version: 3\ncouncil: hermetic\nrequired_cell_skipped: fail\ncells:\n  - {id: journey::smoke, required: true, graded: false, budget: {turns: 3, output_tokens: 10}}\n  - {id: journey::teleport, required: true, graded: false, budget: {turns: 3, output_tokens: 10}}\nfloors: {}\n";
+    let d = definition(text).unwrap();
+    d.check_known(&["journey::smoke", "journey::teleport"])
+        .unwrap();
+    let msg = d
+        .check_known(&["journey::smoke", "journey::faults"])
+        .unwrap_err()
+        .to_string();
+    for needle in [
+        "signoff_test.yaml (sign-off v3)",
+        "`journey::teleport`",
+        "known: journey::smoke, journey::faults",
+        "fix:",
+    ] {
+        assert!(msg.contains(needle), "expected `{needle}` in: {msg}");
+    }
 }

@@ -56,6 +56,12 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         2,
         "b45523375898ed8cfd6918281bb80792b97dee9d82705a04a52e050682b2c687",
     ),
+    (
+        "uat/signoff_registry.json",
+        "uat/signoff_v3.yaml",
+        3,
+        "3961ff8cba6703aee2a38f2e828d8ea6e3af088355e3cdb55b12023504d6bee9",
+    ),
 ];
 
 fn read(relative: &str) -> Vec<u8> {

@@ -218,9 +218,28 @@ fn a_graded_run_meeting_every_floor_passes_and_writes_the_summary() {
     );
 }
 
+/// The shipped pins with the still-registered v2 definition (smoke + study_session).
+fn v2_pins() -> Pins {
+    let definition = SignoffDefinition::from_bytes(
+        "signoff_v2.yaml",
+        include_bytes!("../../signoff_v2.yaml"),
+        "signoff_registry.json",
+        include_bytes!("../../signoff_registry.json"),
+    )
+    .unwrap();
+    Pins::new(
+        RedactionRules::load_default().unwrap(),
+        Rubric::load_default().unwrap(),
+        definition,
+        Roster::load_default().unwrap(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn the_shipped_definition_fails_a_smoke_only_run_naming_what_is_missing() {
     let pins = Pins::load_default().unwrap();
+    assert_eq!(pins.definition.version(), 3);
     let run = run();
     let smoke_only = RunLog::open(run.tmp.path().join("runs/smoke-only")).unwrap();
     smoke_only
@@ -229,6 +248,31 @@ fn the_shipped_definition_fails_a_smoke_only_run_naming_what_is_missing() {
     let out = run.tmp.path().join("releases");
     let report = signoff(&pins, &[smoke_only.dir()], &out);
     assert_eq!(report.verdict.word(), "FAIL");
+    for cell in [
+        "architect_launch",
+        "mcp_lifecycle",
+        "now_with_active_plan",
+        "study_arc",
+        "faults",
+        "drill",
+    ] {
+        assert_reason(
+            &report,
+            &format!("required cell `journey::{cell}` has no recorded result"),
+        );
+    }
+    assert_reason(
+        &report,
+        "graded cell `journey::study_arc` has no evidence bundle",
+    );
+    assert_eq!(
+        report.verdict.reasons.len(),
+        7,
+        "{:#?}",
+        report.verdict.reasons
+    );
+    // v2 stays registered and still judges the same run by its own two cells.
+    let report = signoff(&v2_pins(), &[smoke_only.dir()], &out);
     assert_reason(
         &report,
         "required cell `journey::study_session` has no recorded result",
@@ -271,8 +315,13 @@ fn every_grading_problem_is_a_named_reason() {
         assert_reason(&report, &format!("`{c}` median 2 is below its floor 3"));
     }
 
-    // Graded by a council the definition does not accept.
-    let shipped = Pins::load_default().unwrap();
+    // Graded by a council the definition does not accept (v2: its graded cell is this
+    // fixture's study_session; v3 names the same council).
+    let shipped = v2_pins();
+    assert_eq!(
+        shipped.definition.council(),
+        Pins::load_default().unwrap().definition.council()
+    );
     let run3 = run();
     grade(&shipped, &run3.study, "hermetic", 5);
     let report = signoff(&shipped, &[run3.shard.dir()], &run3.tmp.path().join("out"));

@@ -17,7 +17,16 @@ use studyloop_uat::signoff::Pins;
 use super::{TRANSCRIPT, bundle, good_reply};
 
 pub const SMOKE: &str = "journey::smoke";
-pub const STUDY: &str = "journey::study_session";
+/// The shipped definition's (v3) graded cell.
+pub const STUDY: &str = "journey::study_arc";
+/// The shipped definition's other required, ungraded cells (each passed with its own bundle).
+pub const UNGRADED: [&str; 5] = [
+    "journey::architect_launch",
+    "journey::mcp_lifecycle",
+    "journey::now_with_active_plan",
+    "journey::faults",
+    "journey::drill",
+];
 /// The release council's seats (uat/council_v1.yaml): (id, model).
 pub const SEATS: [(&str, &str); 3] = [
     ("anthropic-sonnet", "claude-sonnet-4-6"),
@@ -57,6 +66,9 @@ impl World {
         w.grade(&[4, 4, 5]);
         w.pass(SMOKE, &w.smoke);
         w.pass(STUDY, &w.study);
+        for cell in UNGRADED {
+            w.pass(cell, &bundle(&durable, cell, TRANSCRIPT));
+        }
         w
     }
 
