@@ -3,7 +3,7 @@
 //! pinned rubric, arbitration, and the pinned sign-off definition checked by the
 //! `studyloop-uat` command, plus retention of the durable evidence bundles.
 //!
-//! Pinned files owned here: `signoff_v2.yaml` (v1 stays registered) and `council_v1.yaml`, each with its
+//! Pinned files owned here: `signoff_v3.yaml` (v1, v2 stay registered) and `council_v1.yaml`, each with its
 //! registry; the rubric and redaction rules are pinned in their own crates. The journeys
 //! (`journey`, run by the gated runner `tests/uat.rs`) drive the product only as a
 //! subprocess, through the acceptance crate's scratch worlds and web ACP driver; the

@@ -1,4 +1,4 @@
-//! This crate's pinned YAML files (`council_v1.yaml`, `signoff_v2.yaml`) load through
+//! This crate's pinned YAML files (`council_v1.yaml`, `signoff_v3.yaml`) load through
 //! the workspace's one loader, `studyloop_pinned::load_yaml_file` (probe the version,
 //! check the pin over the exact bytes, then parse strictly), like the redaction rules and
 //! the rubric. Re-exported under the names this crate's callers use.

@@ -82,16 +82,18 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         web::start_server,
     )?;
     browser::launch(c)?;
-    let before = browser::with_browser(c, |c, chrome, shots| launch_plan(c, chrome, shots))?;
-    let after = browser::with_browser(c, |c, chrome, shots| reload(c, chrome, shots))?;
+    let before = browser::with_browser(c, launch_plan)?;
+    let after = browser::with_browser(c, reload)?;
     let checks = Checks::new()
         .check(
             "exactly one POST /api/session/start, purpose planning",
             |c: &mut Case<'_>| one_planning_start(c, &before.trace),
         )
-        .check("the console's purpose label", |_| label_is(&before.label))
+        .check("the console's purpose label", |_| {
+            label_is(before.label.as_deref())
+        })
         .check("the label survives a reload, on the same session", |_| {
-            label_is(&after.label)?;
+            label_is(after.label.as_deref())?;
             match (&before.session, &after.session) {
                 (Some(a), Some(b)) if a == b => Ok(()),
                 (a, b) => Err(format!(
@@ -296,8 +298,8 @@ fn one_planning_start(c: &mut Case<'_>, trace: &Value) -> Result<(), String> {
     }
 }
 
-fn label_is(label: &Option<String>) -> Result<(), String> {
-    match label.as_deref() {
+fn label_is(label: Option<&str>) -> Result<(), String> {
+    match label {
         Some(PURPOSE_LABEL) => Ok(()),
         other => Err(format!(
             "the console's purpose label is {other:?}, expected {PURPOSE_LABEL:?}"

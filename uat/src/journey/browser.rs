@@ -76,11 +76,32 @@ pub fn with_browser<T>(
         .ok_or_else(|| StepFailure::errored("no browser launched"))?;
     let mut shots = Snapshots::default();
     let result = f(c, &chrome, &mut shots);
+    // Numbered on from the shots already in the bundle, so the steps read in order.
+    let before = c
+        .record
+        .files
+        .iter()
+        .filter(|(n, _)| n.starts_with("browser/") && n.ends_with(".png"))
+        .count();
     for (name, bytes) in shots.files {
-        c.record.attach(name, bytes);
+        c.record.attach(renumber(&name, before), bytes);
     }
     c.slots.browser = Some(chrome);
     result
+}
+
+/// `browser/NN-name.ext` as `browser/MM-name.ext` with MM = NN + `offset`.
+fn renumber(name: &str, offset: usize) -> String {
+    let Some(rest) = name.strip_prefix("browser/") else {
+        return name.to_owned();
+    };
+    match rest.split_once('-') {
+        Some((n, tail)) if n.bytes().all(|b| b.is_ascii_digit()) => {
+            let n: usize = n.parse().unwrap_or(0);
+            format!("browser/{:02}-{tail}", n + offset)
+        }
+        _ => name.to_owned(),
+    }
 }
 
 /// Takes a screenshot and the page HTML under `name`.
@@ -149,5 +170,15 @@ mod tests {
         assert_eq!(count(&trace, "POST", "/api/session/start"), (1, 2));
         assert_eq!(count(&trace, "POST", "/api/now"), (0, 1));
         assert_eq!(count(&json!({}), "POST", "/x"), (0, 0));
+    }
+
+    #[test]
+    fn later_shots_number_on_from_the_earlier_ones() {
+        assert_eq!(
+            renumber("browser/01-stopped.png", 3),
+            "browser/04-stopped.png"
+        );
+        assert_eq!(renumber("browser/02-a-b.html", 0), "browser/02-a-b.html");
+        assert_eq!(renumber("trace.json", 5), "trace.json");
     }
 }
