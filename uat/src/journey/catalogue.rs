@@ -4,7 +4,7 @@ use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
 use super::study;
-use super::{architect, mcp, now};
+use super::{architect, faults, mcp, now};
 
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::Finished;
@@ -28,6 +28,8 @@ pub const ARCHITECT_LAUNCH: &str = "journey::architect_launch";
 pub const MCP_LIFECYCLE: &str = "journey::mcp_lifecycle";
 /// `/api/now` and the Today card with an active plan.
 pub const NOW_WITH_ACTIVE_PLAN: &str = "journey::now_with_active_plan";
+/// Provider faults mid-conversation.
+pub const FAULTS: &str = "journey::faults";
 
 /// Every UAT trial (the runner's catalogue), decided against the real environment.
 #[must_use]
@@ -57,6 +59,13 @@ fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
     });
     let choice = study_harness(selection, caller);
     let harness = choice.as_ref().ok().copied();
+    let harness_unmet = choice.as_ref().err().map(ToString::to_string);
+    let faults_unmet = (selection.auth_mode != AuthMode::StubProvider).then(|| {
+        format!(
+            "faults are injected by studyloop-stub-provider: run in stub-provider mode (the default), not {}",
+            selection.auth_mode.as_str()
+        )
+    });
     let mut study = TrialSpec::gated(STUDY_SESSION, move |ctx| match harness {
         Some(h) => finish(
             ctx,
@@ -121,7 +130,23 @@ fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
             None,
         )
     }));
-    vec![smoke, architect, mcp, now, study]
+    let mut faults = TrialSpec::gated(FAULTS, move |ctx| match harness {
+        Some(h) => finish(
+            ctx,
+            false,
+            faults::LABEL,
+            |ctx, dest| faults::run(ctx, h, dest),
+            Some(h),
+        ),
+        None => TrialReport::skipped("no harness was chosen for the journey"),
+    });
+    for unmet in [faults_unmet.clone(), harness_unmet.clone()] {
+        faults = faults.requires(Requirement::Checked {
+            what: "a selected, installed ACP harness in stub-provider mode".into(),
+            unmet,
+        });
+    }
+    vec![smoke, architect, mcp, now, study, faults]
 }
 
 /// A failing trial for each cell the shipped sign-off definition names that no journey

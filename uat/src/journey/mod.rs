@@ -26,6 +26,7 @@ mod architect;
 mod browser;
 mod catalogue;
 pub mod db;
+mod faults;
 pub mod grading;
 mod mcp;
 mod now;

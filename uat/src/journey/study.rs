@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::json;
 use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps};
 use studyloop_acceptance::evidence::Surface;
-use studyloop_acceptance::lane::setup::{make_world, provision_harness, resolve_binary};
+use studyloop_acceptance::lane::setup::{make_world, provision_harness_with, resolve_binary};
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
 use studyloop_acceptance::validate;
@@ -36,7 +36,7 @@ pub const TOPIC: &str = "Python decorators and closures";
 /// The persona word the focus persona carries (what the stub reports).
 const FOCUS_PERSONA: &str = "studyloop-focus";
 /// The start includes the agent's ACP handshake.
-const START_TIMEOUT: Duration = Duration::from_secs(120);
+pub(super) const START_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The note on what the summary's grading covers.
 pub const NOTE: &str = "graded journey: the council grades this bundle after it is written; the arbitration sits beside the private bundle";
@@ -138,7 +138,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 /// The harness binary (with `--version`) and its ACP adapter on the scratch PATH.
-fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(super) fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
     resolve_binary(c)?;
     let h = c.harness;
     let fix = studyloop_acceptance::harness::install_hint(h);
@@ -156,8 +156,14 @@ fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
+    provision_with(c, &[])
+}
+
+/// Points the harness at its model for the auth mode; `stub_flags` go to the stub
+/// provider (stub-provider mode).
+pub(super) fn provision_with(c: &mut Case<'_>, stub_flags: &[&str]) -> Result<(), StepFailure> {
     let before: Vec<String> = c.env.iter().map(|(k, _)| k.to_owned()).collect();
-    provision_harness(c)?;
+    provision_harness_with(c, stub_flags)?;
     let added: Vec<String> = c
         .env
         .iter()

@@ -60,6 +60,10 @@ struct Args {
     /// Cut responses after this many SSE events (or body bytes when not streaming).
     #[arg(long)]
     truncate_after: Option<u64>,
+    /// While this file exists, its one line (`429`, `500`, `stall <ms>`, `truncate <n>`)
+    /// is each model request's fault instead of the flags' (switch faults mid-conversation).
+    #[arg(long, value_name = "FILE")]
+    fault_file: Option<PathBuf>,
 }
 
 fn parse_role(value: &str) -> Result<Role, String> {
@@ -93,6 +97,7 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
             fail_after: args.fail_after,
             stall: args.stall_ms.map(Duration::from_millis),
             truncate_after: args.truncate_after,
+            fault_file: args.fault_file,
         },
     })
 }

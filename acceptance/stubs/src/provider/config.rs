@@ -91,11 +91,52 @@ pub struct Faults {
     /// Cut the response after this many SSE events (streams) or body bytes
     /// (non-stream), without the terminal event, by aborting the connection.
     pub truncate_after: Option<u64>,
+    /// Read before every model request: while this file exists, its one line is
+    /// that request's fault ([`Faults::from_line`]) instead of the flags', so a
+    /// test can switch faults on and off mid-conversation.
+    pub fault_file: Option<PathBuf>,
 }
 
 impl Faults {
     fn any(&self) -> bool {
-        self.fail_status.is_some() || self.stall.is_some() || self.truncate_after.is_some()
+        self.fail_status.is_some()
+            || self.stall.is_some()
+            || self.truncate_after.is_some()
+            || self.fault_file.is_some()
+    }
+
+    /// One fault-file line: `429`, `500`, `stall <ms>` or `truncate <n>`.
+    ///
+    /// # Errors
+    /// The line and the accepted forms.
+    pub fn from_line(line: &str) -> Result<Self, String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number = |w: &str| w.parse::<u64>().ok().filter(|n| *n > 0);
+        let fault = match words.as_slice() {
+            ["429"] => Some(Self {
+                fail_status: Some(FailStatus::TooManyRequests),
+                ..Self::default()
+            }),
+            ["500"] => Some(Self {
+                fail_status: Some(FailStatus::InternalServerError),
+                ..Self::default()
+            }),
+            ["stall", ms] => number(ms).map(|ms| Self {
+                stall: Some(Duration::from_millis(ms)),
+                ..Self::default()
+            }),
+            ["truncate", n] => number(n).map(|n| Self {
+                truncate_after: Some(n),
+                ..Self::default()
+            }),
+            _ => None,
+        };
+        fault.ok_or_else(|| {
+            format!(
+                "fault file line {:?} is not a fault: expected `429`, `500`, `stall <ms>` or `truncate <n>` (n, ms > 0)",
+                line.chars().take(80).collect::<String>()
+            )
+        })
     }
 }
 
@@ -157,7 +198,7 @@ impl ProviderConfig {
         }
         if self.faults.fail_after > 0 && !self.faults.any() {
             return Err(ProviderError::Config(
-                "--fail-after needs a fault to delay: add --fail-status, --stall-ms or --truncate-after".to_owned(),
+                "--fail-after needs a fault to delay: add --fail-status, --stall-ms, --truncate-after or --fault-file".to_owned(),
             ));
         }
         if self.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::body::send;
 use super::render::{self, Answer};
-use super::{ProviderConfig, answer, request};
+use super::{Faults, ProviderConfig, answer, request};
 use crate::log::{LogRecord, Protocol, RequestLog, UsageRecord};
 
 /// The model names `GET /models` lists.
@@ -228,10 +228,23 @@ async fn model_answer(
     record: &mut LogRecord,
 ) -> Response {
     let config = &app.config;
-    let faults = &config.faults;
     let nth = app.model_requests.fetch_add(1, Ordering::Relaxed) + 1;
-    let faulty = nth > faults.fail_after;
     let mut applied = Vec::new();
+    // A fault file, while it exists, decides this request's fault on its own.
+    let switched = config
+        .faults
+        .fault_file
+        .as_deref()
+        .and_then(read_fault_file);
+    let (faults, faulty) = match switched {
+        Some(Ok(f)) => (f, true),
+        Some(Err(e)) => {
+            applied.push(e);
+            (Faults::default(), false)
+        }
+        None => (config.faults.clone(), nth > config.faults.fail_after),
+    };
+    let faults = &faults;
     if let (true, Some(stall)) = (faulty, faults.stall) {
         applied.push(format!("stall {}ms", stall.as_millis()));
         tokio::time::sleep(stall).await;
@@ -298,4 +311,11 @@ async fn model_answer(
     record.reply = Some(text);
     record.fault = (!applied.is_empty()).then(|| applied.join(", "));
     send(rendered, config.delay, truncate)
+}
+
+/// The fault file's fault: `None` while it does not exist (or holds only blanks).
+fn read_fault_file(path: &std::path::Path) -> Option<Result<Faults, String>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| !l.trim().is_empty())?;
+    Some(Faults::from_line(line.trim()))
 }

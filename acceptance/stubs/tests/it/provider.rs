@@ -427,6 +427,63 @@ fn injected_faults_start_after_the_healthy_requests() {
     );
 }
 
+/// The fault file switches faults per request while it exists: healthy, 429,
+/// 500, stall, truncate, a bad line (named in the log, no fault), healthy again.
+#[test]
+fn a_fault_file_switches_faults_mid_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fault");
+    let file_arg = file.display().to_string();
+    let stub = start(&dir.path().join("a"), &["--fault-file", &file_arg]);
+    let body = chat(json!([{"role": "user", "content": "x"}]));
+    let status = |stub: &StubProvider| post(stub.port(), "/v1/chat/completions", &body).0;
+    assert_eq!(status(&stub), 200);
+    std::fs::write(&file, "429\n").unwrap();
+    assert_eq!(status(&stub), 429);
+    std::fs::write(&file, "500").unwrap();
+    assert_eq!(status(&stub), 500);
+    std::fs::write(&file, "stall 300").unwrap();
+    let started = std::time::Instant::now();
+    assert_eq!(status(&stub), 200);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+    std::fs::write(&file, "truncate 2").unwrap();
+    let stream = json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "one two three four"}]});
+    let err = request(
+        stub.port(),
+        "POST",
+        "/v1/chat/completions",
+        &[],
+        &stream.to_string(),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("truncated") && !err.contains("[DONE]"),
+        "{err}"
+    );
+    std::fs::write(&file, "418").unwrap();
+    assert_eq!(status(&stub), 200);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(status(&stub), 200);
+    let faults: Vec<Option<String>> = stub
+        .records()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.fault)
+        .collect();
+    assert_eq!(faults[0], None);
+    assert_eq!(faults[1].as_deref(), Some("fail-status 429"));
+    assert_eq!(faults[2].as_deref(), Some("fail-status 500"));
+    assert_eq!(faults[3].as_deref(), Some("stall 300ms"));
+    assert_eq!(faults[4].as_deref(), Some("truncate after 2 events"));
+    assert!(
+        faults[5]
+            .as_deref()
+            .is_some_and(|f| f.contains("\"418\" is not a fault") && f.contains("`stall <ms>`")),
+        "{faults:?}"
+    );
+    assert_eq!(faults[6], None);
+}
+
 #[test]
 fn bad_flags_fail_with_one_line_naming_the_fix() {
     for (args, needle) in [
