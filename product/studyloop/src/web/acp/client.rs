@@ -18,6 +18,8 @@ use agent_client_protocol::v1::schema::{
     InitializeRequest, NewSessionRequest, PromptRequest, TextContent,
 };
 use agent_client_protocol::{Agent, Client, Error as RpcError, Responder, UntypedMessage};
+
+use super::turn_error::{self, rpc_detail};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -343,14 +345,12 @@ async fn serve(
                                 .unwrap_or_else(|| "end_turn".into());
                             AcpEvent::message("turn_end", json!({"reason": reason}))
                         }
+                        // What the learner reads: the cause in words, then the detail.
                         Ok(Err(e)) => AcpEvent::TransportError {
-                            message: format!("session/prompt failed: {}", rpc_detail(&e)),
+                            message: turn_error::prompt_failed(&rpc_detail(&e)),
                         },
                         Err(_) => AcpEvent::TransportError {
-                            message: format!(
-                                "session/prompt got no answer within {}s",
-                                timeout.as_secs()
-                            ),
+                            message: turn_error::no_answer(timeout.as_secs()),
                         },
                     };
                     let failed = matches!(event, AcpEvent::TransportError { .. });
@@ -397,8 +397,4 @@ async fn serve(
 async fn settle(in_flight: &mut Vec<tokio::task::JoinHandle<()>>, grace: Duration) {
     let all = futures::future::join_all(in_flight.drain(..));
     let _ = tokio::time::timeout(grace, all).await;
-}
-
-pub(super) fn rpc_detail(e: &RpcError) -> String {
-    format!("{} (code {})", e.message, i32::from(e.code))
 }

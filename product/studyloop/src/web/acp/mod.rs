@@ -33,6 +33,7 @@ mod session;
 #[cfg(test)]
 mod tests;
 mod transport;
+mod turn_error;
 
 pub use events::{
     AcpEvent, EVENT_QUEUE_BYTES, EVENT_QUEUE_CAPACITY, EventQueue, map_session_update,

@@ -187,6 +187,38 @@ fn prompt_error_is_reported_and_the_turn_ends() {
     });
 }
 
+/// A provider's 429 behind the adapter's generic -32603: the learner reads the
+/// cause in words and what to do, with the adapter's data kept (issue 15's
+/// fault journey found the console showing only "Internal error (code -32603)").
+#[test]
+fn a_rate_limited_prompt_tells_the_learner_the_cause_and_what_to_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    runtime().block_on(async {
+        let knobs = [(
+            "STUB_ACP_PROMPT_ERROR",
+            r#"{"code":-32603,"message":"Internal error","data":"exceeded retry limit, last status: 429 Too Many Requests"}"#,
+        )];
+        let s = AcpSession::start(command(dir.path(), &knobs), fast())
+            .await
+            .expect("start");
+        s.prompt("x").expect("prompt");
+        let frames = until(&s, is_kind("turn_end")).await;
+        let text = frames
+            .iter()
+            .find(|f| f["type"] == "transport_error")
+            .and_then(|f| f["message"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            text.starts_with("The mentor's model is rate-limited")
+                && text.contains("send your message again")
+                && text.contains("last status: 429"),
+            "{text}"
+        );
+        s.stop().await;
+    });
+}
+
 #[test]
 fn permission_round_trip_reaches_the_agent() {
     let dir = tempfile::tempdir().expect("tempdir");
