@@ -53,7 +53,7 @@ pub fn faults() -> Vec<Fault> {
         Fault {
             name: "server-error-500",
             line: "500".into(),
-            cause: &["server error", "500", "internal error"],
+            cause: &["server error", "500"],
         },
         Fault {
             name: "stall",
@@ -85,7 +85,12 @@ pub fn faults() -> Vec<Fault> {
 /// what to do (send again / try again / wait).
 #[must_use]
 pub fn is_clear(fault: &Fault, message: &str) -> bool {
-    let m = message.to_lowercase();
+    // Only the plain words count, not the technical detail the product appends.
+    let m = message
+        .split("(session/prompt")
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
     let cause = fault.cause.iter().any(|w| m.contains(w));
     let action = [
         "send it again",
@@ -272,6 +277,15 @@ mod tests {
         ));
         assert!(!is_clear(&f[0], "rate limit"));
         assert!(!is_clear(&f[1], "try again"));
+        assert!(!is_clear(
+            &f[1],
+            "The mentor's turn failed. Send your message again. (session/prompt failed: HTTP 500)"
+        ));
+        // JSON-RPC's generic "Internal error" names no cause.
+        assert!(!is_clear(
+            &f[1],
+            "The mentor's turn failed. Send your message again. (Internal error (code -32603))"
+        ));
         assert_eq!(
             f.iter().map(|f| f.name).collect::<Vec<_>>(),
             [

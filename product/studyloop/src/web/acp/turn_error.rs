@@ -67,9 +67,11 @@ fn sentence(detail: &str) -> &'static str {
         "502",
         "503",
         "server error",
+        "server_error",
         "internal server",
         "overloaded",
         "unavailable",
+        "high demand",
     ]) {
         "The mentor's model provider had a server error. Send your message again; if it keeps failing, end the session and try later."
     } else {
@@ -99,6 +101,11 @@ mod tests {
             (
                 "Internal error (code -32603): stream disconnected before completion",
                 "cut off",
+            ),
+            // codex-acp's words for a provider 500 (seen by the fault journey).
+            (
+                r#"Internal error (code -32603): {"message":"We're currently experiencing high demand, which may cause temporary errors.","codex_error_info":"internal_server_error"}"#,
+                "server error",
             ),
             (
                 "Internal error (code -32603): request timed out",
