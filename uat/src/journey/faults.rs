@@ -174,6 +174,11 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         )?;
     }
     c.step_doing(
+        "transcript",
+        "the socket's turn record: persona, healthy turn, each fault and recovery; no silent turn",
+        transcript,
+    )?;
+    c.step_doing(
         "db-row",
         "exactly one study_sessions row, closed, for the session",
         |c| {
@@ -189,6 +194,44 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
             }
         },
     )
+}
+
+/// Every turn the socket recorded has a reply or the error the learner saw; the
+/// fault turns and their recoveries are all there.
+fn transcript(c: &mut Case<'_>) -> Result<(), StepFailure> {
+    let turns: Vec<serde_json::Value> = c
+        .record
+        .files
+        .iter()
+        .find(|(n, _)| n == "ws-turns.json")
+        .and_then(|(_, b)| serde_json::from_slice(b).ok())
+        .ok_or_else(|| errored("the bundle has no readable ws-turns.json"))?;
+    let silent: Vec<usize> = turns
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t["reply"].as_str().is_none_or(|r| r.trim().is_empty())
+                && t["errors"].as_array().is_none_or(Vec::is_empty)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let faulted = c
+        .record
+        .files
+        .iter()
+        .filter(|(n, _)| n.starts_with("faults/"))
+        .count();
+    let want = 2 + 2 * faulted;
+    c.record
+        .detail(json!({"turns": turns.len(), "expected": want, "silent": silent}));
+    if turns.len() == want && silent.is_empty() {
+        Ok(())
+    } else {
+        Err(errored(format!(
+            "the socket recorded {} turn(s) (expected {want}); silent turns at {silent:?}",
+            turns.len()
+        )))
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]
