@@ -47,7 +47,7 @@ pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec
 }
 
 /// The journeys this build has.
-fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
+pub(super) fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
     let smoke = TrialSpec::gated(SMOKE, |ctx| {
         finish(
             ctx,
@@ -152,7 +152,7 @@ fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec> {
 /// A failing trial for each cell the shipped sign-off definition names that no journey
 /// of this build runs: the run says so by name (and the sign-off then fails on it),
 /// instead of the cell silently never running.
-fn undefined_cells(specs: &[TrialSpec]) -> Vec<TrialSpec> {
+pub(super) fn undefined_cells(specs: &[TrialSpec]) -> Vec<TrialSpec> {
     let Ok(pins) = Pins::load_default() else {
         // Every journey fails on the same load error, by name (`finish`).
         return Vec::new();
@@ -213,7 +213,7 @@ pub struct NoStudyHarness {
     pub why: Vec<String>,
 }
 
-fn auth_unmet(mode: AuthMode) -> Option<String> {
+pub(super) fn auth_unmet(mode: AuthMode) -> Option<String> {
     (mode == AuthMode::Scrubbed).then(|| {
         "auth mode scrubbed gives the harness no model to talk to; the graded journey needs stub-provider (the default) or STUDYLOOP_ACC_REAL_AUTH=1".to_owned()
     })
@@ -221,7 +221,7 @@ fn auth_unmet(mode: AuthMode) -> Option<String> {
 
 /// A learner backend whose settings are missing skips by name; a malformed setting is
 /// left for the trial to fail on loudly.
-fn actor_unmet(selection: &Selection, caller: &CallerEnv) -> Option<String> {
+pub(super) fn actor_unmet(selection: &Selection, caller: &CallerEnv) -> Option<String> {
     match factory::available(selection.actor, caller) {
         Ok(Err(reason)) => Some(reason.to_string()),
         Ok(Ok(())) | Err(_) => None,
@@ -244,12 +244,7 @@ fn finish(
         Ok(pins) => pins,
         Err(e) => return TrialReport::failed(format!("the pinned UAT files do not load: {e}")),
     };
-    // The definition's learner budget for this cell wins over STUDYLOOP_ACC_MAX_*
-    // (each case records which applied); a cell it gives none keeps the selection's.
-    let ctx = &match pins.definition.budget_for(&ctx.name) {
-        Some(budget) => ctx.with_budget(budget),
-        None => ctx.clone(),
-    };
+    let ctx = &cell_context(ctx, &pins);
     let dest = match Destination::resolve(&ctx.caller) {
         Ok(dest) => dest,
         Err(e) => return TrialReport::failed(e.to_string()),
@@ -296,6 +291,16 @@ fn finish(
     }
 }
 
+/// The context a cell's cases run in: the definition's learner budget for this cell
+/// wins over `STUDYLOOP_ACC_MAX_*` (each case records which applied); a cell it gives
+/// none keeps the selection's.
+pub(super) fn cell_context(ctx: &TrialContext, pins: &Pins) -> TrialContext {
+    match pins.definition.budget_for(&ctx.name) {
+        Some(budget) => ctx.with_budget(budget),
+        None => ctx.clone(),
+    }
+}
+
 fn grade(
     ctx: &TrialContext,
     dir: &std::path::Path,
@@ -328,128 +333,5 @@ fn grade(
             }
             TrialReport::passed()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every cell of the shipped definition has a journey (none falls to the
-    /// named-failure stand-in of `undefined_cells`), and every journey is a cell of the
-    /// shipped definition or v2's `journey::study_session` (v2 stays registered).
-    ///
-    /// On a branch without `journey::study_arc` (h-arc) or `journey::drill` (h-drill)
-    /// this fails naming exactly those; it passes once they are merged.
-    #[test]
-    fn the_catalogue_runs_every_cell_of_the_shipped_definition() {
-        let pins = Pins::load_default().unwrap();
-        let specs = journeys(&Selection::defaults(), &CallerEnv::default());
-        let names: Vec<&str> = specs.iter().map(TrialSpec::name).collect();
-        let unknown: Vec<String> = pins
-            .definition
-            .unknown_cells(&names)
-            .into_iter()
-            .map(|e| e.cell)
-            .collect();
-        assert!(
-            unknown.is_empty(),
-            "cells of the shipped definition without a journey: {unknown:?}"
-        );
-        let defined: Vec<&str> = pins
-            .definition
-            .cell_specs()
-            .iter()
-            .map(|c| c.id.as_str())
-            .collect();
-        for name in &names {
-            assert!(
-                defined.contains(name) || *name == STUDY_SESSION,
-                "{name} is in no definition"
-            );
-        }
-    }
-
-    #[test]
-    fn a_defined_cell_without_a_journey_is_a_named_failing_trial() {
-        let specs = journeys(&Selection::defaults(), &CallerEnv::default());
-        let only_smoke: Vec<TrialSpec> = specs.into_iter().filter(|s| s.name() == SMOKE).collect();
-        let stand_ins = undefined_cells(&only_smoke);
-        let names: Vec<&str> = stand_ins.iter().map(TrialSpec::name).collect();
-        assert!(
-            names.contains(&ARCHITECT_LAUNCH) && !names.contains(&SMOKE),
-            "{names:?}"
-        );
-        let all = catalogue_for(&Selection::defaults(), &CallerEnv::default());
-        let mut seen = std::collections::BTreeSet::new();
-        assert!(
-            all.iter().all(|s| seen.insert(s.name().to_owned())),
-            "a cell appears twice"
-        );
-    }
-
-    #[test]
-    fn no_installed_harness_is_a_skip_naming_every_candidate() {
-        let caller = CallerEnv::from_pairs([("PATH", "/nonexistent")]);
-        let reason = study_harness(&Selection::defaults(), &caller)
-            .unwrap_err()
-            .to_string();
-        for needle in [
-            "codex not found on PATH",
-            "claude not found",
-            "opencode not found",
-            "pi not found",
-            "just harnesses",
-        ] {
-            assert!(reason.contains(needle), "{needle}: {reason}");
-        }
-        let mut only_kiro = Selection::defaults();
-        only_kiro.harnesses = vec![HarnessName::Kiro];
-        let reason = study_harness(&only_kiro, &caller).unwrap_err().to_string();
-        assert!(reason.contains("(selected: kiro)"), "{reason}");
-        assert!(
-            reason.contains("codex not selected via STUDYLOOP_ACC_HARNESS"),
-            "{reason}"
-        );
-    }
-
-    #[test]
-    fn the_first_selected_installed_candidate_wins() {
-        let dir = tempfile::tempdir().unwrap();
-        for bin in ["claude", "claude-code-acp", "pi", "pi-acp"] {
-            let p = dir.path().join(bin);
-            std::fs::write(&p, "#!/bin/sh\n").unwrap();
-            std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                .unwrap();
-        }
-        let caller = CallerEnv::from_pairs([("PATH", dir.path())]);
-        assert_eq!(
-            study_harness(&Selection::defaults(), &caller),
-            Ok(HarnessName::Claude)
-        );
-        let mut pi_first = Selection::defaults();
-        pi_first.harnesses = vec![HarnessName::Pi, HarnessName::Claude];
-        // Preference follows the candidate order, not the selection order.
-        assert_eq!(study_harness(&pi_first, &caller), Ok(HarnessName::Claude));
-        pi_first.harnesses = vec![HarnessName::Pi];
-        assert_eq!(study_harness(&pi_first, &caller), Ok(HarnessName::Pi));
-    }
-
-    #[test]
-    fn scrubbed_mode_and_a_missing_actor_key_are_named_skips() {
-        assert!(
-            auth_unmet(AuthMode::Scrubbed)
-                .unwrap()
-                .contains("STUDYLOOP_ACC_REAL_AUTH=1")
-        );
-        assert_eq!(auth_unmet(AuthMode::StubProvider), None);
-        let mut gateway = Selection::defaults();
-        gateway.actor = studyloop_actors::ActorKind::Gateway;
-        let reason = actor_unmet(&gateway, &CallerEnv::default()).unwrap();
-        assert!(reason.contains("LITELLM"), "{reason}");
-        assert_eq!(
-            actor_unmet(&Selection::defaults(), &CallerEnv::default()),
-            None
-        );
     }
 }

@@ -25,6 +25,8 @@
 mod architect;
 mod browser;
 mod catalogue;
+#[cfg(test)]
+mod catalogue_tests;
 pub mod db;
 mod faults;
 pub mod grading;
