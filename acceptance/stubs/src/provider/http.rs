@@ -315,6 +315,14 @@ async fn model_answer(
 
 /// The fault file's fault: `None` while it does not exist (or holds only blanks).
 fn read_fault_file(path: &std::path::Path) -> Option<Result<Faults, String>> {
+    // Never block the request on a FIFO or follow a link: a regular file or nothing.
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return Some(Err(format!(
+            "fault file {} is not a regular file; write one line to a plain file",
+            path.display()
+        )));
+    }
     let text = std::fs::read_to_string(path).ok()?;
     let line = text.lines().find(|l| !l.trim().is_empty())?;
     Some(Faults::from_line(line.trim()))

@@ -464,6 +464,17 @@ fn a_fault_file_switches_faults_mid_conversation() {
     assert_eq!(status(&stub), 200);
     std::fs::remove_file(&file).unwrap();
     assert_eq!(status(&stub), 200);
+    // A FIFO in its place neither hangs the request nor applies a fault.
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &file,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    assert_eq!(status(&stub), 200);
+    std::fs::remove_file(&file).unwrap();
     let faults: Vec<Option<String>> = stub
         .records()
         .unwrap()
@@ -482,6 +493,12 @@ fn a_fault_file_switches_faults_mid_conversation() {
         "{faults:?}"
     );
     assert_eq!(faults[6], None);
+    assert!(
+        faults[7]
+            .as_deref()
+            .is_some_and(|f| f.contains("not a regular file")),
+        "{faults:?}"
+    );
 }
 
 #[test]
