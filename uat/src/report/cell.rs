@@ -1,0 +1,568 @@
+//! The page of one cell: its attempts, then per attempt's bundle (the latest
+//! first) the manifest and its verification, the step timeline with every
+//! check, the transcript with each reply's source, the reply fidelity, pane
+//! screens, browser screenshots, ACP/WS frames, the stub's request log, the
+//! arbitration and the file list.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::html::{Render, duration, page, slug};
+use super::model::{Attempt, Cell, arbitration};
+use super::source::{self, Entry};
+use crate::bundle::Bundle;
+
+/// A screenshot to copy into the report: (bundle file, report-relative target).
+pub(crate) type Image = (std::path::PathBuf, String);
+
+/// The sections every cell page lists, in order (ids are anchors).
+const SECTIONS: [(&str, &str); 11] = [
+    ("attempts", "Attempts"),
+    ("manifest", "Manifest"),
+    ("steps", "Steps"),
+    ("transcript", "Transcript"),
+    ("fidelity", "Fidelity"),
+    ("screens", "Pane screens"),
+    ("screenshots", "Screenshots"),
+    ("frames", "ACP/WS frames"),
+    ("stub", "Stub requests"),
+    ("arbitration", "Arbitration"),
+    ("files", "Files"),
+];
+
+/// The page of `cell` and the screenshots it shows.
+pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>) {
+    let mut body = String::new();
+    let mut images = Vec::new();
+    let _ = writeln!(body, "<h1>Cell <code>{}</code></h1>", r.t(&cell.trial));
+    let _ = writeln!(
+        body,
+        "<p>Outcome: <strong class=\"{0}\">{0}</strong>; harness {1}; surface {2}; {3} attempt(s); total time {4}; pass^k {5}; pass@k {6}{7}.</p>",
+        cell.status.outcome.as_str(),
+        r.t(&cell.harness),
+        r.t(&cell.surface),
+        cell.attempts.len(),
+        duration(cell.elapsed_ms()),
+        yes_no(cell.pass_all()),
+        yes_no(cell.pass_any()),
+        if cell.flaky() {
+            "; <strong class=\"flaky\">flaky</strong> (passed and failed on one commit)"
+        } else {
+            ""
+        }
+    );
+    attempts(&mut body, cell, r);
+    let bundle = cell.latest_bundle();
+    match bundle {
+        None => {
+            body.push_str("<p class=\"note\">No attempt left a readable evidence bundle, so the sections below are empty.</p>");
+        }
+        Some(b) => {
+            let _ = writeln!(
+                body,
+                "<p>The sections below show the bundle of the latest attempt that wrote one: <code>{}</code>.</p>",
+                r.t(&b.dir().display().to_string())
+            );
+        }
+    }
+    let entries = bundle.map(|b| source::list(b.dir())).unwrap_or_default();
+    manifest(&mut body, bundle, r);
+    steps(&mut body, bundle, r);
+    transcript(&mut body, bundle, r);
+    fidelity(&mut body, bundle, r);
+    screens(&mut body, bundle, &entries, r);
+    screenshots(&mut body, bundle, &entries, &cell.trial, &mut images, r);
+    frames(&mut body, bundle, &entries, r);
+    stub(&mut body, bundle, r);
+    arbitration_section(&mut body, bundle, r);
+    files(&mut body, &entries, r);
+    let title = format!("{} — StudyLoop run report", cell.trial);
+    (
+        page(&title, Some("../index.html"), &SECTIONS, &body),
+        images,
+    )
+}
+
+fn yes_no(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "n/a (no attempt ran)",
+    }
+}
+
+fn heading(body: &mut String, id: &str, label: &str) {
+    let _ = writeln!(
+        body,
+        "<section aria-labelledby=\"h-{id}\">\n<h2 id=\"h-{id}\"><a id=\"{id}\"></a>{label}</h2>"
+    );
+}
+
+fn end(body: &mut String) {
+    body.push_str("</section>\n");
+}
+
+fn none(body: &mut String, what: &str) {
+    let _ = writeln!(body, "<p class=\"note\">{what}</p>");
+}
+
+fn attempts(body: &mut String, cell: &Cell, r: &Render<'_>) {
+    heading(body, "attempts", "Attempts");
+    if !cell.skips.is_empty() {
+        body.push_str("<p>Skip reasons:</p><ul>");
+        for s in &cell.skips {
+            let _ = write!(body, "<li>{}</li>", r.t(s));
+        }
+        body.push_str("</ul>\n");
+    }
+    if cell.attempts.is_empty() {
+        none(body, "No attempt ran (no results line).");
+    } else {
+        body.push_str("<table><caption>Every results line of this trial</caption><thead><tr><th scope=\"col\">Attempt</th><th scope=\"col\">Outcome</th><th scope=\"col\">Time</th><th scope=\"col\">Category</th><th scope=\"col\">Commit</th><th scope=\"col\">Recorded</th><th scope=\"col\">Message</th><th scope=\"col\">Bundle</th></tr></thead><tbody>\n");
+        for a in &cell.attempts {
+            attempt_row(body, a, r);
+        }
+        body.push_str("</tbody></table>\n");
+    }
+    end(body);
+}
+
+fn attempt_row(body: &mut String, a: &Attempt, r: &Render<'_>) {
+    let bundle = match (&a.bundle_path, &a.bundle_error) {
+        (None, _) => "none".to_owned(),
+        (Some(p), None) => format!("<code>{}</code>", r.t(p)),
+        (Some(p), Some(e)) => format!("<code>{}</code> (unreadable: {})", r.t(p), r.t(e)),
+    };
+    let _ = writeln!(
+        body,
+        "<tr class=\"{0}\"><td>{1}</td><td>{0}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td><td>{7}</td></tr>",
+        a.outcome.as_str(),
+        a.number.map_or_else(|| "–".to_owned(), |n| n.to_string()),
+        duration(a.elapsed_ms),
+        a.category.map_or("–", |c| c.as_str()),
+        r.t(a.commit().unwrap_or("unknown")),
+        r.t(&a.time),
+        r.t(a.message.as_deref().unwrap_or("")),
+        bundle
+    );
+}
+
+fn manifest(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+    heading(body, "manifest", "Manifest");
+    if let Some(b) = bundle {
+        let problems = b.problems();
+        if problems.is_empty() {
+            let _ = writeln!(
+                body,
+                "<p class=\"passed\">Verified: every file matches the manifest's sha256 inventory (manifest {}).</p>",
+                r.t(&b.digest())
+            );
+        } else {
+            body.push_str("<p class=\"failed\">Verification found problems:</p><ul>");
+            for p in problems {
+                let _ = write!(body, "<li>{}</li>", r.t(p));
+            }
+            body.push_str("</ul>\n");
+        }
+        match serde_json::to_string_pretty(b.manifest()) {
+            Ok(text) => body.push_str(&r.pre(&text, false)),
+            Err(e) => none(body, &r.t(&e.to_string())),
+        }
+    } else {
+        none(body, "No bundle.");
+    }
+    end(body);
+}
+
+fn steps(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+    heading(body, "steps", "Steps");
+    let steps = bundle.and_then(|b| step_records(b.dir()));
+    match steps {
+        None => none(
+            body,
+            "No step record (steps.json or lifecycle/) in the bundle.",
+        ),
+        Some(steps) => {
+            let longest = steps
+                .iter()
+                .filter_map(|s| s.get("elapsed_ms").and_then(Value::as_u64))
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            body.push_str("<ol>\n");
+            for s in &steps {
+                step_item(body, s, longest, r);
+            }
+            body.push_str("</ol>\n");
+        }
+    }
+    end(body);
+}
+
+/// `steps.json`, or a UAT bundle's `lifecycle/NN-*.json` in order.
+fn step_records(dir: &Path) -> Option<Vec<Value>> {
+    if let Some(Value::Array(a)) = source::read_json(&dir.join("steps.json"), 8 << 20) {
+        return Some(a);
+    }
+    let lifecycle: Vec<Value> = source::list(&dir.join("lifecycle"))
+        .iter()
+        .filter(|e| e.regular && e.rel.ends_with(".json") && !e.rel.contains('/'))
+        .filter_map(|e| source::read_json(&dir.join("lifecycle").join(&e.rel), 8 << 20))
+        .collect();
+    (!lifecycle.is_empty()).then_some(lifecycle)
+}
+
+fn step_item(body: &mut String, s: &Value, longest: u64, r: &Render<'_>) {
+    let str_of = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or("");
+    let ok = s.get("ok").and_then(Value::as_bool);
+    let ms = s.get("elapsed_ms").and_then(Value::as_u64);
+    let width = ms.map_or(0, |m| (m * 100 / longest).max(1));
+    let class = match ok {
+        Some(true) => "passed",
+        Some(false) => "failed",
+        None => "skipped",
+    };
+    let _ = write!(
+        body,
+        "<li class=\"{class}\"><strong>{}</strong> {} — {} <span class=\"bar\" style=\"width:{width}px\" aria-hidden=\"true\"></span> {}",
+        r.t(str_of("kind")),
+        r.t(str_of("name")),
+        if ok == Some(true) {
+            "ok"
+        } else if ok == Some(false) {
+            "FAILED"
+        } else {
+            "?"
+        },
+        duration(ms)
+    );
+    if !str_of("what").is_empty() {
+        let _ = write!(body, "<br>{}", r.t(str_of("what")));
+    }
+    if !str_of("error").is_empty() {
+        let _ = write!(body, "<br><strong>Error:</strong> {}", r.t(str_of("error")));
+    }
+    if let Some(Value::Array(checks)) = s.get("checks")
+        && !checks.is_empty()
+    {
+        body.push_str("<ul>");
+        for c in checks {
+            let cs = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("");
+            let cok = c.get("ok").and_then(Value::as_bool) == Some(true);
+            let _ = write!(
+                body,
+                "<li class=\"{}\">check {} — {} {}{}</li>",
+                if cok { "passed" } else { "failed" },
+                r.t(cs("name")),
+                if cok { "ok" } else { "FAILED" },
+                duration(c.get("elapsed_ms").and_then(Value::as_u64)),
+                if cs("error").is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", r.t(cs("error")))
+                }
+            );
+        }
+        body.push_str("</ul>");
+    }
+    body.push_str("</li>\n");
+}
+
+fn transcript(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+    heading(body, "transcript", "Transcript");
+    let Some(b) = bundle else {
+        none(body, "No bundle.");
+        end(body);
+        return;
+    };
+    let sources: Vec<String> = source::read_json(&b.dir().join("fidelity.json"), 8 << 20)
+        .and_then(|f| f.get("turns").cloned())
+        .and_then(|t| t.as_array().cloned())
+        .map(|turns| {
+            turns
+                .iter()
+                .map(|t| {
+                    t.get("source")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown")
+                        .to_owned()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let turns = source::read_json(&b.dir().join("transcript.json"), 16 << 20)
+        .and_then(|t| t.get("turns").and_then(Value::as_array).cloned());
+    match turns {
+        Some(turns) if !turns.is_empty() => {
+            for (i, t) in turns.iter().enumerate() {
+                let s = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("");
+                let source = sources.get(i).map_or("not recorded", String::as_str);
+                let _ = writeln!(
+                    body,
+                    "<h3>Turn {}</h3>\n<div class=\"learner\"><p><strong>Learner</strong></p>{}</div>\n<div class=\"mentor\"><p><strong>Mentor</strong> (reply source: {}; {})</p>{}</div>",
+                    i + 1,
+                    r.pre(s("learner"), false),
+                    r.t(source),
+                    duration(t.get("elapsed_ms").and_then(Value::as_u64)),
+                    r.pre(s("mentor_reply"), false)
+                );
+            }
+        }
+        _ => none(
+            body,
+            "No transcript.json in the bundle (a probe or a paste trial holds no conversation).",
+        ),
+    }
+    end(body);
+}
+
+fn fidelity(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+    heading(body, "fidelity", "Reply fidelity");
+    match bundle.and_then(|b| b.manifest().fidelity.clone()) {
+        Some(f) => {
+            let sources: Vec<&str> = f.sources.iter().map(|s| s.as_str()).collect();
+            let _ = writeln!(
+                body,
+                "<p class=\"{}\">Ratio {} against floor {:.2} over {} scored of {} turn(s); sources: {}.</p>",
+                if f.pass { "passed" } else { "failed" },
+                f.ratio
+                    .map_or_else(|| "unknown".to_owned(), |x| format!("{x:.3}")),
+                f.floor,
+                f.scored_turns,
+                f.turns,
+                r.t(&sources.join(", "))
+            );
+        }
+        None => none(body, "Unknown: the cell recorded no mentor reply."),
+    }
+    end(body);
+}
+
+fn text_files(
+    body: &mut String,
+    bundle: Option<&Bundle>,
+    entries: &[Entry],
+    pick: impl Fn(&str) -> bool,
+    r: &Render<'_>,
+) -> usize {
+    let Some(b) = bundle else { return 0 };
+    let mut shown = 0;
+    for e in entries.iter().filter(|e| pick(&e.rel)) {
+        let _ = writeln!(body, "<h3><code>{}</code></h3>", r.t(&e.rel));
+        if !e.regular {
+            none(
+                body,
+                "Not a regular file (a symlink or special file): not read.",
+            );
+            continue;
+        }
+        match source::read_text(&b.dir().join(&e.rel)) {
+            Some((text, cut)) => body.push_str(&r.pre(&text, cut)),
+            None => none(body, "Unreadable."),
+        }
+        shown += 1;
+    }
+    shown
+}
+
+fn screens(body: &mut String, bundle: Option<&Bundle>, entries: &[Entry], r: &Render<'_>) {
+    heading(body, "screens", "Pane screens");
+    let n = text_files(
+        body,
+        bundle,
+        entries,
+        |p| p.starts_with("screens/") && p.ends_with(".txt"),
+        r,
+    );
+    if n == 0 {
+        none(body, "No pane screen in the bundle.");
+    }
+    end(body);
+}
+
+fn screenshots(
+    body: &mut String,
+    bundle: Option<&Bundle>,
+    entries: &[Entry],
+    trial: &str,
+    images: &mut Vec<Image>,
+    r: &Render<'_>,
+) {
+    heading(body, "screenshots", "Browser screenshots");
+    let pngs: Vec<&Entry> = entries.iter().filter(|e| e.rel.ends_with(".png")).collect();
+    match bundle {
+        _ if pngs.is_empty() => none(body, "No screenshot in the bundle."),
+        _ if r.redacted() => none(
+            body,
+            "Left out of the redacted report: an image cannot be passed through the redaction rules.",
+        ),
+        None => {}
+        Some(b) => {
+            for e in pngs {
+                if !e.regular || e.size > source::MAX_IMAGE {
+                    let _ = writeln!(
+                        body,
+                        "<p class=\"note\"><code>{}</code>: not a regular file under 8 MiB, not copied.</p>",
+                        r.t(&e.rel)
+                    );
+                    continue;
+                }
+                let target = format!("assets/{}/{}", slug(trial), slug(&e.rel));
+                let _ = writeln!(
+                    body,
+                    "<figure><img src=\"../{0}\" alt=\"Browser screenshot {1} of cell {2}\" style=\"max-width:100%\"><figcaption><code>{1}</code></figcaption></figure>",
+                    r.t(&target),
+                    r.t(&e.rel),
+                    r.t(trial)
+                );
+                images.push((b.dir().join(&e.rel), target));
+            }
+        }
+    }
+    end(body);
+}
+
+fn frames(body: &mut String, bundle: Option<&Bundle>, entries: &[Entry], r: &Render<'_>) {
+    heading(body, "frames", "ACP/WS frames");
+    let n = text_files(
+        body,
+        bundle,
+        entries,
+        |p| p.ends_with("frames.jsonl") || p.ends_with("ws-turns.json"),
+        r,
+    );
+    if n == 0 {
+        none(
+            body,
+            "No ACP or WebSocket frames in the bundle (a tmux lane talks to no socket).",
+        );
+    }
+    end(body);
+}
+
+fn stub(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+    heading(body, "stub", "Stub provider requests");
+    let text = bundle.and_then(|b| source::read_text(&b.dir().join("stub-requests.jsonl")));
+    match text {
+        None => none(body, "No stub request log in the bundle."),
+        Some((text, cut)) => {
+            body.push_str("<table><caption>Every request the stub provider served</caption><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Time</th><th scope=\"col\">Request</th><th scope=\"col\">Model</th><th scope=\"col\">Stream</th><th scope=\"col\">Reply (start)</th></tr></thead><tbody>\n");
+            for line in text.lines() {
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
+                    let _ = writeln!(body, "<tr><td colspan=\"6\">{}</td></tr>", r.t(line));
+                    continue;
+                };
+                let s = |k: &str| {
+                    v.get(k)
+                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                        .unwrap_or_default()
+                };
+                let reply: String = s("reply").chars().take(160).collect();
+                let _ = writeln!(
+                    body,
+                    "<tr><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    r.t(&s("seq")),
+                    r.t(&s("time")),
+                    r.t(&s("method")),
+                    r.t(&s("path")),
+                    r.t(&s("model")),
+                    r.t(&s("stream")),
+                    r.t(&reply)
+                );
+            }
+            body.push_str("</tbody></table>\n");
+            if cut {
+                none(body, "Cut: only the first 256 KiB of the log are shown.");
+            }
+        }
+    }
+    end(body);
+}
+
+fn arbitration_section(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+    heading(body, "arbitration", "Arbitration");
+    match bundle.and_then(arbitration) {
+        None => none(
+            body,
+            "Not graded: no readable arbitration beside the bundle.",
+        ),
+        Some(a) => {
+            let _ = writeln!(
+                body,
+                "<p>Council <code>{}</code>, graded {}; {} of {} seat(s) scored; {}.</p>",
+                r.t(&a.council),
+                r.t(&a.date),
+                a.scored_seats(),
+                a.seats.len(),
+                if a.rejected() {
+                    "<strong class=\"failed\">rejected</strong>"
+                } else {
+                    "not rejected"
+                }
+            );
+            body.push_str("<table><caption>Per criterion: median, spread and the seats more than one point from the median</caption><thead><tr><th scope=\"col\">Criterion</th><th scope=\"col\">Median</th><th scope=\"col\">Spread</th><th scope=\"col\">Scores</th><th scope=\"col\">Disagreeing seats</th></tr></thead><tbody>\n");
+            for (id, c) in &a.criteria {
+                let scores: Vec<String> =
+                    c.scores.iter().map(|(s, v)| format!("{s}: {v}")).collect();
+                let _ = writeln!(
+                    body,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    r.t(id),
+                    c.median
+                        .map_or_else(|| "none".to_owned(), |m| m.to_string()),
+                    c.spread.map_or_else(|| "–".to_owned(), |s| s.to_string()),
+                    r.t(&scores.join(", ")),
+                    r.t(&c.disagreeing.join(", "))
+                );
+            }
+            body.push_str("</tbody></table>\n<ul>");
+            for s in &a.seats {
+                let status = match &s.status {
+                    crate::council::SeatStatus::Scored { .. } => "scored".to_owned(),
+                    crate::council::SeatStatus::Unscored { reason } => {
+                        format!("unscored: {reason}")
+                    }
+                    crate::council::SeatStatus::Absent { reason } => format!("absent: {reason}"),
+                };
+                let _ = write!(
+                    body,
+                    "<li>Seat {} ({}): {}</li>",
+                    r.t(&s.id),
+                    r.t(&s.model),
+                    r.t(&status)
+                );
+            }
+            for j in &a.rejections {
+                let _ = write!(
+                    body,
+                    "<li>reject_if <code>{}</code>: {}</li>",
+                    r.t(&j.id),
+                    r.t(&j.detail)
+                );
+            }
+            body.push_str("</ul>\n");
+        }
+    }
+    end(body);
+}
+
+fn files(body: &mut String, entries: &[Entry], r: &Render<'_>) {
+    heading(body, "files", "Files in the bundle");
+    if entries.is_empty() {
+        none(body, "No bundle.");
+    } else {
+        body.push_str("<ul>");
+        for e in entries {
+            let kind = if e.regular {
+                format!("{} bytes", e.size)
+            } else {
+                "not a regular file: not read".to_owned()
+            };
+            let _ = write!(body, "<li><code>{}</code> ({kind})</li>", r.t(&e.rel));
+        }
+        body.push_str("</ul>\n");
+    }
+    end(body);
+}
