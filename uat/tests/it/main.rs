@@ -15,6 +15,7 @@ mod pins;
 mod prune;
 mod receipts_coverage;
 mod released_pins;
+mod report;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;
