@@ -369,6 +369,7 @@ fn run_report(
         written.elapsed.as_millis(),
         if redacted { " (redacted)" } else { "" }
     ));
-    out.line(format!("open file://{}", written.index.display()));
+    let index = std::fs::canonicalize(&written.index).unwrap_or(written.index);
+    out.line(format!("open file://{}", index.display()));
     Ok(ExitCode::SUCCESS)
 }
