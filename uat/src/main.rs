@@ -323,7 +323,11 @@ fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow:
         runs
     };
     let evidence: Vec<PathBuf> = runs.iter().map(|r| r.join("evidence")).collect();
-    let added = receipts::collect(&evidence, dir, redactor(out)?)?;
+    let collected = receipts::collect_all(&evidence, dir, redactor(out)?)?;
+    let added = collected.added;
+    for (_, why) in &collected.refused {
+        out.err(format!("receipts: no receipt: {why}"));
+    }
     let all = receipts::load_all(dir)?;
     let coverage = dir.join(receipts::COVERAGE_FILE);
     std::fs::write(&coverage, receipts::coverage_markdown(&all))

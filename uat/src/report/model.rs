@@ -147,7 +147,14 @@ fn cell(trial: &str, status: &TrialStatus) -> Cell {
             number: r.meta.attempt,
             outcome: r.outcome,
             elapsed_ms: r.meta.elapsed_ms,
-            category: r.meta.category,
+            // Lines written before categories were recorded: the same
+            // classifier the runner uses, on the recorded message.
+            category: r.meta.category.or_else(|| {
+                (r.outcome == TrialOutcome::Failed).then(|| {
+                    let m = r.message.as_deref().unwrap_or("");
+                    FailureCategory::classify(m, m.contains("(outcome budget-exhausted)"))
+                })
+            }),
             message: r.message.clone(),
             time: r.time.clone(),
             bundle_path: r.bundle.clone(),

@@ -13,6 +13,7 @@ mod gate;
 mod journey;
 mod pins;
 mod prune;
+mod receipts_commit;
 mod receipts_coverage;
 mod released_pins;
 mod report;
