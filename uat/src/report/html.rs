@@ -44,7 +44,7 @@ a{color:#0645ad}a:focus,pre:focus,summary:focus{outline:3px solid #f90;outline-o
 table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #bbb;padding:.25rem .4rem;text-align:left;vertical-align:top}\
 th{background:#eee}pre{background:#f6f6f6;border:1px solid #ccc;padding:.5rem;overflow:auto;max-height:40rem;white-space:pre-wrap;word-break:break-word}\
 .passed,.PASS{background:#d9f5d9}.failed,.FAIL{background:#fbd5d5}.skipped{background:#eee}.flaky{background:#ffe9b3}\
-td code{word-break:break-all}.note{color:#444;font-style:italic}.bar{display:inline-block;height:.7rem;background:#69c}\
+td{overflow-wrap:anywhere}td code{word-break:break-all}.note{color:#444;font-style:italic}.bar{display:inline-block;height:.7rem;background:#69c}\
 .learner{border-left:4px solid #69c;padding-left:.5rem}.mentor{border-left:4px solid #9c6;padding-left:.5rem}\
 nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.8rem}";
 

@@ -17,6 +17,7 @@ mod receipts_commit;
 mod receipts_coverage;
 mod released_pins;
 mod report;
+mod report_browser;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;

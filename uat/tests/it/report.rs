@@ -26,7 +26,7 @@ const PNG: [u8; 70] = [
 ];
 
 /// A lane bundle holding hostile text in every file the report shows.
-fn lane_bundle(root: &Path, cell: &str, surface: Surface) -> PathBuf {
+fn lane_bundle(root: &Path, cell: &str, surface: Surface, huge: bool) -> PathBuf {
     let run_id = RunId::generate();
     let mut m = Manifest::new(&run_id, Tier::Acceptance, cell, surface);
     m.harness = Some("pi".into());
@@ -61,12 +61,12 @@ fn lane_bundle(root: &Path, cell: &str, surface: Surface) -> PathBuf {
     w.finish().unwrap()
 }
 
-struct Fixture {
-    tmp: tempfile::TempDir,
-    run: RunLog,
+pub(crate) struct Fixture {
+    pub(crate) tmp: tempfile::TempDir,
+    pub(crate) run: RunLog,
 }
 
-fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let outside = tmp.path().join("outside");
     std::fs::create_dir_all(outside.join("dir")).unwrap();
@@ -74,8 +74,8 @@ fn fixture() -> Fixture {
     std::fs::write(outside.join("dir/x-frames.jsonl"), CANARY).unwrap();
     let run = RunLog::open(tmp.path().join("runs/run-1")).unwrap();
     let evidence = run.dir().join("evidence");
-    let b1 = lane_bundle(&evidence, "cli-tmux::pi", Surface::CliTmux);
-    let b2 = lane_bundle(&evidence, "cli-tmux::pi", Surface::CliTmux);
+    let b1 = lane_bundle(&evidence, "cli-tmux::pi", Surface::CliTmux, true);
+    let b2 = lane_bundle(&evidence, "cli-tmux::pi", Surface::CliTmux, true);
     // Planted after the bundle was sealed: links out, a FIFO.
     std::os::unix::fs::symlink(outside.join("secret.txt"), b2.join("screens/leak.txt")).unwrap();
     std::os::unix::fs::symlink(outside.join("dir"), b2.join("linked")).unwrap();
@@ -83,7 +83,7 @@ fn fixture() -> Fixture {
         .unwrap();
     make_fifo(&b2.join("screens/fifo.txt"));
     // A whole bundle that is a symlink to one outside the run directory.
-    let foreign = lane_bundle(&outside, "web-acp::pi", Surface::WebAcp);
+    let foreign = lane_bundle(&outside, "web-acp::pi", Surface::WebAcp, true);
     std::fs::write(foreign.join("screens/turn-1.txt"), CANARY).unwrap();
     let linked = evidence.join("linked-bundle");
     std::os::unix::fs::symlink(&foreign, &linked).unwrap();
@@ -134,7 +134,7 @@ fn make_fifo(path: &Path) {
 }
 
 /// Runs the real binary with a deadline (a FIFO read would hang it).
-fn report(args: &[&std::ffi::OsStr], home: &Path) -> std::process::Output {
+pub(crate) fn report(args: &[&std::ffi::OsStr], home: &Path) -> std::process::Output {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_studyloop-uat"))
         .env_clear()
         .env("HOME", home)
@@ -312,4 +312,51 @@ fn no_run_directory_is_a_clear_error() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("does not exist"), "{err}");
+}
+
+/// Issue 17's figure: a 100-cell run (each a lane bundle with a transcript,
+/// steps, screens and a stub log) renders in under 2 s. The time is printed
+/// for the note; the bound holds on the 2-core CI machines in a debug build.
+#[test]
+fn issue17_a_hundred_cell_run_renders_in_under_two_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunLog::open(tmp.path().join("runs/run-100")).unwrap();
+    let evidence = run.dir().join("evidence");
+    for i in 0..100 {
+        let name = format!("cli-tmux::pi::n{i:03}");
+        let b = lane_bundle(&evidence, &name, Surface::CliTmux, false);
+        run.record_result(&name, TrialOutcome::Passed, None, Some(&b), None)
+            .unwrap();
+    }
+    let out = tmp.path().join("site");
+    let cpu_before = children_cpu();
+    let started = Instant::now();
+    let o = report(
+        &[run.dir().as_os_str(), "--out".as_ref(), out.as_os_str()],
+        tmp.path(),
+    );
+    let wall = started.elapsed();
+    let cpu = children_cpu() - cpu_before;
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pages = std::fs::read_dir(out.join("cells")).unwrap().count();
+    assert_eq!(pages, 100);
+    eprintln!("report of 100 cells: {cpu:?} CPU, {wall:?} wall (debug build)");
+    // CPU, not wall time: eight builds share this machine's two cores, and
+    // the wall time also holds every page's fsync.
+    assert!(
+        cpu < Duration::from_secs(2),
+        "100 cells took {cpu:?} of CPU"
+    );
+}
+
+/// CPU time (user + system) of every child this process has waited for,
+/// from `/proc/self/stat` (`cutime`, `cstime`, in 1/100 s clock ticks).
+fn children_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    // Fields after the `)` closing the command name start at field 3 (the
+    // state); cutime and cstime are fields 16 and 17 of the whole line.
+    let after = stat.rsplit_once(')').unwrap().1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields[13].parse::<u64>().unwrap() + fields[14].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
 }
