@@ -1,6 +1,7 @@
 //! From a catalogue to an exit code: the gate (`crate::gate`), selection errors, skip decisions,
 //! the ledger and results lines around each trial.
 
+use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 
@@ -241,10 +242,11 @@ fn combine(reports: Vec<TrialReport>, attempts: usize) -> Verdict {
     if !failures.is_empty() {
         let mut message = failures.join("; ");
         if attempts > 1 {
-            message.push_str(&format!(
-                " ({passed} of {attempts} attempts passed: pass^{attempts} failed{})",
-                if passed > 0 { ", flaky" } else { "" }
-            ));
+            let flaky = if passed > 0 { ", flaky" } else { "" };
+            let _ = write!(
+                message,
+                " ({passed} of {attempts} attempts passed: pass^{attempts} failed{flaky})"
+            );
         }
         return Verdict::Failed(message);
     }
