@@ -269,6 +269,9 @@ pub(crate) fn stash_driver(l: &mut Case<'_>, driver: &PaneDriver, phase: &'stati
         format!("screens/{phase}-stream.log"),
         driver.stream().to_vec(),
     );
+    // The same stream with its timing and the pane size, for a player.
+    l.record
+        .attach(format!("screens/{phase}.cast"), driver.cast());
 }
 
 /// Sends the harness's exit keys so it saves its session before `--end`.

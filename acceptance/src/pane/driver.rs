@@ -24,6 +24,10 @@ pub struct PaneDriver {
     pub(super) proof: Proof,
     pub(super) records: Vec<TurnRecord>,
     pub(super) stream: Vec<u8>,
+    /// The same output with its timing, from the start (`cast`).
+    pub(super) cast: super::cast::Cast,
+    /// The pane's size when the driver attached (columns, rows), when tmux said.
+    pub(super) size: Option<(u16, u16)>,
     pub(super) paste: PasteMode,
     /// The private directory multi-line turns are loaded from (on first use).
     pub(super) paste_dir: Option<tempfile::TempDir>,
@@ -50,7 +54,7 @@ impl PaneDriver {
         limits: Limits,
         proof: Proof,
     ) -> Result<Self, PaneError> {
-        Ok(Self {
+        let mut driver = Self {
             control: tmux.control(session)?,
             pane: pane.to_owned(),
             markers,
@@ -58,10 +62,31 @@ impl PaneDriver {
             proof,
             records: Vec::new(),
             stream: Vec::new(),
+            cast: super::cast::Cast::new(),
+            size: None,
             paste: PasteMode::Bracketed,
             paste_dir: None,
             pastes: 0,
-        })
+        };
+        driver.size = driver.query_size();
+        Ok(driver)
+    }
+
+    /// The pane's size from tmux (`None` when it does not answer).
+    fn query_size(&mut self) -> Option<(u16, u16)> {
+        let cmd = format!(
+            "display-message -p -t {} '#{{pane_width}} #{{pane_height}}'",
+            quote(&self.pane)
+        );
+        let lines = self.control.command(&cmd).ok()?;
+        let (w, h) = lines.first()?.trim().split_once(' ')?;
+        Some((w.parse().ok()?, h.parse().ok()?))
+    }
+
+    /// The pane's recording as an asciinema v2 `.cast` (80×24 when tmux never
+    /// said the pane's size).
+    pub fn cast(&self) -> Vec<u8> {
+        self.cast.to_asciicast(self.size.unwrap_or((80, 24)))
     }
 
     /// How this harness takes a multi-line turn (the harness table's
@@ -251,14 +276,15 @@ impl PaneDriver {
     /// Pending output events are folded into the stream log and dropped.
     fn drain(&mut self) {
         while let Ok(event) = self.control.events().try_recv() {
-            if let Event::Output { pane, bytes, .. } = event {
-                self.log_output(&pane, &bytes);
+            if let Event::Output { pane, bytes, at } = event {
+                self.log_output(&pane, &bytes, at);
             }
         }
     }
 
-    fn log_output(&mut self, pane: &str, bytes: &[u8]) {
+    fn log_output(&mut self, pane: &str, bytes: &[u8], at: Instant) {
         if pane == self.pane {
+            self.cast.push(at, bytes);
             self.stream.extend_from_slice(bytes);
             if self.stream.len() > STREAM_CAP {
                 let cut = self.stream.len() - STREAM_CAP;
@@ -298,7 +324,7 @@ impl PaneDriver {
             };
             match self.control.events().recv_timeout(until - now) {
                 Ok(Event::Output { pane, bytes, at }) => {
-                    self.log_output(&pane, &bytes);
+                    self.log_output(&pane, &bytes, at);
                     if pane != self.pane {
                         continue;
                     }
@@ -307,7 +333,7 @@ impl PaneDriver {
                     while let Ok(event) = self.control.events().try_recv() {
                         match event {
                             Event::Output { pane, bytes, at } => {
-                                self.log_output(&pane, &bytes);
+                                self.log_output(&pane, &bytes, at);
                                 if pane == self.pane {
                                     last_output = Some(at);
                                 }
