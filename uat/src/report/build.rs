@@ -89,15 +89,19 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
         super::overview::render(&cells, &options.runs, &signoff, &render).as_bytes(),
     )?;
     let mut images = 0;
+    let mut player = false;
     for cell in &cells {
-        let (page, shots) = super::cell::render(cell, &render);
+        let (page, shots, needs_player) = super::cell::render(cell, &render);
+        player |= needs_player;
         write(
             &out.join("cells")
                 .join(format!("{}.html", slug(&cell.trial))),
             page.as_bytes(),
         )?;
         for (from, to) in shots {
-            let Some(bytes) = source::read_bytes(&from, source::MAX_IMAGE) else {
+            let Some(bytes) =
+                source::read_bytes(&from, source::MAX_IMAGE.max(super::player::MAX_EMBEDDED))
+            else {
                 continue;
             };
             let target = out.join(&to);
@@ -106,6 +110,14 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
             }
             write(&target, &bytes)?;
             images += 1;
+        }
+    }
+    if player {
+        let dir = out.join(super::player::DIR);
+        make_dir(&out.join("assets"))?;
+        make_dir(&dir)?;
+        for (name, bytes) in super::player::FILES {
+            write(&dir.join(name), bytes)?;
         }
     }
     Ok(Written {

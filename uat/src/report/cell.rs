@@ -14,16 +14,17 @@ use super::model::{Attempt, Cell, arbitration};
 use super::source::{self, Entry};
 use crate::bundle::Bundle;
 
-/// A screenshot to copy into the report: (bundle file, report-relative target).
+/// A file to copy into the report: (bundle file, report-relative target).
 pub(crate) type Image = (std::path::PathBuf, String);
 
 /// The sections every cell page lists, in order (ids are anchors).
-const SECTIONS: [(&str, &str); 11] = [
+const SECTIONS: [(&str, &str); 12] = [
     ("attempts", "Attempts"),
     ("manifest", "Manifest"),
     ("steps", "Steps"),
     ("transcript", "Transcript"),
     ("fidelity", "Fidelity"),
+    ("casts", "Terminal recordings"),
     ("screens", "Pane screens"),
     ("screenshots", "Screenshots"),
     ("frames", "ACP/WS frames"),
@@ -32,8 +33,9 @@ const SECTIONS: [(&str, &str); 11] = [
     ("files", "Files"),
 ];
 
-/// The page of `cell` and the screenshots it shows.
-pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>) {
+/// The page of `cell`, the files it shows (screenshots, recordings) to copy,
+/// and whether it needs the terminal player.
+pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>, bool) {
     let mut body = String::new();
     let mut images = Vec::new();
     let _ = writeln!(body, "<h1>Cell <code>{}</code></h1>", r.t(&cell.trial));
@@ -72,6 +74,8 @@ pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>) {
     steps(&mut body, bundle, r);
     transcript(&mut body, bundle, r);
     fidelity(&mut body, bundle, r);
+    let player =
+        super::recordings::section(&mut body, bundle, &entries, &cell.trial, &mut images, r);
     screens(&mut body, bundle, &entries, r);
     screenshots(&mut body, bundle, &entries, &cell.trial, &mut images, r);
     frames(&mut body, bundle, &entries, r);
@@ -80,8 +84,9 @@ pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>) {
     files(&mut body, &entries, r);
     let title = format!("{} — StudyLoop run report", cell.trial);
     (
-        page(&title, Some("../index.html"), &SECTIONS, &body),
+        page(&title, Some("../index.html"), &SECTIONS, &body, player),
         images,
+        player,
     )
 }
 

@@ -49,17 +49,28 @@ td{overflow-wrap:anywhere}td code{word-break:break-all}.note{color:#444;font-sty
 nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.8rem}";
 
 /// A whole page: `title`, a link back to the overview unless this is it,
-/// the section index, and `body`.
+/// the section index, and `body`; with `player`, the vendored terminal
+/// player's tags (and a CSP that allows scripts from the report itself only).
 pub(crate) fn page(
     title: &str,
     home: Option<&str>,
     sections: &[(&str, &str)],
     body: &str,
+    player: bool,
 ) -> String {
     let mut out = String::with_capacity(body.len() + 4096);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    // No script, no remote anything: the page is data only.
-    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n");
+    // No remote anything; no script at all, or (a page with recordings) only
+    // the report's own player files: never an inline one.
+    let scripts = if player {
+        "; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self' data:"
+    } else {
+        "; style-src 'unsafe-inline'"
+    };
+    let _ = writeln!(
+        out,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' data:{scripts}; base-uri 'none'; form-action 'none'\">"
+    );
     out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let _ = writeln!(out, "<title>{}</title>", escape(title));
@@ -82,7 +93,11 @@ pub(crate) fn page(
     }
     out.push_str("</header>\n<main id=\"main\" tabindex=\"-1\">\n");
     out.push_str(body);
-    out.push_str("\n</main>\n</body>\n</html>\n");
+    out.push_str("\n</main>\n");
+    if player {
+        out.push_str(&super::player::tags());
+    }
+    out.push_str("</body>\n</html>\n");
     out
 }
 

@@ -6,7 +6,8 @@
 //! UAT sign-off verdict with every reason) and a page per cell (`cells/*.html`:
 //! attempts, manifest and its verification, step timeline with every check,
 //! transcript with each reply's source, pane screens, browser screenshots,
-//! ACP/WS frames, the stub's request log, the arbitration).
+//! ACP/WS frames, the stub's request log, the arbitration), with each pane's
+//! recording (`.cast`) played by the vendored asciinema-player (`player`).
 //!
 //! Safety: every recorded string reaches the page through the one escaping
 //! function (`studyloop_acceptance::markup::escape`); pages carry a CSP that
@@ -23,6 +24,8 @@ mod cell;
 mod html;
 mod model;
 mod overview;
+mod player;
+mod recordings;
 mod source;
 
 pub use build::{ReportError, ReportOptions, Written, build};

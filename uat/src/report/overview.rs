@@ -80,6 +80,7 @@ pub(crate) fn render(
             ("runs", "Run directories"),
         ],
         &body,
+        false,
     )
 }
 
