@@ -14,6 +14,7 @@
     if (box) {
       window.AsciinemaPlayer.create({ data: pre.textContent }, box, {
         fit: "width",
+        preload: true,
         idleTimeLimit: 2,
         controls: true,
       });

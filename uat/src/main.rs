@@ -366,9 +366,9 @@ fn run_report(
     };
     let written = build(&options, redactor(out)?)?;
     out.line(format!(
-        "studyloop-uat report: {} cell page(s), {} screenshot(s), sign-off {}, in {} ms{}",
+        "studyloop-uat report: {} cell page(s), {} file(s) copied (screenshots, recordings), sign-off {}, in {} ms{}",
         written.cells,
-        written.images,
+        written.copied,
         written.verdict,
         written.elapsed.as_millis(),
         if redacted { " (redacted)" } else { "" }

@@ -31,8 +31,8 @@ pub struct Written {
     pub index: PathBuf,
     /// Cell pages.
     pub cells: usize,
-    /// Screenshots copied.
-    pub images: usize,
+    /// Files copied from bundles (screenshots, recordings).
+    pub copied: usize,
     /// The verdict word, or `none`.
     pub verdict: String,
     /// Time taken.
@@ -88,7 +88,7 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
         &index,
         super::overview::render(&cells, &options.runs, &signoff, &render).as_bytes(),
     )?;
-    let mut images = 0;
+    let mut copied = 0;
     let mut player = false;
     for cell in &cells {
         let (page, shots, needs_player) = super::cell::render(cell, &render);
@@ -109,7 +109,7 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
                 make_dir(parent)?;
             }
             write(&target, &bytes)?;
-            images += 1;
+            copied += 1;
         }
     }
     if player {
@@ -123,7 +123,7 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
     Ok(Written {
         index,
         cells: cells.len(),
-        images,
+        copied,
         verdict,
         elapsed: started.elapsed(),
     })

@@ -19,6 +19,7 @@
 //! What it is not: a viewer of live runs, or a second sign-off (the verdict is
 //! the sign-off's own, computed by `signoff::run`).
 
+mod artefacts;
 mod build;
 mod cell;
 mod html;

@@ -18,6 +18,7 @@ mod receipts_coverage;
 mod released_pins;
 mod report;
 mod report_browser;
+mod report_player;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;
