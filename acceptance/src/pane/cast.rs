@@ -20,6 +20,7 @@ pub struct Cast {
     start: Instant,
     started_unix: i64,
     events: Vec<(Duration, String)>,
+    raw: Vec<u8>,
     carry: Vec<u8>,
     bytes: usize,
     cut: bool,
@@ -32,6 +33,7 @@ impl Cast {
             start: Instant::now(),
             started_unix: jiff::Timestamp::now().as_second(),
             events: Vec::new(),
+            raw: Vec::new(),
             carry: Vec::new(),
             bytes: 0,
             cut: false,
@@ -48,6 +50,7 @@ impl Cast {
             return;
         }
         self.bytes += bytes.len();
+        self.raw.extend_from_slice(bytes);
         let mut all = std::mem::take(&mut self.carry);
         all.extend_from_slice(bytes);
         // Hold back an incomplete UTF-8 sequence at the end for the next burst.
@@ -83,6 +86,11 @@ impl Cast {
             out.push('\n');
         }
         out.into_bytes()
+    }
+
+    /// The recorded output bytes, as they arrived.
+    pub fn bytes(&self) -> &[u8] {
+        &self.raw
     }
 
     /// Output bytes recorded so far.

@@ -28,6 +28,8 @@ pub struct PaneDriver {
     pub(super) cast: super::cast::Cast,
     /// The pane's size when the driver attached (columns, rows), when tmux said.
     pub(super) size: Option<(u16, u16)>,
+    /// How many recorded bytes each turn record had seen, in record order.
+    pub(super) turn_ends: Vec<usize>,
     pub(super) paste: PasteMode,
     /// The private directory multi-line turns are loaded from (on first use).
     pub(super) paste_dir: Option<tempfile::TempDir>,
@@ -64,6 +66,7 @@ impl PaneDriver {
             stream: Vec::new(),
             cast: super::cast::Cast::new(),
             size: None,
+            turn_ends: Vec::new(),
             paste: PasteMode::Bracketed,
             paste_dir: None,
             pastes: 0,
@@ -81,6 +84,17 @@ impl PaneDriver {
         let lines = self.control.command(&cmd).ok()?;
         let (w, h) = lines.first()?.trim().split_once(' ')?;
         Some((w.parse().ok()?, h.parse().ok()?))
+    }
+
+    /// The screen after each turn, rendered from the recorded stream by a
+    /// terminal emulator (one per record; `None` past the recording's cap).
+    pub fn rendered_screens(&self) -> Vec<Option<String>> {
+        let size = self.size.unwrap_or((80, 24));
+        let bytes = self.cast.bytes();
+        self.turn_ends
+            .iter()
+            .map(|end| (*end <= bytes.len()).then(|| super::render::render(&bytes[..*end], size)))
+            .collect()
     }
 
     /// The pane's recording as an asciinema v2 `.cast` (80×24 when tmux never
@@ -228,6 +242,7 @@ impl PaneDriver {
                     *next_turn += 1;
                 }
                 self.records.push(record);
+                self.turn_ends.push(self.cast.len());
                 Ok(self.records.last().expect("just pushed"))
             }
             Err(end) => {
@@ -244,6 +259,7 @@ impl PaneDriver {
                     }
                 };
                 self.records.push(record);
+                self.turn_ends.push(self.cast.len());
                 Err(match gone {
                     Some(reason) => self.gone(reason, "waiting for a reply"),
                     None => PaneError::TurnTimeout {

@@ -207,6 +207,13 @@ fn a_driven_pane_is_recorded_as_an_asciicast_with_its_size_and_timing() {
     assert!(lines[1..].iter().all(|e| e[1] == "o"));
     let text: String = lines[1..].iter().map(|e| e[2].as_str().unwrap()).collect();
     assert!(text.contains("nonce1"), "{text}");
+    // The turn's screen rendered from the same bytes shows the reply, as the
+    // captured one does.
+    let rendered = driver.rendered_screens();
+    assert_eq!(rendered.len(), 1);
+    let screen = rendered[0].as_deref().expect("within the cap");
+    assert!(screen.contains("MENTOR-REPLY 1 nonce1"), "{screen}");
+    assert!(driver.records()[0].screen.contains("MENTOR-REPLY 1 nonce1"));
 }
 
 #[test]
