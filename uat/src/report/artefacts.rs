@@ -46,16 +46,32 @@ pub(crate) fn screens(
     entries: &[Entry],
     r: &Render<'_>,
 ) {
-    heading(body, "screens", "Pane screens");
-    let n = text_files(
+    let pick = |p: &str| p.starts_with("screens/") && p.ends_with(".txt");
+    let empty = "No pane screen in the bundle.";
+    text_section(
         body,
+        ("screens", "Pane screens"),
         bundle,
         entries,
-        |p| p.starts_with("screens/") && p.ends_with(".txt"),
+        pick,
+        empty,
         r,
     );
-    if n == 0 {
-        none(body, "No pane screen in the bundle.");
+}
+
+/// A section showing every bundle file `pick` selects, or `empty` when none.
+fn text_section(
+    body: &mut String,
+    (id, label): (&str, &str),
+    bundle: Option<&Bundle>,
+    entries: &[Entry],
+    pick: impl Fn(&str) -> bool,
+    empty: &str,
+    r: &Render<'_>,
+) {
+    heading(body, id, label);
+    if text_files(body, bundle, entries, pick, r) == 0 {
+        none(body, empty);
     }
     end(body);
 }
@@ -108,21 +124,17 @@ pub(crate) fn frames(
     entries: &[Entry],
     r: &Render<'_>,
 ) {
-    heading(body, "frames", "ACP/WS frames");
-    let n = text_files(
+    let pick = |p: &str| p.ends_with("frames.jsonl") || p.ends_with("ws-turns.json");
+    let empty = "No ACP or WebSocket frames in the bundle (a tmux lane talks to no socket).";
+    text_section(
         body,
+        ("frames", "ACP/WS frames"),
         bundle,
         entries,
-        |p| p.ends_with("frames.jsonl") || p.ends_with("ws-turns.json"),
+        pick,
+        empty,
         r,
     );
-    if n == 0 {
-        none(
-            body,
-            "No ACP or WebSocket frames in the bundle (a tmux lane talks to no socket).",
-        );
-    }
-    end(body);
 }
 
 pub(crate) fn stub(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {

@@ -91,7 +91,7 @@ pub(crate) fn fixture() -> Fixture {
     std::os::unix::fs::symlink(outside.join("dir"), b2.join("linked")).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.txt"), b2.join("transcript-link.json"))
         .unwrap();
-    make_fifo(&b2.join("screens/fifo.txt"));
+    super::common::world::fifo(&b2.join("screens/fifo.txt"));
     // A whole bundle that is a symlink to one outside the run directory.
     let foreign = lane_bundle(&outside, "web-acp::pi", Surface::WebAcp, true);
     std::fs::write(foreign.join("screens/turn-1.txt"), CANARY).unwrap();
@@ -130,17 +130,6 @@ pub(crate) fn fixture() -> Fixture {
     run.record_skip(&format!("meta::{HOSTILE}"), "odd name")
         .unwrap();
     Fixture { tmp, run }
-}
-
-fn make_fifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
 }
 
 /// Runs the real binary with a deadline (a FIFO read would hang it).
