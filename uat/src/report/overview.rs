@@ -145,12 +145,21 @@ fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
         .count();
     let _ = write!(
         body,
-        "<td class=\"{class}\"><a href=\"cells/{}.html\">{outcome}{}</a><br>{}; {}<br>{passed}/{ran} attempt(s) passed",
+        "<td class=\"{class}\"><a href=\"cells/{}.html\">{outcome}{}</a>",
         slug(&c.trial),
         if c.flaky() { " (flaky)" } else { "" },
-        duration(c.elapsed_ms()),
-        fidelity
     );
+    if ran > 0 {
+        // Unknowns are said as such (never 0): a time not measured, a
+        // fidelity not scored.
+        let time = c
+            .elapsed_ms()
+            .map_or_else(|| "time unknown".to_owned(), |ms| duration(Some(ms)));
+        let _ = write!(
+            body,
+            "<br>{time}; {fidelity}<br>{passed}/{ran} attempt(s) passed"
+        );
+    }
     if ran > 1 {
         let _ = write!(
             body,
