@@ -118,6 +118,14 @@ pub(crate) fn slug(name: &str) -> String {
     if out.is_empty() {
         out.push('_');
     }
+    // A file name must stay under NAME_MAX (255 bytes) with `.html` added: a
+    // long name keeps its start and gets its digest, still one per name.
+    if out.len() > 120 {
+        let digest = studyloop_acceptance::evidence::hash_bytes(name.as_bytes());
+        out.truncate(100);
+        out.push('~');
+        out.push_str(&digest[..16]);
+    }
     out
 }
 

@@ -127,6 +127,9 @@ pub(crate) fn fixture() -> Fixture {
     .unwrap();
     run.record_skip("probe::kiro", &format!("kiro {HOSTILE}"))
         .unwrap();
+    // A name whose file would pass NAME_MAX (255 bytes) once escaped.
+    run.record_skip(&format!("meta::{}", "<../".repeat(80)), "long name")
+        .unwrap();
     run.record_skip(&format!("meta::{HOSTILE}"), "odd name")
         .unwrap();
     Fixture { tmp, run }
