@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 pub(crate) const MAX_SHOWN: u64 = 256 << 10;
 /// The most bytes of one screenshot copied into the report.
 pub(crate) const MAX_IMAGE: u64 = 8 << 20;
-/// The most entries a bundle listing walks (a bound on a planted tree).
+/// The most entries (files and directories) a bundle listing walks: a
+/// bound on a planted tree.
 const MAX_ENTRIES: usize = 5000;
 
 /// A file as found in a bundle.
@@ -25,14 +26,21 @@ pub(crate) struct Entry {
 
 /// Every entry below `dir`, sorted, symlinked directories not entered.
 pub(crate) fn list(dir: &Path) -> Vec<Entry> {
+    list_bounded(dir, MAX_ENTRIES)
+}
+
+fn list_bounded(dir: &Path, max: usize) -> Vec<Entry> {
     let mut out = Vec::new();
     let mut stack = vec![(dir.to_owned(), String::new())];
+    // Directories count too: a planted tree of empty directories is bounded.
+    let mut seen = 0usize;
     while let Some((d, prefix)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
         };
         for e in entries.flatten() {
-            if out.len() >= MAX_ENTRIES {
+            seen += 1;
+            if seen > max {
                 break;
             }
             let name = e.file_name().to_string_lossy().into_owned();
@@ -103,4 +111,34 @@ pub(crate) fn read_json(path: &Path, max: u64) -> Option<serde_json::Value> {
 /// A binary file's bytes, when a regular file no larger than `max`.
 pub(crate) fn read_bytes(path: &Path, max: u64) -> Option<Vec<u8>> {
     studyloop_acceptance::private_fs::read_regular(path, max).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A planted tree of many empty directories and a symlink loop is walked
+    /// within the bound, never through the link.
+    #[test]
+    fn a_planted_tree_is_walked_within_the_bound_and_never_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("b");
+        let mut deep = root.clone();
+        for i in 0..60 {
+            deep.push(format!("d{i}"));
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        for i in 0..100 {
+            std::fs::create_dir(root.join(format!("e{i}"))).unwrap();
+        }
+        std::fs::write(deep.join("f.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(&root, root.join("loop")).unwrap();
+        let started = std::time::Instant::now();
+        let listed = list_bounded(&root, 50);
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert!(listed.len() <= 50);
+        let link = listed.iter().find(|e| e.rel == "loop").map(|e| e.regular);
+        assert!(matches!(link, Some(false) | None), "{link:?}");
+        assert!(listed.iter().all(|e| !e.rel.starts_with("loop/")));
+    }
 }
