@@ -21,11 +21,12 @@ test: deps
     if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --profile "${NEXTEST_PROFILE:-default}"; else cargo test --workspace; fi
     cargo test --workspace --doc
 
-# Opt-in acceptance trials: HARNESS list ("" = all six), ACTOR, TESTS filter.
-testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="": deps harnesses
+# Opt-in acceptance trials: HARNESS list ("" = all six), ACTOR, TESTS filter, REPEAT
+# attempts per trial (pass^k, pass@k and flaky in `just report`).
+testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="" $REPEAT=env("STUDYLOOP_ACC_REPEAT", "1"): deps harnesses
     cargo build --workspace --bins
     # TESTS is split on purpose, so "probe::kiro --exact" passes two arguments.
-    STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
+    STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" STUDYLOOP_ACC_REPEAT="$REPEAT" \
         PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
         cargo test --workspace --test acceptance -- $TESTS
 
@@ -114,6 +115,25 @@ bench:
 # Stop and sweep scratch worlds (/tmp/sl-acc-*) whose runner died unswept (SIGKILL, crash).
 clean-scratch:
     cargo run -q --bin studyloop-clean-scratch
+
+# The HTML run report (opens from file://, no server): ARGS are run directories and
+# flags (--out DIR, --redacted); with no run directory, the latest target/studyloop/runs/*.
+report *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    args=({{ARGS}})
+    for a in "${args[@]}"; do
+        if [ -f "$a/run.json" ] || [ -f "$a/results.jsonl" ]; then run_given=1; fi
+    done
+    if [ -z "${run_given:-}" ]; then
+        latest="$(ls -1dt target/studyloop/runs/*/ 2>/dev/null | head -n 1)"
+        if [ -z "$latest" ]; then
+            echo "report: no run directory under target/studyloop/runs; run 'just testacc' first, or pass one" >&2
+            exit 2
+        fi
+        args=("${latest%/}" "${args[@]}")
+    fi
+    cargo run -q --bin studyloop-uat -- report "${args[@]}"
 
 # Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
 # receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.

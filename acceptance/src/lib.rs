@@ -25,6 +25,7 @@ mod import_graph;
 pub mod interrupt;
 pub mod lane;
 pub mod ledger;
+pub mod markup;
 #[cfg(test)]
 mod mod_rs_rule;
 pub mod pane;

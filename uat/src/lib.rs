@@ -19,6 +19,7 @@ pub mod output;
 pub mod pinned_yaml;
 pub mod prune;
 pub mod receipts;
+pub mod report;
 pub(crate) mod secrets;
 pub mod signoff;
 pub mod strict;

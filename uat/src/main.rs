@@ -1,5 +1,5 @@
 //! `studyloop-uat`: sign off a UAT run (`signoff`), grade one bundle with the council
-//! (`grade`), and prune old durable bundles (`prune`).
+//! (`grade`), build the HTML run report (`report`), and prune old durable bundles (`prune`).
 //!
 //! Exit codes: 0 = PASS / graded / pruned; 1 = FAIL / rejected; 2 = the command could not
 //! reach a verdict (bad input, a tampered pinned file, an unwritable output).
@@ -57,6 +57,18 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value_os_t = studyloop_acceptance::bins::workspace_root().join("receipts"))]
         out: PathBuf,
     },
+    /// Build a static HTML report (opens from file://, no server) of run directories.
+    Report {
+        /// Run directories (one per shard or run).
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+        /// Where the site goes (default: <first run dir>/report, or report-redacted).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// The shareable variant: only what the pinned redaction rules pass, no images.
+        #[arg(long)]
+        redacted: bool,
+    },
     /// List (or with --apply, delete) durable bundles older than an age.
     Prune {
         /// Age cut-off: whole days or hours, e.g. 90d or 36h.
@@ -93,6 +105,11 @@ fn main() -> ExitCode {
             root,
             apply,
         } => run_prune(&older_than, root, apply, &env, &out),
+        Command::Report {
+            runs,
+            out: dir,
+            redacted,
+        } => run_report(runs, dir, redacted, &out),
     };
     match result {
         Ok(code) => code,
@@ -306,7 +323,11 @@ fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow:
         runs
     };
     let evidence: Vec<PathBuf> = runs.iter().map(|r| r.join("evidence")).collect();
-    let added = receipts::collect(&evidence, dir, redactor(out)?)?;
+    let collected = receipts::collect_all(&evidence, dir, redactor(out)?)?;
+    let added = collected.added;
+    for (_, why) in &collected.refused {
+        out.err(format!("receipts: no receipt: {why}"));
+    }
     let all = receipts::load_all(dir)?;
     let coverage = dir.join(receipts::COVERAGE_FILE);
     std::fs::write(&coverage, receipts::coverage_markdown(&all))
@@ -318,5 +339,41 @@ fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow:
         dir.display(),
         coverage.display()
     ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_report(
+    runs: Vec<PathBuf>,
+    dir: Option<PathBuf>,
+    redacted: bool,
+    out: &Out,
+) -> anyhow::Result<ExitCode> {
+    use studyloop_uat::report::{ReportOptions, build};
+    let default_name = if redacted {
+        "report-redacted"
+    } else {
+        "report"
+    };
+    let dir = match (dir, runs.first()) {
+        (Some(dir), _) => dir,
+        (None, Some(first)) => first.join(default_name),
+        (None, None) => PathBuf::from(default_name),
+    };
+    let options = ReportOptions {
+        runs,
+        out: dir,
+        redacted,
+    };
+    let written = build(&options, redactor(out)?)?;
+    out.line(format!(
+        "studyloop-uat report: {} cell page(s), {} file(s) copied (screenshots, recordings), sign-off {}, in {} ms{}",
+        written.cells,
+        written.copied,
+        written.verdict,
+        written.elapsed.as_millis(),
+        if redacted { " (redacted)" } else { "" }
+    ));
+    let index = std::fs::canonicalize(&written.index).unwrap_or(written.index);
+    out.line(format!("open file://{}", index.display()));
     Ok(ExitCode::SUCCESS)
 }

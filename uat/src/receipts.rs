@@ -74,11 +74,33 @@ pub struct Receipt {
     /// measured): unknown, never 0.
     #[serde(default)]
     pub fidelity: Option<CellFidelity>,
+    /// Which attempt of its trial the bundle was (`STUDYLOOP_ACC_REPEAT`), from
+    /// the run's results line; absent when unknown (older receipts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+}
+
+/// What one `collect` did: receipts added, and lane bundles refused with why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Collected {
+    /// New receipts written.
+    pub added: usize,
+    /// Lane bundles that got no receipt: (bundle, reason).
+    pub refused: Vec<(PathBuf, String)>,
 }
 
 /// Why receipts could not be made or read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReceiptError {
+    /// A lane bundle's manifest records no commit (`repo_sha`).
+    #[error(
+        "{} records no commit (repo_sha is null): a receipt must name the commit it proves; run the lanes from a git checkout",
+        bundle.display()
+    )]
+    NoCommit {
+        /// The bundle.
+        bundle: PathBuf,
+    },
     /// A file could not be read or written.
     #[error("{action} {path}: {source}")]
     Io {
@@ -174,7 +196,15 @@ pub(crate) fn from_bundle(
                 .collect()
         })
         .unwrap_or_default();
+    // A receipt names the commit it proves (the clean streak counts runs of
+    // one commit): a bundle that recorded none gets no receipt.
+    let Some(repo_sha) = s("repo_sha").filter(|sha| !sha.trim().is_empty()) else {
+        return Err(ReceiptError::NoCommit {
+            bundle: bundle.to_owned(),
+        });
+    };
     Ok(Some(Receipt {
+        attempt: None,
         run_id: s("run_id").unwrap_or_default(),
         date: s("date").unwrap_or_default(),
         cell: s("cell").unwrap_or_default(),
@@ -184,7 +214,7 @@ pub(crate) fn from_bundle(
         auth_mode: s("auth_mode"),
         actor_backend: s("actor_backend"),
         outcome,
-        repo_sha: s("repo_sha"),
+        repo_sha: Some(repo_sha),
         dirty: m.get("dirty").and_then(Value::as_bool),
         platform: s("platform"),
         steps,
@@ -246,30 +276,56 @@ pub fn load_all(dir: &Path) -> Result<Vec<Receipt>, ReceiptError> {
 }
 
 /// Copies a receipt of every lane bundle under `evidence_dirs` not yet in
-/// `out`; returns how many were added.
+/// `out`; returns how many were added (see [`collect_all`] for the refusals).
 pub fn collect(
     evidence_dirs: &[PathBuf],
     out: &Path,
     redactor: &Redactor,
 ) -> Result<usize, ReceiptError> {
+    collect_all(evidence_dirs, out, redactor).map(|c| c.added)
+}
+
+/// As [`collect`], also naming every lane bundle refused a receipt (no
+/// commit recorded) and why. Each receipt records its attempt from the run
+/// directory's results log (the evidence dir's parent) when it names one.
+pub fn collect_all(
+    evidence_dirs: &[PathBuf],
+    out: &Path,
+    redactor: &Redactor,
+) -> Result<Collected, ReceiptError> {
     let known: std::collections::BTreeSet<String> =
         load_all(out)?.into_iter().map(|r| r.run_id).collect();
-    let mut added = 0;
+    let mut collected = Collected::default();
     for dir in evidence_dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
+        let attempts = attempts_of(dir);
         for bundle in entries
             .flatten()
             .map(|e| e.path())
             .filter(|p| p.join("manifest.json").is_file())
         {
-            let Some(receipt) = from_bundle(&bundle, redactor)? else {
-                continue;
+            let receipt = match from_bundle(&bundle, redactor) {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(ReceiptError::NoCommit { bundle }) => {
+                    let why = ReceiptError::NoCommit {
+                        bundle: bundle.clone(),
+                    }
+                    .to_string();
+                    collected.refused.push((bundle, why));
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
             if known.contains(&receipt.run_id) {
                 continue;
             }
+            let receipt = Receipt {
+                attempt: attempts.get(&bundle.display().to_string()).copied(),
+                ..receipt
+            };
             let path = out.join(receipt_path(&receipt));
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(io("create", parent))?;
@@ -279,8 +335,25 @@ pub fn collect(
                 .map_err(|e| io("serialise", &path)(e.into()))?;
             text.push('\n');
             crate::atomic::write(&path, text.as_bytes(), 0o644).map_err(io("write", &path))?;
-            added += 1;
+            collected.added += 1;
         }
     }
-    Ok(added)
+    Ok(collected)
+}
+
+/// Bundle path → attempt, from the results log of the run directory that
+/// holds `evidence_dir` (empty when it has none or it cannot be read).
+fn attempts_of(evidence_dir: &Path) -> std::collections::BTreeMap<String, u32> {
+    let Some(run) = evidence_dir.parent() else {
+        return Default::default();
+    };
+    let Ok(records) = studyloop_acceptance::ledger::RunRecords::read(run) else {
+        return Default::default();
+    };
+    records
+        .trials()
+        .values()
+        .flat_map(|t| &t.records)
+        .filter_map(|r| Some((r.bundle.clone()?, r.meta.attempt?)))
+        .collect()
 }

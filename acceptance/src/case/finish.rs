@@ -94,6 +94,19 @@ impl Case<'_> {
         let cleanup = self.prove_cleanup();
         // The steps' own failure wins over a cleanup failure.
         let result = result.and(cleanup);
+        if let Err(f) = &result
+            && f.outcome != Outcome::Skipped
+        {
+            // The failure's kind from the fixed taxonomy, in the bundle itself
+            // (the results line records the same word from the same classifier).
+            let category = crate::ledger::FailureCategory::classify(
+                &f.message,
+                f.outcome == Outcome::BudgetExhausted,
+            );
+            self.record
+                .notes
+                .push(format!("failure-category: {category}"));
+        }
         let fidelity = super::faithful::cell(&self.record);
         if let Some(cell) = &fidelity {
             let file = serde_json::json!({"cell": cell, "turns": self.record.fidelity});

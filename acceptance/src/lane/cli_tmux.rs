@@ -269,6 +269,18 @@ pub(crate) fn stash_driver(l: &mut Case<'_>, driver: &PaneDriver, phase: &'stati
         format!("screens/{phase}-stream.log"),
         driver.stream().to_vec(),
     );
+    // The same stream with its timing and the pane size, for a player, and
+    // each turn's screen rendered from it by a terminal emulator.
+    l.record
+        .attach(format!("screens/{phase}.cast"), driver.cast());
+    for (r, screen) in driver.records().iter().zip(driver.rendered_screens()) {
+        if let Some(screen) = screen {
+            l.record.attach(
+                format!("screens/{phase}-turn-{}.rendered.txt", r.turn),
+                screen,
+            );
+        }
+    }
 }
 
 /// Sends the harness's exit keys so it saves its session before `--end`.

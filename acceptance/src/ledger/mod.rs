@@ -13,10 +13,12 @@
 //! never inferred from an exit code. This module records and reads; it does
 //! not decide verdicts (the UAT sign-off does).
 
+mod category;
 mod reader;
 mod records;
 mod writer;
 
+pub use category::{FAILURE_CATEGORIES, FailureCategory};
 pub use reader::{LedgerError, MAX_LOG_BYTES, Origin, Record, RunDir, RunRecords, TrialStatus};
-pub use records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
+pub use records::{ResultMeta, ResultRecord, RunMarker, SkipRecord, TrialOutcome};
 pub use writer::{RESULTS_LOG, RUN_MARKER, RunLog, SKIP_LEDGER, open_run, results_dir, run_key};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::evidence::Counts;
-use crate::ledger::records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
+use crate::ledger::records::{ResultMeta, ResultRecord, RunMarker, SkipRecord, TrialOutcome};
 use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SKIP_LEDGER};
 
 /// The most bytes a results log or skip ledger may hold: far above any real run
@@ -101,6 +101,8 @@ pub struct Record {
     pub dir: PathBuf,
     /// Where exactly.
     pub origin: Origin,
+    /// Attempt, wall time and failure category (results lines only).
+    pub meta: ResultMeta,
 }
 
 /// What is known about one trial after reading the logs.
@@ -158,6 +160,7 @@ impl RunRecords {
                 run: skip.run,
                 dir: dir.to_owned(),
                 origin,
+                meta: ResultMeta::default(),
             };
             records.push((skip.trial, record));
         }
@@ -170,6 +173,11 @@ impl RunRecords {
                 run: r.run,
                 dir: dir.to_owned(),
                 origin,
+                meta: ResultMeta {
+                    attempt: r.attempt,
+                    elapsed_ms: r.elapsed_ms,
+                    category: r.category,
+                },
             };
             records.push((r.trial, record));
         }

@@ -70,6 +70,28 @@ pub struct ResultRecord {
     /// trial that recorded no mentor reply and in lines written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
+    /// Which attempt of the trial this line records (1-based) when
+    /// `STUDYLOOP_ACC_REPEAT` asked for repeats; absent in older lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// The trial body's wall time; absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    /// A failure's category from the fixed taxonomy; absent for a pass or skip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<crate::ledger::FailureCategory>,
+}
+
+/// What a results line may record beyond its outcome: the attempt, the wall
+/// time and a failure's category (`None` = not known / not applicable).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResultMeta {
+    /// 1-based attempt number.
+    pub attempt: Option<u32>,
+    /// Wall time of the trial body.
+    pub elapsed_ms: Option<u64>,
+    /// A failure's category.
+    pub category: Option<crate::ledger::FailureCategory>,
 }
 
 /// `run.json`: which run a run directory belongs to.

@@ -15,7 +15,7 @@ use crate::caller_env::CallerEnv;
 use crate::clock;
 use crate::evidence::RunId;
 use crate::ledger::reader::{LedgerError, read_marker};
-use crate::ledger::records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
+use crate::ledger::records::{ResultMeta, ResultRecord, RunMarker, SkipRecord, TrialOutcome};
 use crate::selection::ACC_RESULTS_DIR;
 use crate::transcript::fidelity::CellFidelity;
 
@@ -173,7 +173,24 @@ impl RunLog {
         bundle: Option<&Path>,
         fidelity: Option<&CellFidelity>,
     ) -> Result<(), LedgerError> {
+        let meta = ResultMeta::default();
+        self.record_result_meta(trial, outcome, message, bundle, fidelity, meta)
+    }
+
+    /// Appends a results line with its attempt, wall time and failure category.
+    pub fn record_result_meta(
+        &self,
+        trial: &str,
+        outcome: TrialOutcome,
+        message: Option<&str>,
+        bundle: Option<&Path>,
+        fidelity: Option<&CellFidelity>,
+        meta: ResultMeta,
+    ) -> Result<(), LedgerError> {
         let record = ResultRecord {
+            attempt: meta.attempt,
+            elapsed_ms: meta.elapsed_ms,
+            category: meta.category,
             trial: trial.to_owned(),
             outcome,
             time: clock::now_rfc3339(),

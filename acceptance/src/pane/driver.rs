@@ -24,6 +24,12 @@ pub struct PaneDriver {
     pub(super) proof: Proof,
     pub(super) records: Vec<TurnRecord>,
     pub(super) stream: Vec<u8>,
+    /// The same output with its timing, from the start (`cast`).
+    pub(super) cast: super::cast::Cast,
+    /// The pane's size when the driver attached (columns, rows), when tmux said.
+    pub(super) size: Option<(u16, u16)>,
+    /// How many recorded bytes each turn record had seen, in record order.
+    pub(super) turn_ends: Vec<usize>,
     pub(super) paste: PasteMode,
     /// The private directory multi-line turns are loaded from (on first use).
     pub(super) paste_dir: Option<tempfile::TempDir>,
@@ -50,7 +56,7 @@ impl PaneDriver {
         limits: Limits,
         proof: Proof,
     ) -> Result<Self, PaneError> {
-        Ok(Self {
+        let mut driver = Self {
             control: tmux.control(session)?,
             pane: pane.to_owned(),
             markers,
@@ -58,10 +64,43 @@ impl PaneDriver {
             proof,
             records: Vec::new(),
             stream: Vec::new(),
+            cast: super::cast::Cast::new(),
+            size: None,
+            turn_ends: Vec::new(),
             paste: PasteMode::Bracketed,
             paste_dir: None,
             pastes: 0,
-        })
+        };
+        driver.size = driver.query_size();
+        Ok(driver)
+    }
+
+    /// The pane's size from tmux (`None` when it does not answer).
+    fn query_size(&mut self) -> Option<(u16, u16)> {
+        let cmd = format!(
+            "display-message -p -t {} '#{{pane_width}} #{{pane_height}}'",
+            quote(&self.pane)
+        );
+        let lines = self.control.command(&cmd).ok()?;
+        let (w, h) = lines.first()?.trim().split_once(' ')?;
+        Some((w.parse().ok()?, h.parse().ok()?))
+    }
+
+    /// The screen after each turn, rendered from the recorded stream by a
+    /// terminal emulator (one per record; `None` past the recording's cap).
+    pub fn rendered_screens(&self) -> Vec<Option<String>> {
+        let size = self.size.unwrap_or((80, 24));
+        let bytes = self.cast.bytes();
+        self.turn_ends
+            .iter()
+            .map(|end| (*end <= bytes.len()).then(|| super::render::render(&bytes[..*end], size)))
+            .collect()
+    }
+
+    /// The pane's recording as an asciinema v2 `.cast` (80×24 when tmux never
+    /// said the pane's size).
+    pub fn cast(&self) -> Vec<u8> {
+        self.cast.to_asciicast(self.size.unwrap_or((80, 24)))
     }
 
     /// How this harness takes a multi-line turn (the harness table's
@@ -203,6 +242,7 @@ impl PaneDriver {
                     *next_turn += 1;
                 }
                 self.records.push(record);
+                self.turn_ends.push(self.cast.len());
                 Ok(self.records.last().expect("just pushed"))
             }
             Err(end) => {
@@ -219,6 +259,7 @@ impl PaneDriver {
                     }
                 };
                 self.records.push(record);
+                self.turn_ends.push(self.cast.len());
                 Err(match gone {
                     Some(reason) => self.gone(reason, "waiting for a reply"),
                     None => PaneError::TurnTimeout {
@@ -251,14 +292,15 @@ impl PaneDriver {
     /// Pending output events are folded into the stream log and dropped.
     fn drain(&mut self) {
         while let Ok(event) = self.control.events().try_recv() {
-            if let Event::Output { pane, bytes, .. } = event {
-                self.log_output(&pane, &bytes);
+            if let Event::Output { pane, bytes, at } = event {
+                self.log_output(&pane, &bytes, at);
             }
         }
     }
 
-    fn log_output(&mut self, pane: &str, bytes: &[u8]) {
+    fn log_output(&mut self, pane: &str, bytes: &[u8], at: Instant) {
         if pane == self.pane {
+            self.cast.push(at, bytes);
             self.stream.extend_from_slice(bytes);
             if self.stream.len() > STREAM_CAP {
                 let cut = self.stream.len() - STREAM_CAP;
@@ -298,7 +340,7 @@ impl PaneDriver {
             };
             match self.control.events().recv_timeout(until - now) {
                 Ok(Event::Output { pane, bytes, at }) => {
-                    self.log_output(&pane, &bytes);
+                    self.log_output(&pane, &bytes, at);
                     if pane != self.pane {
                         continue;
                     }
@@ -307,7 +349,7 @@ impl PaneDriver {
                     while let Ok(event) = self.control.events().try_recv() {
                         match event {
                             Event::Output { pane, bytes, at } => {
-                                self.log_output(&pane, &bytes);
+                                self.log_output(&pane, &bytes, at);
                                 if pane == self.pane {
                                     last_output = Some(at);
                                 }

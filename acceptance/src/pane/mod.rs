@@ -19,11 +19,17 @@
 //! 5. A turn that times out records the screen first, then returns
 //!    [`PaneError::TurnTimeout`]; a turn past the ceiling is never sent.
 //!
+//! 6. Every byte of the pane's `%output` also goes into an asciinema v2
+//!    recording (`cast`) with its arrival time, for the bundle's `.cast`; the
+//!    screen after each turn is also rendered from those bytes (`render`).
+//!
 //! What it is not: it knows nothing about the product or a harness's name; the
 //! markers and the proof come from `crate::harness` and the lane.
 
+pub mod cast;
 mod driver;
 mod mentor;
+pub mod render;
 pub mod screen;
 mod types;
 mod typing;

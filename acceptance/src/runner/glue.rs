@@ -1,6 +1,7 @@
 //! From a catalogue to an exit code: the gate (`crate::gate`), selection errors, skip decisions,
 //! the ledger and results lines around each trial.
 
+use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 
@@ -11,8 +12,8 @@ use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
 use crate::gate;
 use crate::gate::Gates;
-use crate::ledger::{RunLog, TrialOutcome, open_run};
-use crate::runner::trial::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
+use crate::ledger::{FailureCategory, ResultMeta, RunLog, TrialOutcome, open_run};
+use crate::runner::trial::{Body, Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
 use crate::selection::Selection;
 
 /// Exit code for a run refused before any trial (bad selection, unusable run
@@ -20,7 +21,7 @@ use crate::selection::Selection;
 const REFUSED: u8 = 2;
 
 /// A runner's whole `main`: real environment, real arguments.
-pub fn main(tier: Tier, catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>) -> ExitCode {
+pub fn main(tier: Tier, catalogue: impl Fn(&Selection) -> Vec<TrialSpec>) -> ExitCode {
     run_with(
         tier,
         &CallerEnv::capture(),
@@ -35,7 +36,7 @@ pub fn run_with_words(
     tier: Tier,
     caller: &CallerEnv,
     words: &[&str],
-    catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>,
+    catalogue: impl Fn(&Selection) -> Vec<TrialSpec>,
 ) -> ExitCode {
     run_with(tier, caller, &Arguments::from_iter(words), catalogue)
 }
@@ -45,7 +46,7 @@ pub fn run_with(
     tier: Tier,
     caller: &CallerEnv,
     args: &Arguments,
-    catalogue: impl FnOnce(&Selection) -> Vec<TrialSpec>,
+    catalogue: impl Fn(&Selection) -> Vec<TrialSpec>,
 ) -> ExitCode {
     let label = label(tier);
     let gates = Gates::from_env(caller);
@@ -81,6 +82,11 @@ pub fn run_with(
     }
     let mut specs = catalogue(&selection);
     specs.sort_by(|a, b| a.name.cmp(&b.name));
+    // STUDYLOOP_ACC_REPEAT=N: the catalogue builds every trial N times; the
+    // attempts of one name run in one trial, one after another (each with its
+    // own bundle and results line), so trial names stay what nextest and the
+    // sign-off know.
+    let mut repeats = Repeats::build(&catalogue, &selection, gate_reason.is_none() && !args.list);
 
     let mut trials = Vec::with_capacity(specs.len());
     let mut skipped = 0usize;
@@ -94,7 +100,10 @@ pub fn run_with(
             run_log: run_log.clone(),
         };
         let trial = match reason {
-            None => active_trial(spec, ctx, nextest),
+            None => {
+                let more = repeats.take(&spec.name);
+                active_trial(spec, more, ctx, nextest)
+            }
             Some(reason) => {
                 let trial = skipped_trial(&spec.name, &reason, &run_log, nextest);
                 // Ledger what this invocation would list or run; nextest's list
@@ -118,7 +127,11 @@ pub fn run_with(
             run_log.dir().join(crate::ledger::SKIP_LEDGER).display()
         );
     }
-    libtest_mimic::run(args, trials).exit_code()
+    let code = libtest_mimic::run(args, trials).exit_code();
+    if let Err(err) = super::junit::write(run_log.dir(), tier) {
+        eprintln!("{label}: {err}");
+    }
+    code
 }
 
 fn label(tier: Tier) -> &'static str {
@@ -179,21 +192,24 @@ fn skipped_trial(name: &str, reason: &str, run_log: &RunLog, nextest: bool) -> T
     }
 }
 
-fn active_trial(spec: TrialSpec, ctx: TrialContext, nextest: bool) -> Trial {
+fn active_trial(spec: TrialSpec, more: Vec<Body>, ctx: TrialContext, nextest: bool) -> Trial {
     let TrialSpec { name, body, .. } = spec;
     Trial::ignorable_test(name, move || {
-        let report = catch_unwind(AssertUnwindSafe(|| body(&ctx))).unwrap_or_else(|panic| {
-            TrialReport::failed(format!("panicked: {}", panic_message(&panic)))
-        });
-        record(&ctx, &report);
-        let bundle_note = report
-            .bundle
-            .as_ref()
-            .map(|b| format!(" (evidence: {})", b.display()))
-            .unwrap_or_default();
-        match report.verdict {
+        let attempts = 1 + more.len();
+        let mut reports = Vec::with_capacity(attempts);
+        for (i, body) in std::iter::once(body).chain(more).enumerate() {
+            let started = std::time::Instant::now();
+            let report = catch_unwind(AssertUnwindSafe(|| body(&ctx))).unwrap_or_else(|panic| {
+                TrialReport::failed(format!("panicked: {}", panic_message(&panic)))
+            });
+            let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let attempt = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            record(&ctx, &report, attempt, elapsed);
+            reports.push(report);
+        }
+        match combine(reports, attempts) {
             Verdict::Passed => Ok(Completion::Completed),
-            Verdict::Failed(message) => Err(Failed::from(format!("{message}{bundle_note}"))),
+            Verdict::Failed(message) => Err(Failed::from(message)),
             Verdict::Skipped(reason) if nextest => Err(Failed::from(format!(
                 "skipped at run time: {reason} (reported as a failure because nextest would show a runtime skip as PASS; the skip ledger has it)"
             ))),
@@ -202,11 +218,81 @@ fn active_trial(spec: TrialSpec, ctx: TrialContext, nextest: bool) -> Trial {
     })
 }
 
-fn record(ctx: &TrialContext, report: &TrialReport) {
+/// One verdict for every attempt of a trial: it passes only when all pass
+/// (pass^k); any failure fails it, naming each failed attempt and its bundle.
+fn combine(reports: Vec<TrialReport>, attempts: usize) -> Verdict {
+    let mut failures = Vec::new();
+    let mut skipped = None;
+    let mut passed = 0usize;
+    for (i, report) in reports.into_iter().enumerate() {
+        let bundle_note = report
+            .bundle
+            .as_ref()
+            .map(|b| format!(" (evidence: {})", b.display()))
+            .unwrap_or_default();
+        match report.verdict {
+            Verdict::Passed => passed += 1,
+            Verdict::Failed(m) if attempts == 1 => failures.push(format!("{m}{bundle_note}")),
+            Verdict::Failed(m) => {
+                failures.push(format!("attempt {}/{attempts}: {m}{bundle_note}", i + 1))
+            }
+            Verdict::Skipped(r) => skipped = skipped.or(Some(r)),
+        }
+    }
+    if !failures.is_empty() {
+        let mut message = failures.join("; ");
+        if attempts > 1 {
+            let flaky = if passed > 0 { ", flaky" } else { "" };
+            let _ = write!(
+                message,
+                " ({passed} of {attempts} attempts passed: pass^{attempts} failed{flaky})"
+            );
+        }
+        return Verdict::Failed(message);
+    }
+    match skipped {
+        Some(reason) => Verdict::Skipped(reason),
+        None => Verdict::Passed,
+    }
+}
+
+/// The extra attempts' bodies by trial name, when repeats were asked for.
+struct Repeats(std::collections::BTreeMap<String, Vec<Body>>);
+
+impl Repeats {
+    fn build(
+        catalogue: &impl Fn(&Selection) -> Vec<TrialSpec>,
+        selection: &Selection,
+        running: bool,
+    ) -> Self {
+        let mut map: std::collections::BTreeMap<String, Vec<Body>> = Default::default();
+        if running {
+            for _ in 1..selection.repeat {
+                for spec in catalogue(selection) {
+                    map.entry(spec.name).or_default().push(spec.body);
+                }
+            }
+        }
+        Self(map)
+    }
+
+    fn take(&mut self, name: &str) -> Vec<Body> {
+        self.0.remove(name).unwrap_or_default()
+    }
+}
+
+fn record(ctx: &TrialContext, report: &TrialReport, attempt: u32, elapsed_ms: u64) {
     let (outcome, message) = match &report.verdict {
         Verdict::Passed => (TrialOutcome::Passed, None),
         Verdict::Failed(m) => (TrialOutcome::Failed, Some(m.as_str())),
         Verdict::Skipped(r) => (TrialOutcome::Skipped, Some(r.as_str())),
+    };
+    let category = match &report.verdict {
+        Verdict::Failed(m) => Some(FailureCategory::classify(
+            m,
+            m.contains("(outcome budget-exhausted)"),
+        )),
+        _ => None,
     };
     let log = &ctx.run_log;
     if let Verdict::Skipped(reason) = &report.verdict
@@ -214,12 +300,18 @@ fn record(ctx: &TrialContext, report: &TrialReport) {
     {
         eprintln!("{}: {err}", label(ctx.tier));
     }
-    if let Err(err) = log.record_result(
+    let meta = ResultMeta {
+        attempt: Some(attempt),
+        elapsed_ms: Some(elapsed_ms),
+        category,
+    };
+    if let Err(err) = log.record_result_meta(
         &ctx.name,
         outcome,
         message,
         report.bundle.as_deref(),
         report.fidelity.as_ref(),
+        meta,
     ) {
         eprintln!("{}: {err}", label(ctx.tier));
     }

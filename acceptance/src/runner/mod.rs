@@ -9,7 +9,8 @@
 //! not when only listing); builds every trial up front, sorted by name; decides each trial's skip
 //! reason (closed gate, then the trial's typed [`Requirement`]s, whose unmet
 //! `Display` is the reason); writes the skip ledger; runs; writes a results line
-//! per finished trial; and returns libtest-mimic's `ExitCode` (never
+//! per finished trial (with its attempt, wall time and a failure's category);
+//! rewrites `junit.xml` (`junit`); and returns libtest-mimic's `ExitCode` (never
 //! `process::exit`, so `Drop` cleans scratch worlds).
 //!
 //! How a skip is shown, and why it differs by runner:
@@ -30,10 +31,12 @@
 //! This module runs trials; it does not define any (see `catalogue`, `probe`).
 
 mod glue;
+mod junit;
 mod trial;
 
 pub use crate::gate::{
     GATE_OFF_REASON, UAT_ACC_OFF_REASON, UAT_GATE_OFF_REASON, UAT_GATES_OFF_REASON,
 };
 pub use glue::{main, run_with, run_with_words};
+pub use junit::{JUNIT_FILE, JunitError, render as render_junit, write as write_junit};
 pub use trial::{Requirement, TrialContext, TrialReport, TrialSpec, Unmet, Verdict};

@@ -98,7 +98,7 @@ impl From<Verdict> for TrialReport {
     }
 }
 
-type Body = Box<dyn FnOnce(&TrialContext) -> TrialReport + Send + 'static>;
+pub(crate) type Body = Box<dyn FnOnce(&TrialContext) -> TrialReport + Send + 'static>;
 
 /// One trial: a name, whether the tier gate applies, requirements checked when
 /// trials are built, and the body.

@@ -185,7 +185,7 @@ pub(crate) fn parse(
 }
 
 /// `Ok(None)` for empty or unset, `Ok(Some(n))` in range, else the bad value.
-fn number(raw: Option<&str>, min: u64, max: u64) -> Result<Option<u64>, String> {
+pub(crate) fn number(raw: Option<&str>, min: u64, max: u64) -> Result<Option<u64>, String> {
     let value = raw.unwrap_or("").trim();
     if value.is_empty() {
         return Ok(None);

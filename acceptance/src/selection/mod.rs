@@ -18,6 +18,8 @@
 //! - `STUDYLOOP_ACC_MAX_TURNS` and `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` are trimmed
 //!   whole numbers in a range ([`budget`]); empty or unset means 3 turns and no
 //!   conversation-wide token cap.
+//! - `STUDYLOOP_ACC_REPEAT` is a trimmed whole number from 1 to 20 (attempts per
+//!   trial); empty or unset means 1.
 //!
 //! Unknown values are errors naming the value, the accepted set and the fix. This
 //! module only parses; the runner decides that selection errors matter only once
@@ -30,11 +32,11 @@ mod vars;
 
 pub use budget::{BudgetRangeError, BudgetSource, BudgetVarError, TurnBudget};
 pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSES};
-pub use parse::{Selection, SelectionError, SelectionErrors};
+pub use parse::{REPEAT_RANGE, Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
     ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
-    ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
+    ACC_REAL_AUTH, ACC_REPEAT, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
 };
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::selection::budget::{self, BudgetVarError, TurnBudget};
 use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
 use crate::selection::vars::{
     ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH,
+    ACC_REPEAT,
 };
 
 /// A parsed, valid selection.
@@ -22,7 +23,13 @@ pub struct Selection {
     pub auth_mode: AuthMode,
     /// Learner turns and output-token cap of every live conversation.
     pub budget: TurnBudget,
+    /// Attempts per selected trial (`STUDYLOOP_ACC_REPEAT`), from 1.
+    pub repeat: u32,
 }
+
+/// What `STUDYLOOP_ACC_REPEAT` accepts: one attempt up to a number a machine
+/// can still run in an evening (a larger one is a typo).
+pub const REPEAT_RANGE: std::ops::RangeInclusive<u32> = 1..=20;
 
 impl Selection {
     /// Every harness, scripted actor, stub-provider mode: what unset variables mean.
@@ -32,6 +39,7 @@ impl Selection {
             actor: ActorKind::Scripted,
             auth_mode: AuthMode::StubProvider,
             budget: TurnBudget::default(),
+            repeat: 1,
         }
     }
 
@@ -59,12 +67,23 @@ impl Selection {
             env.var(ACC_MAX_OUTPUT_TOKENS).as_deref(),
         );
         errors.extend(budget_errors.into_iter().map(SelectionError::Budget));
+        let repeat = budget::number(
+            env.var(ACC_REPEAT).as_deref(),
+            u64::from(*REPEAT_RANGE.start()),
+            u64::from(*REPEAT_RANGE.end()),
+        )
+        .map(|n| n.and_then(|n| u32::try_from(n).ok()).unwrap_or(1))
+        .unwrap_or_else(|value| {
+            errors.push(SelectionError::InvalidRepeat { value });
+            1
+        });
         if errors.is_empty() {
             Ok(Self {
                 harnesses,
                 actor,
                 auth_mode,
                 budget,
+                repeat,
             })
         } else {
             Err(SelectionErrors(errors))
@@ -116,6 +135,15 @@ pub enum SelectionError {
         "invalid {ACC_REAL_AUTH} value `{value}`; accepted: 1 or unset (fix: set it to 1 for real-auth mode, or unset it for a scratch run)"
     )]
     InvalidRealAuth {
+        /// The trimmed value.
+        value: String,
+    },
+    /// `STUDYLOOP_ACC_REPEAT` is not a whole number in range.
+    #[error(
+        "invalid {ACC_REPEAT} value `{value}`; accepted: a whole number from {} to {} (fix: set e.g. {ACC_REPEAT}=3, or unset it for one attempt)",
+        REPEAT_RANGE.start(), REPEAT_RANGE.end()
+    )]
+    InvalidRepeat {
         /// The trimmed value.
         value: String,
     },

@@ -183,3 +183,31 @@ fn harness_order_is_a_full_reordering_of_release_harnesses() {
         .collect();
     assert_eq!(core, [&Kiro, &Codex, &Claude, &Pi]);
 }
+
+/// Issue 17: `STUDYLOOP_ACC_REPEAT` is a typed count; a bad value names
+/// itself, the accepted range and the fix.
+#[test]
+fn repeat_is_a_count_from_1_to_20() {
+    let parsed = |v: &str| Selection::from_env(&env(&[("STUDYLOOP_ACC_REPEAT", v)]));
+    assert_eq!(Selection::defaults().repeat, 1);
+    assert_eq!(parsed("").unwrap().repeat, 1);
+    assert_eq!(parsed(" 3 ").unwrap().repeat, 3);
+    assert_eq!(parsed("20").unwrap().repeat, 20);
+    for bad in [
+        "0",
+        "21",
+        "-1",
+        "+3",
+        "3.0",
+        "three",
+        "99999999999999999999",
+    ] {
+        let err = parsed(bad).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("invalid STUDYLOOP_ACC_REPEAT value `{bad}`"))
+                && err.contains("from 1 to 20")
+                && err.contains("fix:"),
+            "{err}"
+        );
+    }
+}

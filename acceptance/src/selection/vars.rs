@@ -16,6 +16,8 @@ pub const ACC_AUTH_MODE: &str = "STUDYLOOP_ACC_AUTH_MODE";
 pub const ACC_MAX_TURNS: &str = "STUDYLOOP_ACC_MAX_TURNS";
 /// The learner model's output-token cap over one conversation.
 pub const ACC_MAX_OUTPUT_TOKENS: &str = "STUDYLOOP_ACC_MAX_OUTPUT_TOKENS";
+/// How many attempts each selected trial makes (pass^k, pass@k, flaky).
+pub const ACC_REPEAT: &str = "STUDYLOOP_ACC_REPEAT";
 /// Where the runner writes the skip ledger, results log and acceptance bundles.
 pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
 /// The UAT tier's own gate, on top of `STUDYLOOP_ACC`.
@@ -60,6 +62,11 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         name: ACC_MAX_OUTPUT_TOKENS,
         meaning: "Output tokens the learner's model may spend over one conversation (sent as each request's `max_tokens`, shrunk to what is left), 1 to 1000000; anything else fails the run",
         default: Some("unset: no cap beyond 200 per turn"),
+    },
+    EnvVarDoc {
+        name: ACC_REPEAT,
+        meaning: "Attempts per selected trial, 1 to 20: each attempt writes its own bundle and results line (with `attempt`); the trial fails unless every attempt passes (pass^k), and the report shows pass^k, pass@k and flaky; anything else fails the run",
+        default: Some("1"),
     },
     EnvVarDoc {
         name: ACC_RESULTS_DIR,

@@ -158,12 +158,11 @@ fn web_child() -> i32 {
     use studyloop_acceptance::evidence::Tier;
     use studyloop_acceptance::runner::{TrialSpec, run_with_words};
     let caller = CallerEnv::capture();
-    let spec = TrialSpec::gated("web-acp::sigint-case", web_case);
     let code = run_with_words(
         Tier::Acceptance,
         &caller,
         &["acceptance", "web-acp::sigint-case", "--exact"],
-        move |_| vec![spec],
+        |_| vec![TrialSpec::gated("web-acp::sigint-case", web_case)],
     );
     if code == std::process::ExitCode::SUCCESS {
         0

@@ -13,6 +13,7 @@ mod pane_driver;
 mod readme_env_table;
 mod reaper;
 mod reexec;
+mod repeats;
 mod scratch;
 mod sweep;
 mod web_acp_browser;

@@ -182,6 +182,40 @@ fn waits_for_ready_then_detects_each_stub_reply_by_its_nonce() {
     assert!(String::from_utf8_lossy(driver.stream()).contains("nonce3"));
 }
 
+/// Issue 17: the pane is recorded from the control-mode stream as an
+/// asciinema v2 cast: the header has the pane's real size, every event its
+/// arrival time (non-decreasing), and the replies are in it.
+#[test]
+fn a_driven_pane_is_recorded_as_an_asciicast_with_its_size_and_timing() {
+    let fake = Fake::start("reply", 0);
+    let mut driver = fake.driver(limits(10_000, 3), stub_proof(1));
+    driver.wait_ready().expect("the ready marker shows");
+    driver.send_turn("what is a decorator").expect("a reply");
+    let cast = String::from_utf8(driver.cast()).expect("a cast is UTF-8");
+    let lines: Vec<serde_json::Value> = cast
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines[0]["version"], 2);
+    assert_eq!(lines[0]["width"], 120, "{}", lines[0]);
+    assert_eq!(lines[0]["height"], 30, "{}", lines[0]);
+    let times: Vec<f64> = lines[1..].iter().map(|e| e[0].as_f64().unwrap()).collect();
+    assert!(
+        !times.is_empty() && times.windows(2).all(|w| w[0] <= w[1]),
+        "{times:?}"
+    );
+    assert!(lines[1..].iter().all(|e| e[1] == "o"));
+    let text: String = lines[1..].iter().map(|e| e[2].as_str().unwrap()).collect();
+    assert!(text.contains("nonce1"), "{text}");
+    // The turn's screen rendered from the same bytes shows the reply, as the
+    // captured one does.
+    let rendered = driver.rendered_screens();
+    assert_eq!(rendered.len(), 1);
+    let screen = rendered[0].as_deref().expect("within the cap");
+    assert!(screen.contains("MENTOR-REPLY 1 nonce1"), "{screen}");
+    assert!(driver.records()[0].screen.contains("MENTOR-REPLY 1 nonce1"));
+}
+
 #[test]
 fn an_enter_the_harness_swallows_is_pressed_again() {
     let fake = Fake::start("drop-first-enter", 0);

@@ -1,0 +1,138 @@
+//! Page scaffolding and the one way a recorded string reaches a page:
+//! [`Render::t`] (redact when the report is the shareable variant, then
+//! escape). Pages are plain strings built here; no template engine.
+
+use std::fmt::Write as _;
+
+use studyloop_acceptance::markup::escape;
+use studyloop_redaction::Redactor;
+
+/// How recorded text is turned into page text.
+pub(crate) struct Render<'a> {
+    /// `Some` for `--redacted`: every string passes the pinned rules first.
+    pub(crate) redactor: Option<&'a Redactor>,
+}
+
+impl Render<'_> {
+    /// `text`, redacted when asked, escaped always.
+    pub(crate) fn t(&self, text: &str) -> String {
+        match self.redactor {
+            Some(r) => escape(&r.redact(text)),
+            None => escape(text),
+        }
+    }
+
+    /// A `<pre>` block of recorded text, with a note when it was cut.
+    pub(crate) fn pre(&self, text: &str, cut: bool) -> String {
+        let mut out = format!("<pre tabindex=\"0\">{}</pre>", self.t(text));
+        if cut {
+            out.push_str("<p class=\"note\">Cut: only the first 256 KiB are shown; the bundle holds the whole file.</p>");
+        }
+        out
+    }
+
+    /// Whether this is the redacted variant.
+    pub(crate) fn redacted(&self) -> bool {
+        self.redactor.is_some()
+    }
+}
+
+/// The style of every page: readable without it, no external resource.
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:76rem;padding:1rem;line-height:1.4;color:#111;background:#fff}\
+a{color:#0645ad}a:focus,pre:focus,summary:focus{outline:3px solid #f90;outline-offset:2px}\
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#ff0;padding:.5rem}\
+table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #bbb;padding:.25rem .4rem;text-align:left;vertical-align:top}\
+th{background:#eee}pre{background:#f6f6f6;border:1px solid #ccc;padding:.5rem;overflow:auto;max-height:40rem;white-space:pre-wrap;word-break:break-word}\
+.passed,.PASS{background:#d9f5d9}.failed,.FAIL{background:#fbd5d5}.skipped{background:#eee}.flaky{background:#ffe9b3}\
+td{overflow-wrap:anywhere}td code{word-break:break-all}.note{color:#444;font-style:italic}.bar{display:inline-block;height:.7rem;background:#69c}\
+.learner{border-left:4px solid #69c;padding-left:.5rem}.mentor{border-left:4px solid #9c6;padding-left:.5rem}\
+nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.8rem}";
+
+/// A whole page: `title`, a link back to the overview unless this is it,
+/// the section index, and `body`; with `player`, the vendored terminal
+/// player's tags (and a CSP that allows scripts from the report itself only).
+pub(crate) fn page(
+    title: &str,
+    home: Option<&str>,
+    sections: &[(&str, &str)],
+    body: &str,
+    player: bool,
+) -> String {
+    let mut out = String::with_capacity(body.len() + 4096);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    // No remote anything; no script at all, or (a page with recordings) only
+    // the report's own player files: never an inline one.
+    let scripts = if player {
+        "; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self' data:"
+    } else {
+        "; style-src 'unsafe-inline'"
+    };
+    let _ = writeln!(
+        out,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' data:{scripts}; base-uri 'none'; form-action 'none'\">"
+    );
+    out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(out, "<title>{}</title>", escape(title));
+    let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");
+    out.push_str("<a class=\"skip\" href=\"#main\">Skip to content</a>\n<header>\n");
+    if let Some(home) = home {
+        let _ = writeln!(out, "<p><a href=\"{}\">← Overview</a></p>", escape(home));
+    }
+    if !sections.is_empty() {
+        out.push_str("<nav aria-label=\"Sections\"><ul>");
+        for (id, label) in sections {
+            let _ = write!(
+                out,
+                "<li><a href=\"#{}\">{}</a></li>",
+                escape(id),
+                escape(label)
+            );
+        }
+        out.push_str("</ul></nav>\n");
+    }
+    out.push_str("</header>\n<main id=\"main\" tabindex=\"-1\">\n");
+    out.push_str(body);
+    out.push_str("\n</main>\n");
+    if player {
+        out.push_str(&super::player::tags());
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// A file name safe in a URL path and on disk, one per name: `[a-z0-9_-]`
+/// kept, `:` as `.`, every other byte as `~hh`; never empty.
+pub(crate) fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for b in name.bytes() {
+        match b {
+            b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' => out.push(b as char),
+            // `.` only ever stands for `:`, so two names never share a slug.
+            b':' => out.push('.'),
+            _ => {
+                let _ = write!(out, "~{b:02x}");
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push('_');
+    }
+    // A file name must stay under NAME_MAX (255 bytes) with `.html` added: a
+    // long name keeps its start and gets its digest, still one per name.
+    if out.len() > 120 {
+        let digest = studyloop_acceptance::evidence::hash_bytes(name.as_bytes());
+        out.truncate(100);
+        out.push('~');
+        out.push_str(&digest[..16]);
+    }
+    out
+}
+
+/// Milliseconds as `1.23 s` (or `–` when unknown: never 0).
+pub(crate) fn duration(ms: Option<u64>) -> String {
+    match ms {
+        Some(ms) => format!("{:.2} s", ms as f64 / 1000.0),
+        None => "–".to_owned(),
+    }
+}

@@ -1,0 +1,32 @@
+//! `studyloop-uat report`: one self-contained static HTML site from run
+//! directories, readable from `file://` with no server and no network.
+//!
+//! An overview (`index.html`: the harness × surface matrix with outcome,
+//! duration, fidelity, attempts, pass^k / pass@k / flaky, skip reasons, and the
+//! UAT sign-off verdict with every reason) and a page per cell (`cells/*.html`:
+//! attempts, manifest and its verification, step timeline with every check,
+//! transcript with each reply's source, pane screens, browser screenshots,
+//! ACP/WS frames, the stub's request log, the arbitration), with each pane's
+//! recording (`.cast`) played by the vendored asciinema-player (`player`).
+//!
+//! Safety: every recorded string reaches the page through the one escaping
+//! function (`studyloop_acceptance::markup::escape`); pages carry a CSP that
+//! allows no script; files are read only as regular files below the run
+//! directory (or a bundle a results line names), never through a symlink
+//! (`source`), and capped in size. `--redacted` passes every string through the
+//! pinned redaction rules first and leaves out what cannot be redacted (images).
+//!
+//! What it is not: a viewer of live runs, or a second sign-off (the verdict is
+//! the sign-off's own, computed by `signoff::run`).
+
+mod artefacts;
+mod build;
+mod cell;
+mod html;
+mod model;
+mod overview;
+mod player;
+mod recordings;
+mod source;
+
+pub use build::{ReportError, ReportOptions, Written, build};

@@ -1,0 +1,241 @@
+//! `index.html`: the run at a glance. The harness × surface matrix (each cell
+//! its outcome, time, fidelity, attempts with pass^k / pass@k / flaky, and its
+//! skip reason), the UAT sign-off verdict with every reason, and the run
+//! directories read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use studyloop_acceptance::ledger::TrialOutcome;
+use studyloop_acceptance::selection::HARNESS_ORDER;
+
+use super::html::{Render, duration, page, slug};
+use super::model::Cell;
+
+/// The sign-off as the report shows it: the verdict word and every reason,
+/// or why no verdict could be reached.
+pub(crate) enum SignoffView {
+    /// A verdict.
+    Verdict {
+        /// `PASS` or `FAIL`.
+        word: &'static str,
+        /// Every reason (empty on PASS).
+        reasons: Vec<String>,
+        /// The definition's per-cell notes.
+        notes: Vec<String>,
+        /// The sign-off definition's identity.
+        definition: String,
+    },
+    /// No verdict: the sign-off could not read its inputs.
+    NoVerdict(String),
+}
+
+/// The overview page.
+pub(crate) fn render(
+    cells: &[Cell],
+    runs: &[PathBuf],
+    signoff: &SignoffView,
+    r: &Render<'_>,
+) -> String {
+    let mut body = String::new();
+    let counts = cells.iter().fold([0usize; 3], |mut c, cell| {
+        c[match cell.status.outcome {
+            TrialOutcome::Passed => 0,
+            TrialOutcome::Skipped => 1,
+            TrialOutcome::Failed => 2,
+        }] += 1;
+        c
+    });
+    let flaky = cells.iter().filter(|c| c.flaky()).count();
+    body.push_str("<h1>StudyLoop run report</h1>\n");
+    if r.redacted() {
+        body.push_str("<p class=\"note\">Redacted variant: every recorded string passed the pinned redaction rules; screenshots are left out.</p>\n");
+    }
+    let _ = writeln!(
+        body,
+        "<p>{} trial(s): {} passed, {} skipped, {} failed; {flaky} flaky. Each matrix cell links to its page. Outcomes are the worst of every attempt and log line.</p>",
+        cells.len(),
+        counts[0],
+        counts[1],
+        counts[2]
+    );
+    matrix(&mut body, cells, r);
+    signoff_section(&mut body, signoff, r);
+    body.push_str("<section aria-labelledby=\"h-runs\"><h2 id=\"h-runs\"><a id=\"runs\"></a>Run directories</h2><ul>");
+    for d in runs {
+        let _ = write!(
+            body,
+            "<li><code>{}</code></li>",
+            r.t(&d.display().to_string())
+        );
+    }
+    body.push_str("</ul></section>\n");
+    page(
+        "StudyLoop run report",
+        None,
+        &[
+            ("matrix", "Matrix"),
+            ("signoff", "Sign-off"),
+            ("runs", "Run directories"),
+        ],
+        &body,
+        false,
+    )
+}
+
+fn matrix(body: &mut String, cells: &[Cell], r: &Render<'_>) {
+    let surfaces: BTreeSet<&str> = cells.iter().map(|c| c.surface.as_str()).collect();
+    let mut rows: Vec<&str> = HARNESS_ORDER
+        .iter()
+        .map(|h| h.as_str())
+        .filter(|h| cells.iter().any(|c| c.harness == *h))
+        .collect();
+    if cells.iter().any(|c| c.harness == "–") {
+        rows.push("–");
+    }
+    let by: BTreeMap<(&str, &str), &Cell> = cells
+        .iter()
+        .map(|c| ((c.harness.as_str(), c.surface.as_str()), c))
+        .collect();
+    body.push_str("<section aria-labelledby=\"h-matrix\"><h2 id=\"h-matrix\"><a id=\"matrix\"></a>Matrix: harness × surface</h2>\n");
+    body.push_str("<p>Each cell: outcome, total time, reply fidelity, attempts (pass^k = all passed, pass@k = any passed), and a skip's reason or a failure's category.</p>\n");
+    body.push_str("<div style=\"overflow:auto\"><table><caption>Trials by harness (rows) and surface (columns); – = no harness</caption><thead><tr><th scope=\"col\">Harness</th>");
+    for s in &surfaces {
+        let _ = write!(body, "<th scope=\"col\">{}</th>", r.t(s));
+    }
+    body.push_str("</tr></thead><tbody>\n");
+    for h in rows {
+        let _ = write!(body, "<tr><th scope=\"row\">{}</th>", r.t(h));
+        for s in &surfaces {
+            match by.get(&(h, *s)) {
+                None => body.push_str("<td class=\"note\">not in this run</td>"),
+                Some(c) => matrix_cell(body, c, r),
+            }
+        }
+        body.push_str("</tr>\n");
+    }
+    body.push_str("</tbody></table></div></section>\n");
+}
+
+fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
+    let outcome = c.status.outcome.as_str();
+    let class = if c.flaky() { "flaky" } else { outcome };
+    let fidelity = c
+        .latest_bundle()
+        .and_then(|b| b.manifest().fidelity.clone())
+        .map_or_else(
+            || "fidelity unknown".to_owned(),
+            |f| {
+                f.ratio.map_or_else(
+                    || "fidelity unknown".to_owned(),
+                    |x| format!("fidelity {x:.3}"),
+                )
+            },
+        );
+    let ran = c
+        .attempts
+        .iter()
+        .filter(|a| a.outcome != TrialOutcome::Skipped)
+        .count();
+    let passed = c
+        .attempts
+        .iter()
+        .filter(|a| a.outcome == TrialOutcome::Passed)
+        .count();
+    let _ = write!(
+        body,
+        "<td class=\"{class}\"><a href=\"cells/{}.html\">{outcome}{}</a>",
+        slug(&c.trial),
+        if c.flaky() { " (flaky)" } else { "" },
+    );
+    if ran > 0 {
+        // Unknowns are said as such (never 0): a time not measured, a
+        // fidelity not scored.
+        let time = c
+            .elapsed_ms()
+            .map_or_else(|| "time unknown".to_owned(), |ms| duration(Some(ms)));
+        let _ = write!(
+            body,
+            "<br>{time}; {fidelity}<br>{passed}/{ran} attempt(s) passed"
+        );
+    }
+    if ran > 1 {
+        let _ = write!(
+            body,
+            "; pass^{ran} {}; pass@{ran} {}",
+            if c.pass_all() == Some(true) {
+                "yes"
+            } else {
+                "no"
+            },
+            if c.pass_any() == Some(true) {
+                "yes"
+            } else {
+                "no"
+            }
+        );
+    }
+    match c.status.outcome {
+        TrialOutcome::Skipped => {
+            // The whole reason is on the cell's page; the matrix keeps its start.
+            let reason = c.status.message.as_deref().unwrap_or("no reason recorded");
+            let short: String = reason.chars().take(90).collect();
+            let more = if short.len() < reason.len() {
+                "…"
+            } else {
+                ""
+            };
+            let _ = write!(body, "<br>skipped: {}{more}", r.t(&short));
+        }
+        TrialOutcome::Failed => {
+            let category = c
+                .attempts
+                .iter()
+                .rev()
+                .find_map(|a| a.category)
+                .map_or("uncategorised", |x| x.as_str());
+            let _ = write!(body, "<br>category: {category}");
+        }
+        TrialOutcome::Passed => {}
+    }
+    body.push_str("</td>");
+}
+
+fn signoff_section(body: &mut String, s: &SignoffView, r: &Render<'_>) {
+    body.push_str("<section aria-labelledby=\"h-signoff\"><h2 id=\"h-signoff\"><a id=\"signoff\"></a>UAT sign-off verdict</h2>\n");
+    match s {
+        SignoffView::NoVerdict(why) => {
+            let _ = writeln!(body, "<p class=\"failed\">No verdict: {}</p>", r.t(why));
+        }
+        SignoffView::Verdict {
+            word,
+            reasons,
+            notes,
+            definition,
+        } => {
+            let _ = writeln!(
+                body,
+                "<p>Verdict: <strong class=\"{word}\">{word}</strong> against {} (the same verdict <code>studyloop-uat signoff</code> gives these run directories; an acceptance-only run has no journeys, so it cannot pass).</p>",
+                r.t(definition)
+            );
+            if reasons.is_empty() {
+                body.push_str("<p>Reasons: none.</p>\n");
+            } else {
+                let _ = writeln!(body, "<h3>Every reason ({})</h3><ol>", reasons.len());
+                for reason in reasons {
+                    let _ = write!(body, "<li>{}</li>", r.t(reason));
+                }
+                body.push_str("</ol>\n");
+            }
+            if !notes.is_empty() {
+                body.push_str("<h3>Notes per definition cell</h3><ul>");
+                for n in notes {
+                    let _ = write!(body, "<li>{}</li>", r.t(n));
+                }
+                body.push_str("</ul>\n");
+            }
+        }
+    }
+    body.push_str("</section>\n");
+}

@@ -1,0 +1,124 @@
+//! Issue 17: the report as real Chromium parses it (`--headless --dump-dom`
+//! from `file://`, no server): per page type the DOM holds the headings, the
+//! matrix or the cell's sections, the skip link, and no script element (the
+//! hostile fixture's markup arrives as text); a screenshot of each page type
+//! is written to `target/studyloop/report-screens/` for a person to look at.
+
+use std::path::Path;
+use std::process::Command;
+
+use studyloop_acceptance::web_acp::browser::{CHROMIUM, INSTALL_HINT};
+
+fn chromium(args: &[&str], url: &Path) -> String {
+    assert!(
+        Path::new(CHROMIUM).is_file(),
+        "{CHROMIUM} is not installed; {INSTALL_HINT}"
+    );
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(CHROMIUM)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(format!("file://{}", url.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn issue17_chromium_parses_every_page_type_with_headings_and_no_script() {
+    let f = super::report::fixture();
+    let site = f.tmp.path().join("site");
+    let o = super::report::report(
+        &[f.run.dir().as_os_str(), "--out".as_ref(), site.as_os_str()],
+        f.tmp.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/studyloop/report-screens");
+    std::fs::create_dir_all(&shots).unwrap();
+    let pages = [
+        (
+            "index",
+            site.join("index.html"),
+            &["Matrix: harness × surface", "UAT sign-off verdict"][..],
+        ),
+        (
+            "cell",
+            site.join("cells/cli-tmux..pi.html"),
+            &[
+                "Attempts",
+                "Steps",
+                "Transcript",
+                "Stub provider requests",
+                "Arbitration",
+            ][..],
+        ),
+        (
+            "skipped-cell",
+            site.join("cells/probe..kiro.html"),
+            &["Skip reasons"][..],
+        ),
+    ];
+    for (kind, page, sections) in pages {
+        let dom = chromium(&["--dump-dom"], &page);
+        let lower = dom
+            .to_lowercase()
+            .replace(
+                "<script src=\"../assets/player/asciinema-player.min.js\"></script>",
+                "",
+            )
+            .replace("<script src=\"../assets/player/init.js\"></script>", "");
+        assert!(lower.contains("<h1>"), "{kind}: no h1");
+        assert!(dom.contains("Skip to content"), "{kind}: no skip link");
+        assert!(
+            !lower.contains("<script"),
+            "{kind}: a script element in the parsed DOM"
+        );
+        assert!(
+            !lower.contains("<img src=\"x\""),
+            "{kind}: an injected image"
+        );
+        for s in sections {
+            assert!(dom.contains(s), "{kind}: section {s} missing");
+        }
+        let png = shots.join(format!("{kind}.png"));
+        let _ = std::fs::remove_file(&png);
+        chromium(
+            &[
+                "--window-size=1280,1800",
+                &format!("--screenshot={}", png.display()),
+            ],
+            &page,
+        );
+        let bytes = std::fs::read(&png).unwrap();
+        assert!(
+            bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
+            "{kind}: screenshot"
+        );
+    }
+    // The player ran from file:// (the vendored bundle, no network) and built
+    // its terminal from the embedded cast.
+    let cell = chromium(
+        &["--virtual-time-budget=5000", "--dump-dom"],
+        &site.join("cells/cli-tmux..pi.html"),
+    );
+    assert!(
+        cell.contains("ap-player") || cell.contains("ap-wrapper"),
+        "the player did not start: {cell}"
+    );
+    // The hostile transcript is text in the DOM, not elements.
+    assert!(
+        cell.contains("&lt;/textarea&gt;&lt;/pre&gt;&lt;script&gt;"),
+        "{cell}"
+    );
+}
