@@ -92,6 +92,7 @@ fn log_record(n: u64, reply: &str) -> studyloop_stubs::LogRecord {
         user_turns: n,
         persona: None,
         user_text_sha256: None,
+        recall: None,
         user_agent: None,
         reply: Some(reply.to_owned()),
         usage: studyloop_stubs::UsageRecord::default(),

@@ -74,6 +74,10 @@ pub struct LogRecord {
     /// proves a learner's token budget reached its model request.
     #[serde(default)]
     pub max_tokens: Option<u64>,
+    /// The first struggle of the product's resume section found in the
+    /// request (proves the harness passed the resume context to the model).
+    #[serde(default)]
+    pub recall: Option<String>,
     /// The client's `User-Agent`, which tells harnesses apart.
     pub user_agent: Option<String>,
     /// The full reply text the stub generated, when it generated one.

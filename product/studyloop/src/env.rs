@@ -63,6 +63,8 @@ pub const STUDYLOOP_ALLOWED_ORIGINS: &str = "STUDYLOOP_ALLOWED_ORIGINS";
 pub const STUDYLOOP_WEB_PASSWORD: &str = "STUDYLOOP_WEB_PASSWORD";
 /// Extra host names `studyloop web --lan` answers to (DNS-rebinding allow-list).
 pub const STUDYLOOP_WEB_HOSTS: &str = "STUDYLOOP_WEB_HOSTS";
+/// An RFC 3339 instant the product's clock starts at (`crate::clock`).
+pub const STUDYLOOP_NOW: &str = "STUDYLOOP_NOW";
 
 /// Every environment variable the product reads (the README table is checked
 /// against this list).
@@ -158,6 +160,10 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_WEB_HOSTS,
         meaning: "Comma list of extra host names or IPs (e.g. `studybox.lan,192.168.1.9`) that `studyloop web --lan` answers to; any other `Host` gets 421.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_NOW,
+        meaning: "An RFC 3339 instant (e.g. `2026-12-01T09:00:00Z`): the product's clock starts there and runs at real speed (tests resume on the next day); malformed is an error.",
     },
 ];
 

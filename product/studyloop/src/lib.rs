@@ -15,6 +15,7 @@
 pub(crate) mod adapters;
 pub(crate) mod child_env;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod context;
 pub(crate) mod doctor;

@@ -90,6 +90,7 @@ pub(super) async fn handle(
         persona: None,
         user_text_sha256: None,
         max_tokens: None,
+        recall: None,
         user_agent: headers
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
@@ -206,6 +207,7 @@ async fn route(
     record.user_turns = exchange.user_turns;
     record.persona.clone_from(&exchange.persona);
     record.max_tokens = exchange.max_tokens;
+    record.recall.clone_from(&exchange.recall);
     record.user_text_sha256 = exchange
         .last_user_text
         .as_deref()

@@ -28,6 +28,9 @@ pub(crate) struct Exchange {
     pub schema: Option<Value>,
     /// The output cap the client asked for, under any of the three names.
     pub max_tokens: Option<u64>,
+    /// The first struggle of the product's resume section, when a text the
+    /// model reads carries one (`crate::recall`).
+    pub recall: Option<String>,
 }
 
 /// The text blocks of an OpenAI or Anthropic `content` field: a plain string, or
@@ -55,6 +58,7 @@ fn texts(content: &Value) -> Vec<&str> {
 
 #[derive(Default)]
 struct Tally {
+    recall: Option<String>,
     words: u64,
     users: u64,
     last_user: Option<String>,
@@ -64,12 +68,21 @@ struct Tally {
 
 impl Tally {
     fn system(&mut self, content: &Value) {
-        self.words += texts(content).iter().map(|t| count_tokens(t)).sum::<u64>();
+        let blocks = texts(content);
+        self.recalls(&blocks);
+        self.words += blocks.iter().map(|t| count_tokens(t)).sum::<u64>();
+    }
+
+    fn recalls(&mut self, blocks: &[&str]) {
+        if self.recall.is_none() {
+            self.recall = blocks.iter().find_map(|t| crate::recall::struggle(t));
+        }
     }
 
     fn message(&mut self, role: Option<&str>, content: &Value) {
         self.count += 1;
         let blocks = texts(content);
+        self.recalls(&blocks);
         self.words += blocks.iter().map(|t| count_tokens(t)).sum::<u64>();
         match role {
             Some("user") => {
@@ -97,6 +110,7 @@ impl Tally {
             max_tokens: ["max_tokens", "max_completion_tokens", "max_output_tokens"]
                 .iter()
                 .find_map(|k| body.get(*k).and_then(Value::as_u64)),
+            recall: self.recall,
         }
     }
 }

@@ -348,7 +348,7 @@ impl Launch<'_> {
             session_dir: &session_dir,
             persona_file: &persona_file,
             persona_text: &persona.text,
-            now_epoch: jiff::Timestamp::now().as_second(),
+            now_epoch: crate::clock::now().as_second(),
         })?;
         j.step(session, kill, "start:prepare")?;
 

@@ -446,6 +446,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       agent: $("start-agent").value || resolvedAgent,
       transport: $("start-transport").value,
       purpose: "focus",
+      resume: $("start-resume").checked,
     }, $("dash-error"));
   });
   $("dash-open").addEventListener("click", () => { location.hash = "#study-session"; });
