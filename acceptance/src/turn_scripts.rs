@@ -6,7 +6,10 @@ use studyloop_actors::turn_script::{TurnScript, TurnScriptError};
 
 /// The turn scripts shipped in `acceptance/turn-scripts/`, by file name.
 pub const TURN_SCRIPTS: &[(&str, &str)] = &[
-    ("study-v1.json", include_str!("../turn-scripts/study-v1.json")),
+    (
+        "study-v1.json",
+        include_str!("../turn-scripts/study-v1.json"),
+    ),
     (
         "study-arc-v1.json",
         include_str!("../turn-scripts/study-arc-v1.json"),

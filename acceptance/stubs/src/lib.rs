@@ -13,7 +13,7 @@ pub mod acp;
 pub mod log;
 pub mod provider;
 pub mod realistic;
-mod recall;
+pub mod recall;
 pub mod reply;
 pub mod roles;
 pub mod spawn;

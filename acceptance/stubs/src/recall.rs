@@ -9,13 +9,13 @@
 //! Pure: no I/O.
 
 /// The heading the product's persona puts above the previous session's notes.
-pub(crate) const RESUME_HEADING: &str = "## Resuming Previous Session";
+pub const RESUME_HEADING: &str = "## Resuming Previous Session";
 /// The notes' struggle section title (`studyloop::feeds::summarize`).
 const STRUGGLING: &str = "Struggling:";
 
 /// The first struggle item (`name: note`, without the bullet) in the resume
 /// section of `text`, if it has one.
-pub(crate) fn struggle(text: &str) -> Option<String> {
+pub fn struggle(text: &str) -> Option<String> {
     let section = &text[text.find(RESUME_HEADING)?..];
     let mut lines = section.lines().skip_while(|l| l.trim() != STRUGGLING);
     lines.next()?;
@@ -24,12 +24,12 @@ pub(crate) fn struggle(text: &str) -> Option<String> {
 }
 
 /// The review line the opening reply carries.
-pub(crate) fn review_line(item: &str) -> String {
+pub fn review_line(item: &str) -> String {
     format!("Welcome back. Last time you were struggling with {item}; let us review that first.")
 }
 
 /// `reply` with the review line after its first (marker) line.
-pub(crate) fn with_review(reply: &str, item: &str) -> String {
+pub fn with_review(reply: &str, item: &str) -> String {
     let (first, rest) = reply.split_once('\n').unwrap_or((reply, ""));
     format!("{first}\n\n{}\n{rest}", review_line(item))
 }
@@ -52,13 +52,18 @@ mod tests {
     fn no_resume_section_or_no_struggle_finds_nothing() {
         assert_eq!(struggle("Struggling:\n- outside any resume section"), None);
         assert_eq!(struggle("## Resuming Previous Session\n\nWins:\n- a"), None);
-        assert_eq!(struggle("## Resuming Previous Session\nStruggling:\n"), None);
+        assert_eq!(
+            struggle("## Resuming Previous Session\nStruggling:\n"),
+            None
+        );
     }
 
     #[test]
     fn the_review_follows_the_marker_line() {
         let r = with_review("MENTOR-REPLY 0 abc: x\n\n## Heading", "elision: e");
-        assert!(r.starts_with("MENTOR-REPLY 0 abc: x\n\nWelcome back. Last time you were struggling with elision: e;"));
+        assert!(r.starts_with(
+            "MENTOR-REPLY 0 abc: x\n\nWelcome back. Last time you were struggling with elision: e;"
+        ));
         assert!(r.ends_with("\n\n## Heading"));
     }
 }

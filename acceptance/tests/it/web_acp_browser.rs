@@ -64,7 +64,7 @@ fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String
 fn dashboard_start_persona_two_turns_and_end_in_chromium() {
     let (scratch, mut server, chrome, base) = acp_console(&[]);
     let mut shots = Snapshots::default();
-    journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
+    journey::start_acp_session(&chrome, &mut shots, &base, ("Ownership", "codex", false), T)
         .expect("started");
     let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
     for (n, q) in [(2, "what moves?"), (3, "what copies?")] {
@@ -255,7 +255,7 @@ fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
     let (scratch, mut server, chrome, base) =
         acp_console(&[("STUB_ACP_PROMPT_UPDATES_SEQ", seq.to_string())]);
     let mut shots = Snapshots::default();
-    journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
+    journey::start_acp_session(&chrome, &mut shots, &base, ("Ownership", "codex", false), T)
         .expect("started");
     let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
 

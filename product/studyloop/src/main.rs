@@ -18,7 +18,10 @@ fn main() -> ExitCode {
     };
     // The clock is fixed once, from the same snapshot every operation reads.
     if let Err(e) = studyloop::clock::install(&ctx.env) {
-        eprintln!("studyloop: error: {}", studyloop::term::text(&e.to_string()));
+        eprintln!(
+            "studyloop: error: {}",
+            studyloop::term::text(&e.to_string())
+        );
         return ExitCode::from(1);
     }
     match studyloop::cli::run(cli, &ctx) {

@@ -1,5 +1,6 @@
 //! The journey catalogue: which cells run for a selection, their gates, and the grading finish every journey shares.
 
+use super::arc;
 use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
@@ -21,6 +22,8 @@ use crate::signoff::Pins;
 pub const SMOKE: &str = "journey::smoke";
 /// The graded cell.
 pub const STUDY_SESSION: &str = "journey::study_session";
+/// The graded study arc through the browser.
+pub const STUDY_ARC: &str = "journey::study_arc";
 
 /// Every UAT trial (the runner's catalogue), decided against the real environment.
 #[must_use]
@@ -40,16 +43,36 @@ pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec
             None,
         )
     });
+    let study = graded(STUDY_SESSION, study::NOTE, study::run, selection, caller);
+    let arc = graded(STUDY_ARC, arc::NOTE, arc::run, selection, caller);
+    let arc = ["chromium", "chromedriver"]
+        .into_iter()
+        .fold(arc, |spec, binary| {
+            spec.requires(Requirement::BinaryOnScratchPath {
+                binary,
+                fix: studyloop_acceptance::web_acp::browser::INSTALL_HINT,
+            })
+        });
+    vec![smoke, study, arc]
+}
+
+/// The journey a graded cell runs: `(context, harness, destination) → finished`.
+type GradedRun =
+    fn(&TrialContext, HarnessName, &dyn studyloop_acceptance::case::Destination) -> Finished;
+
+/// A graded cell `name` running `run` with the chosen study harness, gated on the
+/// harness, a model for it and an available learner actor.
+fn graded(
+    name: &'static str,
+    note: &'static str,
+    run: GradedRun,
+    selection: &Selection,
+    caller: &CallerEnv,
+) -> TrialSpec {
     let choice = study_harness(selection, caller);
     let harness = choice.as_ref().ok().copied();
-    let mut study = TrialSpec::gated(STUDY_SESSION, move |ctx| match harness {
-        Some(h) => finish(
-            ctx,
-            true,
-            study::NOTE,
-            |ctx, dest| study::run(ctx, h, dest),
-            Some(h),
-        ),
+    let mut spec = TrialSpec::gated(name, move |ctx| match harness {
+        Some(h) => finish(ctx, true, note, |ctx, dest| run(ctx, h, dest), Some(h)),
         // Unreachable while the requirement below holds; said plainly if it is forced.
         None => TrialReport::skipped("no harness was chosen for the journey"),
     })
@@ -64,12 +87,12 @@ pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec
         auth_unmet(selection.auth_mode),
         actor_unmet(selection, caller),
     ] {
-        study = study.requires(Requirement::Checked {
+        spec = spec.requires(Requirement::Checked {
             what: "a model for the harness and an available learner actor".into(),
             unmet,
         });
     }
-    vec![smoke, study]
+    spec
 }
 
 fn names(hs: &[HarnessName]) -> String {

@@ -8,6 +8,9 @@
 //! - `journey::smoke` ([`smoke`]): a mechanics check that grades nothing.
 //! - `journey::study_session` ([`study`]): a real harness over web ACP, graded by the
 //!   council right after its bundle is written ([`grading`]).
+//! - `journey::study_arc` ([`arc`], checks in [`arc_checks`]): the full arc through
+//!   the browser (start, conversation, the mentor's MCP logging, wind-down, end,
+//!   resume the next day, review, search), graded the same way.
 //!
 //! Every bundle goes to the durable UAT root resolved from the real environment
 //! ([`record::Destination`], written in the UAT layout by [`record::UatBundle`], the
@@ -15,6 +18,8 @@
 //! bundle, which is what `studyloop-uat signoff <run dir>` reads. The product is driven
 //! only as a subprocess, never linked.
 
+pub mod arc;
+pub mod arc_checks;
 mod catalogue;
 pub mod db;
 pub mod grading;
@@ -25,5 +30,5 @@ pub mod study;
 pub mod web;
 
 pub use catalogue::{
-    NoStudyHarness, SMOKE, STUDY_SESSION, catalogue, catalogue_for, study_harness,
+    NoStudyHarness, SMOKE, STUDY_ARC, STUDY_SESSION, catalogue, catalogue_for, study_harness,
 };

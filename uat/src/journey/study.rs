@@ -138,7 +138,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 /// The harness binary (with `--version`) and its ACP adapter on the scratch PATH.
-fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(super) fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
     resolve_binary(c)?;
     let h = c.harness;
     let fix = studyloop_acceptance::harness::install_hint(h);
@@ -155,7 +155,7 @@ fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
     Ok(())
 }
 
-fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(super) fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
     let before: Vec<String> = c.env.iter().map(|(k, _)| k.to_owned()).collect();
     provision_harness(c)?;
     let added: Vec<String> = c

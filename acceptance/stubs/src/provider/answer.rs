@@ -92,7 +92,10 @@ mod tests {
             ..plain.clone()
         };
         let review = text(5, ReplyMode::Realistic, Role::Mentor, None, &resumed);
-        assert!(review.contains("struggling with elision: lifetimes"), "{review}");
+        assert!(
+            review.contains("struggling with elision: lifetimes"),
+            "{review}"
+        );
         let later = Exchange {
             assistant_messages: 1,
             ..resumed.clone()

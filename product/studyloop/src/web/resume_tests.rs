@@ -21,10 +21,22 @@ fn a_resumed_start_carries_the_last_sessions_struggle_into_the_persona() {
         assert!(!persona.contains("Resuming Previous Session"), "{persona}");
         let paths = crate::settings::session_paths(&w.state.ctx.env).expect("paths");
         let struggle = "why a returned reference needs the input's lifetime";
-        feeds::append_topic(&paths, "09:00", "elision", TopicStatus::Struggling, struggle)
-            .expect("topic");
-        feeds::append_topic(&paths, "09:05", "borrowing", TopicStatus::Win, "explained &mut")
-            .expect("topic");
+        feeds::append_topic(
+            &paths,
+            "09:00",
+            "elision",
+            TopicStatus::Struggling,
+            struggle,
+        )
+        .expect("topic");
+        feeds::append_topic(
+            &paths,
+            "09:05",
+            "borrowing",
+            TopicStatus::Win,
+            "explained &mut",
+        )
+        .expect("topic");
         feeds::append_parked(&paths, "What does 'static really promise?").expect("park");
         let (status, ended) = w.http("POST", "/api/session/end", None).await;
         assert_eq!(status, 200, "{ended}");
