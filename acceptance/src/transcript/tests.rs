@@ -98,6 +98,9 @@ fn log_record(n: u64, reply: &str) -> studyloop_stubs::LogRecord {
         usage: studyloop_stubs::UsageRecord::default(),
         status: 200,
         fault: None,
+        tool_call: None,
+        tool_result: None,
+        tool_note: None,
     }
 }
 

@@ -10,7 +10,7 @@ use clap::Parser;
 use studyloop_stubs::provider::{
     FailStatus, Faults, ProviderConfig, ProviderError, ReplyMode, run,
 };
-use studyloop_stubs::{Role, RolesScript};
+use studyloop_stubs::{Role, RolesScript, ToolScript};
 
 /// A deterministic local model server speaking OpenAI Chat Completions, OpenAI
 /// Responses and Anthropic Messages on 127.0.0.1 (a stub: no model behind it).
@@ -60,6 +60,10 @@ struct Args {
     /// Cut responses after this many SSE events (or body bytes when not streaming).
     #[arg(long)]
     truncate_after: Option<u64>,
+    /// Scripted tool calls: a JSON array of {"trigger", "tool" (name suffix),
+    /// "arguments"}; see the `studyloop_stubs::tools` docs.
+    #[arg(long, value_name = "tools.json")]
+    tool_script: Option<PathBuf>,
 }
 
 fn parse_role(value: &str) -> Result<Role, String> {
@@ -75,6 +79,12 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
         .script
         .as_deref()
         .map(RolesScript::load)
+        .transpose()
+        .map_err(|e| ProviderError::Config(e.to_string()))?;
+    let tools = args
+        .tool_script
+        .as_deref()
+        .map(ToolScript::load)
         .transpose()
         .map_err(|e| ProviderError::Config(e.to_string()))?;
     Ok(ProviderConfig {
@@ -94,6 +104,7 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
             stall: args.stall_ms.map(Duration::from_millis),
             truncate_after: args.truncate_after,
         },
+        tools,
     })
 }
 

@@ -31,6 +31,13 @@ pub(crate) struct Exchange {
     /// The first struggle of the product's resume section, when a text the
     /// model reads carries one (`crate::recall`).
     pub recall: Option<String>,
+    /// The names of the tools the request offers (`tools[].name`,
+    /// `tools[].function.name`, and the tools of a namespace entry).
+    pub tools: Vec<String>,
+    /// Tool results in the conversation after the last real user text.
+    pub tool_results: u64,
+    /// The text of the last of those results.
+    pub last_tool_result: Option<String>,
 }
 
 /// The text blocks of an OpenAI or Anthropic `content` field: a plain string, or
@@ -64,6 +71,8 @@ struct Tally {
     last_user: Option<String>,
     assistants: u64,
     count: u64,
+    results: u64,
+    last_result: Option<String>,
 }
 
 impl Tally {
@@ -79,6 +88,13 @@ impl Tally {
         }
     }
 
+    /// A tool result (chat `role: tool`, Responses `function_call_output`,
+    /// an Anthropic `tool_result` block) answering an earlier call.
+    fn tool_result(&mut self, output: &Value) {
+        self.results += 1;
+        self.last_result = Some(texts(output).concat());
+    }
+
     fn message(&mut self, role: Option<&str>, content: &Value) {
         self.count += 1;
         let blocks = texts(content);
@@ -86,11 +102,23 @@ impl Tally {
         self.words += blocks.iter().map(|t| count_tokens(t)).sum::<u64>();
         match role {
             Some("user") => {
+                let results = content
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+                for block in results {
+                    self.tool_result(block.get("content").unwrap_or(&Value::Null));
+                }
                 if let Some(text) = real_user_text(blocks) {
                     self.users += 1;
                     self.last_user = Some(text.to_owned());
+                    // A new turn: earlier results answered earlier calls.
+                    self.results = 0;
+                    self.last_result = None;
                 }
             }
+            Some("tool") => self.tool_result(content),
             Some("assistant") => self.assistants += 1,
             _ => {}
         }
@@ -111,8 +139,31 @@ impl Tally {
                 .iter()
                 .find_map(|k| body.get(*k).and_then(Value::as_u64)),
             recall: self.recall,
+            tools: tool_names(body),
+            tool_results: self.results,
+            last_tool_result: self.last_result,
         }
     }
+}
+
+/// The names of the tools a request offers, in order: `name` (Responses,
+/// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry.
+fn tool_names(body: &Value) -> Vec<String> {
+    fn walk(tools: &Value, out: &mut Vec<String>) {
+        for t in tools.as_array().into_iter().flatten() {
+            let name = t
+                .get("name")
+                .or_else(|| t.pointer("/function/name"))
+                .and_then(Value::as_str);
+            out.extend(name.map(str::to_owned));
+            if let Some(nested) = t.get("tools") {
+                walk(nested, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body.get("tools").unwrap_or(&Value::Null), &mut out);
+    out
 }
 
 /// Why a request body was refused (answered 400 `invalid_request_error` with
@@ -183,6 +234,11 @@ pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, RequestErro
         Some(Value::Array(items)) => {
             for item in items {
                 let content = item.get("content").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call_output") {
+                    tally.count += 1;
+                    tally.tool_result(item.get("output").unwrap_or(&Value::Null));
+                    continue;
+                }
                 match role(item) {
                     Some("system" | "developer") => {
                         tally.count += 1;
