@@ -6,8 +6,9 @@
 use serde_json::{Value, json};
 use studyloop_acceptance::case::{Case, Checks, StepFailure};
 use studyloop_acceptance::lane::product::studyloop as cli;
+use studyloop_acceptance::selection::AuthMode;
 use studyloop_acceptance::web_acp::trace::NetworkTrace;
-use studyloop_stubs::recall;
+use studyloop_stubs::{ToolScript, ToolStep, recall};
 
 use super::arc::{ARC_TURNS, TOPIC};
 use super::web::{self, HTTP_TIMEOUT, errored};
@@ -60,10 +61,45 @@ pub fn struggle_item() -> String {
     format!("{}: {}", STRUGGLE.0, STRUGGLE.2)
 }
 
-/// The harness pointed at its model (stub mode: a stub whose mentor replies carry
-/// the scripted tool calls).
+/// The mentor's scripted `log_topic` calls (stub-provider mode): each fires on the
+/// learner's turn that shows the struggle, the win or the tangent; the stub picks the
+/// harness's own name for the tool from the tools its request offers.
+#[must_use]
+pub fn tool_script() -> ToolScript {
+    let step = |trigger: &str, (topic, status, note): Logged| ToolStep {
+        trigger: trigger.to_owned(),
+        tool: "log_topic".to_owned(),
+        arguments: json!({"topic": topic, "status": status, "note": note}),
+    };
+    ToolScript::new(
+        TRIGGERS
+            .iter()
+            .zip(MENTOR_LOGS)
+            .map(|(t, l)| step(t, l))
+            .collect(),
+    )
+}
+
+/// The learner words (from `study-arc-v1.json`) after which the mentor logs each of
+/// [`MENTOR_LOGS`].
+pub const TRIGGERS: [&str; 3] = [
+    "lambdas made in a loop",
+    "def shout",
+    "Side question for later",
+];
+
+/// The harness pointed at its model; in stub-provider mode the stub gets the
+/// mentor's tool script (written into the scratch world, kept in the bundle).
 pub(super) fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    study::provision(c)
+    if c.ctx.selection.auth_mode != AuthMode::StubProvider {
+        return study::provision(c);
+    }
+    let script = tool_script().to_json();
+    let path = c.scratch()?.root().join("mentor-tools.json");
+    std::fs::write(&path, &script).map_err(errored)?;
+    c.record.attach("stub/mentor-tools.json", script);
+    let path = path.display().to_string();
+    study::provision_with(c, &["--tool-script", &path])
 }
 
 /// `GET /api/session/state` as a [`Live`]; the body goes to the bundle.
@@ -106,6 +142,9 @@ pub(super) fn mentor_logged(c: &mut Case<'_>, live: &Live) -> Result<(), StepFai
             "the session is not live after the conversation: {st}"
         )));
     }
+    if c.has_stub() {
+        tool_calls_answered(c).map_err(errored)?;
+    }
     if logged < MENTOR_LOGS.len() as u64 {
         return Err(errored(format!(
             "the mentor logged {logged} topic(s) through studyloop-mcp, expected {} (a struggle, a win, a parked question): the harness made no log_topic tool call{}",
@@ -118,6 +157,37 @@ pub(super) fn mentor_logged(c: &mut Case<'_>, live: &Live) -> Result<(), StepFai
         )));
     }
     Ok(())
+}
+
+/// The stub's log: each scripted `log_topic` call was sent to the harness, and a
+/// later request carried studyloop-mcp's answer (`"logged": true`) back.
+fn tool_calls_answered(c: &mut Case<'_>) -> Result<(), String> {
+    let records = c.stub_records().map_err(|e| e.to_string())?;
+    let calls: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r.tool_call.as_ref())
+        .map(|t| t.name.as_str())
+        .collect();
+    let results = records
+        .iter()
+        .filter_map(|r| r.tool_result.as_deref())
+        .filter(|t| t.contains("\"logged\"") && t.contains("true"))
+        .count();
+    let notes: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r.tool_note.as_deref())
+        .collect();
+    c.record
+        .detail(json!({"tool_calls": calls, "logged_results": results, "tool_notes": notes}));
+    let want = MENTOR_LOGS.len();
+    if calls.len() >= want && results >= want {
+        Ok(())
+    } else {
+        Err(format!(
+            "the stub sent {} log_topic call(s) ({calls:?}) and got {results} studyloop-mcp result(s) back, want {want} each; tool notes: {notes:?} (is studyloop-mcp registered with the harness's ACP session?)",
+            calls.len()
+        ))
+    }
 }
 
 /// The wind-down's status: the session still live with the mentor's topics.
@@ -373,6 +443,22 @@ mod tests {
         assert!(two_days.is_err());
         let reused = next_day_start(&first, &live("a", Some("2026-12-01T23:58:05Z"), None));
         assert!(reused.unwrap_err().contains("reused"));
+    }
+
+    #[test]
+    fn every_trigger_is_in_a_turn_of_the_arcs_script() {
+        let script = studyloop_acceptance::turn_scripts::named_turn_script(
+            studyloop_acceptance::turn_scripts::ARC_TURN_SCRIPT,
+        )
+        .unwrap();
+        let prompts = script.prompts();
+        for t in TRIGGERS {
+            assert_eq!(prompts.iter().filter(|p| p.contains(t)).count(), 1, "{t}");
+        }
+        let json: serde_json::Value = serde_json::from_str(&tool_script().to_json()).unwrap();
+        assert_eq!(json.as_array().map(Vec::len), Some(3));
+        assert_eq!(json[0]["arguments"]["status"], "struggling");
+        assert_eq!(json[2]["arguments"]["status"], "parked");
     }
 
     #[test]

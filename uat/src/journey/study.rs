@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::json;
 use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps};
 use studyloop_acceptance::evidence::Surface;
-use studyloop_acceptance::lane::setup::{make_world, provision_harness, resolve_binary};
+use studyloop_acceptance::lane::setup::{make_world, provision_harness_with, resolve_binary};
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
 use studyloop_acceptance::validate;
@@ -156,8 +156,13 @@ pub(super) fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 pub(super) fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
+    provision_with(c, &[])
+}
+
+/// [`provision`], with `stub_args` for the stub provider in stub-provider mode.
+pub(super) fn provision_with(c: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
     let before: Vec<String> = c.env.iter().map(|(k, _)| k.to_owned()).collect();
-    provision_harness(c)?;
+    provision_harness_with(c, stub_args)?;
     let added: Vec<String> = c
         .env
         .iter()
