@@ -23,9 +23,17 @@ pub fn struggle(text: &str) -> Option<String> {
     (!item.is_empty()).then(|| item.chars().take(300).collect())
 }
 
-/// The review line the opening reply carries.
+/// The review line's fixed opening (what [`is_review`] looks for).
+const REVIEW_OPENING: &str = "Welcome back. Last time you were struggling with ";
+
+/// The review line the first reply after a resume carries.
 pub fn review_line(item: &str) -> String {
-    format!("Welcome back. Last time you were struggling with {item}; let us review that first.")
+    format!("{REVIEW_OPENING}{item}; let us review that first.")
+}
+
+/// Whether `text` (an earlier reply) already holds a review line.
+pub fn is_review(text: &str) -> bool {
+    text.contains(REVIEW_OPENING)
 }
 
 /// `reply` with the review line after its first (marker) line.

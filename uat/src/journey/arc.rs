@@ -26,6 +26,7 @@ use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::make_world;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
+use studyloop_acceptance::study_arc::{ARC_TURNS, TOPIC};
 use studyloop_acceptance::turn_scripts::ARC_TURN_SCRIPT;
 use studyloop_acceptance::web_acp::browser::{self, Browser};
 use studyloop_acceptance::web_acp::journey::{self, BrowserMentor, Snapshots};
@@ -36,10 +37,6 @@ use super::arc_checks::{self, Live};
 use super::study;
 use super::web::{self, errored};
 
-/// The study topic (the arc's turn script's subject).
-pub const TOPIC: &str = study::TOPIC;
-/// Learner turns the arc drives at least (its turn script has seven).
-pub const ARC_TURNS: u32 = 7;
 /// The learner's wind-down, typed into the console after the conversation.
 pub const WIND_DOWN: &str = "Let us wind down: what did I struggle with today, what did I get right, and what did we park for later?";
 /// The start includes the agent's ACP handshake.

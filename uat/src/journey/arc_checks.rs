@@ -7,38 +7,14 @@ use serde_json::{Value, json};
 use studyloop_acceptance::case::{Case, Checks, StepFailure};
 use studyloop_acceptance::lane::product::studyloop as cli;
 use studyloop_acceptance::selection::AuthMode;
+use studyloop_acceptance::study_arc::{
+    ARC_TURNS, MENTOR_LOGS, PARKED, SEARCH_WORDS, STRUGGLE, TOPIC, WIN, struggle_item, tool_script,
+};
 use studyloop_acceptance::web_acp::trace::NetworkTrace;
-use studyloop_stubs::{ToolScript, ToolStep, recall};
+use studyloop_stubs::recall;
 
-use super::arc::{ARC_TURNS, TOPIC};
 use super::web::{self, HTTP_TIMEOUT, errored};
 use super::{db, product, study};
-
-/// One topic the mentor logs through `log_topic`: (concept, status, note).
-pub type Logged = (&'static str, &'static str, &'static str);
-
-/// The struggle the mentor logs after the learner's late-binding question.
-pub const STRUGGLE: Logged = (
-    "late binding",
-    "struggling",
-    "lambdas made in a loop all returned the last value of the loop variable",
-);
-/// The win the mentor logs after the learner's working decorator.
-pub const WIN: Logged = (
-    "decorators",
-    "win",
-    "wrote a working shout decorator on the first try",
-);
-/// The tangent the mentor parks for later.
-pub const PARKED: Logged = (
-    "How does functools.wraps keep the wrapped function's name?",
-    "parked",
-    "asked mid-session; answer next time",
-);
-/// Every topic the mentor logs, in order.
-pub const MENTOR_LOGS: [Logged; 3] = [STRUGGLE, WIN, PARKED];
-/// The search words: the struggle's own.
-pub const SEARCH_WORDS: &str = "lambdas loop variable";
 
 /// One session as the state reported it.
 #[derive(Debug, Clone)]
@@ -54,39 +30,6 @@ pub struct Live {
     /// When it ended, once it has.
     pub ended_at: Option<String>,
 }
-
-/// The struggle as the product's notes list it (`name: note`).
-#[must_use]
-pub fn struggle_item() -> String {
-    format!("{}: {}", STRUGGLE.0, STRUGGLE.2)
-}
-
-/// The mentor's scripted `log_topic` calls (stub-provider mode): each fires on the
-/// learner's turn that shows the struggle, the win or the tangent; the stub picks the
-/// harness's own name for the tool from the tools its request offers.
-#[must_use]
-pub fn tool_script() -> ToolScript {
-    let step = |trigger: &str, (topic, status, note): Logged| ToolStep {
-        trigger: trigger.to_owned(),
-        tool: "log_topic".to_owned(),
-        arguments: json!({"topic": topic, "status": status, "note": note}),
-    };
-    ToolScript::new(
-        TRIGGERS
-            .iter()
-            .zip(MENTOR_LOGS)
-            .map(|(t, l)| step(t, l))
-            .collect(),
-    )
-}
-
-/// The learner words (from `study-arc-v1.json`) after which the mentor logs each of
-/// [`MENTOR_LOGS`].
-pub const TRIGGERS: [&str; 3] = [
-    "lambdas made in a loop",
-    "def shout",
-    "Side question for later",
-];
 
 /// The harness pointed at its model; in stub-provider mode the stub gets the
 /// mentor's tool script (written into the scratch world, kept in the bundle).
@@ -443,29 +386,5 @@ mod tests {
         assert!(two_days.is_err());
         let reused = next_day_start(&first, &live("a", Some("2026-12-01T23:58:05Z"), None));
         assert!(reused.unwrap_err().contains("reused"));
-    }
-
-    #[test]
-    fn every_trigger_is_in_a_turn_of_the_arcs_script() {
-        let script = studyloop_acceptance::turn_scripts::named_turn_script(
-            studyloop_acceptance::turn_scripts::ARC_TURN_SCRIPT,
-        )
-        .unwrap();
-        let prompts = script.prompts();
-        for t in TRIGGERS {
-            assert_eq!(prompts.iter().filter(|p| p.contains(t)).count(), 1, "{t}");
-        }
-        let json: serde_json::Value = serde_json::from_str(&tool_script().to_json()).unwrap();
-        assert_eq!(json.as_array().map(Vec::len), Some(3));
-        assert_eq!(json[0]["arguments"]["status"], "struggling");
-        assert_eq!(json[2]["arguments"]["status"], "parked");
-    }
-
-    #[test]
-    fn the_struggle_is_found_by_its_own_words() {
-        let item = struggle_item();
-        for w in SEARCH_WORDS.split_whitespace() {
-            assert!(item.contains(w), "{w} is not in {item}");
-        }
     }
 }

@@ -5,8 +5,8 @@
 //! 3. a mentor role with a canned list: the canned reply;
 //! 4. otherwise the `MENTOR-REPLY <n> <nonce>: …` line (`crate::reply`), or in
 //!    realistic mode the Markdown reply behind it (`crate::realistic`), whose
-//!    opening reply (no assistant message yet) reviews the resumed session's
-//!    struggle when the request carries one (`crate::recall`).
+//!    first reply after a resume (no earlier reply holds the review yet) reviews
+//!    the resumed session's struggle when the request carries one (`crate::recall`).
 
 use super::request::Exchange;
 use super::{ReplyMode, schema};
@@ -38,8 +38,10 @@ pub(crate) fn text(
                 ex.last_user_text.as_deref(),
                 ex.persona.as_deref(),
             );
-            match (&ex.recall, mode, ex.assistant_messages) {
-                (Some(item), ReplyMode::Realistic, 0) => crate::recall::with_review(&reply, item),
+            match (&ex.recall, mode, ex.reviewed) {
+                (Some(item), ReplyMode::Realistic, false) => {
+                    crate::recall::with_review(&reply, item)
+                }
                 _ => reply,
             }
         }
@@ -96,10 +98,21 @@ mod tests {
             review.contains("struggling with elision: lifetimes"),
             "{review}"
         );
+        // A history that already holds the review is not reviewed again; a
+        // resumed harness's older replies (no review) do not stop it.
         let later = Exchange {
-            assistant_messages: 1,
+            assistant_messages: 3,
+            reviewed: true,
             ..resumed.clone()
         };
+        let older = Exchange {
+            assistant_messages: 3,
+            ..resumed.clone()
+        };
+        assert_eq!(
+            text(5, ReplyMode::Realistic, Role::Mentor, None, &older),
+            review
+        );
         assert_eq!(
             text(5, ReplyMode::Realistic, Role::Mentor, None, &later),
             realistic_reply(5, 1, Some("hi"), None)

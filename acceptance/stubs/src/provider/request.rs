@@ -31,6 +31,8 @@ pub(crate) struct Exchange {
     /// The first struggle of the product's resume section, when a text the
     /// model reads carries one (`crate::recall`).
     pub recall: Option<String>,
+    /// An assistant message already holds the review (`crate::recall::is_review`).
+    pub reviewed: bool,
     /// The names of the tools the request offers (`tools[].name`,
     /// `tools[].function.name`, and the tools of a namespace entry).
     pub tools: Vec<String>,
@@ -66,6 +68,7 @@ fn texts(content: &Value) -> Vec<&str> {
 #[derive(Default)]
 struct Tally {
     recall: Option<String>,
+    reviewed: bool,
     words: u64,
     users: u64,
     last_user: Option<String>,
@@ -119,7 +122,10 @@ impl Tally {
                 }
             }
             Some("tool") => self.tool_result(content),
-            Some("assistant") => self.assistants += 1,
+            Some("assistant") => {
+                self.assistants += 1;
+                self.reviewed |= blocks.iter().any(|t| crate::recall::is_review(t));
+            }
             _ => {}
         }
     }
@@ -139,6 +145,7 @@ impl Tally {
                 .iter()
                 .find_map(|k| body.get(*k).and_then(Value::as_u64)),
             recall: self.recall,
+            reviewed: self.reviewed,
             tools: tool_names(body),
             tool_results: self.results,
             last_tool_result: self.last_result,
