@@ -23,6 +23,7 @@ pub mod env;
 pub mod feeds;
 pub(crate) mod fsutil;
 pub(crate) mod ids;
+pub mod mcp_registration;
 pub mod modules;
 pub(crate) mod persona;
 pub mod plans;

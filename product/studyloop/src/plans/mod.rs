@@ -25,6 +25,7 @@ mod views;
 pub use app::{CreateRequest, PlanApp, PlanPatch};
 pub use doc::{Milestone, Plan, PlanStatus};
 pub use error::PlanError;
+pub(crate) use files::plans_dir;
 pub use id::PlanId;
 pub use views::{Readiness, readiness, summary};
 

@@ -47,6 +47,8 @@ mod server_tests;
 #[cfg(test)]
 mod sigterm_tests;
 #[cfg(test)]
+mod start_mcp_tests;
+#[cfg(test)]
 mod start_tests;
 #[cfg(test)]
 mod testkit;

@@ -211,6 +211,10 @@ fn prepare_claimed(
                 argv,
                 cwd: session_dir.clone(),
                 env,
+                // The same server a CLI session registers in the harness's config.
+                mcp_servers: crate::mcp_registration::spec(ctx, paths, &loaded.scope)
+                    .into_iter()
+                    .collect(),
             }),
             None,
         )

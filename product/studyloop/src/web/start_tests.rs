@@ -20,7 +20,7 @@ use crate::web::testkit::{self, stub_acp};
 
 pub(super) struct World {
     _root: tempfile::TempDir,
-    home: PathBuf,
+    pub(super) home: PathBuf,
     base: String,
     pub(super) state: Arc<AppState>,
     pub(super) rt: tokio::runtime::Runtime,
