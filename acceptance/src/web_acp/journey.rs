@@ -51,6 +51,9 @@ pub fn start_acp_session(
     (topic, agent, resume): (&str, &str, bool),
     timeout: Duration,
 ) -> Result<(), BrowserError> {
+    // A fresh page load: the console's turn counter starts at 0 for this
+    // session even when the same tab held an earlier one.
+    browser.goto("about:blank")?;
     browser.goto(&format!("{base_url}/#dashboard"))?;
     browser.wait_for(
         "body[data-agent-resolved] #start-form:not([hidden])",

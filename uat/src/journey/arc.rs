@@ -24,10 +24,12 @@ use studyloop_acceptance::case::converse;
 use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps, Transport};
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::make_world;
+use studyloop_acceptance::lane::web_acp::FOCUS_PERSONA;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
 use studyloop_acceptance::study_arc::{ARC_TURNS, TOPIC};
 use studyloop_acceptance::turn_scripts::ARC_TURN_SCRIPT;
+use studyloop_acceptance::validate;
 use studyloop_acceptance::web_acp::browser::{self, Browser};
 use studyloop_acceptance::web_acp::journey::{self, BrowserMentor, Snapshots};
 use studyloop_acceptance::web_acp::trace::NetworkTrace;
@@ -212,15 +214,6 @@ fn first_conversation(
     mentor: &mut BrowserMentor<'_>,
     live: &Live,
 ) -> Result<(), StepFailure> {
-    c.step_doing(
-        "persona",
-        "the persona's reply, shown in the console",
-        |c| {
-            let reply = mentor.last_reply().map_err(errored)?;
-            c.record.attach("persona-reply.txt", reply.clone());
-            c.prove_reply(0, &reply).map_err(errored)
-        },
-    )?;
     let talk = c.step_doing(
         "conversation",
         "the learner actor talks with the mentor through the console",
@@ -253,7 +246,19 @@ fn first_conversation(
         "end",
         "End from the console; the socket says stopped",
         |_| mentor.end().map_err(errored),
-    )
+    )?;
+    if c.has_stub() {
+        // The console hides a fresh session's persona reply: the stub's log proves
+        // the persona reached the model first and the history grew every turn.
+        c.check(
+            "the stub's log: the persona and the history on every turn",
+            |c| {
+                let turns: Vec<u64> = (0..=u64::from(answered) + 1).collect();
+                validate::stub_history(&c.stub_records()?, c.seed, &turns, FOCUS_PERSONA)
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// Stops the server and starts it again on the next day; the new clock's start.

@@ -19,6 +19,7 @@ fn a_resumed_start_carries_the_last_sessions_struggle_into_the_persona() {
         assert_eq!(status, 201, "{first}");
         let persona = first["persona_text"].as_str().expect("persona");
         assert!(!persona.contains("Resuming Previous Session"), "{persona}");
+        assert_eq!(first["resumed"], false);
         let paths = crate::settings::session_paths(&w.state.ctx.env).expect("paths");
         let struggle = "why a returned reference needs the input's lifetime";
         feeds::append_topic(
@@ -46,6 +47,8 @@ fn a_resumed_start_carries_the_last_sessions_struggle_into_the_persona() {
         resume["topic"] = json!("rust LIFETIMES");
         let (status, body) = w.start(resume).await;
         assert_eq!(status, 201, "{body}");
+        // The console shows a resumed session's opening reply (the review).
+        assert_eq!(body["resumed"], true);
         let persona = body["persona_text"].as_str().expect("persona");
         for needle in [
             "## Resuming Previous Session",

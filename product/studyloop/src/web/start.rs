@@ -304,7 +304,7 @@ async fn start_inner(app: &Arc<AppState>, body: &[u8]) -> Result<Value, ApiError
         "study_session_id": prepared.id, "topic": req.topic, "energy": req.energy.get(),
         "agent": req.harness.as_str(), "transport": req.transport, "purpose": req.purpose,
         "origin": req.origin, "ws_url": ws_url(&prepared.id),
-        "persona_hash": prepared.persona_hash,
+        "persona_hash": prepared.persona_hash, "resumed": req.resume,
     });
     if req.transport == "acp" {
         out["persona_text"] = json!(prepared.persona_text);
