@@ -11,6 +11,19 @@ use serde_json::{Value, json};
 
 use super::render::{Answer, Rendered, deltas, frame, strip_usage};
 
+/// Between a namespace entry's name and a tool inside it in an offered tool's
+/// name (`super::request`): a Responses call carries the two apart
+/// (`namespace`, `name`), as Codex requires for its grouped MCP tools.
+pub(crate) const NAMESPACE_SEP: &str = "::";
+
+/// `(namespace, name)` of an offered tool's full name.
+pub(crate) fn split_namespace(full: &str) -> (Option<&str>, &str) {
+    match full.split_once(NAMESPACE_SEP) {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, full),
+    }
+}
+
 /// The call to render: the offered tool's full name and its arguments.
 #[derive(Debug, Clone)]
 pub(crate) struct Call<'a> {
@@ -104,9 +117,14 @@ pub(crate) fn responses(a: &Answer<'_>, call: &Call<'_>, stream: bool) -> Render
             "output_tokens": a.output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": a.input_tokens + a.output_tokens})
     };
+    let (namespace, name) = split_namespace(call.name);
     let item = |status: &str, arguments: &str| {
-        json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": call.name,
-            "arguments": arguments, "status": status})
+        let mut item = json!({"type": "function_call", "id": item_id, "call_id": call_id,
+            "name": name, "arguments": arguments, "status": status});
+        if let Some(ns) = namespace {
+            item["namespace"] = json!(ns);
+        }
+        item
     };
     let response = |status: &str, output: Value, usage: Value| {
         json!({"id": response_id, "object": "response", "created_at": a.created, "status": status,
@@ -267,6 +285,35 @@ mod tests {
             arguments
         );
         assert_eq!(body["choices"][0]["finish_reason"], "tool_calls");
+    }
+
+    /// Codex groups MCP tools in a namespace entry and refuses a call that
+    /// names the tool alone ("unsupported call: log_topic", found by the study
+    /// arc): the call carries the namespace apart from the name.
+    #[test]
+    fn a_namespaced_tool_is_called_with_its_namespace() {
+        let arguments = args();
+        let call = Call {
+            name: "mcp__studyloop__::log_topic",
+            arguments: &arguments,
+        };
+        let Rendered::Json(body) = responses(&answer(), &call, false) else {
+            panic!("not streamed");
+        };
+        let item = &body["output"][0];
+        assert_eq!(
+            (item["namespace"].as_str(), item["name"].as_str()),
+            (Some("mcp__studyloop__"), Some("log_topic"))
+        );
+        let call = Call {
+            name: "mcp__studyloop__log_topic",
+            arguments: &arguments,
+        };
+        let Rendered::Json(body) = responses(&answer(), &call, false) else {
+            panic!("not streamed");
+        };
+        assert!(body["output"][0].get("namespace").is_none());
+        assert_eq!(split_namespace("a::b::c"), (Some("a"), "b::c"));
     }
 
     #[test]

@@ -154,22 +154,27 @@ impl Tally {
 }
 
 /// The names of the tools a request offers, in order: `name` (Responses,
-/// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry.
+/// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry as
+/// `<namespace>::<name>` (Codex groups MCP tools so; a call must name both,
+/// `super::render_tool::split_namespace`).
 fn tool_names(body: &Value) -> Vec<String> {
-    fn walk(tools: &Value, out: &mut Vec<String>) {
+    fn walk(tools: &Value, namespace: Option<&str>, out: &mut Vec<String>) {
         for t in tools.as_array().into_iter().flatten() {
             let name = t
                 .get("name")
                 .or_else(|| t.pointer("/function/name"))
                 .and_then(Value::as_str);
-            out.extend(name.map(str::to_owned));
+            out.extend(name.map(|n| match namespace {
+                Some(ns) => format!("{ns}{}{n}", super::render_tool::NAMESPACE_SEP),
+                None => n.to_owned(),
+            }));
             if let Some(nested) = t.get("tools") {
-                walk(nested, out);
+                walk(nested, name, out);
             }
         }
     }
     let mut out = Vec::new();
-    walk(body.get("tools").unwrap_or(&Value::Null), &mut out);
+    walk(body.get("tools").unwrap_or(&Value::Null), None, &mut out);
     out
 }
 
