@@ -43,6 +43,10 @@ pub const STUDYLOOP_GROK_TRUST_SESSION_DIR: &str = "STUDYLOOP_GROK_TRUST_SESSION
 pub const GROK_HOME: &str = "GROK_HOME";
 /// Claude Code's config directory (holds `.claude.json`).
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// Codex's home directory (holds `config.toml`).
+pub const CODEX_HOME: &str = "CODEX_HOME";
+/// The XDG config root OpenCode reads `opencode/opencode.json` from.
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 /// Overrides the memory scope for this process.
 pub const SESSION_CONTEXT_SCOPE: &str = "SESSION_CONTEXT_SCOPE";
 /// tmux socket directory; honoured by every tmux call.
@@ -120,6 +124,14 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: CLAUDE_CONFIG_DIR,
         meaning: "Claude Code's config dir; the trust entry goes to its `.claude.json` (default `$HOME/.claude.json`).",
+    },
+    EnvVarDoc {
+        name: CODEX_HOME,
+        meaning: "Codex's home dir; `studyloop-mcp` is registered in its `config.toml` (default `$HOME/.codex`).",
+    },
+    EnvVarDoc {
+        name: XDG_CONFIG_HOME,
+        meaning: "OpenCode's config root; `studyloop-mcp` is registered in its `opencode/opencode.json` (default `$HOME/.config`).",
     },
     EnvVarDoc {
         name: SESSION_CONTEXT_SCOPE,

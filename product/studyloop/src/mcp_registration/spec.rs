@@ -94,7 +94,7 @@ mod tests {
     use crate::scope::ScopeSource;
     use crate::settings::SessionPaths;
 
-    pub(crate) fn fixture(root: &Path, caller: &[(&str, &str)]) -> (Ctx, Paths, Scope) {
+    fn fixture(root: &Path, caller: &[(&str, &str)]) -> (Ctx, Paths, Scope) {
         let bin = root.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let mcp = bin.join(MCP_BINARY);
