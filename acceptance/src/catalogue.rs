@@ -47,6 +47,8 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
         HarnessName::Codex,
         crate::lane::interrupt_trial::Kind::WebAcp,
     ));
+    // The study arc over CLI/tmux, one harness (the browser arc is a UAT journey).
+    specs.push(crate::lane::arc_tmux::trial());
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
     specs.extend(
         HARNESS_ORDER
@@ -133,11 +135,13 @@ mod tests {
         assert_eq!(validate(&names), Vec::<String>::new());
         // probe::, cli-tmux:: and cli-tmux::<h>::paste per harness, web-acp::
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
-        // two interrupt trials (cli-tmux and web-acp) and the meta check.
+        // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
+        // the meta check.
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 3 + (HARNESS_ORDER.len() - 1) * 2 + 3
+            HARNESS_ORDER.len() * 3 + (HARNESS_ORDER.len() - 1) * 2 + 4
         );
+        assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
         assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));
         assert!(
             !names

@@ -35,6 +35,7 @@ pub mod procfs;
 pub mod runner;
 pub mod scratch;
 pub mod selection;
+pub mod study_arc;
 pub mod sweep;
 pub mod tmux;
 pub mod transcript;

@@ -62,7 +62,9 @@ pub fn converse(
         return Err(StepFailure::skipped(reason.to_string()));
     }
     let options = ActorOptions {
-        turn_script: Some(turn_scripts::default_turn_script().map_err(StepFailure::from_error)?),
+        turn_script: Some(
+            turn_scripts::named_turn_script(case.turn_script).map_err(StepFailure::from_error)?,
+        ),
         harness_socket_dir: Some(case.scratch()?.root().join("actor-tmux")),
         ..ActorOptions::default()
     };

@@ -39,6 +39,9 @@ pub struct Case<'a> {
     pub actor: ActorKind,
     /// Turns and output-token cap of its conversations.
     pub budget: TurnBudget,
+    /// The shipped turn script its scripted learner reads
+    /// (`crate::turn_scripts::TURN_SCRIPTS`; the default unless a journey picks one).
+    pub turn_script: &'static str,
     /// The scratch env plus what provisioning added.
     pub env: Env,
     /// The harness binary as resolved on the scratch PATH.
@@ -78,6 +81,7 @@ impl<'a> Case<'a> {
             seed,
             actor: ctx.selection.actor,
             budget: ctx.selection.budget,
+            turn_script: crate::turn_scripts::DEFAULT_TURN_SCRIPT,
             env: Env::default(),
             binary: None,
             slots: Slots::default(),

@@ -141,7 +141,7 @@ fn state_path(l: &Case<'_>) -> Result<PathBuf, StepFailure> {
 }
 
 /// Waits for the state file to show an active (`active == true`) or ended session.
-fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepFailure> {
+pub(crate) fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepFailure> {
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
@@ -172,7 +172,10 @@ fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepF
 }
 
 /// The `study-*` session exists and its main pane runs a live child.
-fn live_pane(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(String, String), StepFailure> {
+pub(crate) fn live_pane(
+    l: &mut Case<'_>,
+    state: &serde_json::Value,
+) -> Result<(String, String), StepFailure> {
     let session = validate::state_str(state, "mux_session").map_err(StepFailure::from_error)?;
     let pane = validate::state_str(state, "mux_main_pane").map_err(StepFailure::from_error)?;
     if !session.starts_with("study-") {
@@ -202,7 +205,7 @@ fn live_pane(l: &mut Case<'_>, state: &serde_json::Value) -> Result<(String, Str
     }
 }
 
-fn attach(
+pub(crate) fn attach(
     l: &mut Case<'_>,
     session: &str,
     pane: &str,
@@ -284,7 +287,7 @@ pub(crate) fn stash_driver(l: &mut Case<'_>, driver: &PaneDriver, phase: &'stati
 }
 
 /// Sends the harness's exit keys so it saves its session before `--end`.
-fn exit_harness(l: &mut Case<'_>, mut driver: PaneDriver) -> Result<(), StepFailure> {
+pub(crate) fn exit_harness(l: &mut Case<'_>, mut driver: PaneDriver) -> Result<(), StepFailure> {
     driver.send_keys(l.spec.exit_keys).map_err(pane_failure)?;
     Ok(())
 }

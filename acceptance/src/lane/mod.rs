@@ -5,6 +5,7 @@
 //! (`checks`; the validators themselves are `crate::validate`, which the case
 //! engine uses too).
 
+pub mod arc_tmux;
 pub(crate) mod checks;
 pub mod cli_tmux;
 mod gate;

@@ -78,12 +78,12 @@ pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
     provision_harness_with(l, &[])
 }
 
-/// As [`provision_harness`], with `extra` flags for the stub provider (a journey's
-/// `--fault-file`); ignored outside stub-provider mode.
-///
+/// As [`provision_harness`]; in stub-provider mode the stub also gets
+/// `stub_args` (e.g. `--tool-script <file>`: the mentor's scripted tool calls, or a
+/// journey's `--fault-file`).
 /// # Errors
 /// As [`provision_harness`].
-pub fn provision_harness_with(l: &mut Case<'_>, extra: &[&str]) -> Result<(), StepFailure> {
+pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
     let mode = l.ctx.selection.auth_mode;
     if mode == AuthMode::StubProvider {
         if l.spec.stub_config.is_none() {
@@ -101,7 +101,7 @@ pub fn provision_harness_with(l: &mut Case<'_>, extra: &[&str]) -> Result<(), St
         let cmd = scratch.command(&binary);
         // Lanes and journeys meet realistic Markdown replies (issue 13), not the echo line.
         let mut args = vec!["--seed", seed.as_str(), "--replies", "realistic"];
-        args.extend_from_slice(extra);
+        args.extend_from_slice(stub_args);
         let stub = StubProvider::spawn_command(cmd, &dir, args).map_err(StepFailure::from_error)?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);

@@ -250,8 +250,7 @@ fn console_journey(case: &mut Case<'_>, chrome: &Browser) -> Result<u32, StepFai
                 chrome,
                 &mut shots,
                 &base,
-                &topic,
-                agent,
+                (&topic, agent, false),
                 START_TIMEOUT.max(turn_timeout),
             )
             .map_err(err)

@@ -92,11 +92,15 @@ fn log_record(n: u64, reply: &str) -> studyloop_stubs::LogRecord {
         user_turns: n,
         persona: None,
         user_text_sha256: None,
+        recall: None,
         user_agent: None,
         reply: Some(reply.to_owned()),
         usage: studyloop_stubs::UsageRecord::default(),
         status: 200,
         fault: None,
+        tool_call: None,
+        tool_result: None,
+        tool_note: None,
     }
 }
 

@@ -9,7 +9,10 @@
 //! run is offline and leaves nothing behind: [`Browser::close`] ends the
 //! WebDriver session and kills the driver's group, and `Drop` does the same.
 //! Each [`Browser::snapshot`] returns a viewport PNG and the page HTML for the
-//! evidence bundle.
+//! evidence bundle. A browser launched with [`Browser::launch_traced`] also
+//! keeps Chromium's performance log (DevTools `Network.*` events: every HTTP
+//! request and every WebSocket frame, as Chromium saw them), drained by
+//! [`Browser::network_log`] (see `super::trace`).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -71,6 +74,8 @@ pub struct Browser {
     rt: tokio::runtime::Runtime,
     client: Option<Client>,
     driver: Child,
+    /// chromedriver's loopback port (the performance log is read from it).
+    port: u16,
 }
 
 impl Browser {
@@ -81,6 +86,23 @@ impl Browser {
     /// # Errors
     /// [`BrowserError`] when a binary is missing or the session cannot start.
     pub fn launch(scratch: &Scratch, profile_dir: &Path) -> Result<Self, BrowserError> {
+        Self::launch_with(scratch, profile_dir, false)
+    }
+
+    /// As [`Browser::launch`], with Chromium's performance log on (network
+    /// events only), for [`Browser::network_log`].
+    ///
+    /// # Errors
+    /// As [`Browser::launch`].
+    pub fn launch_traced(scratch: &Scratch, profile_dir: &Path) -> Result<Self, BrowserError> {
+        Self::launch_with(scratch, profile_dir, true)
+    }
+
+    fn launch_with(
+        scratch: &Scratch,
+        profile_dir: &Path,
+        traced: bool,
+    ) -> Result<Self, BrowserError> {
         available()?;
         let mut driver = scratch
             .spawn(
@@ -101,7 +123,7 @@ impl Browser {
             .enable_all()
             .build()
             .map_err(|e| BrowserError::Driver(e.to_string()))?;
-        let caps = capabilities(profile_dir);
+        let caps = capabilities(profile_dir, traced);
         let connected = rt.block_on(async {
             ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
                 .capabilities(caps)
@@ -113,6 +135,7 @@ impl Browser {
                 rt,
                 client: Some(client),
                 driver,
+                port,
             }),
             Err(e) => {
                 kill_group(&driver);
@@ -217,6 +240,45 @@ impl Browser {
         self.step("execute script", r)
     }
 
+    /// The performance-log entries gathered since the last call (chromedriver
+    /// drains its buffer on every read): each entry's DevTools message, parsed.
+    /// Empty unless launched with [`Browser::launch_traced`].
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`] when chromedriver does not answer with a log.
+    pub fn network_log(&self) -> Result<Vec<Value>, BrowserError> {
+        let failed = |detail: String| BrowserError::Step {
+            step: "read the performance log".into(),
+            detail,
+        };
+        let id = self
+            .rt
+            .block_on(self.client().session_id())
+            .map_err(|e| failed(e.to_string()))?
+            .ok_or_else(|| failed("no WebDriver session".into()))?;
+        let r = super::http::request(
+            &format!("127.0.0.1:{}", self.port),
+            "POST",
+            &format!("/session/{id}/se/log"),
+            Some(&json!({"type": "performance"})),
+            Duration::from_secs(30),
+        )
+        .map_err(|e| failed(e.to_string()))?;
+        let Some(entries) = r.body["value"].as_array() else {
+            return Err(failed(format!(
+                "HTTP {}: {}",
+                r.status,
+                r.text.chars().take(300).collect::<String>()
+            )));
+        };
+        Ok(entries
+            .iter()
+            .filter_map(|e| e["message"].as_str())
+            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+            .map(|m| m["message"].clone())
+            .collect())
+    }
+
     /// A viewport PNG and the page HTML.
     ///
     /// # Errors
@@ -251,8 +313,9 @@ impl Drop for Browser {
     }
 }
 
-/// The offline headless capabilities (reference A4).
-fn capabilities(profile_dir: &Path) -> serde_json::Map<String, Value> {
+/// The offline headless capabilities (reference A4); `traced` adds the
+/// performance log with network events only.
+fn capabilities(profile_dir: &Path, traced: bool) -> serde_json::Map<String, Value> {
     let args = [
         "--headless=new",
         "--no-sandbox",
@@ -268,10 +331,15 @@ fn capabilities(profile_dir: &Path) -> serde_json::Map<String, Value> {
     ];
     let mut args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
     args.push(format!("--user-data-dir={}", profile_dir.display()));
-    let caps = json!({
+    let mut caps = json!({
         "browserName": "chrome",
         "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
     });
+    if traced {
+        caps["goog:loggingPrefs"] = json!({"performance": "ALL"});
+        caps["goog:chromeOptions"]["perfLoggingPrefs"] =
+            json!({"enableNetwork": true, "enablePage": false});
+    }
     caps.as_object().cloned().unwrap_or_default()
 }
 

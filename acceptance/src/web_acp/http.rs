@@ -2,8 +2,11 @@
 //! API: one request per connection (`Connection: close`), a deadline on every
 //! read and write, the status and the parsed JSON body back.
 //!
-//! Only for `127.0.0.1` servers this tier starts itself; it is not a general
-//! client (no TLS, no redirects, no chunked request bodies).
+//! Only for `127.0.0.1` servers this tier starts itself (the product, the stub,
+//! chromedriver); it is not a general client (no TLS, no redirects, no chunked
+//! request bodies). A response is read to its `Content-Length` when it has one
+//! (chromedriver keeps the connection open despite `Connection: close`), else to
+//! the end of the stream.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -79,8 +82,7 @@ pub fn request(
     );
     stream.write_all(head.as_bytes()).map_err(io)?;
     stream.write_all(body.as_bytes()).map_err(io)?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).map_err(io)?;
+    let raw = read_response(&mut stream).map_err(io)?;
     let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, text) = raw.split_once("\r\n\r\n").unwrap_or((raw.as_str(), ""));
     let status = head
@@ -96,4 +98,81 @@ pub fn request(
     let text = text.to_owned();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     Ok(Response { status, body, text })
+}
+
+/// The response bytes: the head, then `Content-Length` bytes of body when the
+/// head names a length, else everything until the server closes.
+fn read_response(stream: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        if let Some(end) = find(&raw, b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            if let Some(len) = length {
+                let want = end + 4 + len;
+                while raw.len() < want {
+                    let n = stream.read(&mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    raw.extend_from_slice(&buf[..n]);
+                }
+                raw.truncate(want.min(raw.len()));
+                return Ok(raw);
+            }
+            stream.read_to_end(&mut raw)?;
+            return Ok(raw);
+        }
+        let n = stream.read(&mut buf)?;
+        if n == 0 {
+            return Ok(raw);
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream that hands out its bytes in small pieces and then blocks (as an
+    /// open connection would): reading must stop at the `Content-Length`.
+    struct OpenConnection(std::io::Cursor<Vec<u8>>);
+
+    impl Read for OpenConnection {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let cap = buf.len().min(7);
+            let n = self.0.read(&mut buf[..cap])?;
+            if n == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_response_is_read_to_its_content_length_on_an_open_connection() {
+        let body = "{\"value\":[1,2,3]}";
+        let text = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length:{}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut s = OpenConnection(std::io::Cursor::new(text.clone().into_bytes()));
+        assert_eq!(read_response(&mut s).unwrap(), text.into_bytes());
+    }
+
+    #[test]
+    fn without_a_length_the_body_runs_to_the_close() {
+        let text = b"HTTP/1.1 200 OK\r\n\r\n{\"a\":1}".to_vec();
+        let mut s = std::io::Cursor::new(text.clone());
+        assert_eq!(read_response(&mut s).unwrap(), text);
+    }
 }

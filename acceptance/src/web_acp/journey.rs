@@ -38,7 +38,8 @@ impl Snapshots {
     }
 }
 
-/// Starts an ACP session for `agent` through the Dashboard form and waits
+/// Starts an ACP session for `agent` through the Dashboard form (its
+/// "Resume my last session on this topic" box ticked when `resume`) and waits
 /// until the console has delivered the persona (one finished turn).
 ///
 /// # Errors
@@ -47,10 +48,12 @@ pub fn start_acp_session(
     browser: &Browser,
     shots: &mut Snapshots,
     base_url: &str,
-    topic: &str,
-    agent: &str,
+    (topic, agent, resume): (&str, &str, bool),
     timeout: Duration,
 ) -> Result<(), BrowserError> {
+    // A fresh page load: the console's turn counter starts at 0 for this
+    // session even when the same tab held an earlier one.
+    browser.goto("about:blank")?;
     browser.goto(&format!("{base_url}/#dashboard"))?;
     browser.wait_for(
         "body[data-agent-resolved] #start-form:not([hidden])",
@@ -60,8 +63,9 @@ pub fn start_acp_session(
     // Selects by value: the picker lists every harness, installed or not.
     browser.eval(
         "document.getElementById('start-agent').value = arguments[0];\
-         document.getElementById('start-transport').value = 'acp';",
-        vec![Value::from(agent)],
+         document.getElementById('start-transport').value = 'acp';\
+         document.getElementById('start-resume').checked = arguments[1];",
+        vec![Value::from(agent), Value::from(resume)],
     )?;
     shots.take(browser, "dashboard-filled")?;
     browser.click("#start-submit")?;
@@ -109,6 +113,14 @@ impl<'b> BrowserMentor<'b> {
         self.shots
             .take(self.browser, &format!("turn-{}", self.turns_done - 1))?;
         waited?;
+        self.last_reply()
+    }
+
+    /// The console's last finished assistant message (its Markdown source).
+    ///
+    /// # Errors
+    /// [`BrowserError`] when there is none, naming any error the console shows.
+    pub fn last_reply(&self) -> Result<String, BrowserError> {
         let last = self.browser.eval(
             "const a = document.querySelectorAll('.acp-msg[data-role=\"assistant\"][data-status=\"final\"]');\
              const e = [...document.querySelectorAll('.acp-msg[data-role=\"system\"]')]\

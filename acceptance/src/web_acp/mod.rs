@@ -14,6 +14,7 @@ pub mod journey;
 pub mod mentor;
 pub mod server;
 pub mod socket;
+pub mod trace;
 
 pub use mentor::{AcpMentor, Stopped, TurnRecord};
 pub use server::{SessionStart, StartSessionError, WebServer, WebServerError};

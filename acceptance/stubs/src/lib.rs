@@ -6,19 +6,22 @@
 //! The library holds what a driver shares with the stubs to check their output
 //! (the reply rules and nonce in [`reply`], the realistic Markdown reply in
 //! [`realistic`], the request-log record in [`log`],
-//! the roles script in [`roles`]) and the servers themselves ([`provider`]), so
+//! the roles script in [`roles`], the tool-call script in [`tools`]) and the servers themselves ([`provider`]), so
 //! the binaries stay thin. It depends on nothing else in the workspace.
 
 pub mod acp;
 pub mod log;
 pub mod provider;
 pub mod realistic;
+pub mod recall;
 pub mod reply;
 pub mod roles;
 pub mod spawn;
+pub mod tools;
 
-pub use log::{LogRecord, Protocol, RequestLog, UsageRecord};
+pub use log::{LogRecord, Protocol, RequestLog, ToolCallRecord, UsageRecord};
 pub use realistic::{marker_line, realistic_reply};
 pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text, text_sha256};
 pub use roles::{Role, RolesParseError, RolesScript};
 pub use spawn::{SpawnError, StubProvider};
+pub use tools::{ToolScript, ToolScriptError, ToolStep};

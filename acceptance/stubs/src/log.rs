@@ -74,6 +74,10 @@ pub struct LogRecord {
     /// proves a learner's token budget reached its model request.
     #[serde(default)]
     pub max_tokens: Option<u64>,
+    /// The first struggle of the product's resume section found in the
+    /// request (proves the harness passed the resume context to the model).
+    #[serde(default)]
+    pub recall: Option<String>,
     /// The client's `User-Agent`, which tells harnesses apart.
     pub user_agent: Option<String>,
     /// The full reply text the stub generated, when it generated one.
@@ -85,6 +89,27 @@ pub struct LogRecord {
     /// The injected fault applied to this request, e.g. `fail-status 429`,
     /// `stall 500ms`, `truncate after 3 events`.
     pub fault: Option<String>,
+    /// The scripted tool call this request was answered with (`--tool-script`).
+    #[serde(default)]
+    pub tool_call: Option<ToolCallRecord>,
+    /// The text of the tool result this request carried after the last user
+    /// text (first 200 characters): the follow-up to a scripted call.
+    #[serde(default)]
+    pub tool_result: Option<String>,
+    /// Why a matching scripted call was not made (its tool was not offered).
+    #[serde(default)]
+    pub tool_note: Option<String>,
+}
+
+/// A scripted tool call as the stub sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    /// The offered tool's full name, as called (e.g. `mcp__studyloop__log_topic`).
+    pub name: String,
+    /// The call id sent (`call_stub_<seq>` or `toolu_stub_<seq>`).
+    pub id: String,
+    /// The arguments, as the JSON text sent.
+    pub arguments: String,
 }
 
 /// Why the request log could not be opened or written.

@@ -42,6 +42,14 @@ fn configured_world() -> (std::path::PathBuf, Scratch) {
 /// `studyloop-stub-acp` (scripted by the `STUB_ACP_*` `knobs`) and a headless
 /// Chromium: (world, server, browser, base URL).
 fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String) {
+    acp_console_with(knobs, false)
+}
+
+/// As [`acp_console`]; `traced` keeps Chromium's network log.
+pub(crate) fn acp_console_with(
+    knobs: &[(&str, String)],
+    traced: bool,
+) -> (Scratch, WebServer, Browser, String) {
     let (studyloop, scratch) = configured_world();
     let stub = bins::path("studyloop-stub-acp").expect("cargo build --bins");
     let mut extra = vec![(
@@ -56,7 +64,12 @@ fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String
     let server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
     let base = format!("http://{}", server.addr);
     let profile = browser::profile_dir(scratch.tmp_dir()).expect("profile dir");
-    let chrome = Browser::launch(&scratch, &profile).expect("chromium starts");
+    let chrome = if traced {
+        Browser::launch_traced(&scratch, &profile)
+    } else {
+        Browser::launch(&scratch, &profile)
+    }
+    .expect("chromium starts");
     (scratch, server, chrome, base)
 }
 
@@ -64,7 +77,7 @@ fn acp_console(knobs: &[(&str, String)]) -> (Scratch, WebServer, Browser, String
 fn dashboard_start_persona_two_turns_and_end_in_chromium() {
     let (scratch, mut server, chrome, base) = acp_console(&[]);
     let mut shots = Snapshots::default();
-    journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
+    journey::start_acp_session(&chrome, &mut shots, &base, ("Ownership", "codex", false), T)
         .expect("started");
     let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
     for (n, q) in [(2, "what moves?"), (3, "what copies?")] {
@@ -255,7 +268,7 @@ fn mentor_markdown_renders_and_hostile_replies_cannot_inject_in_chromium() {
     let (scratch, mut server, chrome, base) =
         acp_console(&[("STUB_ACP_PROMPT_UPDATES_SEQ", seq.to_string())]);
     let mut shots = Snapshots::default();
-    journey::start_acp_session(&chrome, &mut shots, &base, "Ownership", "codex", T)
+    journey::start_acp_session(&chrome, &mut shots, &base, ("Ownership", "codex", false), T)
         .expect("started");
     let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
 

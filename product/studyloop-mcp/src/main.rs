@@ -30,6 +30,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // The same clock as `studyloop` (topics logged through a tool carry its time).
+    if let Err(e) = studyloop::clock::install(&ctx.env) {
+        eprintln!("studyloop-mcp: error: {e}");
+        return ExitCode::from(1);
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

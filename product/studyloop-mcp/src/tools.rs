@@ -13,18 +13,8 @@ use serde_json::{Map, Value, json};
 use studyloop::context::Ctx;
 use studyloop::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
 
-/// The plan tools, in the reference order.
-pub const PLAN_TOOL_NAMES: [&str; 9] = [
-    "list_study_plans",
-    "get_study_plan",
-    "get_planning_interview",
-    "create_study_plan",
-    "update_study_plan",
-    "set_study_plan_status",
-    "set_study_plan_milestone",
-    "evaluate_study_plan",
-    "delete_study_plan",
-];
+/// The plan tools, in the reference order (the product's one list).
+pub use studyloop::plans::PLAN_TOOL_NAMES;
 
 /// The other tools, after the plan tools.
 pub const OTHER_TOOL_NAMES: [&str; 4] = [

@@ -79,6 +79,7 @@ async fn direct(stub: &std::path::Path, dir: &std::path::Path) -> Duration {
         argv: vec![stub.display().to_string()],
         cwd: dir.to_path_buf(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        mcp_servers: Vec::new(),
     };
     let s = AcpSession::start(cmd, AcpTimeouts::default())
         .await

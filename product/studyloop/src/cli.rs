@@ -130,6 +130,9 @@ pub enum Command {
     Module(crate::modules::ModuleCommand),
     /// Run one drill phase (setup, check, cleanup) after your typed consent.
     Drill(crate::modules::DrillArgs),
+    /// Register `studyloop-mcp` (as `studyloop`) in the harness homes.
+    #[command(subcommand)]
+    Install(InstallCommand),
     /// Internal: run by the agent pane when the agent exits.
     #[command(hide = true)]
     EndOnExit {
@@ -332,7 +335,23 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         Command::ScrubbedExec { argv } => scrubbed_exec(ctx, &argv),
         Command::Module(command) => Ok(crate::modules::command::run(ctx, command)?),
         Command::Drill(args) => Ok(crate::modules::drill_command::run(ctx, &args)?),
+        Command::Install(InstallCommand::Agents { tool }) => {
+            let (text, ok) = crate::mcp_registration::install_agents(ctx, tool.as_deref())?;
+            out(&text);
+            Ok(if ok { 0 } else { 1 })
+        }
     }
+}
+
+/// `studyloop install …`.
+#[derive(Debug, Subcommand)]
+pub enum InstallCommand {
+    /// Register `studyloop-mcp` in each harness's own config (those on PATH, or --tool).
+    Agents {
+        /// Only this harness (codex, claude, kiro, pi, opencode, grok).
+        #[arg(long)]
+        tool: Option<String>,
+    },
 }
 
 /// Print a plan command's text; a refusal is a one-line error (exit 2 for the

@@ -31,18 +31,18 @@ impl Ctx {
 
 /// Now, as RFC 3339 UTC with second precision (`2026-11-30T03:50:00Z`).
 pub fn now_rfc3339() -> String {
-    jiff::Timestamp::now()
+    crate::clock::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
 }
 
 /// Now as UTC `HH:MM` (the feeds' time stamp).
 pub fn now_hhmm() -> String {
-    jiff::Timestamp::now().strftime("%H:%M").to_string()
+    crate::clock::now().strftime("%H:%M").to_string()
 }
 
 /// Seconds between an RFC 3339 stamp and now; `None` if it does not parse.
 pub fn seconds_since(stamp: &str) -> Option<i64> {
     let t: jiff::Timestamp = stamp.parse().ok()?;
-    Some(jiff::Timestamp::now().as_second() - t.as_second())
+    Some(crate::clock::now().as_second() - t.as_second())
 }

@@ -43,6 +43,10 @@ pub const STUDYLOOP_GROK_TRUST_SESSION_DIR: &str = "STUDYLOOP_GROK_TRUST_SESSION
 pub const GROK_HOME: &str = "GROK_HOME";
 /// Claude Code's config directory (holds `.claude.json`).
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+/// Codex's home directory (holds `config.toml`).
+pub const CODEX_HOME: &str = "CODEX_HOME";
+/// The XDG config root OpenCode reads `opencode/opencode.json` from.
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 /// Overrides the memory scope for this process.
 pub const SESSION_CONTEXT_SCOPE: &str = "SESSION_CONTEXT_SCOPE";
 /// tmux socket directory; honoured by every tmux call.
@@ -63,6 +67,8 @@ pub const STUDYLOOP_ALLOWED_ORIGINS: &str = "STUDYLOOP_ALLOWED_ORIGINS";
 pub const STUDYLOOP_WEB_PASSWORD: &str = "STUDYLOOP_WEB_PASSWORD";
 /// Extra host names `studyloop web --lan` answers to (DNS-rebinding allow-list).
 pub const STUDYLOOP_WEB_HOSTS: &str = "STUDYLOOP_WEB_HOSTS";
+/// An RFC 3339 instant the product's clock starts at (`crate::clock`).
+pub const STUDYLOOP_NOW: &str = "STUDYLOOP_NOW";
 
 /// Every environment variable the product reads (the README table is checked
 /// against this list).
@@ -120,6 +126,14 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         meaning: "Claude Code's config dir; the trust entry goes to its `.claude.json` (default `$HOME/.claude.json`).",
     },
     EnvVarDoc {
+        name: CODEX_HOME,
+        meaning: "Codex's home dir; `studyloop-mcp` is registered in its `config.toml` (default `$HOME/.codex`).",
+    },
+    EnvVarDoc {
+        name: XDG_CONFIG_HOME,
+        meaning: "OpenCode's config root; `studyloop-mcp` is registered in its `opencode/opencode.json` (default `$HOME/.config`).",
+    },
+    EnvVarDoc {
         name: SESSION_CONTEXT_SCOPE,
         meaning: "Memory scope for this process (personal, work or unclassified); first step of the scope gate.",
     },
@@ -158,6 +172,10 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_WEB_HOSTS,
         meaning: "Comma list of extra host names or IPs (e.g. `studybox.lan,192.168.1.9`) that `studyloop web --lan` answers to; any other `Host` gets 421.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_NOW,
+        meaning: "An RFC 3339 instant (e.g. `2026-12-01T09:00:00Z`): the product's clock starts there and runs at real speed (tests resume on the next day); malformed is an error.",
     },
 ];
 

@@ -15,6 +15,7 @@
 pub(crate) mod adapters;
 pub(crate) mod child_env;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod context;
 pub(crate) mod doctor;
@@ -22,6 +23,7 @@ pub mod env;
 pub mod feeds;
 pub(crate) mod fsutil;
 pub(crate) mod ids;
+pub mod mcp_registration;
 pub mod modules;
 pub(crate) mod persona;
 pub mod plans;

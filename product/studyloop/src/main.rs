@@ -16,6 +16,14 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // The clock is fixed once, from the same snapshot every operation reads.
+    if let Err(e) = studyloop::clock::install(&ctx.env) {
+        eprintln!(
+            "studyloop: error: {}",
+            studyloop::term::text(&e.to_string())
+        );
+        return ExitCode::from(1);
+    }
     match studyloop::cli::run(cli, &ctx) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -43,7 +43,7 @@ fn elapsed(s: &SessionState) -> Option<i64> {
     let start: jiff::Timestamp = s.started_at.as_deref()?.parse().ok()?;
     let end = match s.ended_at.as_deref() {
         Some(e) if !s.is_active() => e.parse().ok()?,
-        _ => jiff::Timestamp::now(),
+        _ => crate::clock::now(),
     };
     let paused = i64::try_from(s.total_paused_seconds.unwrap_or(0)).ok()?;
     Some((end.as_second() - start.as_second() - paused).max(0))

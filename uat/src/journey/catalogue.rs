@@ -4,7 +4,7 @@ use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
 use super::study;
-use super::{architect, faults, mcp, now};
+use super::{arc, architect, faults, mcp, now};
 
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::Finished;
@@ -30,6 +30,8 @@ pub const MCP_LIFECYCLE: &str = "journey::mcp_lifecycle";
 pub const NOW_WITH_ACTIVE_PLAN: &str = "journey::now_with_active_plan";
 /// Provider faults mid-conversation.
 pub const FAULTS: &str = "journey::faults";
+/// The graded study arc through the browser.
+pub const STUDY_ARC: &str = "journey::study_arc";
 
 /// Every UAT trial (the runner's catalogue), decided against the real environment.
 #[must_use]
@@ -66,33 +68,7 @@ pub(super) fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSp
             selection.auth_mode.as_str()
         )
     });
-    let mut study = TrialSpec::gated(STUDY_SESSION, move |ctx| match harness {
-        Some(h) => finish(
-            ctx,
-            true,
-            study::NOTE,
-            |ctx, dest| study::run(ctx, h, dest),
-            Some(h),
-        ),
-        // Unreachable while the requirement below holds; said plainly if it is forced.
-        None => TrialReport::skipped("no harness was chosen for the journey"),
-    })
-    .requires(Requirement::Checked {
-        what: format!(
-            "one of {} selected and installed, with its ACP adapter",
-            names(&study::CANDIDATES)
-        ),
-        unmet: choice.err().map(|e| e.to_string()),
-    });
-    for unmet in [
-        auth_unmet(selection.auth_mode),
-        actor_unmet(selection, caller),
-    ] {
-        study = study.requires(Requirement::Checked {
-            what: "a model for the harness and an available learner actor".into(),
-            unmet,
-        });
-    }
+    let study = graded(STUDY_SESSION, study::NOTE, study::run, selection, caller);
     let browser = |spec: TrialSpec| {
         spec.requires(Requirement::BinaryOnScratchPath {
             binary: "chromium",
@@ -146,7 +122,8 @@ pub(super) fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSp
             unmet,
         });
     }
-    vec![smoke, architect, mcp, now, study, faults]
+    let arc = browser(graded(STUDY_ARC, arc::NOTE, arc::run, selection, caller));
+    vec![smoke, architect, mcp, now, study, arc, faults]
 }
 
 /// A failing trial for each cell the shipped sign-off definition names that no journey
@@ -166,6 +143,45 @@ pub(super) fn undefined_cells(specs: &[TrialSpec]) -> Vec<TrialSpec> {
             TrialSpec::gated(e.cell, move |_| TrialReport::failed(why))
         })
         .collect()
+}
+
+/// The journey a graded cell runs: `(context, harness, destination) → finished`.
+type GradedRun =
+    fn(&TrialContext, HarnessName, &dyn studyloop_acceptance::case::Destination) -> Finished;
+
+/// A graded cell `name` running `run` with the chosen study harness, gated on the
+/// harness, a model for it and an available learner actor.
+fn graded(
+    name: &'static str,
+    note: &'static str,
+    run: GradedRun,
+    selection: &Selection,
+    caller: &CallerEnv,
+) -> TrialSpec {
+    let choice = study_harness(selection, caller);
+    let harness = choice.as_ref().ok().copied();
+    let mut spec = TrialSpec::gated(name, move |ctx| match harness {
+        Some(h) => finish(ctx, true, note, |ctx, dest| run(ctx, h, dest), Some(h)),
+        // Unreachable while the requirement below holds; said plainly if it is forced.
+        None => TrialReport::skipped("no harness was chosen for the journey"),
+    })
+    .requires(Requirement::Checked {
+        what: format!(
+            "one of {} selected and installed, with its ACP adapter",
+            names(&study::CANDIDATES)
+        ),
+        unmet: choice.err().map(|e| e.to_string()),
+    });
+    for unmet in [
+        auth_unmet(selection.auth_mode),
+        actor_unmet(selection, caller),
+    ] {
+        spec = spec.requires(Requirement::Checked {
+            what: "a model for the harness and an available learner actor".into(),
+            unmet,
+        });
+    }
+    spec
 }
 
 fn names(hs: &[HarnessName]) -> String {

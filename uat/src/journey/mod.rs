@@ -11,6 +11,10 @@
 //! - `journey::architect_launch` (`architect`), `journey::mcp_lifecycle` (`mcp`) and
 //!   `journey::now_with_active_plan` (`now`): the study-plan doors (Chromium through
 //!   `browser`, stdio MCP, the now engine); ungraded.
+//! - `journey::study_arc` ([`arc`], checks in [`arc_checks`]): the full arc through
+//!   the browser (start, conversation, the mentor's MCP logging, wind-down, end,
+//!   resume the next day, review, search), graded the same way.
+//! - `journey::faults` (`faults`): provider faults mid-conversation; ungraded.
 //!
 //! Each cell's learner budget comes from the shipped sign-off definition when it writes
 //! one (v3 does for every cell) and wins over `STUDYLOOP_ACC_MAX_*`; a cell the definition
@@ -22,6 +26,8 @@
 //! bundle, which is what `studyloop-uat signoff <run dir>` reads. The product is driven
 //! only as a subprocess, never linked.
 
+pub mod arc;
+pub mod arc_checks;
 mod architect;
 mod browser;
 mod catalogue;
@@ -39,6 +45,6 @@ pub mod study;
 pub mod web;
 
 pub use catalogue::{
-    ARCHITECT_LAUNCH, MCP_LIFECYCLE, NOW_WITH_ACTIVE_PLAN, NoStudyHarness, SMOKE, STUDY_SESSION,
-    catalogue, catalogue_for, study_harness,
+    ARCHITECT_LAUNCH, FAULTS, MCP_LIFECYCLE, NOW_WITH_ACTIVE_PLAN, NoStudyHarness, SMOKE, STUDY_ARC,
+    STUDY_SESSION, catalogue, catalogue_for, study_harness,
 };

@@ -155,15 +155,14 @@ pub(super) fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
     Ok(())
 }
 
-fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(super) fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
     provision_with(c, &[])
 }
 
-/// Points the harness at its model for the auth mode; `stub_flags` go to the stub
-/// provider (stub-provider mode).
-pub(super) fn provision_with(c: &mut Case<'_>, stub_flags: &[&str]) -> Result<(), StepFailure> {
+/// [`provision`], with `stub_args` for the stub provider in stub-provider mode.
+pub(super) fn provision_with(c: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
     let before: Vec<String> = c.env.iter().map(|(k, _)| k.to_owned()).collect();
-    provision_harness_with(c, stub_flags)?;
+    provision_harness_with(c, stub_args)?;
     let added: Vec<String> = c
         .env
         .iter()

@@ -200,7 +200,7 @@ pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFai
     }
 }
 
-fn wait_gone(pid: i32) -> bool {
+pub(super) fn wait_gone(pid: i32) -> bool {
     let until = Instant::now() + AGENT_EXIT_TIMEOUT;
     while procfs::process_alive(pid) {
         if Instant::now() >= until {

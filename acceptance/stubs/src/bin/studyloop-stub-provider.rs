@@ -10,7 +10,7 @@ use clap::Parser;
 use studyloop_stubs::provider::{
     FailStatus, Faults, ProviderConfig, ProviderError, ReplyMode, run,
 };
-use studyloop_stubs::{Role, RolesScript};
+use studyloop_stubs::{Role, RolesScript, ToolScript};
 
 /// A deterministic local model server speaking OpenAI Chat Completions, OpenAI
 /// Responses and Anthropic Messages on 127.0.0.1 (a stub: no model behind it).
@@ -64,6 +64,10 @@ struct Args {
     /// is each model request's fault instead of the flags' (switch faults mid-conversation).
     #[arg(long, value_name = "FILE")]
     fault_file: Option<PathBuf>,
+    /// Scripted tool calls: a JSON array of {"trigger", "tool" (name suffix),
+    /// "arguments"}; see the `studyloop_stubs::tools` docs.
+    #[arg(long, value_name = "tools.json")]
+    tool_script: Option<PathBuf>,
 }
 
 fn parse_role(value: &str) -> Result<Role, String> {
@@ -79,6 +83,12 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
         .script
         .as_deref()
         .map(RolesScript::load)
+        .transpose()
+        .map_err(|e| ProviderError::Config(e.to_string()))?;
+    let tools = args
+        .tool_script
+        .as_deref()
+        .map(ToolScript::load)
         .transpose()
         .map_err(|e| ProviderError::Config(e.to_string()))?;
     Ok(ProviderConfig {
@@ -99,6 +109,7 @@ fn config(args: Args) -> Result<ProviderConfig, ProviderError> {
             truncate_after: args.truncate_after,
             fault_file: args.fault_file,
         },
+        tools,
     })
 }
 

@@ -4,7 +4,9 @@
 //! 2. a structured-output (`json_schema`) request: schema-shaped JSON;
 //! 3. a mentor role with a canned list: the canned reply;
 //! 4. otherwise the `MENTOR-REPLY <n> <nonce>: …` line (`crate::reply`), or in
-//!    realistic mode the Markdown reply behind it (`crate::realistic`).
+//!    realistic mode the Markdown reply behind it (`crate::realistic`), whose
+//!    first reply after a resume (no earlier reply holds the review yet) reviews
+//!    the resumed session's struggle when the request carries one (`crate::recall`).
 
 use super::request::Exchange;
 use super::{ReplyMode, schema};
@@ -30,12 +32,18 @@ pub(crate) fn text(
                 ReplyMode::Echo => mentor_reply,
                 ReplyMode::Realistic => realistic_reply,
             };
-            build(
+            let reply = build(
                 seed,
                 ex.user_turns,
                 ex.last_user_text.as_deref(),
                 ex.persona.as_deref(),
-            )
+            );
+            match (&ex.recall, mode, ex.reviewed) {
+                (Some(item), ReplyMode::Realistic, false) => {
+                    crate::recall::with_review(&reply, item)
+                }
+                _ => reply,
+            }
         }
     }
 }
@@ -79,6 +87,39 @@ mod tests {
         assert_eq!(
             text(5, ReplyMode::Realistic, Role::Mentor, None, &plain),
             realistic_reply(5, 1, Some("hi"), None)
+        );
+        // The opening reply of a resumed session reviews its struggle.
+        let resumed = Exchange {
+            recall: Some("elision: lifetimes".into()),
+            ..plain.clone()
+        };
+        let review = text(5, ReplyMode::Realistic, Role::Mentor, None, &resumed);
+        assert!(
+            review.contains("struggling with elision: lifetimes"),
+            "{review}"
+        );
+        // A history that already holds the review is not reviewed again; a
+        // resumed harness's older replies (no review) do not stop it.
+        let later = Exchange {
+            assistant_messages: 3,
+            reviewed: true,
+            ..resumed.clone()
+        };
+        let older = Exchange {
+            assistant_messages: 3,
+            ..resumed.clone()
+        };
+        assert_eq!(
+            text(5, ReplyMode::Realistic, Role::Mentor, None, &older),
+            review
+        );
+        assert_eq!(
+            text(5, ReplyMode::Realistic, Role::Mentor, None, &later),
+            realistic_reply(5, 1, Some("hi"), None)
+        );
+        assert_eq!(
+            text(5, ReplyMode::Echo, Role::Mentor, None, &resumed),
+            mentor_reply(5, 1, Some("hi"), None)
         );
         assert_eq!(
             text(

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::log::LogError;
 use crate::roles::{Role, RolesScript};
+use crate::tools::ToolScript;
 
 /// The status an injected failure answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +167,8 @@ pub struct ProviderConfig {
     pub omit_usage: bool,
     /// Injected faults.
     pub faults: Faults,
+    /// Scripted tool calls (`crate::tools`).
+    pub tools: Option<ToolScript>,
 }
 
 impl Default for ProviderConfig {
@@ -182,6 +185,7 @@ impl Default for ProviderConfig {
             api_key: None,
             omit_usage: false,
             faults: Faults::default(),
+            tools: None,
         }
     }
 }

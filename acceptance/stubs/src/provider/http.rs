@@ -13,9 +13,11 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::body::send;
-use super::render::{self, Answer};
+use super::render::{self, Answer, Rendered};
+use super::render_tool::{self, Call};
 use super::{Faults, ProviderConfig, answer, request};
-use crate::log::{LogRecord, Protocol, RequestLog, UsageRecord};
+use crate::log::{LogRecord, Protocol, RequestLog, ToolCallRecord, UsageRecord};
+use crate::tools::Pick;
 
 /// The model names `GET /models` lists.
 const MODELS: [&str; 4] = ["stub-model", "stub-mini", "gpt-5", "claude-sonnet-4-5"];
@@ -90,6 +92,7 @@ pub(super) async fn handle(
         persona: None,
         user_text_sha256: None,
         max_tokens: None,
+        recall: None,
         user_agent: headers
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
@@ -98,6 +101,9 @@ pub(super) async fn handle(
         usage: UsageRecord::default(),
         status: 200,
         fault: None,
+        tool_call: None,
+        tool_result: None,
+        tool_note: None,
     };
     let response = route(&app, &method, &path, &headers, &body, &mut record).await;
     record.status = response.status().as_u16();
@@ -206,6 +212,7 @@ async fn route(
     record.user_turns = exchange.user_turns;
     record.persona.clone_from(&exchange.persona);
     record.max_tokens = exchange.max_tokens;
+    record.recall.clone_from(&exchange.recall);
     record.user_text_sha256 = exchange
         .last_user_text
         .as_deref()
@@ -273,14 +280,42 @@ async fn model_answer(
         };
         return error(flavor, code, kind, message);
     }
-    let text = answer::text(
-        config.seed,
-        config.replies,
-        config.role,
-        config.script.as_ref(),
-        exchange,
-    );
-    let output_tokens = crate::reply::count_tokens(&text);
+    record.tool_result = exchange
+        .last_tool_result
+        .as_deref()
+        .map(|r| r.chars().take(200).collect());
+    let pick = config.tools.as_ref().and_then(|t| {
+        t.pick(
+            exchange.last_user_text.as_deref(),
+            &exchange.tools,
+            exchange.tool_results,
+        )
+    });
+    let call = match pick {
+        Some(Pick::Call { name, step }) => Some(Call {
+            name,
+            arguments: &step.arguments,
+        }),
+        Some(Pick::NotOffered(why)) => {
+            record.tool_note = Some(why);
+            None
+        }
+        None => None,
+    };
+    let text = match &call {
+        Some(_) => String::new(),
+        None => answer::text(
+            config.seed,
+            config.replies,
+            config.role,
+            config.script.as_ref(),
+            exchange,
+        ),
+    };
+    let output_tokens = match &call {
+        Some(c) => crate::reply::count_tokens(&c.arguments_text()),
+        None => crate::reply::count_tokens(&text),
+    };
     let model = exchange.model.as_deref().unwrap_or("stub-model");
     let a = Answer {
         seq: record.seq,
@@ -292,11 +327,14 @@ async fn model_answer(
         omit_usage: config.omit_usage,
         realistic: config.replies == super::ReplyMode::Realistic,
     };
-    let rendered = match protocol {
-        Protocol::ChatCompletions => render::chat(&a, exchange.stream),
-        Protocol::Responses => render::responses(&a, exchange.stream),
-        _ => render::messages(&a, exchange.stream),
-    };
+    let rendered = render_answer(protocol, &a, call.as_ref(), exchange.stream);
+    if let Some(c) = &call {
+        record.tool_call = Some(ToolCallRecord {
+            name: c.name.to_owned(),
+            id: Call::id(record.seq, protocol == Protocol::Messages),
+            arguments: c.arguments_text(),
+        });
+    }
     if !config.omit_usage {
         record.usage = UsageRecord {
             input_tokens: Some(exchange.input_tokens),
@@ -308,7 +346,7 @@ async fn model_answer(
         let unit = if exchange.stream { "events" } else { "bytes" };
         applied.push(format!("truncate after {n} {unit}"));
     }
-    record.reply = Some(text);
+    record.reply = call.is_none().then_some(text);
     record.fault = (!applied.is_empty()).then(|| applied.join(", "));
     send(rendered, config.delay, truncate)
 }
@@ -326,4 +364,21 @@ fn read_fault_file(path: &std::path::Path) -> Option<Result<Faults, String>> {
     let text = std::fs::read_to_string(path).ok()?;
     let line = text.lines().find(|l| !l.trim().is_empty())?;
     Some(Faults::from_line(line.trim()))
+}
+
+/// The answer in the protocol's shape: a scripted tool call, else the text.
+fn render_answer(
+    protocol: Protocol,
+    a: &Answer<'_>,
+    call: Option<&Call<'_>>,
+    stream: bool,
+) -> Rendered {
+    match (protocol, call) {
+        (Protocol::ChatCompletions, Some(c)) => render_tool::chat(a, c, stream),
+        (Protocol::Responses, Some(c)) => render_tool::responses(a, c, stream),
+        (_, Some(c)) => render_tool::messages(a, c, stream),
+        (Protocol::ChatCompletions, None) => render::chat(a, stream),
+        (Protocol::Responses, None) => render::responses(a, stream),
+        (_, None) => render::messages(a, stream),
+    }
 }

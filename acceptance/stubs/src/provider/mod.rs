@@ -8,7 +8,8 @@
 //! message's text blocks), output = words of the reply. Faults are opt-in.
 //!
 //! This module holds the configuration and the server lifecycle; `request`
-//! reads bodies, `answer` picks the reply text, `render` shapes it per protocol,
+//! reads bodies, `answer` picks the reply text, `render` shapes it per protocol
+//! (`render_tool` a scripted tool call, `crate::tools`),
 //! `http` handles requests, `body` sends answers and `server` runs the listener.
 
 mod answer;
@@ -16,6 +17,7 @@ mod body;
 mod config;
 mod http;
 mod render;
+mod render_tool;
 mod request;
 mod schema;
 mod server;

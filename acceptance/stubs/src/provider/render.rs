@@ -80,14 +80,14 @@ pub(crate) fn chunks(text: &str, salt: u64) -> Vec<String> {
     out
 }
 
-fn frame(event: Option<&str>, data: &Value) -> String {
+pub(super) fn frame(event: Option<&str>, data: &Value) -> String {
     match event {
         Some(name) => format!("event: {name}\ndata: {data}\n\n"),
         None => format!("data: {data}\n\n"),
     }
 }
 
-fn strip_usage(body: &mut Value, omit: bool) {
+pub(super) fn strip_usage(body: &mut Value, omit: bool) {
     if let (true, Some(fields)) = (omit, body.as_object_mut()) {
         fields.remove("usage");
     }

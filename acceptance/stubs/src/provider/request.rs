@@ -28,6 +28,18 @@ pub(crate) struct Exchange {
     pub schema: Option<Value>,
     /// The output cap the client asked for, under any of the three names.
     pub max_tokens: Option<u64>,
+    /// The first struggle of the product's resume section, when a text the
+    /// model reads carries one (`crate::recall`).
+    pub recall: Option<String>,
+    /// An assistant message already holds the review (`crate::recall::is_review`).
+    pub reviewed: bool,
+    /// The names of the tools the request offers (`tools[].name`,
+    /// `tools[].function.name`, and the tools of a namespace entry).
+    pub tools: Vec<String>,
+    /// Tool results in the conversation after the last real user text.
+    pub tool_results: u64,
+    /// The text of the last of those results.
+    pub last_tool_result: Option<String>,
 }
 
 /// The text blocks of an OpenAI or Anthropic `content` field: a plain string, or
@@ -55,30 +67,65 @@ fn texts(content: &Value) -> Vec<&str> {
 
 #[derive(Default)]
 struct Tally {
+    recall: Option<String>,
+    reviewed: bool,
     words: u64,
     users: u64,
     last_user: Option<String>,
     assistants: u64,
     count: u64,
+    results: u64,
+    last_result: Option<String>,
 }
 
 impl Tally {
     fn system(&mut self, content: &Value) {
-        self.words += texts(content).iter().map(|t| count_tokens(t)).sum::<u64>();
+        let blocks = texts(content);
+        self.recalls(&blocks);
+        self.words += blocks.iter().map(|t| count_tokens(t)).sum::<u64>();
+    }
+
+    fn recalls(&mut self, blocks: &[&str]) {
+        if self.recall.is_none() {
+            self.recall = blocks.iter().find_map(|t| crate::recall::struggle(t));
+        }
+    }
+
+    /// A tool result (chat `role: tool`, Responses `function_call_output`,
+    /// an Anthropic `tool_result` block) answering an earlier call.
+    fn tool_result(&mut self, output: &Value) {
+        self.results += 1;
+        self.last_result = Some(texts(output).concat());
     }
 
     fn message(&mut self, role: Option<&str>, content: &Value) {
         self.count += 1;
         let blocks = texts(content);
+        self.recalls(&blocks);
         self.words += blocks.iter().map(|t| count_tokens(t)).sum::<u64>();
         match role {
             Some("user") => {
+                let results = content
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+                for block in results {
+                    self.tool_result(block.get("content").unwrap_or(&Value::Null));
+                }
                 if let Some(text) = real_user_text(blocks) {
                     self.users += 1;
                     self.last_user = Some(text.to_owned());
+                    // A new turn: earlier results answered earlier calls.
+                    self.results = 0;
+                    self.last_result = None;
                 }
             }
-            Some("assistant") => self.assistants += 1,
+            Some("tool") => self.tool_result(content),
+            Some("assistant") => {
+                self.assistants += 1;
+                self.reviewed |= blocks.iter().any(|t| crate::recall::is_review(t));
+            }
             _ => {}
         }
     }
@@ -97,8 +144,38 @@ impl Tally {
             max_tokens: ["max_tokens", "max_completion_tokens", "max_output_tokens"]
                 .iter()
                 .find_map(|k| body.get(*k).and_then(Value::as_u64)),
+            recall: self.recall,
+            reviewed: self.reviewed,
+            tools: tool_names(body),
+            tool_results: self.results,
+            last_tool_result: self.last_result,
         }
     }
+}
+
+/// The names of the tools a request offers, in order: `name` (Responses,
+/// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry as
+/// `<namespace>::<name>` (Codex groups MCP tools so; a call must name both,
+/// `super::render_tool::split_namespace`).
+fn tool_names(body: &Value) -> Vec<String> {
+    fn walk(tools: &Value, namespace: Option<&str>, out: &mut Vec<String>) {
+        for t in tools.as_array().into_iter().flatten() {
+            let name = t
+                .get("name")
+                .or_else(|| t.pointer("/function/name"))
+                .and_then(Value::as_str);
+            out.extend(name.map(|n| match namespace {
+                Some(ns) => format!("{ns}{}{n}", super::render_tool::NAMESPACE_SEP),
+                None => n.to_owned(),
+            }));
+            if let Some(nested) = t.get("tools") {
+                walk(nested, name, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body.get("tools").unwrap_or(&Value::Null), None, &mut out);
+    out
 }
 
 /// Why a request body was refused (answered 400 `invalid_request_error` with
@@ -169,6 +246,11 @@ pub(crate) fn responses(body: &Value, raw: &str) -> Result<Exchange, RequestErro
         Some(Value::Array(items)) => {
             for item in items {
                 let content = item.get("content").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call_output") {
+                    tally.count += 1;
+                    tally.tool_result(item.get("output").unwrap_or(&Value::Null));
+                    continue;
+                }
                 match role(item) {
                     Some("system" | "developer") => {
                         tally.count += 1;

@@ -7,3 +7,4 @@
 
 mod provider;
 mod stub_acp;
+mod tool_calls;

@@ -11,13 +11,13 @@ use studyloop_stubs::{Protocol, StubProvider, nonce};
 
 const BIN: &str = env!("CARGO_BIN_EXE_studyloop-stub-provider");
 
-fn start(dir: &Path, args: &[&str]) -> StubProvider {
+pub(crate) fn start(dir: &Path, args: &[&str]) -> StubProvider {
     StubProvider::spawn(Path::new(BIN), dir, args.iter().copied()).expect("stub starts")
 }
 
 /// Status, headers and body of one HTTP/1.1 request (`Connection: close`); a
 /// body cut short by the server comes back as an `Err` with what arrived.
-fn request(
+pub(crate) fn request(
     port: u16,
     method: &str,
     path: &str,
@@ -93,7 +93,7 @@ fn dechunk(mut rest: &str) -> Result<String, String> {
     }
 }
 
-fn post(port: u16, path: &str, body: &Value) -> (u16, Value) {
+pub(crate) fn post(port: u16, path: &str, body: &Value) -> (u16, Value) {
     let headers = [
         ("content-type", "application/json"),
         ("anthropic-version", "2023-06-01"),
@@ -534,7 +534,7 @@ fn bad_flags_fail_with_one_line_naming_the_fix() {
 /// The text of every streamed delta in an SSE body, in order, whatever the
 /// protocol (Chat `delta.content`, Responses `output_text.delta`, Messages
 /// `text_delta`).
-fn streamed_text(sse: &str) -> String {
+pub(crate) fn streamed_text(sse: &str) -> String {
     sse.lines()
         .filter_map(|l| l.strip_prefix("data: "))
         .filter_map(|d| serde_json::from_str::<Value>(d).ok())

@@ -62,7 +62,8 @@ pub fn claude(env: &Env, home: &Path, dirs: &[&Path]) -> Result<bool, AdapterErr
     Ok(true)
 }
 
-fn toml_string(s: &str) -> String {
+/// A TOML basic string (quotes, backslashes and controls escaped).
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

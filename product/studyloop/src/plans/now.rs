@@ -300,7 +300,7 @@ pub fn build(
 #[must_use]
 pub fn today() -> jiff::civil::Date {
     jiff::tz::Offset::UTC
-        .to_datetime(jiff::Timestamp::now())
+        .to_datetime(crate::clock::now())
         .date()
 }
 

@@ -262,7 +262,7 @@ impl Launch<'_> {
         store: &StateStore,
         tmux: &Tmux,
         j: &mut Journal,
-    ) -> Result<(SessionState, Option<String>), SessionError> {
+    ) -> Result<(SessionState, Vec<String>), SessionError> {
         let paths = &self.loaded.paths;
         let session = &paths.session;
         let env: &Env = &self.ctx.env;
@@ -348,8 +348,16 @@ impl Launch<'_> {
             session_dir: &session_dir,
             persona_file: &persona_file,
             persona_text: &persona.text,
-            now_epoch: jiff::Timestamp::now().as_second(),
+            now_epoch: crate::clock::now().as_second(),
         })?;
+        // The product's MCP server in the harness's own config (warnings only).
+        let mcp_warnings = crate::mcp_registration::register_for_session(
+            self.ctx,
+            paths,
+            &self.loaded.scope,
+            self.harness,
+            &session_dir,
+        );
         j.step(session, kill, "start:prepare")?;
 
         let agent_command =
@@ -398,6 +406,8 @@ impl Launch<'_> {
         })?;
         j.step(session, kill, "start:live")?;
         finish_live(session, j)?;
-        Ok((state, claim.warning))
+        let mut warnings: Vec<String> = claim.warning.into_iter().collect();
+        warnings.extend(mcp_warnings);
+        Ok((state, warnings))
     }
 }

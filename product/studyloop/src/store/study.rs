@@ -127,6 +127,21 @@ impl Store {
             .map_err(q("reading a study session row"))
     }
 
+    /// The newest `ended` row on `topic` (stored lowercased), if any: what a
+    /// web resume carries forward.
+    pub fn last_ended_on(&self, topic: &str) -> Result<Option<StudySessionRow>, StoreError> {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT {ROW_COLUMNS} FROM study_sessions WHERE outcome = 'ended' AND topic = ?1 ORDER BY ended_at DESC, rowid DESC LIMIT 1"
+                ),
+                [topic.to_lowercase()],
+                row,
+            )
+            .optional()
+            .map_err(q("reading the last ended session on a topic"))
+    }
+
     /// Every row still `active`, newest first (`doctor --fix`).
     pub fn active_study_sessions(&self) -> Result<Vec<StudySessionRow>, StoreError> {
         let action = "reading the active study sessions";

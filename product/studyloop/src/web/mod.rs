@@ -23,6 +23,7 @@ pub mod plans;
 pub(crate) mod practice;
 pub mod pty;
 pub mod queue;
+pub mod resume;
 pub mod run;
 pub mod security;
 pub mod server;
@@ -40,9 +41,13 @@ mod plans_tests;
 #[cfg(test)]
 mod pty_tests;
 #[cfg(test)]
+mod resume_tests;
+#[cfg(test)]
 mod server_tests;
 #[cfg(test)]
 mod sigterm_tests;
+#[cfg(test)]
+mod start_mcp_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]

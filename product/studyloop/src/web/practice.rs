@@ -89,6 +89,7 @@ mod tests {
                 argv: vec![stub_acp().display().to_string()],
                 cwd: dir.path().into(),
                 env: vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())],
+                mcp_servers: Vec::new(),
             };
             let id = start_acp_cmd(&s, cmd).await;
             let origin = format!("http://{}", s.base);

@@ -75,6 +75,7 @@ async fn start_acp(s: &Server, dir: &Path, knobs: &[(&str, &str)]) -> String {
         argv: vec![stub_acp().display().to_string()],
         cwd: dir.into(),
         env,
+        mcp_servers: Vec::new(),
     };
     start_acp_cmd(s, cmd).await
 }

@@ -275,7 +275,7 @@ impl Slot {
             study_session_id: live.info.study_session_id.clone(),
             topic: live.info.topic.clone(),
             reason: reason.to_owned(),
-            at: jiff::Timestamp::now().to_string(),
+            at: crate::clock::now().to_string(),
             error,
         });
         Some(live.info.clone())

@@ -62,6 +62,8 @@ pub struct StartReq {
     pub purpose: &'static str,
     /// `study` or `body-double`.
     pub origin: &'static str,
+    /// Carry the last ended session on this topic into the persona.
+    pub resume: bool,
 }
 
 fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
@@ -118,6 +120,15 @@ fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
             return Err(err(StatusCode::BAD_REQUEST, msg));
         }
     };
+    let resume = match field("resume") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            let shown: String = other.to_string().chars().take(30).collect();
+            let msg = format!("resume `{shown}` is not accepted; use true or false");
+            return Err(err(StatusCode::UNPROCESSABLE_ENTITY, msg));
+        }
+    };
     let supported: Vec<&str> = HARNESS_ORDER.iter().map(|h| h.as_str()).collect();
     let harness = match field("agent").and_then(Value::as_str) {
         Some(name) => Harness::parse(name).map_err(|_| {
@@ -153,6 +164,7 @@ fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
         transport,
         purpose,
         origin,
+        resume,
     })
 }
 
@@ -292,7 +304,7 @@ async fn start_inner(app: &Arc<AppState>, body: &[u8]) -> Result<Value, ApiError
         "study_session_id": prepared.id, "topic": req.topic, "energy": req.energy.get(),
         "agent": req.harness.as_str(), "transport": req.transport, "purpose": req.purpose,
         "origin": req.origin, "ws_url": ws_url(&prepared.id),
-        "persona_hash": prepared.persona_hash,
+        "persona_hash": prepared.persona_hash, "resumed": req.resume,
     });
     if req.transport == "acp" {
         out["persona_text"] = json!(prepared.persona_text);

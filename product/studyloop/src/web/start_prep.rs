@@ -151,12 +151,18 @@ fn prepare_claimed(
     let paths = &loaded.paths;
     let id = crate::ids::uuid_v4();
     let mode = mode_for(req.purpose);
+    let db = Store::open(&paths.db).map_err(internal)?;
+    let previous = if req.resume {
+        Some(super::resume::previous_notes(&db, &req.topic)?)
+    } else {
+        None
+    };
     let persona = persona::build(&PersonaInput {
         topic: &req.topic,
         energy: req.energy.get(),
         mode,
         session: &paths.session,
-        previous_notes: None,
+        previous_notes: previous.as_deref(),
     });
     let id8: String = id.chars().filter(char::is_ascii_hexdigit).take(8).collect();
     let name = format!(
@@ -166,7 +172,6 @@ fn prepare_claimed(
     );
     let session_dir = paths.session.sessions_root().join(&name);
 
-    let db = Store::open(&paths.db).map_err(internal)?;
     db.create_study_session(&NewStudySession {
         id: &id,
         topic: &req.topic.to_lowercase(),
@@ -206,6 +211,10 @@ fn prepare_claimed(
                 argv,
                 cwd: session_dir.clone(),
                 env,
+                // The same server a CLI session registers in the harness's config.
+                mcp_servers: crate::mcp_registration::spec(ctx, paths, &loaded.scope)
+                    .into_iter()
+                    .collect(),
             }),
             None,
         )
@@ -219,7 +228,7 @@ fn prepare_claimed(
             session_dir: &session_dir,
             persona_file: &persona_file,
             persona_text: &persona.text,
-            now_epoch: jiff::Timestamp::now().as_second(),
+            now_epoch: crate::clock::now().as_second(),
         })
         .map_err(|e| session_error(e.into()))?;
         let run = match (hatch(env::STUDYLOOP_TEST_AGENT_CMD), binary) {

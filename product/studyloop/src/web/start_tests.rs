@@ -18,16 +18,16 @@ use crate::context::Ctx;
 use crate::env::Env;
 use crate::web::testkit::{self, stub_acp};
 
-struct World {
+pub(super) struct World {
     _root: tempfile::TempDir,
-    home: PathBuf,
+    pub(super) home: PathBuf,
     base: String,
-    state: Arc<AppState>,
-    rt: tokio::runtime::Runtime,
+    pub(super) state: Arc<AppState>,
+    pub(super) rt: tokio::runtime::Runtime,
 }
 
 /// A scratch HOME with the default config and a server whose env carries `extra`.
-fn world(extra: &[(&str, &str)]) -> World {
+pub(super) fn world(extra: &[(&str, &str)]) -> World {
     let root = tempfile::tempdir().expect("tempdir");
     let home = root.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
@@ -80,12 +80,12 @@ fn world(extra: &[(&str, &str)]) -> World {
 }
 
 impl World {
-    async fn http(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub(super) async fn http(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         let r = testkit::request(&self.base, method, path, body.as_ref()).await;
         (r.status, r.json())
     }
 
-    async fn start(&self, body: Value) -> (u16, Value) {
+    pub(super) async fn start(&self, body: Value) -> (u16, Value) {
         self.http("POST", "/api/session/start", Some(body)).await
     }
 

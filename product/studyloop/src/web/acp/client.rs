@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, NewSessionRequest, PromptRequest, TextContent,
+    CancelNotification, ClientCapabilities, ContentBlock, EnvVariable, FileSystemCapabilities,
+    Implementation, InitializeRequest, McpServer, McpServerStdio, NewSessionRequest, PromptRequest,
+    TextContent,
 };
 use agent_client_protocol::{Agent, Client, Error as RpcError, Responder, UntypedMessage};
 
@@ -27,6 +28,7 @@ use super::events::{AcpEvent, EventQueue, map_session_update};
 use super::fs::SessionFs;
 use super::process::AgentProcess;
 use super::{AcpError, AcpTimeouts, requests, transport};
+use crate::mcp_registration::McpServerSpec;
 
 /// What the owner asks of a running session.
 #[derive(Debug)]
@@ -52,6 +54,7 @@ pub(super) struct Driver {
     pub stdin: tokio::process::ChildStdin,
     pub stdout: tokio::process::ChildStdout,
     pub cwd: PathBuf,
+    pub mcp_servers: Vec<McpServerSpec>,
     pub timeouts: AcpTimeouts,
     pub events: Arc<EventQueue>,
     pub commands: mpsc::Receiver<Command>,
@@ -67,6 +70,7 @@ pub(super) async fn drive(driver: Driver) {
         stdin,
         stdout,
         cwd,
+        mcp_servers,
         timeouts,
         events,
         commands,
@@ -114,7 +118,8 @@ pub(super) async fn drive(driver: Driver) {
                 agent_client_protocol::on_receive_request!(),
             )
             .connect_with(lines, async move |conn: ConnectionTo<Agent>| {
-                let handshake = match handshake(&conn, &cwd, &timeouts, &step_m).await {
+                let handshake = match handshake(&conn, &cwd, &mcp_servers, &timeouts, &step_m).await
+                {
                     Ok(h) => h,
                     // Reported after the process is gone, with its exit status.
                     Err(e) => return Ok(Ending::HandshakeFailed(e)),
@@ -209,9 +214,24 @@ enum Ending {
     HandshakeFailed(AcpError),
 }
 
+/// A server spec in ACP's stdio form.
+fn stdio_server(spec: &McpServerSpec) -> McpServer {
+    let env = spec
+        .env
+        .iter()
+        .map(|(k, v)| EnvVariable::new(k.clone(), v.clone()))
+        .collect();
+    McpServer::Stdio(
+        McpServerStdio::new(spec.name, spec.command.clone())
+            .args(spec.args.clone())
+            .env(env),
+    )
+}
+
 async fn handshake(
     conn: &ConnectionTo<Agent>,
     cwd: &std::path::Path,
+    mcp_servers: &[McpServerSpec],
     timeouts: &AcpTimeouts,
     step: &Mutex<&'static str>,
 ) -> Result<Handshake, AcpError> {
@@ -232,7 +252,8 @@ async fn handshake(
     *step
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = "session/new";
-    let new = NewSessionRequest::new(cwd.to_path_buf());
+    let new = NewSessionRequest::new(cwd.to_path_buf())
+        .mcp_servers(mcp_servers.iter().map(stdio_server).collect());
     let new = call(
         conn,
         "session/new",

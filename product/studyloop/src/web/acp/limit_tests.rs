@@ -29,6 +29,7 @@ pub(crate) fn script_agent(session_dir: &Path, body: &str) -> AgentCommand {
         argv: vec!["/bin/sh".into(), "-c".into(), agent_script(body)],
         cwd: session_dir.to_path_buf(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        mcp_servers: Vec::new(),
     }
 }
 

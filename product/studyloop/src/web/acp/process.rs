@@ -31,6 +31,9 @@ pub struct AgentCommand {
     pub cwd: PathBuf,
     /// The child's entire environment.
     pub env: Vec<(String, String)>,
+    /// MCP servers passed in `session/new` `mcpServers` (stdio form), so a
+    /// harness driven over ACP gets the product's tools.
+    pub mcp_servers: Vec<crate::mcp_registration::McpServerSpec>,
 }
 
 /// The last bytes an agent wrote to stderr.

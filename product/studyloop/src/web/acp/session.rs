@@ -125,6 +125,7 @@ impl AcpSession {
             stdin,
             stdout,
             cwd: cmd.cwd.clone(),
+            mcp_servers: cmd.mcp_servers.clone(),
             timeouts,
             events: events.clone(),
             commands: rx,

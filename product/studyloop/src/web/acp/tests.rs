@@ -21,6 +21,7 @@ pub(super) fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentComman
         argv: vec![stub_acp().display().to_string()],
         cwd: session_dir.to_path_buf(),
         env,
+        mcp_servers: Vec::new(),
     }
 }
 
@@ -395,6 +396,7 @@ fn a_missing_program_is_a_spawn_error_naming_it() {
             argv: vec!["studyloop-no-such-agent".into()],
             cwd: dir.path().to_path_buf(),
             env: vec![("PATH".into(), "/nonexistent".into())],
+            mcp_servers: Vec::new(),
         };
         let err = AcpSession::start(cmd, fast()).await.expect_err("missing");
         assert!(err.to_string().contains("studyloop-no-such-agent"), "{err}");

@@ -80,6 +80,7 @@ async function startSession(payload, errorEl) {
     return null;
   }
   if (body.persona_text) sessionStorage.setItem("persona:" + body.study_session_id, body.persona_text);
+  if (body.resumed) sessionStorage.setItem("resumed:" + body.study_session_id, "1");
   location.hash = "#study-session";
   return body;
 }
@@ -141,8 +142,9 @@ function onFrame(frame) {
       const key = "persona:" + consoleState.id;
       const persona = sessionStorage.getItem(key);
       if (consoleState.mode === "acp-chat" && persona && !sessionStorage.getItem(key + ":sent")) {
-        // The persona is the first prompt; its reply is not shown.
-        consoleState.hiddenTurn = true;
+        // The persona is the first prompt; its reply is not shown, except on a
+        // resume, where it is the mentor's review of the last session.
+        consoleState.hiddenTurn = !sessionStorage.getItem("resumed:" + consoleState.id);
         consoleAttr("busy", true);
         send({ type: "input", data: persona });
         sessionStorage.setItem(key + ":sent", "1");
@@ -446,6 +448,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       agent: $("start-agent").value || resolvedAgent,
       transport: $("start-transport").value,
       purpose: "focus",
+      resume: $("start-resume").checked,
     }, $("dash-error"));
   });
   $("dash-open").addEventListener("click", () => { location.hash = "#study-session"; });

@@ -1,0 +1,109 @@
+//! The study arc's script, shared by the browser journey (`journey::study_arc` in
+//! the uat crate) and its CLI/tmux run (`cli-tmux::<harness>::study-arc`): the
+//! topics the mentor logs through `studyloop-mcp`'s `log_topic` (a struggle, a win,
+//! a parked tangent), the learner words of `study-arc-v1.json` that trigger each
+//! call in stub-provider mode (`studyloop-stub-provider --tool-script`), and the
+//! struggle's own words the product's search must find. A leaf: no lane imports.
+
+use serde_json::json;
+use studyloop_stubs::{ToolScript, ToolStep};
+
+/// One topic the mentor logs through `log_topic`: (concept, status, note).
+pub type Logged = (&'static str, &'static str, &'static str);
+
+/// The study topic (the arc's turn script's subject).
+pub const TOPIC: &str = "Python decorators and closures";
+/// Learner turns the arc drives at least (its turn script has seven).
+pub const ARC_TURNS: u32 = 7;
+
+/// The struggle the mentor logs after the learner's late-binding question.
+pub const STRUGGLE: Logged = (
+    "late binding",
+    "struggling",
+    "lambdas made in a loop all returned the last value of the loop variable",
+);
+/// The win the mentor logs after the learner's working decorator.
+pub const WIN: Logged = (
+    "decorators",
+    "win",
+    "wrote a working shout decorator on the first try",
+);
+/// The tangent the mentor parks for later.
+pub const PARKED: Logged = (
+    "How does functools.wraps keep the wrapped function's name?",
+    "parked",
+    "asked mid-session; answer next time",
+);
+/// Every topic the mentor logs, in order.
+pub const MENTOR_LOGS: [Logged; 3] = [STRUGGLE, WIN, PARKED];
+/// The learner words (from `study-arc-v1.json`) after which the mentor logs each
+/// of [`MENTOR_LOGS`].
+pub const TRIGGERS: [&str; 3] = [
+    "lambdas made in a loop",
+    "def shout",
+    "Side question for later",
+];
+/// The search words: the struggle's own.
+pub const SEARCH_WORDS: &str = "lambdas loop variable";
+
+/// The struggle as the product's notes list it (`name: note`).
+#[must_use]
+pub fn struggle_item() -> String {
+    format!("{}: {}", STRUGGLE.0, STRUGGLE.2)
+}
+
+/// The mentor's scripted `log_topic` calls: each fires on the learner's turn that
+/// shows the struggle, the win or the tangent; the stub picks the harness's own
+/// name for the tool from the tools its request offers.
+#[must_use]
+pub fn tool_script() -> ToolScript {
+    let step = |trigger: &str, (topic, status, note): Logged| ToolStep {
+        trigger: trigger.to_owned(),
+        tool: "log_topic".to_owned(),
+        arguments: json!({"topic": topic, "status": status, "note": note}),
+    };
+    ToolScript::new(
+        TRIGGERS
+            .iter()
+            .zip(MENTOR_LOGS)
+            .map(|(t, l)| step(t, l))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_trigger_is_in_exactly_one_turn_of_the_arcs_script() {
+        let script =
+            crate::turn_scripts::named_turn_script(crate::turn_scripts::ARC_TURN_SCRIPT).unwrap();
+        let prompts = script.prompts();
+        assert_eq!(prompts.len(), ARC_TURNS as usize);
+        for t in TRIGGERS {
+            assert_eq!(prompts.iter().filter(|p| p.contains(t)).count(), 1, "{t}");
+        }
+        let json: serde_json::Value = serde_json::from_str(&tool_script().to_json()).unwrap();
+        assert_eq!(json.as_array().map(Vec::len), Some(3));
+        assert_eq!(json[0]["arguments"]["status"], "struggling");
+        assert_eq!(json[2]["arguments"]["status"], "parked");
+    }
+
+    #[test]
+    fn the_struggle_is_found_by_its_own_words() {
+        let item = struggle_item();
+        for w in SEARCH_WORDS.split_whitespace() {
+            assert!(item.contains(w), "{w} is not in {item}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_script_name_is_named_with_the_shipped_set() {
+        let e = crate::turn_scripts::named_turn_script("nope.json").unwrap_err();
+        assert!(
+            e.contains("`nope.json`") && e.contains("study-arc-v1.json"),
+            "{e}"
+        );
+    }
+}
