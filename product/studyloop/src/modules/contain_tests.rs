@@ -57,10 +57,27 @@ pub(crate) fn token() -> String {
     )
 }
 
-/// Every write outside the attempt fails; writes inside land.
+/// A scratch directory outside every hidden one (so the phase sees it,
+/// read-only), writable by every user (the root run makes it for the
+/// re-executed unprivileged one).
+fn visible_scratch() -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/contain-scratch");
+    if !d.is_dir() {
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o1777)).unwrap();
+    }
+    d
+}
+
+/// Every write outside the attempt fails, in a directory the phase sees
+/// (read-only) and in one it does not (/tmp, hidden); writes inside land.
 pub(crate) fn writes_outside_the_attempt_fail() {
+    writes_outside_fail_in(tempfile::tempdir_in(visible_scratch()).unwrap());
+    writes_outside_fail_in(tempfile::tempdir().unwrap());
+}
+
+fn writes_outside_fail_in(outside: tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let outside = tempfile::tempdir().unwrap();
     let victim = outside.path().join("victim");
     std::fs::write(&victim, "original\n").unwrap();
     let tmp_file = PathBuf::from(format!(
@@ -86,7 +103,7 @@ pub(crate) fn writes_outside_the_attempt_fail() {
          echo cwd >> /proc/{me}/cwd/escape-cwd && echo ESCAPED-proc-pid-cwd\n\
          ln {v} hard && echo hard >> hard && echo ESCAPED-hardlink\n\
          mkfifo fifo && echo ok-fifo\n\
-         rm -f {v} && echo ESCAPED-unlink\n\
+         rm {v} && echo ESCAPED-unlink\n\
          mv {v} {o}/moved && echo ESCAPED-rename\n\
          chmod 777 {v} && echo ESCAPED-chmod\n\
          touch -d 2001-01-01 {v} && echo ESCAPED-touch\n\
@@ -112,6 +129,43 @@ pub(crate) fn writes_outside_the_attempt_fail() {
     assert!(!tmp_file.exists(), "{} was written", tmp_file.display());
     assert!(!Path::new(&format!("/proc/{me}/cwd/escape-cwd")).exists());
     assert!(a.dir.join("work/in-work").is_file() && a.dir.join("home/h").is_file());
+}
+
+/// A server outside (here the user's tmux) cannot be asked to write for the
+/// phase: its socket directory (/tmp) is hidden from the phase.
+pub(crate) fn a_tmux_server_outside_cannot_be_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let sock = outside.path().join("tmux.sock");
+    let victim = outside.path().join("via-tmux");
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&sock)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    assert!(
+        tmux(&["-f", "/dev/null", "new-session", "-d", "sleep 60"])
+            .status
+            .success()
+    );
+    let script = format!(
+        "#!/bin/sh\ntmux -S {} run-shell 'touch {}' && echo ESCAPED-tmux\nexit 0\n",
+        sock.display(),
+        victim.display()
+    );
+    let plan = plan_for(dir.path(), "check", &script, 10);
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    let _ = tmux(&["kill-server"]);
+    assert!(
+        !o.output.contains("ESCAPED") && !victim.exists(),
+        "{}",
+        o.output
+    );
 }
 
 /// No process survives a phase: a setsid daemon with a cleared environment
@@ -256,6 +310,7 @@ pub(crate) fn a_fork_bomb_is_capped() {
 
 fn all_attacks() {
     writes_outside_the_attempt_fail();
+    a_tmux_server_outside_cannot_be_reached();
     no_process_survives_the_phase();
     the_script_holds_no_privilege();
     a_fork_bomb_is_capped();
@@ -291,6 +346,7 @@ fn attacks_are_contained_for_an_unprivileged_user_too() {
         // Already unprivileged: the test above ran them as this user.
         return;
     }
+    visible_scratch();
     let o = reexec(
         &[
             "setpriv",

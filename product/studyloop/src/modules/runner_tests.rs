@@ -17,7 +17,11 @@ pub(crate) fn plan_for(
     script: &str,
     timeout_seconds: u64,
 ) -> Plan {
-    let path = dir.join(format!("{phase}.sh"));
+    // As installed: `<snapshot>/scripts/<phase>.sh` (the snapshot is bound
+    // into the phase's view, read-only).
+    let scripts = dir.join("snapshot/scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    let path = scripts.join(format!("{phase}.sh"));
     std::fs::write(&path, script).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     Plan {
