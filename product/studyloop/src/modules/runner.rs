@@ -2,10 +2,10 @@
 //! directory, with an environment built from nothing (scratch HOME and
 //! TMPDIR, `/usr/bin:/bin` plus the resolved prerequisites' directories,
 //! `STUDYLOOP_MODULE_ID`, `STUDYLOOP_DRILL_ID`, `STUDYLOOP_ATTEMPT_ID`).
-//! Output (stdout and stderr, one pipe) is capped and redacted; the phase is
-//! killed at its timeout; and when it ends every process of the attempt —
-//! its process group and anything carrying its `STUDYLOOP_ATTEMPT_ID`, so a
-//! daemon that left the group too — is stopped: no process survives a phase.
+//! Output (stdout and stderr, one pipe) is capped and redacted. The phase
+//! runs contained (`sandbox`): nothing outside its attempt is writable, and
+//! its own PID namespace ends with it — at its exit, its timeout or the
+//! CLI's death — so no process survives a phase.
 //!
 //! Attempts: `setup` opens a fresh attempt; `check` uses the open one (or
 //! opens one); `cleanup` closes it whatever its exit: the attempt directory,
