@@ -82,15 +82,26 @@ fn over_tmux(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     lane.step("harness binary and version", resolve_binary)?;
     lane.step("provision harness for the auth mode", provision_harness)?;
     let title = format!("Drill proof: {}", lane.harness);
-    let (_, session, driver) = start_study(lane, &title)?;
+    let (state, session, driver) = start_study(lane, &title)?;
     let told = module_and_check(lane);
     stash_driver(lane, &driver, "drill");
+    // What the agent's pane shows after the delivery (the driver reads only
+    // while it waits for a turn, so its stream stops before the paste).
+    if let (Ok(tmux), Some(pane)) = (lane.tmux(), state["mux_main_pane"].as_str())
+        && let Ok(screen) = tmux.run(&["capture-pane", "-p", "-t", pane])
+    {
+        lane.record.attach("screens/drill-pane.txt", screen);
+    }
     told?;
     drop(driver);
     lane.step("study --end", |l| end(l, &session))
 }
 
-fn over_acp(case: &mut Case<'_>) -> Result<(), StepFailure> {
+/// The ACP walk, step by step (also the UAT cell `journey::drill`'s steps).
+///
+/// # Errors
+/// The failing step; a skip outside stub-provider mode.
+pub fn over_acp(case: &mut Case<'_>) -> Result<(), StepFailure> {
     stub_only(case)?;
     case.step("scratch world", make_scratch)?;
     case.step("harness binary and version", resolve_binary)?;

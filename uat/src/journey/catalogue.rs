@@ -1,5 +1,6 @@
 //! The journey catalogue: which cells run for a selection, their gates, and the grading finish every journey shares.
 
+use super::drill;
 use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
@@ -21,6 +22,8 @@ use crate::signoff::Pins;
 pub const SMOKE: &str = "journey::smoke";
 /// The graded cell.
 pub const STUDY_SESSION: &str = "journey::study_session";
+/// The ungraded drill cell (issue 19 item 7).
+pub const DRILL: &str = "journey::drill";
 
 /// Every UAT trial (the runner's catalogue), decided against the real environment.
 #[must_use]
@@ -69,7 +72,32 @@ pub fn catalogue_for(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSpec
             unmet,
         });
     }
-    vec![smoke, study]
+    let mut drill_cell = TrialSpec::gated(DRILL, move |ctx| match harness {
+        Some(h) => finish(
+            ctx,
+            false,
+            drill::LABEL,
+            |ctx, dest| drill::run(ctx, h, dest),
+            Some(h),
+        ),
+        None => TrialReport::skipped("no harness was chosen for the journey"),
+    })
+    .requires(Requirement::Checked {
+        what: format!(
+            "one of {} selected and installed, with its ACP adapter",
+            names(&study::CANDIDATES)
+        ),
+        unmet: study_harness(selection, caller)
+            .err()
+            .map(|e| e.to_string()),
+    });
+    drill_cell = drill_cell.requires(Requirement::Checked {
+        what: "the stub provider (its request log proves the practice_check block)".into(),
+        unmet: (selection.auth_mode != AuthMode::StubProvider).then(|| {
+            "journey::drill reads the stub provider's request log: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)".to_owned()
+        }),
+    });
+    vec![smoke, study, drill_cell]
 }
 
 fn names(hs: &[HarnessName]) -> String {

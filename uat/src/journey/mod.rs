@@ -8,6 +8,8 @@
 //! - `journey::smoke` ([`smoke`]): a mechanics check that grades nothing.
 //! - `journey::study_session` ([`study`]): a real harness over web ACP, graded by the
 //!   council right after its bundle is written ([`grading`]).
+//! - `journey::drill` ([`drill`], ungraded): a drill's check result delivered to a real
+//!   harness in a live session.
 //!
 //! Every bundle goes to the durable UAT root resolved from the real environment
 //! ([`record::Destination`], written in the UAT layout by [`record::UatBundle`], the
@@ -17,6 +19,7 @@
 
 mod catalogue;
 pub mod db;
+pub mod drill;
 pub mod grading;
 pub mod product;
 pub mod record;
@@ -25,5 +28,5 @@ pub mod study;
 pub mod web;
 
 pub use catalogue::{
-    NoStudyHarness, SMOKE, STUDY_SESSION, catalogue, catalogue_for, study_harness,
+    DRILL, NoStudyHarness, SMOKE, STUDY_SESSION, catalogue, catalogue_for, study_harness,
 };

@@ -212,7 +212,7 @@ async fn route(
         .as_deref()
         .map(crate::reply::text_sha256);
     record.practice_check = exchange
-        .last_user_text
+        .practice_text
         .as_deref()
         .and_then(crate::practice::practice_check);
     if protocol == Protocol::CountTokens {
