@@ -321,7 +321,7 @@ impl Sandbox {
             // O_PATH handles on each tmpfs, to make it (and not what is
             // bound on top of it later) read-only at the end.
             let mut tops: [RawFd; 8] = [-1; 8];
-            for i in 0..=self.hide.len() {
+            for (i, top) in tops.iter_mut().enumerate().take(self.hide.len() + 1) {
                 let (at, step) = match self.hide.get(i) {
                     Some(h) => (h.as_c_str(), 7),
                     None => (c"/dev", 8),
@@ -336,11 +336,11 @@ impl Sandbox {
                 {
                     return Err(self.fail(step));
                 }
-                tops[i] = libc::open(
+                *top = libc::open(
                     at.as_ptr(),
                     libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
                 );
-                if tops[i] < 0 {
+                if *top < 0 {
                     return Err(self.fail(step));
                 }
             }
