@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
 use studyloop_acceptance::runner::{UAT_ACC_OFF_REASON, UAT_GATE_OFF_REASON, UAT_GATES_OFF_REASON};
 
-const CELLS: [&str; 2] = ["journey::smoke", "journey::study_session"];
+const CELLS: [&str; 3] = ["journey::drill", "journey::smoke", "journey::study_session"];
 
 fn runner_exe() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
@@ -90,7 +90,8 @@ fn assert_all_ignored(run: &Run, reason: &str) {
         assert_eq!(status.outcome, TrialOutcome::Skipped);
         assert_eq!(status.message.as_deref(), Some(reason));
     }
-    assert!(stdout.contains("0 passed; 0 failed; 2 ignored"), "{stdout}");
+    let ignored = format!("0 passed; 0 failed; {} ignored", CELLS.len());
+    assert!(stdout.contains(&ignored), "{stdout}");
     assert!(
         !run.evidence_root().exists(),
         "a gated-off run wrote evidence"
@@ -110,7 +111,8 @@ fn without_either_gate_every_journey_is_ignored_naming_both_variables() {
         assert!(UAT_GATES_OFF_REASON.contains(needle), "{needle}");
     }
     assert!(
-        run.stderr().contains("2 trial(s) skipped"),
+        run.stderr()
+            .contains(&format!("{} trial(s) skipped", CELLS.len())),
         "{}",
         run.stderr()
     );
@@ -136,7 +138,7 @@ fn a_uat_value_other_than_exactly_one_stays_closed() {
         let run = run(&[("STUDYLOOP_ACC", "1"), ("STUDYLOOP_UAT", value)], &[]);
         assert!(run.output.status.success(), "{value:?}: {}", run.stderr());
         assert!(
-            run.stdout().contains("2 ignored"),
+            run.stdout().contains(&format!("{} ignored", CELLS.len())),
             "{value:?}: {}",
             run.stdout()
         );
@@ -202,9 +204,13 @@ fn under_nextest_the_journeys_are_static_skips_and_a_forced_run_fails() {
     let names: Vec<String> = listed.stdout().lines().map(str::to_owned).collect();
     assert_eq!(
         names,
-        ["journey::smoke: test", "journey::study_session: test"]
+        [
+            "journey::drill: test",
+            "journey::smoke: test",
+            "journey::study_session: test"
+        ]
     );
-    assert_eq!(listed.records().trials().len(), 2);
+    assert_eq!(listed.records().trials().len(), CELLS.len());
     let forced = run(
         &nextest,
         &["journey::smoke", "--exact", "--include-ignored"],
