@@ -22,7 +22,7 @@ use crate::selection::{HARNESS_ORDER, HarnessName, RELEASE_HARNESSES, Selection}
 pub use crate::turn_scripts::{TURN_SCRIPTS, default_turn_script};
 
 /// Surfaces a trial name may start with (the manifest's words).
-pub(crate) const SURFACES: [&str; 4] = ["probe", "cli-tmux", "web-acp", "web-acp-browser"];
+pub(crate) const SURFACES: [&str; 5] = ["probe", "cli-tmux", "web-acp", "web-acp-browser", "drill"];
 
 /// The name of the always-on catalogue check.
 pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
@@ -54,6 +54,13 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
         HARNESS_ORDER
             .into_iter()
             .flat_map(crate::lane::web_acp::trials),
+    );
+    // drill:: (tmux) per harness and drill::<h>::acp per ACP-capable one:
+    // a drill's check result reaches the live mentor (issue 19 item 7).
+    specs.extend(
+        HARNESS_ORDER
+            .into_iter()
+            .flat_map(crate::lane::drill::trials),
     );
     let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
     specs.push(TrialSpec::ungated(CATALOG_TRIAL, move |_| {
@@ -116,7 +123,9 @@ fn name_problem(name: &str) -> Option<&'static str> {
         return None;
     }
     if !SURFACES.contains(&parts[0]) {
-        return Some("unknown surface (known: probe, cli-tmux, web-acp, web-acp-browser, meta)");
+        return Some(
+            "unknown surface (known: probe, cli-tmux, web-acp, web-acp-browser, drill, meta)",
+        );
     }
     if parts[1].parse::<HarnessName>().is_err() {
         return Some("unknown harness (known: codex, claude, kiro, pi, opencode, grok)");
@@ -136,12 +145,14 @@ mod tests {
         // probe::, cli-tmux:: and cli-tmux::<h>::paste per harness, web-acp::
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
         // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
-        // the meta check.
+        // the meta check; drill::<h> per harness and drill::<h>::acp per
+        // ACP-capable one.
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 3 + (HARNESS_ORDER.len() - 1) * 2 + 4
+            HARNESS_ORDER.len() * 4 + (HARNESS_ORDER.len() - 1) * 3 + 4
         );
         assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
+        assert!(names.iter().any(|n| n == "drill::codex::acp"));
         assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));
         assert!(
             !names

@@ -1,6 +1,6 @@
 //! The live lanes, as cases on the engine (`crate::case`): the cli-tmux lane
 //! (`cli_tmux`), the web ACP lane (`web_acp`, socket and browser variants),
-//! the paste proof (`paste_trial`), the Ctrl-C proof (`interrupt_trial`), the
+//! the paste proof (`paste_trial`), the drill proof (`drill`), the Ctrl-C proof (`interrupt_trial`), the
 //! first steps every live lane shares (`setup`) and the product checks
 //! (`checks`; the validators themselves are `crate::validate`, which the case
 //! engine uses too).
@@ -8,6 +8,7 @@
 pub mod arc_tmux;
 pub(crate) mod checks;
 pub mod cli_tmux;
+pub mod drill;
 mod gate;
 pub mod interrupt_trial;
 pub mod paste_trial;

@@ -157,7 +157,8 @@ pub fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
     Ok(())
 }
 
-fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
+/// `POST /api/session/start` for an ACP session of the case's harness.
+pub(crate) fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
     let topic = format!("Web ACP Lane: {}", c.harness);
     let mut text = String::new();
     let started =
@@ -174,10 +175,7 @@ fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
     let started = case.step("POST /api/session/start (acp)", start_session)?;
     let turn_timeout = case.spec.turn_timeout;
     case.step("attach the session socket", |c| {
-        let addr = c.server()?.addr.clone();
-        let mentor = AcpMentor::attach(&addr, &started.ws_url, turn_timeout).map_err(err)?;
-        c.slots.put_acp(mentor);
-        Ok(())
+        attach_socket(c, &started.ws_url, turn_timeout)
     })?;
     let persona = started.persona;
     let first = case.step("persona as the first prompt", |c| {
@@ -214,6 +212,18 @@ fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
             }),
     )?;
     Ok(talk.transcript.turns.len().try_into().unwrap_or(u32::MAX))
+}
+
+/// Attaches the session socket at `ws_url` into the case's ACP slot.
+pub(crate) fn attach_socket(
+    c: &mut Case<'_>,
+    ws_url: &str,
+    turn_timeout: Duration,
+) -> Result<(), StepFailure> {
+    let addr = c.server()?.addr.clone();
+    let mentor = AcpMentor::attach(&addr, ws_url, turn_timeout).map_err(err)?;
+    c.slots.put_acp(mentor);
+    Ok(())
 }
 
 /// The browser variant; returns the learner turns answered.

@@ -88,6 +88,7 @@ fn log_record(n: u64, reply: &str) -> studyloop_stubs::LogRecord {
         protocol: studyloop_stubs::Protocol::ChatCompletions,
         stream: true,
         max_tokens: None,
+        practice_check: None,
         message_count: n,
         user_turns: n,
         persona: None,

@@ -11,6 +11,7 @@
 
 pub mod acp;
 pub mod log;
+pub mod practice;
 pub mod provider;
 pub mod realistic;
 pub mod recall;
@@ -20,6 +21,7 @@ pub mod spawn;
 pub mod tools;
 
 pub use log::{LogRecord, Protocol, RequestLog, ToolCallRecord, UsageRecord};
+pub use practice::{PracticeCheck, practice_check};
 pub use realistic::{marker_line, realistic_reply};
 pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text, text_sha256};
 pub use roles::{Role, RolesParseError, RolesScript};

@@ -78,6 +78,10 @@ pub struct LogRecord {
     /// request (proves the harness passed the resume context to the model).
     #[serde(default)]
     pub recall: Option<String>,
+    /// The derived facts of a drill's `practice_check` block in the last user
+    /// text (bounded, labelled, every output line prefixed), never its text.
+    #[serde(default)]
+    pub practice_check: Option<crate::practice::PracticeCheck>,
     /// The client's `User-Agent`, which tells harnesses apart.
     pub user_agent: Option<String>,
     /// The full reply text the stub generated, when it generated one.

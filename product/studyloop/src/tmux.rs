@@ -87,6 +87,9 @@ pub fn parse_version(text: &str) -> Option<(u32, u32)> {
     Some((major, minor.parse().unwrap_or(0)))
 }
 
+/// How long a pasted block settles in the agent's input box before Enter.
+const PASTE_SETTLE_MS: u64 = 700;
+
 impl Tmux {
     /// Find tmux on the PATH of `env`; every call will run with exactly `env`.
     pub fn new(env: &Env) -> Result<Self, TmuxError> {
@@ -184,7 +187,13 @@ impl Tmux {
     pub fn paste(&self, pane: &str, text: &str) -> Result<(), TmuxError> {
         let buffer = format!("studyloop-{}", crate::ids::random_hex(4));
         self.run_ok(&["set-buffer", "-b", &buffer, "--", text])?;
-        self.run_ok(&["paste-buffer", "-d", "-p", "-b", &buffer, "-t", pane])?;
+        // `-r`: newlines stay LF (tmux would turn them into CR, which some
+        // agents, grok 0.0.34 measured, pass on to the model verbatim).
+        self.run_ok(&["paste-buffer", "-d", "-p", "-r", "-b", &buffer, "-t", pane])?;
+        // An agent's input box takes a moment to absorb a large paste: an
+        // Enter in the same instant is swallowed by some (measured with the
+        // drill:: lanes), and the block would sit unsent.
+        std::thread::sleep(std::time::Duration::from_millis(PASTE_SETTLE_MS));
         self.run_ok(&["send-keys", "-t", pane, "Enter"]).map(drop)
     }
 

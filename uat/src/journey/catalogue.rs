@@ -4,7 +4,7 @@ use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
 use super::study;
-use super::{arc, architect, faults, mcp, now};
+use super::{arc, architect, drill, faults, mcp, now};
 
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::Finished;
@@ -32,6 +32,8 @@ pub const NOW_WITH_ACTIVE_PLAN: &str = "journey::now_with_active_plan";
 pub const FAULTS: &str = "journey::faults";
 /// The graded study arc through the browser.
 pub const STUDY_ARC: &str = "journey::study_arc";
+/// The ungraded drill cell (issue 19 item 7).
+pub const DRILL: &str = "journey::drill";
 
 /// Every UAT trial (the runner's catalogue), decided against the real environment.
 #[must_use]
@@ -123,7 +125,30 @@ pub(super) fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSp
         });
     }
     let arc = browser(graded(STUDY_ARC, arc::NOTE, arc::run, selection, caller));
-    vec![smoke, architect, mcp, now, study, arc, faults]
+    let mut drill_cell = TrialSpec::gated(DRILL, move |ctx| match harness {
+        Some(h) => finish(
+            ctx,
+            false,
+            drill::LABEL,
+            |ctx, dest| drill::run(ctx, h, dest),
+            Some(h),
+        ),
+        None => TrialReport::skipped("no harness was chosen for the journey"),
+    })
+    .requires(Requirement::Checked {
+        what: format!(
+            "one of {} selected and installed, with its ACP adapter",
+            names(&study::CANDIDATES)
+        ),
+        unmet: harness_unmet.clone(),
+    });
+    drill_cell = drill_cell.requires(Requirement::Checked {
+        what: "the stub provider (its request log proves the practice_check block)".into(),
+        unmet: (selection.auth_mode != AuthMode::StubProvider).then(|| {
+            "journey::drill reads the stub provider's request log: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)".to_owned()
+        }),
+    });
+    vec![smoke, architect, mcp, now, study, arc, faults, drill_cell]
 }
 
 /// A failing trial for each cell the shipped sign-off definition names that no journey

@@ -15,6 +15,8 @@
 //!   the browser (start, conversation, the mentor's MCP logging, wind-down, end,
 //!   resume the next day, review, search), graded the same way.
 //! - `journey::faults` (`faults`): provider faults mid-conversation; ungraded.
+//! - `journey::drill` ([`drill`], ungraded): a drill's check result delivered to a real
+//!   harness in a live session.
 //!
 //! Each cell's learner budget comes from the shipped sign-off definition when it writes
 //! one (v3 does for every cell) and wins over `STUDYLOOP_ACC_MAX_*`; a cell the definition
@@ -34,6 +36,7 @@ mod catalogue;
 #[cfg(test)]
 mod catalogue_tests;
 pub mod db;
+pub mod drill;
 mod faults;
 pub mod grading;
 mod mcp;
@@ -45,6 +48,6 @@ pub mod study;
 pub mod web;
 
 pub use catalogue::{
-    ARCHITECT_LAUNCH, FAULTS, MCP_LIFECYCLE, NOW_WITH_ACTIVE_PLAN, NoStudyHarness, SMOKE, STUDY_ARC,
-    STUDY_SESSION, catalogue, catalogue_for, study_harness,
+    ARCHITECT_LAUNCH, DRILL, FAULTS, MCP_LIFECYCLE, NOW_WITH_ACTIVE_PLAN, NoStudyHarness, SMOKE,
+    STUDY_ARC, STUDY_SESSION, catalogue, catalogue_for, study_harness,
 };

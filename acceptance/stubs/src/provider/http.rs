@@ -93,6 +93,7 @@ pub(super) async fn handle(
         user_text_sha256: None,
         max_tokens: None,
         recall: None,
+        practice_check: None,
         user_agent: headers
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
@@ -217,6 +218,10 @@ async fn route(
         .last_user_text
         .as_deref()
         .map(crate::reply::text_sha256);
+    record.practice_check = exchange
+        .practice_text
+        .as_deref()
+        .and_then(crate::practice::practice_check);
     if protocol == Protocol::CountTokens {
         record.usage.input_tokens = Some(exchange.input_tokens);
         return json_response(

@@ -19,6 +19,10 @@ pub(crate) struct Exchange {
     pub message_count: u64,
     pub user_turns: u64,
     pub last_user_text: Option<String>,
+    /// The last user text block holding a drill's `[practice_check]` block,
+    /// wrapped or not (a harness may wrap a paste as `<pasted_content …>`,
+    /// which is not real user text).
+    pub practice_text: Option<String>,
     pub assistant_messages: u64,
     /// Words across every text the model reads: system/instructions and every
     /// message's text blocks, any role (see `reply::count_tokens`).
@@ -72,6 +76,7 @@ struct Tally {
     words: u64,
     users: u64,
     last_user: Option<String>,
+    practice: Option<String>,
     assistants: u64,
     count: u64,
     results: u64,
@@ -113,6 +118,9 @@ impl Tally {
                 for block in results {
                     self.tool_result(block.get("content").unwrap_or(&Value::Null));
                 }
+                if let Some(block) = blocks.iter().rev().find(|b| b.contains("[practice_check]")) {
+                    self.practice = Some((*block).to_owned());
+                }
                 if let Some(text) = real_user_text(blocks) {
                     self.users += 1;
                     self.last_user = Some(text.to_owned());
@@ -137,6 +145,7 @@ impl Tally {
             message_count: self.count,
             user_turns: self.users,
             last_user_text: self.last_user,
+            practice_text: self.practice,
             assistant_messages: self.assistants,
             input_tokens: self.words,
             persona: persona(raw).map(str::to_owned),

@@ -82,12 +82,8 @@ fn show(o: &Outcome) {
     if o.truncated {
         let _ = writeln!(text, "| … (output capped at {} bytes)", runner::MAX_OUTPUT);
     }
-    if o.stopped > 0 {
-        let _ = writeln!(
-            text,
-            "Stopped {} process(es) the phase left running.",
-            o.stopped
-        );
+    if let Some(n) = o.stopped.filter(|n| *n > 0) {
+        let _ = writeln!(text, "Stopped {n} process(es) the phase left running.");
     }
     out(&text);
 }

@@ -148,6 +148,16 @@ pub enum ModuleError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The phase cannot be contained here, so it is not run at all.
+    #[error(
+        "cannot contain the phase: could not {step}: {source}; nothing ran. A phase runs only inside its own user, mount and PID namespaces (Linux 5.12 or later with unprivileged user namespaces: `unshare -r -m -p -f true` must succeed; check the sysctls user.max_user_namespaces and kernel.apparmor_restrict_unprivileged_userns)"
+    )]
+    Contain {
+        /// The containment step that failed.
+        step: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The config dir cannot be resolved.
     #[error(transparent)]
     Settings(#[from] crate::settings::SettingsError),

@@ -30,6 +30,11 @@ pub(crate) mod git;
 pub(crate) mod labs;
 pub(crate) mod manifest;
 pub(crate) mod runner;
+#[expect(
+    unsafe_code,
+    reason = "containment must act between fork and exec (Command::pre_exec is unsafe by nature); docs/modules.md, Containment"
+)]
+pub(crate) mod sandbox;
 pub(crate) mod scaffold;
 pub(crate) mod store;
 pub(crate) mod tree;
@@ -40,6 +45,8 @@ pub use error::ModuleError;
 
 #[cfg(test)]
 mod check_tests;
+#[cfg(test)]
+mod contain_tests;
 #[cfg(test)]
 mod runner_tests;
 #[cfg(test)]

@@ -2,10 +2,10 @@
 //! directory, with an environment built from nothing (scratch HOME and
 //! TMPDIR, `/usr/bin:/bin` plus the resolved prerequisites' directories,
 //! `STUDYLOOP_MODULE_ID`, `STUDYLOOP_DRILL_ID`, `STUDYLOOP_ATTEMPT_ID`).
-//! Output (stdout and stderr, one pipe) is capped and redacted; the phase is
-//! killed at its timeout; and when it ends every process of the attempt —
-//! its process group and anything carrying its `STUDYLOOP_ATTEMPT_ID`, so a
-//! daemon that left the group too — is stopped: no process survives a phase.
+//! Output (stdout and stderr, one pipe) is capped and redacted. The phase
+//! runs contained (`sandbox`): nothing outside its attempt is writable, and
+//! its own PID namespace ends with it — at its exit, its timeout or the
+//! CLI's death — so no process survives a phase.
 //!
 //! Attempts: `setup` opens a fresh attempt; `check` uses the open one (or
 //! opens one); `cleanup` closes it whatever its exit: the attempt directory,
@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::drill::Plan;
 use super::error::{ModuleError, io};
+use super::sandbox::{self, Report, Sandbox};
 use crate::fsutil;
 
 /// The most output bytes kept from a phase (the rest is read and dropped).
@@ -46,8 +47,9 @@ pub(crate) struct Outcome {
     pub(crate) output: String,
     /// Whether output was dropped past [`MAX_OUTPUT`].
     pub(crate) truncated: bool,
-    /// How many leftover processes were stopped after the phase.
-    pub(crate) stopped: usize,
+    /// How many leftover processes were stopped after the phase (unknown
+    /// when the timeout killed the whole namespace at once).
+    pub(crate) stopped: Option<usize>,
 }
 
 /// Opens (setup, or none open) or reuses (check, cleanup) the attempt of
@@ -109,24 +111,41 @@ pub(crate) fn environment(plan: &Plan, a: &Attempt) -> Vec<(String, String)> {
     ]
 }
 
-/// Runs the phase and stops everything it left behind.
+/// Runs the phase contained (`sandbox`: nothing outside the attempt is
+/// writable, no process outlives the phase) and collects its output.
 pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
+    let bins: Vec<PathBuf> = plan.prerequisites.iter().map(|(_, b)| b.clone()).collect();
+    let (jail, report) = Sandbox::new(&a.dir, Path::new(&plan.argv[0]), &bins)
+        .map_err(|source| spawn_error(plan, source))?;
     let (reader, writer) = std::io::pipe().map_err(|source| spawn_error(plan, source))?;
     let writer2 = writer
         .try_clone()
         .map_err(|source| spawn_error(plan, source))?;
-    let mut child = Command::new(&plan.argv[0])
-        .args(&plan.argv[1..])
+    let mut cmd = Command::new(&plan.argv[0]);
+    cmd.args(&plan.argv[1..])
         .env_clear()
         .envs(environment(plan, a))
-        .current_dir(a.dir.join("work"))
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer2)
-        .process_group(0)
-        .spawn()
-        .map_err(|source| spawn_error(plan, source))?;
-    let pgid = child.id();
+        .process_group(0);
+    jail.install(&mut cmd);
+    let spawned = cmd.spawn();
+    // The report pipe's write end lives in the command's hook: drop it so
+    // the read end sees the end once the init is gone.
+    drop(cmd);
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(source) => {
+            return Err(match sandbox::read_report(&report) {
+                Some(Report::Refused { step, errno }) => ModuleError::Contain {
+                    step: sandbox::step(step),
+                    source: std::io::Error::from_raw_os_error(errno),
+                },
+                _ => spawn_error(plan, source),
+            });
+        }
+    };
     let kept = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), false)));
     let (done_tx, done) = std::sync::mpsc::channel();
     let sink = std::sync::Arc::clone(&kept);
@@ -135,29 +154,25 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         let _ = done_tx.send(());
     });
     let deadline = Instant::now() + Duration::from_secs(plan.timeout_seconds);
-    let (code, timed_out) = loop {
+    // Killing the outer process kills the namespace's init, and the kernel
+    // then kills every process in the namespace.
+    let timed_out = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break (status.code(), false),
+            Ok(Some(_)) => break false,
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                break (None, true);
+                break true;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(source) => return Err(spawn_error(plan, source)),
         }
     };
-    // The group first (cheap, catches most), then anything carrying the
-    // attempt's marker (a daemon that called setsid).
-    let mut stopped = 0;
-    if let Some(pg) = rustix::process::Pid::from_raw(i32::try_from(pgid).unwrap_or(0))
-        && rustix::process::kill_process_group(pg, rustix::process::Signal::KILL).is_ok()
-    {
-        stopped += 1;
-    }
-    stopped += crate::procs::stop_marked(ATTEMPT_VAR, &a.id, &[], Duration::from_millis(500)).len();
-    // A process that escaped both (setsid and a cleared environment) may
-    // still hold the pipe: wait a moment for the end of output, never forever.
+    let (code, stopped) = match sandbox::read_report(&report) {
+        Some(Report::Ended { code, stopped, .. }) if !timed_out => (code, Some(stopped as usize)),
+        _ => (None, None),
+    };
+    // Every writer was in the namespace, now gone; the wait is bounded anyway.
     let drained = done.recv_timeout(Duration::from_secs(2)).is_ok();
     let (raw, mut truncated) = kept.lock().map(|k| k.clone()).unwrap_or_default();
     truncated |= !drained;

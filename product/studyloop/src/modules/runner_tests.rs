@@ -11,8 +11,17 @@ use super::drill::{Plan, consent};
 use super::error::ModuleError;
 use super::runner::{self, ATTEMPT_VAR, MAX_OUTPUT};
 
-fn plan_for(dir: &Path, phase: &'static str, script: &str, timeout_seconds: u64) -> Plan {
-    let path = dir.join(format!("{phase}.sh"));
+pub(crate) fn plan_for(
+    dir: &Path,
+    phase: &'static str,
+    script: &str,
+    timeout_seconds: u64,
+) -> Plan {
+    // As installed: `<snapshot>/scripts/<phase>.sh` (the snapshot is bound
+    // into the phase's view, read-only).
+    let scripts = dir.join("snapshot/scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    let path = scripts.join(format!("{phase}.sh"));
     std::fs::write(&path, script).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     Plan {
@@ -72,25 +81,23 @@ fn the_phase_sees_only_its_scratch_environment_and_literal_argv() {
 
 #[test]
 fn a_daemon_that_left_the_group_does_not_survive_the_phase() {
+    // The daemon is found by its argv: a pid file outside the attempt can no
+    // longer be written (modules::sandbox), and its pid inside the phase's
+    // PID namespace is not a host pid.
     let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("daemon.pid");
+    let t = super::contain_tests::token();
     let script = format!(
-        "#!/bin/sh\nsetsid sh -c 'echo $$ > {}; exec sleep 300' </dev/null >/dev/null 2>&1 &\nsleep 0.3\necho started\n",
-        pidfile.display()
+        "#!/bin/sh\nsetsid sh -c 'exec sleep {t}' </dev/null >/dev/null 2>&1 &\nsleep 0.3\necho started\n"
     );
     let plan = plan_for(dir.path(), "setup", &script, 10);
     let a = runner::attempt(dir.path(), &plan).unwrap();
     let o = runner::run(&plan, &a).unwrap();
     assert_eq!(o.code, Some(0), "{}", o.output);
-    let pid: i32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(o.stopped >= 1, "nothing was stopped");
-    assert!(
-        !crate::procs::alive(pid) || crate::procs::start_time(pid).is_none(),
-        "daemon {pid} survived"
+    assert!(o.stopped.is_some_and(|n| n >= 1), "nothing was stopped");
+    assert_eq!(
+        super::contain_tests::survivors(&t),
+        Vec::<i32>::new(),
+        "the daemon survived"
     );
     assert!(crate::procs::with_env(ATTEMPT_VAR, &a.id).is_empty());
 }

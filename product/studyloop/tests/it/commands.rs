@@ -385,7 +385,7 @@ fn concurrent_module_adds_and_removes_lose_nothing() {
 }
 
 /// `studyloop drill` behind a real pseudo-terminal (`script(1)`), typing `answer`.
-fn drill_on_a_tty(w: &World, phase: &str, answer: &str) -> common::Out {
+pub(crate) fn drill_on_a_tty(w: &World, phase: &str, answer: &str) -> common::Out {
     drill_on_a_tty_of(w, "my-drills", phase, answer)
 }
 

@@ -8,6 +8,7 @@
 mod adapters;
 mod commands;
 mod common;
+mod drill_paste;
 mod gates;
 mod integrity;
 mod journal;

@@ -1,0 +1,641 @@
+//! Containment of a phase script (docs/modules.md "Containment"): the phase
+//! runs in its own user, mount and PID namespaces, so that as a class
+//!
+//! - it cannot write outside its attempt directory: the whole mount tree is
+//!   read-only (`mount_setattr(AT_RECURSIVE, MOUNT_ATTR_RDONLY)`) except a
+//!   bind of the attempt directory (its scratch HOME, TMPDIR and work dir);
+//!   `/proc` is a fresh, read-only mount of the phase's own PID namespace (no
+//!   `/proc/<outside pid>/root` door), `/dev` a private read-only tmpfs with
+//!   only null, zero, full, random and urandom, and `/tmp`, `/var/tmp`, `/run`
+//!   and the user's home are empty read-only tmpfs (no socket of a server
+//!   outside — tmux, D-Bus — can be reached through them); what the phase
+//!   needs from under them (the attempt, the snapshot, the prerequisites) is
+//!   bound back;
+//! - no process it starts survives it: the script runs as pid 2 under a tiny
+//!   init (pid 1, this code, never exec'd) that, when the script exits, counts
+//!   and SIGKILLs everything left in the namespace; if the init dies (the
+//!   timeout or the CLI being killed) the kernel kills the whole namespace —
+//!   `setsid`, double forks and cleared environments do not leave it;
+//! - it holds no privilege: every capability dropped (bounding set included),
+//!   `no_new_privs`, at most [`MAX_PROCESSES`] processes and files of at most
+//!   [`MAX_FILE_BYTES`]; its environment is the runner's, built from nothing.
+//!
+//! Where the kernel refuses a step (no unprivileged user namespaces, no
+//! `mount_setattr`), the phase is refused with the step named and nothing
+//! runs: never uncontained.
+//!
+//! Everything between `fork` and `exec` runs in a child of a multi-threaded
+//! process, so it only makes raw system calls on data prepared beforehand (no
+//! allocation, no locks).
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsRawFd as _, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The most processes the phase may have at once (a fork bomb stops here).
+pub(crate) const MAX_PROCESSES: u64 = 256;
+/// The largest file the phase may write.
+pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// What each step does, for the refusal (`could not <step>`); the index is
+/// what the failing child reports.
+const STEPS: [&str; 12] = [
+    "create the phase's user, mount and PID namespaces (a user namespace is needed)",
+    "map the user and group ids into the user namespace",
+    "start the namespace's first process",
+    "make the mount tree private",
+    "take the attempt directory, snapshot and device nodes aside",
+    "make the whole filesystem read-only (mount_setattr, Linux 5.12 or later)",
+    "mount a private /proc",
+    "hide /tmp, /run and the home directory behind empty tmpfs",
+    "build a private /dev",
+    "bind the attempt directory, snapshot and prerequisites back",
+    "drop every privilege (capabilities, no_new_privs, limits)",
+    "enter the attempt's work directory",
+];
+const DEVICES: [&CStr; 5] = [
+    c"/dev/null",
+    c"/dev/zero",
+    c"/dev/full",
+    c"/dev/random",
+    c"/dev/urandom",
+];
+/// Directories replaced by an empty read-only tmpfs (when they exist), on
+/// top of the user's home.
+const HIDDEN: [&str; 3] = ["/tmp", "/var/tmp", "/run"];
+
+/// A path the phase needs, bound back after the hiding.
+struct Keep {
+    path: CString,
+    writable: bool,
+    /// Directories to create first, outermost first (its ancestors inside a
+    /// hidden directory).
+    parents: Vec<CString>,
+}
+
+/// The containment of one phase, prepared before `fork`.
+pub(crate) struct Sandbox {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    parent: libc::pid_t,
+    keep: Vec<Keep>,
+    hide: Vec<CString>,
+    work: CString,
+    report: OwnedFd,
+}
+
+/// How the contained phase ended, as its init reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Report {
+    /// Setup step `step` failed with `errno`; the script never ran.
+    Refused { step: usize, errno: i32 },
+    /// The script exited (`code`) or was killed (`signal`), and `stopped`
+    /// processes were left and killed.
+    Ended {
+        code: Option<i32>,
+        signal: Option<i32>,
+        stopped: u32,
+    },
+}
+
+fn cstring(p: &Path) -> io::Result<CString> {
+    CString::new(p.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path holds a NUL byte"))
+}
+
+impl Sandbox {
+    /// Prepares the containment of a phase working in `attempt` (its
+    /// `work/` is the cwd) that runs `script` (in the snapshot) with the
+    /// prerequisites in `bins`. Returns the sandbox and the read end of its
+    /// report pipe.
+    pub(crate) fn new(
+        attempt: &Path,
+        script: &Path,
+        bins: &[PathBuf],
+    ) -> io::Result<(Self, OwnedFd)> {
+        let attempt = attempt.canonicalize()?;
+        let mut hide: Vec<PathBuf> = HIDDEN
+            .iter()
+            .map(PathBuf::from)
+            .filter_map(|p| p.canonicalize().ok())
+            .collect();
+        if let Some(home) = rustix_home() {
+            hide.push(home);
+        }
+        hide.retain(|h| h.is_dir() && h != Path::new("/"));
+        hide.sort();
+        hide.dedup();
+        // At most 7, so the tmpfs handles fit a fixed array in the child.
+        hide.truncate(7);
+        // The snapshot root: the script's directory's parent (`scripts/`'s).
+        let snapshot = script
+            .canonicalize()?
+            .parent()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .ok_or_else(|| io::Error::other("the script has no snapshot directory"))?;
+        let mut keep = vec![(attempt.clone(), true), (snapshot, false)];
+        for b in bins {
+            if let Some(dir) = b
+                .canonicalize()
+                .ok()
+                .and_then(|b| b.parent().map(Path::to_path_buf))
+            {
+                keep.push((dir, false));
+            }
+        }
+        // Outer paths first, so a deeper one (the attempt) is bound on top.
+        keep.sort_by_key(|(p, _)| p.components().count());
+        keep.truncate(16);
+        let mut kept = Vec::new();
+        for (path, writable) in keep {
+            let Some(h) = hide.iter().find(|h| path.starts_with(h)) else {
+                kept.push(Keep {
+                    path: cstring(&path)?,
+                    writable,
+                    parents: Vec::new(),
+                });
+                continue;
+            };
+            let mut parents = Vec::new();
+            let mut p = h.clone();
+            for c in path.strip_prefix(h).unwrap_or(Path::new("")).components() {
+                p.push(c);
+                parents.push(cstring(&p)?);
+            }
+            kept.push(Keep {
+                path: cstring(&path)?,
+                writable,
+                parents,
+            });
+        }
+        let uid = rustix::process::getuid().as_raw();
+        let gid = rustix::process::getgid().as_raw();
+        let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+        rustix::fs::fcntl_setfl(&r, rustix::fs::OFlags::NONBLOCK)?;
+        Ok((
+            Self {
+                uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+                gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+                parent: std::process::id() as libc::pid_t,
+                keep: kept,
+                hide: hide.iter().map(|h| cstring(h)).collect::<io::Result<_>>()?,
+                work: cstring(&attempt.join("work"))?,
+                report: w,
+            },
+            r,
+        ))
+    }
+
+    /// Makes `cmd` run contained. The command must not set a cwd (the work
+    /// directory is entered inside the namespaces).
+    pub(crate) fn install(self, cmd: &mut Command) {
+        // SAFETY: `enter` only makes raw system calls on data prepared above
+        // (no allocation, no locks), as a child of a multi-threaded process must.
+        unsafe {
+            cmd.pre_exec(move || self.enter());
+        }
+    }
+
+    fn fail(&self, step: usize) -> io::Error {
+        let err = io::Error::last_os_error();
+        let errno = err.raw_os_error().unwrap_or(0);
+        let mut rec = [0u8; 10];
+        rec[0] = 1;
+        rec[1] = step as u8;
+        rec[2..6].copy_from_slice(&errno.to_le_bytes());
+        write_all(self.report.as_raw_fd(), &rec);
+        err
+    }
+
+    /// Runs in the forked child (C): namespaces, then the init (G, pid 1),
+    /// which prepares the view and forks the script (S). Returns `Ok` only in
+    /// S, which then execs.
+    fn enter(&self) -> io::Result<()> {
+        // SAFETY: raw system calls with valid pointers to prepared data.
+        unsafe {
+            // C dies with the CLI (a killed `studyloop drill` leaves nothing).
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != self.parent {
+                libc::_exit(125);
+            }
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID) != 0 {
+                return Err(self.fail(0));
+            }
+            if !write_file(c"/proc/self/setgroups", b"deny")
+                || !write_file(c"/proc/self/uid_map", &self.uid_map)
+                || !write_file(c"/proc/self/gid_map", &self.gid_map)
+            {
+                return Err(self.fail(1));
+            }
+            match libc::fork() {
+                -1 => return Err(self.fail(2)),
+                0 => {}
+                g => {
+                    // C: keep no descriptor (the spawn's error pipe, the
+                    // report pipe), wait for the init, leave with it.
+                    libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+                    let status = wait_for(g);
+                    libc::_exit(if libc::WIFEXITED(status) {
+                        libc::WEXITSTATUS(status)
+                    } else {
+                        125
+                    });
+                }
+            }
+            // G: pid 1 of the new PID namespace; dies with C.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            self.build_view()?;
+            self.drop_privileges()?;
+            let s = libc::fork();
+            if s == -1 {
+                return Err(self.fail(2));
+            }
+            if s == 0 {
+                // S: the script.
+                if libc::chdir(self.work.as_ptr()) != 0 {
+                    return Err(self.fail(11));
+                }
+                return Ok(());
+            }
+            self.init(s)
+        }
+    }
+
+    /// G's view of the filesystem (module docs).
+    unsafe fn build_view(&self) -> io::Result<()> {
+        // SAFETY: raw system calls on prepared, NUL-terminated data.
+        unsafe {
+            let null = std::ptr::null::<libc::c_char>();
+            if libc::mount(
+                null,
+                c"/".as_ptr(),
+                null,
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(self.fail(3));
+            }
+            let mut kept: [RawFd; 16] = [-1; 16];
+            let mut devs: [RawFd; DEVICES.len()] = [-1; DEVICES.len()];
+            for (i, k) in self.keep.iter().take(kept.len()).enumerate() {
+                kept[i] = open_tree(k.path.as_ptr());
+                if kept[i] < 0 {
+                    return Err(self.fail(4));
+                }
+                if !k.writable
+                    && set_attr(
+                        kept[i],
+                        c"".as_ptr(),
+                        RECURSIVE | libc::AT_EMPTY_PATH as u32,
+                        RDONLY,
+                    ) != 0
+                {
+                    return Err(self.fail(4));
+                }
+            }
+            for (i, d) in DEVICES.iter().enumerate() {
+                devs[i] = open_tree(d.as_ptr());
+            }
+            if set_attr(libc::AT_FDCWD, c"/".as_ptr(), RECURSIVE, RDONLY | NOSUID) != 0 {
+                return Err(self.fail(5));
+            }
+            let ro = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            if libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                ro,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(self.fail(6));
+            }
+            let tmpfs = c"tmpfs".as_ptr();
+            let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+            // O_PATH handles on each tmpfs, to make it (and not what is
+            // bound on top of it later) read-only at the end.
+            let mut tops: [RawFd; 8] = [-1; 8];
+            for (i, top) in tops.iter_mut().enumerate().take(self.hide.len() + 1) {
+                let (at, step) = match self.hide.get(i) {
+                    Some(h) => (h.as_c_str(), 7),
+                    None => (c"/dev", 8),
+                };
+                if libc::mount(
+                    tmpfs,
+                    at.as_ptr(),
+                    tmpfs,
+                    flags,
+                    c"size=64k,mode=0755".as_ptr().cast(),
+                ) != 0
+                {
+                    return Err(self.fail(step));
+                }
+                *top = libc::open(
+                    at.as_ptr(),
+                    libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                );
+                if *top < 0 {
+                    return Err(self.fail(step));
+                }
+            }
+            for (i, d) in DEVICES.iter().enumerate() {
+                if devs[i] < 0 {
+                    continue;
+                }
+                let f = libc::open(
+                    d.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o666,
+                );
+                if f < 0 || libc::close(f) != 0 || move_mount(devs[i], d.as_ptr()) != 0 {
+                    return Err(self.fail(8));
+                }
+            }
+            for (link, to) in [
+                (c"/dev/fd", c"/proc/self/fd"),
+                (c"/dev/stdin", c"/proc/self/fd/0"),
+                (c"/dev/stdout", c"/proc/self/fd/1"),
+                (c"/dev/stderr", c"/proc/self/fd/2"),
+            ] {
+                if libc::symlink(to.as_ptr(), link.as_ptr()) != 0 {
+                    return Err(self.fail(8));
+                }
+            }
+            for (i, k) in self.keep.iter().take(kept.len()).enumerate() {
+                for p in &k.parents {
+                    if libc::mkdir(p.as_ptr(), 0o755) != 0
+                        && *libc::__errno_location() != libc::EEXIST
+                    {
+                        return Err(self.fail(9));
+                    }
+                }
+                if move_mount(kept[i], k.path.as_ptr()) != 0 {
+                    return Err(self.fail(9));
+                }
+                libc::close(kept[i]);
+            }
+            // The tmpfs themselves read-only too (not their bound-back mounts).
+            for top in tops.into_iter().filter(|t| *t >= 0) {
+                if set_attr(top, c"".as_ptr(), libc::AT_EMPTY_PATH as u32, RDONLY) != 0 {
+                    return Err(self.fail(9));
+                }
+                libc::close(top);
+            }
+            Ok(())
+        }
+    }
+
+    /// No capability (bounding and ambient sets included), `no_new_privs`,
+    /// and the limits.
+    unsafe fn drop_privileges(&self) -> io::Result<()> {
+        // SAFETY: raw system calls with valid pointers.
+        unsafe {
+            let limits = [
+                (libc::RLIMIT_NPROC, MAX_PROCESSES),
+                (libc::RLIMIT_FSIZE, MAX_FILE_BYTES),
+                (libc::RLIMIT_CORE, 0),
+            ];
+            for (what, n) in limits {
+                let lim = libc::rlimit {
+                    rlim_cur: n,
+                    rlim_max: n,
+                };
+                if libc::setrlimit(what, &lim) != 0 {
+                    return Err(self.fail(10));
+                }
+            }
+            for cap in 0..64 {
+                libc::prctl(libc::PR_CAPBSET_DROP, cap);
+            }
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            );
+            let mut head = CapHeader {
+                version: 0x2008_0522,
+                pid: 0,
+            };
+            let data = [CapData::default(); 2];
+            if libc::syscall(libc::SYS_capset, &mut head, data.as_ptr()) != 0
+                || libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            {
+                return Err(self.fail(10));
+            }
+            Ok(())
+        }
+    }
+
+    /// G after the script started: reap until the script ends, count and
+    /// kill what is left, report, exit (the namespace goes with it).
+    unsafe fn init(&self, script: libc::pid_t) -> ! {
+        // SAFETY: raw system calls with valid pointers.
+        unsafe {
+            let report = self.report.as_raw_fd();
+            libc::syscall(libc::SYS_close_range, 0u32, (report - 1) as u32, 0u32);
+            libc::syscall(libc::SYS_close_range, (report + 1) as u32, u32::MAX, 0u32);
+            let mut status = 0;
+            loop {
+                let r = libc::waitpid(-1, &mut status, 0);
+                if r == script || (r == -1 && *libc::__errno_location() != libc::EINTR) {
+                    break;
+                }
+            }
+            let stopped = count_others();
+            libc::kill(-1, libc::SIGKILL);
+            while libc::waitpid(-1, std::ptr::null_mut(), 0) > 0 {}
+            let mut rec = [0u8; 10];
+            rec[0] = 2;
+            let (kind, value) = if libc::WIFEXITED(status) {
+                (0u8, libc::WEXITSTATUS(status))
+            } else {
+                (1u8, libc::WTERMSIG(status))
+            };
+            rec[1] = kind;
+            rec[2..6].copy_from_slice(&value.to_le_bytes());
+            rec[6..10].copy_from_slice(&stopped.to_le_bytes());
+            write_all(report, &rec);
+            libc::_exit(0)
+        }
+    }
+}
+
+/// Reads the report after the contained phase ended (or failed to start).
+pub(crate) fn read_report(r: &OwnedFd) -> Option<Report> {
+    let mut rec = [0u8; 10];
+    let n = rustix::io::read(r, &mut rec).ok()?;
+    if n < rec.len() {
+        return None;
+    }
+    let int = |b: &[u8]| i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    match (rec[0], rec[1]) {
+        (1, step) => Some(Report::Refused {
+            step: usize::from(step),
+            errno: int(&rec[2..6]),
+        }),
+        (2, kind) => Some(Report::Ended {
+            code: (kind == 0).then(|| int(&rec[2..6])),
+            signal: (kind == 1).then(|| int(&rec[2..6])),
+            stopped: u32::from_le_bytes([rec[6], rec[7], rec[8], rec[9]]),
+        }),
+        _ => None,
+    }
+}
+
+/// The refusal's step text.
+pub(crate) fn step(i: usize) -> &'static str {
+    STEPS.get(i).copied().unwrap_or("contain the phase")
+}
+
+const RDONLY: u64 = 0x1;
+const NOSUID: u64 = 0x2;
+const RECURSIVE: u32 = libc::AT_RECURSIVE as u32;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+#[repr(C)]
+struct MountAttr {
+    set: u64,
+    clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// The user's home, from the account (not `$HOME`, which a caller sets).
+fn rustix_home() -> Option<PathBuf> {
+    let uid = rustix::process::getuid().as_raw();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            (f.len() >= 6 && f[2].parse::<u32>().ok() == Some(uid)).then(|| PathBuf::from(f[5]))
+        })
+        .and_then(|h| h.canonicalize().ok())
+}
+
+/// `mount_setattr`: `set` on the mount at `path` and every mount below it.
+unsafe fn set_attr(dirfd: RawFd, path: *const libc::c_char, flags: u32, set: u64) -> libc::c_long {
+    let attr = MountAttr {
+        set,
+        clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: valid pointers; the size is the struct's.
+    unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            dirfd,
+            path,
+            flags,
+            &attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    }
+}
+
+unsafe fn open_tree(path: *const libc::c_char) -> RawFd {
+    let flags = 0x1 /* OPEN_TREE_CLONE */ | libc::O_CLOEXEC as u32 | libc::AT_RECURSIVE as u32;
+    // SAFETY: a valid path.
+    unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path, flags) as RawFd }
+}
+
+unsafe fn move_mount(from: RawFd, to: *const libc::c_char) -> libc::c_long {
+    // SAFETY: a valid fd and path.
+    unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            from,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            to,
+            0x4u32, /* F_EMPTY_PATH */
+        )
+    }
+}
+
+unsafe fn write_file(path: &CStr, data: &[u8]) -> bool {
+    // SAFETY: a valid path and buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let ok = libc::write(fd, data.as_ptr().cast(), data.len()) == data.len() as isize;
+        libc::close(fd);
+        ok
+    }
+}
+
+fn write_all(fd: RawFd, data: &[u8]) {
+    // SAFETY: a valid buffer; a short write of 10 bytes to a pipe does not happen.
+    unsafe {
+        libc::write(fd, data.as_ptr().cast(), data.len());
+    }
+}
+
+unsafe fn wait_for(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    // SAFETY: a valid pointer.
+    unsafe {
+        while libc::waitpid(pid, &mut status, 0) == -1 && *libc::__errno_location() == libc::EINTR {
+        }
+    }
+    status
+}
+
+/// Processes in this PID namespace other than its init (its own /proc).
+unsafe fn count_others() -> u32 {
+    // SAFETY: raw system calls into a stack buffer.
+    unsafe {
+        let fd = libc::open(
+            c"/proc".as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return 0;
+        }
+        let mut buf = [0u8; 8192];
+        let mut n_procs = 0u32;
+        loop {
+            let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
+            if n <= 0 {
+                break;
+            }
+            let mut off = 0usize;
+            while off + 19 < n as usize {
+                let reclen = usize::from(u16::from_ne_bytes([buf[off + 16], buf[off + 17]]));
+                let name = &buf[off + 19..off + reclen];
+                let name = &name[..name.iter().position(|b| *b == 0).unwrap_or(name.len())];
+                if !name.is_empty() && name.iter().all(u8::is_ascii_digit) && name != b"1" {
+                    n_procs += 1;
+                }
+                if reclen == 0 {
+                    break;
+                }
+                off += reclen;
+            }
+        }
+        libc::close(fd);
+        n_procs
+    }
+}
