@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::evidence::Counts;
-use crate::ledger::records::{ResultRecord, RunMarker, SkipRecord, TrialOutcome};
-use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SKIP_LEDGER};
+use crate::ledger::records::{ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome};
+use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SHARD_RECORD, SKIP_LEDGER};
 
 /// The most bytes a results log or skip ledger may hold: far above any real run
 /// (a line is a few hundred bytes), and a bound on what a planted file costs.
@@ -66,6 +66,22 @@ pub enum LedgerError {
         owner: String,
         /// This run's key.
         this: String,
+    },
+    /// A run directory's shard record describes another shard than this process's.
+    #[error(
+        "{path} records shard {existing_part} of {existing_n} cell(s), but this process of the same run is shard {this_part} of {this_n} cell(s): every process of one run must see the same partition, selection and catalogue (do not change STUDYLOOP_ACC_PARTITION or the selection between nextest's list and run phases)",
+        existing_part = existing.partition.as_deref().unwrap_or("unsharded"),
+        existing_n = existing.catalogue.len(),
+        this_part = this.partition.as_deref().unwrap_or("unsharded"),
+        this_n = this.catalogue.len()
+    )]
+    ShardMismatch {
+        /// The shard record.
+        path: PathBuf,
+        /// What it says.
+        existing: Box<ShardRecord>,
+        /// What this process would write.
+        this: Box<ShardRecord>,
     },
 }
 
@@ -128,6 +144,8 @@ pub struct RunDir {
     pub dir: PathBuf,
     /// The run key of its marker; `None` when it has no marker.
     pub key: Option<String>,
+    /// Its shard record; `None` for a directory written before shard records.
+    pub shard: Option<ShardRecord>,
 }
 
 /// Every trial's status in one run directory, or several merged.
@@ -186,6 +204,7 @@ impl RunRecords {
             runs: vec![RunDir {
                 dir: dir.to_owned(),
                 key,
+                shard: read_shard(dir)?,
             }],
         })
     }
@@ -275,6 +294,23 @@ fn status(records: Vec<Record>) -> TrialStatus {
 pub(crate) fn read_marker(dir: &Path) -> Result<Option<RunMarker>, LedgerError> {
     let path = dir.join(RUN_MARKER);
     let bytes = match crate::private_fs::read_regular(&path, 4096) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(LedgerError::Io { path, source }),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|source| LedgerError::Malformed {
+            path,
+            line: 1,
+            source,
+        })
+}
+
+/// The shard record of `dir`, if it has one.
+pub(crate) fn read_shard(dir: &Path) -> Result<Option<ShardRecord>, LedgerError> {
+    let path = dir.join(SHARD_RECORD);
+    let bytes = match crate::private_fs::read_regular(&path, MAX_LOG_BYTES) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(LedgerError::Io { path, source }),

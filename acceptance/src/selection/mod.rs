@@ -34,7 +34,7 @@ pub use parse::{Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
     ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
-    ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
+    ACC_PARTITION, ACC_REAL_AUTH, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
 };
 
 #[cfg(test)]

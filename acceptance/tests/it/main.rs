@@ -14,6 +14,7 @@ mod readme_env_table;
 mod reaper;
 mod reexec;
 mod scratch;
+mod shards;
 mod sweep;
 mod web_acp_browser;
 mod web_acp_driver;
