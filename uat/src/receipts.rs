@@ -246,13 +246,17 @@ pub fn load_all(dir: &Path) -> Result<Vec<Receipt>, ReceiptError> {
 }
 
 /// Copies a receipt of every lane bundle under `evidence_dirs` not yet in
-/// `out`; returns how many were added.
+/// `out`; returns how many were added. Idempotent across shards: a run id is
+/// added at most once, however many evidence directories hold its bundle.
 pub fn collect(
     evidence_dirs: &[PathBuf],
     out: &Path,
     redactor: &Redactor,
 ) -> Result<usize, ReceiptError> {
-    let known: std::collections::BTreeSet<String> =
+    // Every run id already kept, and every one added below: a bundle that two
+    // shards' downloads both hold (or a run directory given twice) is one run,
+    // counted and written once, so merging shards again adds nothing.
+    let mut known: std::collections::BTreeSet<String> =
         load_all(out)?.into_iter().map(|r| r.run_id).collect();
     let mut added = 0;
     for dir in evidence_dirs {
@@ -267,7 +271,7 @@ pub fn collect(
             let Some(receipt) = from_bundle(&bundle, redactor)? else {
                 continue;
             };
-            if known.contains(&receipt.run_id) {
+            if !known.insert(receipt.run_id.clone()) {
                 continue;
             }
             let path = out.join(receipt_path(&receipt));
