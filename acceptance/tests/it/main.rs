@@ -18,3 +18,4 @@ mod shards;
 mod sweep;
 mod web_acp_browser;
 mod web_acp_driver;
+mod workflow;
