@@ -292,33 +292,33 @@ fn status(records: Vec<Record>) -> TrialStatus {
 
 /// The run marker of `dir`, if it has one.
 pub(crate) fn read_marker(dir: &Path) -> Result<Option<RunMarker>, LedgerError> {
-    let path = dir.join(RUN_MARKER);
-    let bytes = match crate::private_fs::read_regular(&path, 4096) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(LedgerError::Io { path, source }),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|source| LedgerError::Malformed {
-            path,
-            line: 1,
-            source,
-        })
+    read_record(&dir.join(RUN_MARKER), 4096)
 }
 
 /// The shard record of `dir`, if it has one.
 pub(crate) fn read_shard(dir: &Path) -> Result<Option<ShardRecord>, LedgerError> {
-    let path = dir.join(SHARD_RECORD);
-    let bytes = match crate::private_fs::read_regular(&path, MAX_LOG_BYTES) {
+    read_record(&dir.join(SHARD_RECORD), MAX_LOG_BYTES)
+}
+
+/// One JSON record file, `None` when absent; a regular file of at most `limit` bytes.
+fn read_record<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    limit: u64,
+) -> Result<Option<T>, LedgerError> {
+    let bytes = match crate::private_fs::read_regular(path, limit) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(LedgerError::Io { path, source }),
+        Err(source) => {
+            return Err(LedgerError::Io {
+                path: path.to_owned(),
+                source,
+            });
+        }
     };
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|source| LedgerError::Malformed {
-            path,
+            path: path.to_owned(),
             line: 1,
             source,
         })

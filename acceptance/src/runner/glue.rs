@@ -235,11 +235,19 @@ fn selected(spec: &TrialSpec, selection: &Selection, caller: &CallerEnv) -> bool
 /// double run.
 fn foreign_trial(name: &str, sharding: Option<Sharding>, run_log: &RunLog) -> Trial {
     let partition = sharding.map_or_else(|| "unsharded".to_owned(), |s| s.partition.to_string());
+    failing_trial(
+        name,
+        format!(
+            "`{name}` is not in shard {partition} by this runner's reckoning of nextest's partitioning (nextest counts `count:` partitions after its name filters, which the runner cannot see): use hash:K/N, or the same filters via STUDYLOOP_ACC_HARNESS"
+        ),
+        run_log,
+    )
+}
+
+/// A trial that, if run, records `message` as its failure and fails with it.
+fn failing_trial(name: &str, message: String, run_log: &RunLog) -> Trial {
     let (name_owned, log) = (name.to_owned(), run_log.clone());
     Trial::test(name, move || {
-        let message = format!(
-            "`{name_owned}` is not in shard {partition} by this runner's reckoning of nextest's partitioning (nextest counts `count:` partitions after its name filters, which the runner cannot see): use hash:K/N, or the same filters via STUDYLOOP_ACC_HARNESS"
-        );
         let _ = log.record_result(
             &name_owned,
             TrialOutcome::Failed,
@@ -297,19 +305,8 @@ fn skip_reason(
 
 fn skipped_trial(name: &str, reason: &str, run_log: &RunLog, nextest: bool) -> Trial {
     if nextest {
-        let (name_owned, reason, log) = (name.to_owned(), reason.to_owned(), run_log.clone());
-        Trial::test(name, move || {
-            let message = format!("forced to run although it cannot: {reason}");
-            let _ = log.record_result(
-                &name_owned,
-                TrialOutcome::Failed,
-                Some(&message),
-                None,
-                None,
-            );
-            Err(Failed::from(message))
-        })
-        .with_ignored_flag(true)
+        let message = format!("forced to run although it cannot: {reason}");
+        failing_trial(name, message, run_log).with_ignored_flag(true)
     } else {
         let reason = reason.to_owned();
         Trial::ignorable_test(name, move || Ok(Completion::ignored_with(reason)))

@@ -4,12 +4,9 @@
 
 use std::path::Path;
 
-use crate::common::{TRANSCRIPT, bundle, registry_for};
+use crate::common::{TRANSCRIPT, bundle};
 use studyloop_acceptance::ledger::{RunLog, ShardRecord, TrialOutcome};
-use studyloop_redaction::{RedactionRules, Redactor};
-use studyloop_rubrics::Rubric;
-use studyloop_uat::council::Roster;
-use studyloop_uat::definition::SignoffDefinition;
+use studyloop_redaction::Redactor;
 use studyloop_uat::signoff::{self, Pins, SignoffReport};
 
 const SMOKE: &str = "journey::smoke";
@@ -21,20 +18,7 @@ fn smoke_only() -> Pins {
     let text = format!(
         "version: 1\ncouncil: hermetic\nrequired_cell_skipped: fail\ncells:\n  - {{id: '{SMOKE}', required: true, graded: false}}\nfloors: {{accuracy: 3, pedagogy: 3, session_lifecycle: 3, learner_record: 3}}\n"
     );
-    let definition = SignoffDefinition::from_bytes(
-        "signoff_test.yaml",
-        text.as_bytes(),
-        "registry.json",
-        registry_for(text.as_bytes()).as_bytes(),
-    )
-    .unwrap();
-    Pins::new(
-        RedactionRules::load_default().unwrap(),
-        Rubric::load_default().unwrap(),
-        definition,
-        Roster::load_default().unwrap(),
-    )
-    .unwrap()
+    crate::common::pins_with_definition(&text)
 }
 
 fn shard(dir: &Path, partition: &str, owned: &[&str]) -> RunLog {
