@@ -34,7 +34,7 @@ pub fn merge(dirs: &[PathBuf], expect: Option<&Path>) -> Result<MergeReport, Led
     let mut problems = merged.problems.clone();
     if merged.shards < dirs.len() {
         problems.push(format!(
-            "{} of {} run director(ies) have no shard record (shard.json): they were written before partitioned runs, or not by a runner; re-run them",
+            "{} of {} run director(ies) have no shard record (shard-<tier>.json): they were written before partitioned runs, or not by a runner; re-run them",
             dirs.len() - merged.shards,
             dirs.len()
         ));

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::evidence::Counts;
 use crate::ledger::records::{ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome};
-use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SHARD_RECORD, SKIP_LEDGER};
+use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SHARD_TIERS, SKIP_LEDGER, shard_record_file};
 
 /// The most bytes a results log or skip ledger may hold: far above any real run
 /// (a line is a few hundred bytes), and a bound on what a planted file costs.
@@ -144,8 +144,9 @@ pub struct RunDir {
     pub dir: PathBuf,
     /// The run key of its marker; `None` when it has no marker.
     pub key: Option<String>,
-    /// Its shard record; `None` for a directory written before shard records.
-    pub shard: Option<ShardRecord>,
+    /// Its shard records, one per tier whose runner wrote here (empty for a
+    /// directory written before shard records).
+    pub shards: Vec<ShardRecord>,
 }
 
 /// Every trial's status in one run directory, or several merged.
@@ -204,7 +205,10 @@ impl RunRecords {
             runs: vec![RunDir {
                 dir: dir.to_owned(),
                 key,
-                shard: read_shard(dir)?,
+                shards: SHARD_TIERS
+                    .iter()
+                    .filter_map(|tier| read_shard(dir, tier).transpose())
+                    .collect::<Result<_, _>>()?,
             }],
         })
     }
@@ -295,9 +299,9 @@ pub(crate) fn read_marker(dir: &Path) -> Result<Option<RunMarker>, LedgerError> 
     read_record(&dir.join(RUN_MARKER), 4096)
 }
 
-/// The shard record of `dir`, if it has one.
-pub(crate) fn read_shard(dir: &Path) -> Result<Option<ShardRecord>, LedgerError> {
-    read_record(&dir.join(SHARD_RECORD), MAX_LOG_BYTES)
+/// The shard record `tier`'s runner wrote in `dir`, if any.
+pub(crate) fn read_shard(dir: &Path, tier: &str) -> Result<Option<ShardRecord>, LedgerError> {
+    read_record(&dir.join(shard_record_file(tier)), MAX_LOG_BYTES)
 }
 
 /// One JSON record file, `None` when absent; a regular file of at most `limit` bytes.

@@ -82,7 +82,7 @@ pub struct RunMarker {
     pub time: String,
 }
 
-/// `shard.json`: which cells a run directory answers for. Written once per run
+/// `shard-<tier>.json`: which cells a run directory answers for. Written once per run
 /// (the first process of a nextest run writes it; the others must agree), so
 /// merging shards can name the cells a missing or cut-short shard never ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

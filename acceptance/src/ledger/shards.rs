@@ -1,7 +1,9 @@
 //! Merging the run directories of a partitioned run (one per shard, one set per
 //! harness group) into one cell table, and naming what does not add up.
 //!
-//! Each directory's `shard.json` says which cells the whole run answers for
+//! Each directory's `shard-<tier>.json` (one per runner that wrote there: one
+//! nextest invocation runs both runners under one run id) says which cells the
+//! whole run answers for
 //! (`catalogue`) and which are this shard's (`owned`). Shards with the same tier,
 //! partition kind and total, and catalogue form one group; within it:
 //! - a shard given twice, or a catalogue cell no present shard owns (its shard is
@@ -14,14 +16,14 @@
 //! Only an owning shard's records count, plus a results line from a shard that
 //! ran a cell it does not own (that is a partition fault and must show); the
 //! skip-ledger lines of cells a shard does not own (e.g. "not selected" in a
-//! harness group) are display only. Directories without `shard.json` (written
+//! harness group) are display only. Directories without a shard record (written
 //! before shard records) take no part.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::ledger::reader::{RunDir, RunRecords};
-use crate::ledger::records::TrialOutcome;
+use crate::ledger::records::{ShardRecord, TrialOutcome};
 use crate::ledger::writer::RESULTS_LOG;
 
 /// The merged view of several shards.
@@ -38,15 +40,15 @@ pub struct MergedCells {
 
 /// Merges the shard records and logs that `records` read.
 pub fn merge(records: &RunRecords) -> MergedCells {
-    let sharded: Vec<&RunDir> = records
+    let sharded: Vec<(&RunDir, &ShardRecord)> = records
         .runs()
         .iter()
-        .filter(|r| r.shard.is_some())
+        .flat_map(|run| run.shards.iter().map(move |shard| (run, shard)))
         .collect();
     let mut problems = Vec::new();
-    let mut groups: BTreeMap<(String, String, Vec<String>), Vec<&RunDir>> = BTreeMap::new();
-    for run in &sharded {
-        let Some(shard) = &run.shard else { continue };
+    let mut groups: BTreeMap<(String, String, Vec<String>), Vec<(&RunDir, &ShardRecord)>> =
+        BTreeMap::new();
+    for (run, shard) in &sharded {
         let kind_total = shard
             .partition
             .as_deref()
@@ -55,13 +57,12 @@ pub fn merge(records: &RunRecords) -> MergedCells {
         groups
             .entry((shard.tier.clone(), kind_total, shard.catalogue.clone()))
             .or_default()
-            .push(run);
+            .push((run, shard));
     }
     for ((tier, kind_total, catalogue), runs) in &groups {
         let mut by_part: BTreeMap<&str, Vec<&PathBuf>> = BTreeMap::new();
         let mut owned: BTreeSet<&str> = BTreeSet::new();
-        for run in runs {
-            let Some(shard) = &run.shard else { continue };
+        for (run, shard) in runs {
             by_part
                 .entry(shard.partition.as_deref().unwrap_or("unsharded"))
                 .or_default()
@@ -92,30 +93,36 @@ pub fn merge(records: &RunRecords) -> MergedCells {
     }
     // Per cell, each shard's own outcome.
     let mut per_cell: BTreeMap<&str, Vec<(TrialOutcome, &PathBuf)>> = BTreeMap::new();
-    for run in &sharded {
-        let Some(shard) = &run.shard else { continue };
-        let owns: BTreeSet<&str> = shard.owned.iter().map(String::as_str).collect();
+    for (run, shard) in &sharded {
         let mut silent = Vec::new();
         for cell in &shard.owned {
-            let outcome = worst(records, cell, run, false);
-            match outcome {
+            match worst(records, cell, run, false) {
                 Some(o) => per_cell.entry(cell).or_default().push((o, &run.dir)),
                 None => silent.push(cell.as_str()),
             }
         }
         if !silent.is_empty() {
             problems.push(format!(
-                "shard {} ({}) recorded nothing for {} cell(s) it owns (cut short or killed?): {}",
+                "{} shard {} ({}) recorded nothing for {} cell(s) it owns (cut short or killed?): {}",
+                shard.tier,
                 shard.partition.as_deref().unwrap_or("unsharded"),
                 run.dir.display(),
                 silent.len(),
                 quote(&silent)
             ));
         }
-        for (cell, _) in records
-            .trials()
+    }
+    // A cell a directory ran although none of its records owns it.
+    for run in records.runs().iter().filter(|r| !r.shards.is_empty()) {
+        let owns: BTreeSet<&str> = run
+            .shards
             .iter()
-            .filter(|(c, _)| !owns.contains(c.as_str()))
+            .flat_map(|s| s.owned.iter().map(String::as_str))
+            .collect();
+        for cell in records
+            .trials()
+            .keys()
+            .filter(|c| !owns.contains(c.as_str()))
         {
             if let Some(o) = worst(records, cell, run, true) {
                 per_cell.entry(cell).or_default().push((o, &run.dir));
@@ -144,7 +151,11 @@ pub fn merge(records: &RunRecords) -> MergedCells {
     MergedCells {
         cells,
         problems,
-        shards: sharded.len(),
+        shards: records
+            .runs()
+            .iter()
+            .filter(|r| !r.shards.is_empty())
+            .count(),
     }
 }
 

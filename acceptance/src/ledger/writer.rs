@@ -25,8 +25,15 @@ pub const SKIP_LEDGER: &str = "skip-ledger.jsonl";
 pub const RESULTS_LOG: &str = "results.jsonl";
 /// The run marker's file name: which run the directory belongs to.
 pub const RUN_MARKER: &str = "run.json";
-/// The shard record's file name: which cells this run directory answers for.
-pub const SHARD_RECORD: &str = "shard.json";
+/// The tiers whose runners write a shard record: one nextest invocation runs both
+/// runners with one run id, so one run directory may hold a record of each.
+pub const SHARD_TIERS: [&str; 2] = ["acceptance", "uat"];
+
+/// The shard record's file name for `tier` (`shard-acceptance.json`,
+/// `shard-uat.json`): which cells that tier's runner answers for in this run.
+pub fn shard_record_file(tier: &str) -> String {
+    format!("shard-{tier}.json")
+}
 
 /// nextest's run id, shared by its list and run phases (nextest ≥ 0.9.138).
 const NEXTEST_RUN_ID: &str = "NEXTEST_RUN_ID";
@@ -159,13 +166,24 @@ impl RunLog {
     /// it (whole, hard-linked into place like the run marker); every later one
     /// must describe the same shard, else [`LedgerError::ShardMismatch`].
     pub fn record_shard(&self, record: &ShardRecord) -> Result<(), LedgerError> {
-        let path = self.dir.join(SHARD_RECORD);
+        if !SHARD_TIERS.contains(&record.tier.as_str()) {
+            return Err(LedgerError::Io {
+                path: self.dir.clone(),
+                source: std::io::Error::other(format!(
+                    "shard record of unknown tier `{}` (known: {})",
+                    record.tier,
+                    SHARD_TIERS.join(", ")
+                )),
+            });
+        }
+        let name = shard_record_file(&record.tier);
+        let path = self.dir.join(&name);
         let io = |source| LedgerError::Io {
             path: path.clone(),
             source,
         };
         loop {
-            if let Some(existing) = read_shard(&self.dir)? {
+            if let Some(existing) = read_shard(&self.dir, &record.tier)? {
                 if &existing != record {
                     return Err(LedgerError::ShardMismatch {
                         path,
@@ -179,7 +197,7 @@ impl RunLog {
             bytes.push(b'\n');
             let tmp = self
                 .dir
-                .join(format!(".{SHARD_RECORD}.{}.tmp", crate::hex::random(4)));
+                .join(format!(".{name}.{}.tmp", crate::hex::random(4)));
             crate::evidence::atomic_write(&tmp, &bytes)
                 .map_err(|e| io(std::io::Error::other(e.to_string())))?;
             let linked = std::fs::hard_link(&tmp, &path);

@@ -183,7 +183,7 @@ fn run_inner(
     libtest_mimic::run(args, trials).exit_code()
 }
 
-/// This run's `shard.json`: the cells in scope (selected, and kept by the name
+/// This run's `shard-<tier>.json`: the cells in scope (selected, and kept by the name
 /// filters when the runner filters; under nextest it sees no filter) and this
 /// shard's part of them.
 #[expect(clippy::too_many_arguments, reason = "one call site; the run's facts")]

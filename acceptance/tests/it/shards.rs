@@ -14,7 +14,8 @@ use std::process::ExitCode;
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::evidence::Tier;
 use studyloop_acceptance::ledger::{
-    MergedCells, RunRecords, SHARD_RECORD, SKIP_LEDGER, ShardRecord, TrialOutcome, merge_shards,
+    MergedCells, RunRecords, SKIP_LEDGER, ShardRecord, TrialOutcome, merge_shards,
+    shard_record_file,
 };
 use studyloop_acceptance::runner::{Requirement, TrialReport, TrialSpec, run_with_words};
 
@@ -69,7 +70,8 @@ fn read(dirs: &[&PathBuf]) -> (RunRecords, MergedCells) {
 }
 
 fn shard_record(dir: &Path) -> ShardRecord {
-    serde_json::from_slice(&std::fs::read(dir.join(SHARD_RECORD)).unwrap()).unwrap()
+    serde_json::from_slice(&std::fs::read(dir.join(shard_record_file("acceptance"))).unwrap())
+        .unwrap()
 }
 
 #[test]

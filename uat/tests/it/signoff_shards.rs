@@ -1,5 +1,5 @@
 //! The sign-off over the run directories of a partitioned run (issue 18): the
-//! shards' `shard.json` must add up, so a missing shard FAILs naming the cells it
+//! shards' `shard-<tier>.json` must add up, so a missing shard FAILs naming the cells it
 //! held, and a cell two shards recorded differently FAILs naming both.
 
 use std::path::Path;
