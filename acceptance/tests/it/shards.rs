@@ -231,3 +231,45 @@ fn a_bad_or_ambiguous_partition_refuses_the_run_before_any_trial() {
         assert!(!dir.join(SKIP_LEDGER).exists(), "nothing ran for {flag}");
     }
 }
+
+#[test]
+fn a_fifo_or_symlink_planted_as_the_shard_record_is_an_error_never_a_hang() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside.json");
+    std::fs::write(&outside, "{}").unwrap();
+    for (i, plant) in ["fifo", "symlink", "garbage"].into_iter().enumerate() {
+        let dir = tmp.path().join(format!("r{i}"));
+        std::fs::create_dir(&dir).unwrap();
+        let record = dir.join(shard_record_file("acceptance"));
+        match plant {
+            "fifo" => rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &record,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                0,
+            )
+            .unwrap(),
+            "symlink" => symlink(&outside, &record).unwrap(),
+            _ => std::fs::write(&record, "{\"run\": 1}").unwrap(),
+        }
+        let started = std::time::Instant::now();
+        assert!(RunRecords::read(&dir).is_err(), "{plant}");
+        // The runner refuses the directory before any trial.
+        assert_eq!(
+            run(&dir, &format!("planted-{i}"), None, false),
+            ExitCode::from(2),
+            "{plant}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{plant}: no hang"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "{}",
+            "nothing written through the link"
+        );
+    }
+}
