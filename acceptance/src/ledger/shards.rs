@@ -38,6 +38,9 @@ pub struct MergedCells {
     pub shards: usize,
 }
 
+/// Shards of one partitioned run: tier, `kind:*/total`, catalogue.
+type GroupKey = (String, String, Vec<String>);
+
 /// Merges the shard records and logs that `records` read.
 pub fn merge(records: &RunRecords) -> MergedCells {
     let sharded: Vec<(&RunDir, &ShardRecord)> = records
@@ -46,8 +49,7 @@ pub fn merge(records: &RunRecords) -> MergedCells {
         .flat_map(|run| run.shards.iter().map(move |shard| (run, shard)))
         .collect();
     let mut problems = Vec::new();
-    let mut groups: BTreeMap<(String, String, Vec<String>), Vec<(&RunDir, &ShardRecord)>> =
-        BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<(&RunDir, &ShardRecord)>> = BTreeMap::new();
     for (run, shard) in &sharded {
         let kind_total = shard
             .partition
