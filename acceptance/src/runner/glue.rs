@@ -12,8 +12,9 @@ use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
 use crate::gate;
 use crate::gate::Gates;
-use crate::ledger::{RunLog, ShardRecord, TrialOutcome, open_run};
+use crate::ledger::{RunLog, TrialOutcome, open_run};
 use crate::runner::partition::{self, Sharding};
+use crate::runner::shard_record;
 use crate::runner::trial::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
 use crate::selection::Selection;
 
@@ -128,7 +129,7 @@ fn run_inner(
             (spec, reason)
         })
         .collect();
-    let shard = shard_record(
+    let shard = shard_record::build(
         &decided, &selection, caller, args, nextest, sharding, &run_log, tier,
     );
     if let Err(err) = run_log.record_shard(&shard) {
@@ -183,53 +184,6 @@ fn run_inner(
     libtest_mimic::run(args, trials).exit_code()
 }
 
-/// This run's `shard-<tier>.json`: the cells in scope (selected, and kept by the name
-/// filters when the runner filters; under nextest it sees no filter) and this
-/// shard's part of them.
-#[expect(clippy::too_many_arguments, reason = "one call site; the run's facts")]
-fn shard_record(
-    decided: &[(TrialSpec, Option<String>)],
-    selection: &Selection,
-    caller: &CallerEnv,
-    args: &Arguments,
-    nextest: bool,
-    sharding: Option<Sharding>,
-    run_log: &RunLog,
-    tier: Tier,
-) -> ShardRecord {
-    let in_scope: Vec<(&str, bool)> = decided
-        .iter()
-        .filter(|(spec, _)| selected(spec, selection, caller))
-        .filter(|(spec, _)| nextest || !args.is_filtered_out(&Trial::test(&spec.name, || Ok(()))))
-        .map(|(spec, reason)| (spec.name.as_str(), reason.is_none()))
-        .collect();
-    let owned: Vec<String> = match sharding {
-        Some(s) => s
-            .partition
-            .owned(&in_scope)
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
-        None => in_scope.iter().map(|(n, _)| (*n).to_owned()).collect(),
-    };
-    ShardRecord {
-        run: run_log.key().to_owned(),
-        tier: tier_word(tier).to_owned(),
-        partition: sharding.map(|s| s.partition.to_string()),
-        catalogue: in_scope.iter().map(|(n, _)| (*n).to_owned()).collect(),
-        owned,
-    }
-}
-
-/// Whether the harness selection selects `spec` (a cell outside it belongs to
-/// no shard of this run: another harness group runs it).
-fn selected(spec: &TrialSpec, selection: &Selection, caller: &CallerEnv) -> bool {
-    spec.requirements
-        .iter()
-        .filter(|r| matches!(r, Requirement::HarnessSelected(_)))
-        .all(|r| r.check(selection, caller).is_ok())
-}
-
 /// A trial nextest was told to run that this runner's reckoning of the same
 /// partition gives to another shard: a failure naming both, never a silent
 /// double run.
@@ -257,13 +211,6 @@ fn failing_trial(name: &str, message: String, run_log: &RunLog) -> Trial {
         );
         Err(Failed::from(message))
     })
-}
-
-fn tier_word(tier: Tier) -> &'static str {
-    match tier {
-        Tier::Acceptance => "acceptance",
-        Tier::Uat => "uat",
-    }
 }
 
 fn label(tier: Tier) -> &'static str {

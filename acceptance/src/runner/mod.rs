@@ -36,6 +36,7 @@
 
 mod glue;
 pub mod partition;
+mod shard_record;
 mod trial;
 
 pub use crate::gate::{
