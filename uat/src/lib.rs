@@ -15,6 +15,7 @@ pub mod council;
 pub mod definition;
 pub(crate) mod inputs;
 pub mod journey;
+pub mod merge;
 pub mod output;
 pub mod pinned_yaml;
 pub mod prune;

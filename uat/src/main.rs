@@ -1,5 +1,6 @@
 //! `studyloop-uat`: sign off a UAT run (`signoff`), grade one bundle with the council
-//! (`grade`), build the HTML run report (`report`), and prune old durable bundles (`prune`).
+//! (`grade`), build the HTML run report (`report`), merge a partitioned run's shards
+//! (`merge`), and prune old durable bundles (`prune`).
 //!
 //! Exit codes: 0 = PASS / graded / pruned; 1 = FAIL / rejected; 2 = the command could not
 //! reach a verdict (bad input, a tampered pinned file, an unwritable output).
@@ -69,6 +70,17 @@ enum Command {
         #[arg(long)]
         redacted: bool,
     },
+    /// Merge the run directories of a partitioned run into one cell table; exit 1
+    /// on a missing or contradicting shard, a difference from --expect, or a
+    /// failed cell.
+    Merge {
+        /// Run directories, one per shard.
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+        /// An unsharded run directory whose cells and outcomes the merge must equal.
+        #[arg(long, value_name = "DIR")]
+        expect: Option<PathBuf>,
+    },
     /// List (or with --apply, delete) durable bundles older than an age.
     Prune {
         /// Age cut-off: whole days or hours, e.g. 90d or 36h.
@@ -100,6 +112,7 @@ fn main() -> ExitCode {
             stub_url,
         } => run_grade(&bundle, council.as_deref(), stub_url, &env, &out),
         Command::Receipts { runs, out: dir } => run_receipts(runs, &dir, &out),
+        Command::Merge { runs, expect } => run_merge(&runs, expect.as_deref(), &out),
         Command::Prune {
             older_than,
             root,
@@ -308,6 +321,22 @@ fn run_prune(
         out.line(format!("removed {} director(ies)", removed.len()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_merge(
+    runs: &[PathBuf],
+    expect: Option<&std::path::Path>,
+    out: &Out,
+) -> anyhow::Result<ExitCode> {
+    let report = studyloop_uat::merge::merge(runs, expect)?;
+    out.line(format!(
+        "studyloop-uat merge: {}",
+        if report.passed { "PASS" } else { "FAIL" }
+    ));
+    for line in &report.lines {
+        out.line(line);
+    }
+    Ok(ExitCode::from(u8::from(!report.passed)))
 }
 
 fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow::Result<ExitCode> {

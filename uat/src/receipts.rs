@@ -277,6 +277,8 @@ pub fn load_all(dir: &Path) -> Result<Vec<Receipt>, ReceiptError> {
 
 /// Copies a receipt of every lane bundle under `evidence_dirs` not yet in
 /// `out`; returns how many were added (see [`collect_all`] for the refusals).
+/// Idempotent across shards: a run id is added at most once, however many
+/// evidence directories hold its bundle.
 pub fn collect(
     evidence_dirs: &[PathBuf],
     out: &Path,
@@ -293,7 +295,10 @@ pub fn collect_all(
     out: &Path,
     redactor: &Redactor,
 ) -> Result<Collected, ReceiptError> {
-    let known: std::collections::BTreeSet<String> =
+    // Every run id already kept, and every one added below: a bundle that two
+    // shards' downloads both hold (or a run directory given twice) is one run,
+    // counted and written once, so merging shards again adds nothing.
+    let mut known: std::collections::BTreeSet<String> =
         load_all(out)?.into_iter().map(|r| r.run_id).collect();
     let mut collected = Collected::default();
     for dir in evidence_dirs {
@@ -319,7 +324,7 @@ pub fn collect_all(
                 }
                 Err(e) => return Err(e),
             };
-            if known.contains(&receipt.run_id) {
+            if !known.insert(receipt.run_id.clone()) {
                 continue;
             }
             let receipt = Receipt {

@@ -143,6 +143,9 @@ fn interrupt(
         .env(selection::ACC, "1")
         .env(selection::ACC_HARNESS, harness.as_str())
         .env(selection::ACC_RESULTS_DIR, results.path())
+        // The child runs this one lane whatever shard the parent is: under the
+        // parent's partition its own one-harness catalogue may deal it elsewhere.
+        .env_remove(selection::ACC_PARTITION)
         // The probe point needs the probe, which the stub-provider mode runs.
         .env(selection::ACC_AUTH_MODE, "stub-provider")
         .args([lane.as_str(), "--exact", "--test-threads", "1"])

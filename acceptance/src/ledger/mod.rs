@@ -9,16 +9,23 @@
 //! that run key. Readers keep every line with its `file:line` (the sign-off
 //! must see all of them, and names the sources that disagree); a trial's
 //! summary outcome is the worst of all its lines, in one run or merged across
-//! runs (one per nextest shard): failed, then skipped, then passed. A skip is
+//! runs (one per nextest shard): failed, then skipped, then passed. `shard-<tier>.json`
+//! says which cells a run directory answers for; `shards` merges shards and
+//! names missing and contradicting cells. A skip is
 //! never inferred from an exit code. This module records and reads; it does
 //! not decide verdicts (the UAT sign-off does).
 
 mod category;
 mod reader;
 mod records;
+mod shards;
 mod writer;
 
 pub use category::{FAILURE_CATEGORIES, FailureCategory};
 pub use reader::{LedgerError, MAX_LOG_BYTES, Origin, Record, RunDir, RunRecords, TrialStatus};
-pub use records::{ResultMeta, ResultRecord, RunMarker, SkipRecord, TrialOutcome};
-pub use writer::{RESULTS_LOG, RUN_MARKER, RunLog, SKIP_LEDGER, open_run, results_dir, run_key};
+pub use records::{ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome};
+pub use shards::{MergedCells, merge as merge_shards};
+pub use writer::{
+    RESULTS_LOG, RUN_MARKER, RunLog, SHARD_TIERS, SKIP_LEDGER, open_run, results_dir, run_key,
+    shard_record_file,
+};

@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::evidence::Counts;
-use crate::ledger::records::{ResultMeta, ResultRecord, RunMarker, SkipRecord, TrialOutcome};
-use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SKIP_LEDGER};
+use crate::ledger::records::{
+    ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome,
+};
+use crate::ledger::writer::{RESULTS_LOG, RUN_MARKER, SHARD_TIERS, SKIP_LEDGER, shard_record_file};
 
 /// The most bytes a results log or skip ledger may hold: far above any real run
 /// (a line is a few hundred bytes), and a bound on what a planted file costs.
@@ -66,6 +68,22 @@ pub enum LedgerError {
         owner: String,
         /// This run's key.
         this: String,
+    },
+    /// A run directory's shard record describes another shard than this process's.
+    #[error(
+        "{path} records shard {existing_part} of {existing_n} cell(s), but this process of the same run is shard {this_part} of {this_n} cell(s): every process of one run must see the same partition, selection and catalogue (do not change STUDYLOOP_ACC_PARTITION or the selection between nextest's list and run phases)",
+        existing_part = existing.partition.as_deref().unwrap_or("unsharded"),
+        existing_n = existing.catalogue.len(),
+        this_part = this.partition.as_deref().unwrap_or("unsharded"),
+        this_n = this.catalogue.len()
+    )]
+    ShardMismatch {
+        /// The shard record.
+        path: PathBuf,
+        /// What it says.
+        existing: Box<ShardRecord>,
+        /// What this process would write.
+        this: Box<ShardRecord>,
     },
 }
 
@@ -130,6 +148,9 @@ pub struct RunDir {
     pub dir: PathBuf,
     /// The run key of its marker; `None` when it has no marker.
     pub key: Option<String>,
+    /// Its shard records, one per tier whose runner wrote here (empty for a
+    /// directory written before shard records).
+    pub shards: Vec<ShardRecord>,
 }
 
 /// Every trial's status in one run directory, or several merged.
@@ -194,6 +215,10 @@ impl RunRecords {
             runs: vec![RunDir {
                 dir: dir.to_owned(),
                 key,
+                shards: SHARD_TIERS
+                    .iter()
+                    .filter_map(|tier| read_shard(dir, tier).transpose())
+                    .collect::<Result<_, _>>()?,
             }],
         })
     }
@@ -281,16 +306,33 @@ fn status(records: Vec<Record>) -> TrialStatus {
 
 /// The run marker of `dir`, if it has one.
 pub(crate) fn read_marker(dir: &Path) -> Result<Option<RunMarker>, LedgerError> {
-    let path = dir.join(RUN_MARKER);
-    let bytes = match crate::private_fs::read_regular(&path, 4096) {
+    read_record(&dir.join(RUN_MARKER), 4096)
+}
+
+/// The shard record `tier`'s runner wrote in `dir`, if any.
+pub(crate) fn read_shard(dir: &Path, tier: &str) -> Result<Option<ShardRecord>, LedgerError> {
+    read_record(&dir.join(shard_record_file(tier)), MAX_LOG_BYTES)
+}
+
+/// One JSON record file, `None` when absent; a regular file of at most `limit` bytes.
+fn read_record<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    limit: u64,
+) -> Result<Option<T>, LedgerError> {
+    let bytes = match crate::private_fs::read_regular(path, limit) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(LedgerError::Io { path, source }),
+        Err(source) => {
+            return Err(LedgerError::Io {
+                path: path.to_owned(),
+                source,
+            });
+        }
     };
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|source| LedgerError::Malformed {
-            path,
+            path: path.to_owned(),
             line: 1,
             source,
         })

@@ -103,3 +103,23 @@ pub struct RunMarker {
     /// When the directory was first opened (RFC 3339 UTC).
     pub time: String,
 }
+
+/// `shard-<tier>.json`: which cells a run directory answers for. Written once per run
+/// (the first process of a nextest run writes it; the others must agree), so
+/// merging shards can name the cells a missing or cut-short shard never ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardRecord {
+    /// The run key (as in `run.json`).
+    pub run: String,
+    /// `acceptance` or `uat`: which runner wrote it.
+    pub tier: String,
+    /// `hash:K/N` / `count:K/N`, or `None` for an unsharded run.
+    pub partition: Option<String>,
+    /// Every cell the whole partitioned run answers for, in name order: the
+    /// trials of the runner's catalogue its harness selection selects (and, when
+    /// the runner itself filters, its name filters keep).
+    pub catalogue: Vec<String>,
+    /// This shard's part of `catalogue`.
+    pub owned: Vec<String>,
+}

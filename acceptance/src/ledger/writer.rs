@@ -14,8 +14,10 @@ use std::sync::OnceLock;
 use crate::caller_env::CallerEnv;
 use crate::clock;
 use crate::evidence::RunId;
-use crate::ledger::reader::{LedgerError, read_marker};
-use crate::ledger::records::{ResultMeta, ResultRecord, RunMarker, SkipRecord, TrialOutcome};
+use crate::ledger::reader::{LedgerError, read_marker, read_shard};
+use crate::ledger::records::{
+    ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome,
+};
 use crate::selection::ACC_RESULTS_DIR;
 use crate::transcript::fidelity::CellFidelity;
 
@@ -25,6 +27,15 @@ pub const SKIP_LEDGER: &str = "skip-ledger.jsonl";
 pub const RESULTS_LOG: &str = "results.jsonl";
 /// The run marker's file name: which run the directory belongs to.
 pub const RUN_MARKER: &str = "run.json";
+/// The tiers whose runners write a shard record: one nextest invocation runs both
+/// runners with one run id, so one run directory may hold a record of each.
+pub const SHARD_TIERS: [&str; 2] = ["acceptance", "uat"];
+
+/// The shard record's file name for `tier` (`shard-acceptance.json`,
+/// `shard-uat.json`): which cells that tier's runner answers for in this run.
+pub fn shard_record_file(tier: &str) -> String {
+    format!("shard-{tier}.json")
+}
 
 /// nextest's run id, shared by its list and run phases (nextest ≥ 0.9.138).
 const NEXTEST_RUN_ID: &str = "NEXTEST_RUN_ID";
@@ -151,6 +162,54 @@ impl RunLog {
     /// Where acceptance bundles of this run go: `<dir>/evidence`.
     pub(crate) fn evidence_dir(&self) -> PathBuf {
         self.dir.join("evidence")
+    }
+
+    /// Writes this run's shard record once: the first process of a run creates
+    /// it (whole, hard-linked into place like the run marker); every later one
+    /// must describe the same shard, else [`LedgerError::ShardMismatch`].
+    pub fn record_shard(&self, record: &ShardRecord) -> Result<(), LedgerError> {
+        if !SHARD_TIERS.contains(&record.tier.as_str()) {
+            return Err(LedgerError::Io {
+                path: self.dir.clone(),
+                source: std::io::Error::other(format!(
+                    "shard record of unknown tier `{}` (known: {})",
+                    record.tier,
+                    SHARD_TIERS.join(", ")
+                )),
+            });
+        }
+        let name = shard_record_file(&record.tier);
+        let path = self.dir.join(&name);
+        let io = |source| LedgerError::Io {
+            path: path.clone(),
+            source,
+        };
+        loop {
+            if let Some(existing) = read_shard(&self.dir, &record.tier)? {
+                if &existing != record {
+                    return Err(LedgerError::ShardMismatch {
+                        path,
+                        existing: Box::new(existing),
+                        this: Box::new(record.clone()),
+                    });
+                }
+                return Ok(());
+            }
+            let mut bytes = serde_json::to_vec(record).map_err(|e| io(std::io::Error::other(e)))?;
+            bytes.push(b'\n');
+            let tmp = self
+                .dir
+                .join(format!(".{name}.{}.tmp", crate::hex::random(4)));
+            crate::evidence::atomic_write(&tmp, &bytes)
+                .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+            let linked = std::fs::hard_link(&tmp, &path);
+            let _ = std::fs::remove_file(&tmp);
+            match linked {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(e)),
+            }
+        }
     }
 
     /// Appends a skip-ledger line.

@@ -1,6 +1,7 @@
 //! From a catalogue to an exit code: the gate (`crate::gate`), selection errors, skip decisions,
 //! the ledger and results lines around each trial.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
@@ -13,6 +14,8 @@ use crate::evidence::Tier;
 use crate::gate;
 use crate::gate::Gates;
 use crate::ledger::{FailureCategory, ResultMeta, RunLog, TrialOutcome, open_run};
+use crate::runner::partition::{self, Sharding};
+use crate::runner::shard_record;
 use crate::runner::trial::{Body, Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
 use crate::selection::Selection;
 
@@ -20,25 +23,45 @@ use crate::selection::Selection;
 /// directory).
 const REFUSED: u8 = 2;
 
-/// A runner's whole `main`: real environment, real arguments.
+/// A runner's whole `main`: real environment, real arguments (the runner's own
+/// `--partition K/N` among them, see `runner::partition`).
 pub fn main(tier: Tier, catalogue: impl Fn(&Selection) -> Vec<TrialSpec>) -> ExitCode {
-    run_with(
-        tier,
-        &CallerEnv::capture(),
-        &Arguments::from_args(),
-        catalogue,
-    )
+    let words: Vec<String> = std::env::args().collect();
+    run_words(tier, &CallerEnv::capture(), &words, catalogue)
 }
 
-/// As [`run_with`] with the arguments as words (the first is the program name):
-/// for a runner started inside another binary (the Ctrl-C tests' children).
+/// As [`run_with`] with the arguments as words (the first is the program name),
+/// `--partition` included: for a runner started inside another binary (the
+/// Ctrl-C and shard tests' children).
 pub fn run_with_words(
     tier: Tier,
     caller: &CallerEnv,
     words: &[&str],
     catalogue: impl Fn(&Selection) -> Vec<TrialSpec>,
 ) -> ExitCode {
-    run_with(tier, caller, &Arguments::from_iter(words), catalogue)
+    let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+    run_words(tier, caller, &words, catalogue)
+}
+
+fn run_words(
+    tier: Tier,
+    caller: &CallerEnv,
+    words: &[String],
+    catalogue: impl Fn(&Selection) -> Vec<TrialSpec>,
+) -> ExitCode {
+    match partition::split_flag(words) {
+        Ok((flag, rest)) => run_inner(
+            tier,
+            caller,
+            &Arguments::from_iter(rest),
+            flag.as_deref(),
+            catalogue,
+        ),
+        Err(err) => {
+            eprintln!("{}: {err}", label(tier));
+            ExitCode::from(REFUSED)
+        }
+    }
 }
 
 /// As [`main`] with an explicit environment and arguments.
@@ -46,6 +69,16 @@ pub fn run_with(
     tier: Tier,
     caller: &CallerEnv,
     args: &Arguments,
+    catalogue: impl Fn(&Selection) -> Vec<TrialSpec>,
+) -> ExitCode {
+    run_inner(tier, caller, args, None, catalogue)
+}
+
+fn run_inner(
+    tier: Tier,
+    caller: &CallerEnv,
+    args: &Arguments,
+    flag: Option<&str>,
     catalogue: impl Fn(&Selection) -> Vec<TrialSpec>,
 ) -> ExitCode {
     let label = label(tier);
@@ -62,6 +95,14 @@ pub fn run_with(
         }
     };
     let nextest = caller.var("NEXTEST").as_deref() == Some("1");
+    let sharding = match partition::resolve(flag, caller, nextest) {
+        Ok(sharding) => sharding,
+        Err(err) => {
+            eprintln!("{label}: {err}");
+            eprintln!("{label}: no trial was run");
+            return ExitCode::from(REFUSED);
+        }
+    };
     let run_log = match bins::target_dir()
         .map_err(|e| e.to_string())
         .and_then(|target| open_run(caller, &target).map_err(|e| e.to_string()))
@@ -87,11 +128,32 @@ pub fn run_with(
     // own bundle and results line), so trial names stay what nextest and the
     // sign-off know.
     let mut repeats = Repeats::build(&catalogue, &selection, gate_reason.is_none() && !args.list);
+    let decided: Vec<(TrialSpec, Option<String>)> = specs
+        .into_iter()
+        .map(|spec| {
+            let reason = skip_reason(&spec, gate_reason, &selection, caller);
+            (spec, reason)
+        })
+        .collect();
+    let shard = shard_record::build(
+        &decided, &selection, caller, args, nextest, sharding, &run_log, tier,
+    );
+    if let Err(err) = run_log.record_shard(&shard) {
+        eprintln!("{label}: {err}");
+        eprintln!("{label}: no trial was run");
+        return ExitCode::from(REFUSED);
+    }
+    let in_scope: BTreeSet<&str> = shard.catalogue.iter().map(String::as_str).collect();
+    let owned: BTreeSet<&str> = shard.owned.iter().map(String::as_str).collect();
 
-    let mut trials = Vec::with_capacity(specs.len());
+    let mut trials = Vec::with_capacity(decided.len());
     let mut skipped = 0usize;
-    for spec in specs {
-        let reason = skip_reason(&spec, gate_reason, &selection, caller);
+    for (spec, reason) in decided {
+        let mine = owned.contains(spec.name.as_str()) || !in_scope.contains(spec.name.as_str());
+        if !mine && sharding.is_some_and(|s| !s.by_nextest) {
+            // The runner deals the shards itself: another shard's trial is not listed.
+            continue;
+        }
         let ctx = TrialContext {
             name: spec.name.clone(),
             tier,
@@ -99,16 +161,17 @@ pub fn run_with(
             caller: caller.clone(),
             run_log: run_log.clone(),
         };
-        let trial = match reason {
-            None => {
+        let trial = match (reason, mine) {
+            (None, true) => {
                 let more = repeats.take(&spec.name);
                 active_trial(spec, more, ctx, nextest)
             }
-            Some(reason) => {
+            (None, false) => foreign_trial(&spec.name, sharding, &run_log),
+            (Some(reason), _) => {
                 let trial = skipped_trial(&spec.name, &reason, &run_log, nextest);
-                // Ledger what this invocation would list or run; nextest's list
-                // phase is where its skips are recorded.
-                let counted = !args.is_filtered_out(&trial) && (!args.list || nextest);
+                // Ledger what this invocation would list or run, for this shard
+                // only; nextest's list phase is where its skips are recorded.
+                let counted = mine && !args.is_filtered_out(&trial) && (!args.list || nextest);
                 if counted {
                     skipped += 1;
                     if let Err(err) = run_log.record_skip(&spec.name, &reason) {
@@ -132,6 +195,35 @@ pub fn run_with(
         eprintln!("{label}: {err}");
     }
     code
+}
+
+/// A trial nextest was told to run that this runner's reckoning of the same
+/// partition gives to another shard: a failure naming both, never a silent
+/// double run.
+fn foreign_trial(name: &str, sharding: Option<Sharding>, run_log: &RunLog) -> Trial {
+    let partition = sharding.map_or_else(|| "unsharded".to_owned(), |s| s.partition.to_string());
+    failing_trial(
+        name,
+        format!(
+            "`{name}` is not in shard {partition} by this runner's reckoning of nextest's partitioning (nextest counts `count:` partitions after its name filters, which the runner cannot see): use hash:K/N, or the same filters via STUDYLOOP_ACC_HARNESS"
+        ),
+        run_log,
+    )
+}
+
+/// A trial that, if run, records `message` as its failure and fails with it.
+fn failing_trial(name: &str, message: String, run_log: &RunLog) -> Trial {
+    let (name_owned, log) = (name.to_owned(), run_log.clone());
+    Trial::test(name, move || {
+        let _ = log.record_result(
+            &name_owned,
+            TrialOutcome::Failed,
+            Some(&message),
+            None,
+            None,
+        );
+        Err(Failed::from(message))
+    })
 }
 
 fn label(tier: Tier) -> &'static str {
@@ -173,19 +265,8 @@ fn skip_reason(
 
 fn skipped_trial(name: &str, reason: &str, run_log: &RunLog, nextest: bool) -> Trial {
     if nextest {
-        let (name_owned, reason, log) = (name.to_owned(), reason.to_owned(), run_log.clone());
-        Trial::test(name, move || {
-            let message = format!("forced to run although it cannot: {reason}");
-            let _ = log.record_result(
-                &name_owned,
-                TrialOutcome::Failed,
-                Some(&message),
-                None,
-                None,
-            );
-            Err(Failed::from(message))
-        })
-        .with_ignored_flag(true)
+        let message = format!("forced to run although it cannot: {reason}");
+        failing_trial(name, message, run_log).with_ignored_flag(true)
     } else {
         let reason = reason.to_owned();
         Trial::ignorable_test(name, move || Ok(Completion::ignored_with(reason)))

@@ -28,10 +28,17 @@
 //!   naming the reason under nextest (for the same PASS reason); the skip ledger
 //!   records it either way.
 //!
+//! Sharding (`partition`): `--partition hash:K/N|count:K/N`, `STUDYLOOP_ACC_PARTITION`
+//! or nextest's own `--partition` deal the trials with nextest's meaning; each run
+//! directory gets a `shard-<tier>.json` (its cells and its part of them), and only this
+//! shard's skips are ledgered, so merged shards account for every cell once.
+//!
 //! This module runs trials; it does not define any (see `catalogue`, `probe`).
 
 mod glue;
 mod junit;
+pub mod partition;
+mod shard_record;
 mod trial;
 
 pub use crate::gate::{

@@ -36,7 +36,7 @@ pub use parse::{REPEAT_RANGE, Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
     ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
-    ACC_REAL_AUTH, ACC_REPEAT, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
+    ACC_PARTITION, ACC_REAL_AUTH, ACC_REPEAT, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
 };
 
 #[cfg(test)]

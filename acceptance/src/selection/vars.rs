@@ -20,6 +20,8 @@ pub const ACC_MAX_OUTPUT_TOKENS: &str = "STUDYLOOP_ACC_MAX_OUTPUT_TOKENS";
 pub const ACC_REPEAT: &str = "STUDYLOOP_ACC_REPEAT";
 /// Where the runner writes the skip ledger, results log and acceptance bundles.
 pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
+/// This runner's shard of a partitioned run (`hash:K/N` or `count:K/N`).
+pub const ACC_PARTITION: &str = "STUDYLOOP_ACC_PARTITION";
 /// The UAT tier's own gate, on top of `STUDYLOOP_ACC`.
 pub const UAT: &str = "STUDYLOOP_UAT";
 /// Overrides the durable UAT evidence root.
@@ -74,6 +76,11 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         default: Some(
             "`target/studyloop/runs/<run-key>/` (run-key = `NEXTEST_RUN_ID`, else a fresh run id)",
         ),
+    },
+    EnvVarDoc {
+        name: ACC_PARTITION,
+        meaning: "This runner's shard, `hash:K/N` or `count:K/N` (nextest's meaning); must agree with the runner's `--partition` and nextest's own `--partition` when those are given",
+        default: Some("unset: unsharded (or nextest's `--partition` when nextest was given one)"),
     },
     EnvVarDoc {
         name: UAT,

@@ -16,6 +16,8 @@ mod reaper;
 mod reexec;
 mod repeats;
 mod scratch;
+mod shards;
 mod sweep;
 mod web_acp_browser;
 mod web_acp_driver;
+mod workflow;

@@ -87,6 +87,10 @@ pub fn run(
     let records = RunRecords::merge(runs);
     let mut results = Results::from_records(&records);
     let mut reasons_extra = checks::run_reasons(&records);
+    // Shards of a partitioned run must add up: no cell missing, none recorded
+    // differently by two shards (every cell of every shard, not only the
+    // definition's: a release is not signed off over a hole in the matrix).
+    reasons_extra.extend(studyloop_acceptance::ledger::merge_shards(&records).problems);
     reasons_extra.extend(disagreements(&definition.cells(), &records));
 
     let mut direct = Vec::new();

@@ -8,15 +8,13 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use common::{TRANSCRIPT, bundle, bundle_in_mode, good_reply, judges, registry_for};
+use common::{TRANSCRIPT, bundle, bundle_in_mode, good_reply, judges};
 use serde_json::Value;
 use studyloop_acceptance::ledger::{RunLog, TrialOutcome};
 use studyloop_acceptance::selection::AuthMode;
-use studyloop_redaction::{RedactionRules, Redactor};
-use studyloop_rubrics::Rubric;
+use studyloop_redaction::Redactor;
 use studyloop_uat::bundle::Bundle;
-use studyloop_uat::council::{self, CellContext, Grader, Roster, StubTarget};
-use studyloop_uat::definition::SignoffDefinition;
+use studyloop_uat::council::{self, CellContext, Grader, StubTarget};
 use studyloop_uat::signoff::{self, Pins, SignoffReport};
 
 const SMOKE: &str = "journey::smoke";
@@ -27,20 +25,7 @@ fn pins(floor: u8) -> Pins {
     let text = format!(
         "version: 1\ncouncil: hermetic\nrequired_cell_skipped: fail\ncells:\n  - {{id: '{SMOKE}', required: true, graded: false}}\n  - {{id: '{STUDY}', required: true, graded: true}}\n  - {{id: optional, required: false, graded: false}}\nfloors: {{accuracy: {floor}, pedagogy: {floor}, session_lifecycle: {floor}, learner_record: {floor}}}\n"
     );
-    let definition = SignoffDefinition::from_bytes(
-        "signoff_test.yaml",
-        text.as_bytes(),
-        "registry.json",
-        registry_for(text.as_bytes()).as_bytes(),
-    )
-    .unwrap();
-    Pins::new(
-        RedactionRules::load_default().unwrap(),
-        Rubric::load_default().unwrap(),
-        definition,
-        Roster::load_default().unwrap(),
-    )
-    .unwrap()
+    common::pins_with_definition(&text)
 }
 
 struct Run {

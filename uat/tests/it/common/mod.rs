@@ -132,3 +132,22 @@ pub fn uat(args: &[&std::ffi::OsStr], home: &Path) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// The shipped pins (rules, rubric, roster) with the sign-off definition `text`
+/// (`signoff_test.yaml`, pinned by its own registry).
+pub fn pins_with_definition(text: &str) -> studyloop_uat::signoff::Pins {
+    let definition = studyloop_uat::definition::SignoffDefinition::from_bytes(
+        "signoff_test.yaml",
+        text.as_bytes(),
+        "registry.json",
+        registry_for(text.as_bytes()).as_bytes(),
+    )
+    .unwrap();
+    studyloop_uat::signoff::Pins::new(
+        studyloop_redaction::RedactionRules::load_default().unwrap(),
+        studyloop_rubrics::Rubric::load_default().unwrap(),
+        definition,
+        studyloop_uat::council::Roster::load_default().unwrap(),
+    )
+    .unwrap()
+}

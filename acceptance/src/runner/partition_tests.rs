@@ -1,0 +1,122 @@
+use super::*;
+
+#[test]
+fn xxh64_matches_the_published_vectors() {
+    // The reference implementation's vectors (seed 0), covering the short path,
+    // the 4-byte and 1-byte tails and the 32-byte stripe loop.
+    assert_eq!(xxh64(b""), 0xEF46_DB37_51D8_E999);
+    assert_eq!(xxh64(b"a"), 0xD24E_C4F1_A98C_6E5B);
+    assert_eq!(xxh64(b"abc"), 0x44BC_2CF5_AD77_0999);
+    assert_eq!(
+        xxh64(b"Nobody inspects the spammish repetition"),
+        0xFBCE_A83C_8A37_8BF1
+    );
+}
+
+#[test]
+fn partitions_parse_like_nextest_and_bad_ones_name_the_accepted_form() {
+    let p: Partition = "hash:2/3".parse().unwrap();
+    assert_eq!((p.kind, p.shard, p.total), (PartitionKind::Hash, 2, 3));
+    assert_eq!(p.to_string(), "hash:2/3");
+    assert_eq!(
+        "count:1/1".parse::<Partition>().unwrap().to_string(),
+        "count:1/1"
+    );
+    for bad in [
+        "",
+        "foo",
+        "hash",
+        "hash:",
+        "hash:1",
+        "hash:1/",
+        "hash:0/2",
+        "hash:3/2",
+        "hash:m/2",
+        "hash:1/n",
+        "hash:1/2/3",
+        "slice:1/2",
+        "count:1/0",
+        "hash:-1/2",
+    ] {
+        let err = Partition::parse_from(bad, "--partition").unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("hash:K/N or count:K/N") && text.contains(&format!("`{bad}`")),
+            "{bad}: {text}"
+        );
+    }
+}
+
+fn names(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("cell-{i:03}::x")).collect()
+}
+
+#[test]
+fn every_trial_lands_in_exactly_one_shard_for_both_kinds() {
+    let names = names(97);
+    for total in 1..=7u64 {
+        for kind in [PartitionKind::Hash, PartitionKind::Count] {
+            // Every third trial is a skip, as under a partly selected matrix.
+            let trials: Vec<(&str, bool)> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i % 3 != 0))
+                .collect();
+            let mut seen = BTreeSet::new();
+            let mut sizes = Vec::new();
+            for shard in 1..=total {
+                let owned = Partition { kind, shard, total }.owned(&trials);
+                sizes.push(owned.len());
+                for name in owned {
+                    assert!(seen.insert(name), "{name} in two shards ({kind:?} {total})");
+                }
+            }
+            assert_eq!(seen.len(), names.len(), "{kind:?} /{total}: {sizes:?}");
+            if kind == PartitionKind::Count {
+                let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+                assert!(max - min <= 2, "count shards are balanced: {sizes:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_flag_is_split_out_of_libtest_arguments_in_both_spellings() {
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let (flag, rest) = split_flag(&words(&[
+        "bin",
+        "--partition",
+        "hash:1/2",
+        "probe::",
+        "--exact",
+    ]))
+    .unwrap();
+    assert_eq!(flag.as_deref(), Some("hash:1/2"));
+    assert_eq!(rest, words(&["bin", "probe::", "--exact"]));
+    let (flag, _) = split_flag(&words(&["bin", "--partition=count:2/2"])).unwrap();
+    assert_eq!(flag.as_deref(), Some("count:2/2"));
+    assert_eq!(
+        split_flag(&words(&["bin", "--partition"])).unwrap_err(),
+        PartitionError::MissingValue
+    );
+}
+
+#[test]
+fn flag_and_env_must_agree() {
+    let env = CallerEnv::from_pairs([(ACC_PARTITION, " hash:1/2 ")]);
+    let s = resolve(None, &env, false).unwrap().unwrap();
+    assert_eq!(s.partition.to_string(), "hash:1/2");
+    assert!(!s.by_nextest);
+    assert_eq!(resolve(Some("hash:1/2"), &env, false).unwrap(), Some(s));
+    let err = resolve(Some("hash:2/2"), &env, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`hash:2/2`") && err.contains("`hash:1/2`"),
+        "{err}"
+    );
+    assert_eq!(resolve(None, &CallerEnv::default(), false).unwrap(), None);
+    let bad = CallerEnv::from_pairs([(ACC_PARTITION, "hash:4/3")]);
+    let err = resolve(None, &bad, false).unwrap_err().to_string();
+    assert!(err.contains(ACC_PARTITION), "{err}");
+}

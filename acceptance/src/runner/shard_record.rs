@@ -1,0 +1,65 @@
+//! This run's shard record (`shard-<tier>.json`, `ledger::ShardRecord`): which
+//! cells the run answers for and which of them are this shard's.
+
+use libtest_mimic::{Arguments, Trial};
+
+use crate::caller_env::CallerEnv;
+use crate::evidence::Tier;
+use crate::ledger::{RunLog, ShardRecord};
+use crate::runner::partition::Sharding;
+use crate::runner::trial::{Requirement, TrialSpec};
+use crate::selection::Selection;
+
+/// This run's `shard-<tier>.json`: the cells in scope (selected, and kept by the name
+/// filters when the runner filters; under nextest it sees no filter) and this
+/// shard's part of them.
+#[expect(clippy::too_many_arguments, reason = "one call site; the run's facts")]
+pub(crate) fn build(
+    decided: &[(TrialSpec, Option<String>)],
+    selection: &Selection,
+    caller: &CallerEnv,
+    args: &Arguments,
+    nextest: bool,
+    sharding: Option<Sharding>,
+    run_log: &RunLog,
+    tier: Tier,
+) -> ShardRecord {
+    let in_scope: Vec<(&str, bool)> = decided
+        .iter()
+        .filter(|(spec, _)| selected(spec, selection, caller))
+        .filter(|(spec, _)| nextest || !args.is_filtered_out(&Trial::test(&spec.name, || Ok(()))))
+        .map(|(spec, reason)| (spec.name.as_str(), reason.is_none()))
+        .collect();
+    let owned: Vec<String> = match sharding {
+        Some(s) => s
+            .partition
+            .owned(&in_scope)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        None => in_scope.iter().map(|(n, _)| (*n).to_owned()).collect(),
+    };
+    ShardRecord {
+        run: run_log.key().to_owned(),
+        tier: tier_word(tier).to_owned(),
+        partition: sharding.map(|s| s.partition.to_string()),
+        catalogue: in_scope.iter().map(|(n, _)| (*n).to_owned()).collect(),
+        owned,
+    }
+}
+
+/// Whether the harness selection selects `spec` (a cell outside it belongs to
+/// no shard of this run: another harness group runs it).
+fn selected(spec: &TrialSpec, selection: &Selection, caller: &CallerEnv) -> bool {
+    spec.requirements
+        .iter()
+        .filter(|r| matches!(r, Requirement::HarnessSelected(_)))
+        .all(|r| r.check(selection, caller).is_ok())
+}
+
+fn tier_word(tier: Tier) -> &'static str {
+    match tier {
+        Tier::Acceptance => "acceptance",
+        Tier::Uat => "uat",
+    }
+}

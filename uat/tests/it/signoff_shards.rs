@@ -1,0 +1,85 @@
+//! The sign-off over the run directories of a partitioned run (issue 18): the
+//! shards' `shard-<tier>.json` must add up, so a missing shard FAILs naming the cells it
+//! held, and a cell two shards recorded differently FAILs naming both.
+
+use std::path::Path;
+
+use crate::common::{TRANSCRIPT, bundle};
+use studyloop_acceptance::ledger::{RunLog, ShardRecord, TrialOutcome};
+use studyloop_redaction::Redactor;
+use studyloop_uat::signoff::{self, Pins, SignoffReport};
+
+const SMOKE: &str = "journey::smoke";
+/// A cell outside the definition: only the shard records account for it.
+const PROBE: &str = "probe::codex";
+
+/// The shipped pins with a definition whose one cell is the ungraded smoke.
+fn smoke_only() -> Pins {
+    let text = format!(
+        "version: 1\ncouncil: hermetic\nrequired_cell_skipped: fail\ncells:\n  - {{id: '{SMOKE}', required: true, graded: false}}\nfloors: {{accuracy: 3, pedagogy: 3, session_lifecycle: 3, learner_record: 3}}\n"
+    );
+    crate::common::pins_with_definition(&text)
+}
+
+fn shard(dir: &Path, partition: &str, owned: &[&str]) -> RunLog {
+    let log = RunLog::open(dir).unwrap();
+    log.record_shard(&ShardRecord {
+        run: log.key().to_owned(),
+        tier: "uat".into(),
+        partition: Some(partition.into()),
+        catalogue: vec![PROBE.into(), SMOKE.into()],
+        owned: owned.iter().map(|c| (*c).to_owned()).collect(),
+    })
+    .unwrap();
+    log
+}
+
+fn signoff(pins: &Pins, inputs: &[&Path], out: &Path) -> SignoffReport {
+    let inputs: Vec<_> = inputs.iter().map(|p| p.to_path_buf()).collect();
+    signoff::run(pins, &inputs, &Redactor::new(&pins.rules), out).unwrap()
+}
+
+fn reasons(report: &SignoffReport) -> String {
+    report.verdict.reasons.join("\n")
+}
+
+#[test]
+fn a_missing_shard_and_a_cell_two_shards_disagree_about_are_named_fails() {
+    let pins = smoke_only();
+    let tmp = tempfile::tempdir().unwrap();
+    let smoke = bundle(&tmp.path().join("durable"), SMOKE, TRANSCRIPT);
+    let one = shard(&tmp.path().join("shard-1"), "hash:1/2", &[SMOKE]);
+    one.record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke), None)
+        .unwrap();
+    let two = shard(&tmp.path().join("shard-2"), "hash:2/2", &[PROBE]);
+    two.record_result(PROBE, TrialOutcome::Passed, None, None, None)
+        .unwrap();
+    let out = tmp.path().join("releases");
+
+    let both = signoff(&pins, &[one.dir(), two.dir()], &out);
+    assert!(both.verdict.passed(), "{}", reasons(&both));
+
+    // Shard 2 lost (a CI job that never uploaded): the definition's cells are all
+    // there, but the matrix has a hole, named by its cell.
+    let missing = signoff(&pins, &[one.dir()], &out);
+    assert!(!missing.verdict.passed());
+    let text = reasons(&missing);
+    assert!(
+        text.contains("1 cell(s) were run by no shard given") && text.contains("`probe::codex`"),
+        "{text}"
+    );
+
+    // Shard 2 re-run with another outcome for the same cell.
+    let again = shard(&tmp.path().join("shard-2-rerun"), "hash:2/2", &[PROBE]);
+    again
+        .record_result(PROBE, TrialOutcome::Failed, Some("boom"), None, None)
+        .unwrap();
+    let conflict = signoff(&pins, &[one.dir(), two.dir(), again.dir()], &out);
+    assert!(!conflict.verdict.passed());
+    let text = reasons(&conflict);
+    assert!(
+        text.contains("cell `probe::codex` has different outcomes in different shards")
+            && text.contains("shard hash:2/2 was given 2 times"),
+        "{text}"
+    );
+}
