@@ -10,12 +10,15 @@
 use serde_json::{Value, json};
 
 use super::render::{Answer, Rendered, deltas, frame, strip_usage};
+use super::request::NAMESPACE_SEPARATOR;
 
 /// The call to render: the offered tool's full name and its arguments.
 #[derive(Debug, Clone)]
 pub(crate) struct Call<'a> {
     pub name: &'a str,
     pub arguments: &'a Value,
+    /// The tool was offered inside a Responses `namespace` entry.
+    pub namespaced: bool,
 }
 
 impl Call<'_> {
@@ -104,9 +107,22 @@ pub(crate) fn responses(a: &Answer<'_>, call: &Call<'_>, stream: bool) -> Render
             "output_tokens": a.output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": a.input_tokens + a.output_tokens})
     };
+    // A tool offered inside a `namespace` entry is called by its own name
+    // plus the namespace (codex routes `mcp__studyloop` + `log_topic`).
+    let (namespace, name) = match call.namespaced {
+        true => call
+            .name
+            .rsplit_once(NAMESPACE_SEPARATOR)
+            .map_or((None, call.name), |(ns, n)| (Some(ns), n)),
+        false => (None, call.name),
+    };
     let item = |status: &str, arguments: &str| {
-        json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": call.name,
-            "arguments": arguments, "status": status})
+        let mut item = json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+            "arguments": arguments, "status": status});
+        if let Some(ns) = namespace {
+            item["namespace"] = json!(ns);
+        }
+        item
     };
     let response = |status: &str, output: Value, usage: Value| {
         json!({"id": response_id, "object": "response", "created_at": a.created, "status": status,
@@ -240,6 +256,7 @@ mod tests {
         let call = Call {
             name: "studyloop_log_topic",
             arguments: &arguments,
+            namespaced: false,
         };
         let data = datas(chat(&answer(), &call, true));
         let first = &data[0]["choices"][0]["delta"]["tool_calls"][0];
@@ -275,6 +292,7 @@ mod tests {
         let call = Call {
             name: "mcp__studyloop__log_topic",
             arguments: &arguments,
+            namespaced: true,
         };
         let data = datas(responses(&answer(), &call, true));
         let kinds: Vec<&str> = data.iter().filter_map(|d| d["type"].as_str()).collect();
@@ -314,6 +332,7 @@ mod tests {
         let call = Call {
             name: "mcp__studyloop__log_topic",
             arguments: &arguments,
+            namespaced: false,
         };
         let data = datas(messages(&answer(), &call, true));
         assert_eq!(data[1]["content_block"]["type"], "tool_use");

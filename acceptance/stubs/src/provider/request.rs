@@ -29,8 +29,11 @@ pub(crate) struct Exchange {
     /// The output cap the client asked for, under any of the three names.
     pub max_tokens: Option<u64>,
     /// The names of the tools the request offers (`tools[].name`,
-    /// `tools[].function.name`, and the tools of a namespace entry).
+    /// `tools[].function.name`, and a namespace entry's tools as
+    /// `<namespace>__<name>`, the name codex routes MCP tools by).
     pub tools: Vec<String>,
+    /// Those of [`Self::tools`] that came from a namespace entry.
+    pub namespaced: Vec<String>,
     /// Tool results in the conversation after the last real user text.
     pub tool_results: u64,
     /// The text of the last of those results.
@@ -112,6 +115,7 @@ impl Tally {
     }
 
     fn finish(self, body: &Value, raw: &str) -> Exchange {
+        let (tools, namespaced) = tool_names(body);
         Exchange {
             model: body.get("model").and_then(Value::as_str).map(str::to_owned),
             stream: body.get("stream").and_then(Value::as_bool).unwrap_or(false),
@@ -125,31 +129,55 @@ impl Tally {
             max_tokens: ["max_tokens", "max_completion_tokens", "max_output_tokens"]
                 .iter()
                 .find_map(|k| body.get(*k).and_then(Value::as_u64)),
-            tools: tool_names(body),
+            tools,
+            namespaced,
             tool_results: self.results,
             last_tool_result: self.last_result,
         }
     }
 }
 
+/// Joins a Responses `namespace` tool entry's name and a nested tool's name
+/// (`mcp__studyloop` + `log_topic`); a call splits it back (`render_tool`).
+pub(crate) const NAMESPACE_SEPARATOR: &str = "__";
+
 /// The names of the tools a request offers, in order: `name` (Responses,
 /// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry.
-fn tool_names(body: &Value) -> Vec<String> {
-    fn walk(tools: &Value, out: &mut Vec<String>) {
+fn tool_names(body: &Value) -> (Vec<String>, Vec<String>) {
+    fn walk(tools: &Value, namespace: Option<&str>, out: &mut Vec<String>) {
         for t in tools.as_array().into_iter().flatten() {
             let name = t
                 .get("name")
                 .or_else(|| t.pointer("/function/name"))
                 .and_then(Value::as_str);
-            out.extend(name.map(str::to_owned));
             if let Some(nested) = t.get("tools") {
-                walk(nested, out);
+                walk(nested, name, out);
+                continue;
             }
+            out.extend(name.map(|n| match namespace {
+                Some(ns) => format!("{ns}{NAMESPACE_SEPARATOR}{n}"),
+                None => n.to_owned(),
+            }));
         }
     }
     let mut out = Vec::new();
-    walk(body.get("tools").unwrap_or(&Value::Null), &mut out);
-    out
+    walk(body.get("tools").unwrap_or(&Value::Null), None, &mut out);
+    let namespaced = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| Some((t.get("name")?.as_str()?, t.get("tools")?.as_array()?)))
+        .flat_map(|(ns, nested)| {
+            nested.iter().filter_map(move |n| {
+                Some(format!(
+                    "{ns}{NAMESPACE_SEPARATOR}{}",
+                    n.get("name")?.as_str()?
+                ))
+            })
+        })
+        .collect();
+    (out, namespaced)
 }
 
 /// Why a request body was refused (answered 400 `invalid_request_error` with
