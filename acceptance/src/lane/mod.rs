@@ -9,10 +9,11 @@ pub(crate) mod checks;
 pub mod cli_tmux;
 mod gate;
 pub mod interrupt_trial;
+pub mod mcp_trial;
 pub mod paste_trial;
 pub mod product;
 pub mod setup;
 pub mod sigint;
 pub mod web_acp;
 
-pub(crate) use gate::{gated_trial, run_lane};
+pub(crate) use gate::{gated_trial, run_lane, run_lane_as};

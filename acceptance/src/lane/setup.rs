@@ -75,6 +75,14 @@ pub fn resolve_binary(l: &mut Case<'_>) -> Result<(), StepFailure> {
 /// # Errors
 /// A skip when the harness has no recipe for the mode; errored otherwise.
 pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
+    provision_with_stub_args(l, &[])
+}
+
+/// [`provision_harness`] with extra flags for the cell's stub provider
+/// (e.g. `--tool-script`, the `mcp::` lane).
+/// # Errors
+/// As [`provision_harness`].
+pub fn provision_with_stub_args(l: &mut Case<'_>, extra: &[&str]) -> Result<(), StepFailure> {
     let mode = l.ctx.selection.auth_mode;
     if mode == AuthMode::StubProvider {
         if l.spec.stub_config.is_none() {
@@ -91,7 +99,8 @@ pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
         // it under the harness, and its HOME marks it for the reaper.
         let cmd = scratch.command(&binary);
         // Lanes and journeys meet realistic Markdown replies (issue 13), not the echo line.
-        let args = ["--seed", seed.as_str(), "--replies", "realistic"];
+        let mut args = vec!["--seed", seed.as_str(), "--replies", "realistic"];
+        args.extend_from_slice(extra);
         let stub = StubProvider::spawn_command(cmd, &dir, args).map_err(StepFailure::from_error)?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);
