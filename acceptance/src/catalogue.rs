@@ -22,7 +22,14 @@ use crate::selection::{HARNESS_ORDER, HarnessName, RELEASE_HARNESSES, Selection}
 pub use crate::turn_scripts::{TURN_SCRIPTS, default_turn_script};
 
 /// Surfaces a trial name may start with (the manifest's words).
-pub(crate) const SURFACES: [&str; 5] = ["probe", "cli-tmux", "web-acp", "web-acp-browser", "drill"];
+pub(crate) const SURFACES: [&str; 6] = [
+    "probe",
+    "cli-tmux",
+    "web-acp",
+    "web-acp-browser",
+    "drill",
+    "mcp",
+];
 
 /// The name of the always-on catalogue check.
 pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
@@ -37,6 +44,8 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
             .into_iter()
             .map(crate::lane::paste_trial::trial),
     );
+    // A real harness calls the product's MCP tools (issue 14 §6).
+    specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::mcp_trial::trial));
     // One interrupt trial per lane kind: the case engine's cleanup path is the
     // same for every harness.
     specs.push(crate::lane::interrupt_trial::trial(
@@ -124,7 +133,7 @@ fn name_problem(name: &str) -> Option<&'static str> {
     }
     if !SURFACES.contains(&parts[0]) {
         return Some(
-            "unknown surface (known: probe, cli-tmux, web-acp, web-acp-browser, drill, meta)",
+            "unknown surface (known: probe, cli-tmux, web-acp, web-acp-browser, drill, mcp, meta)",
         );
     }
     if parts[1].parse::<HarnessName>().is_err() {
@@ -142,14 +151,14 @@ mod tests {
         let specs = acceptance(&Selection::defaults());
         let names: Vec<String> = specs.iter().map(|s| s.name().to_owned()).collect();
         assert_eq!(validate(&names), Vec::<String>::new());
-        // probe::, cli-tmux:: and cli-tmux::<h>::paste per harness, web-acp::
+        // probe::, cli-tmux::, cli-tmux::<h>::paste and mcp:: per harness, web-acp::
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
         // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
         // the meta check; drill::<h> per harness and drill::<h>::acp per
         // ACP-capable one.
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 4 + (HARNESS_ORDER.len() - 1) * 3 + 4
+            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 4
         );
         assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
         assert!(names.iter().any(|n| n == "drill::codex::acp"));

@@ -152,6 +152,30 @@ pub fn db_persona_hash(db: &Path, id: &str) -> Result<String, CheckError> {
     }
 }
 
+/// The `(confidence, study_session_id)` of the `study_progress` row whose
+/// concept is `concept`, read over a read-only connection; `None`: no row.
+///
+/// # Errors
+/// [`CheckError::Db`].
+pub fn db_progress(db: &Path, concept: &str) -> Result<Option<(String, String)>, CheckError> {
+    let db_error = |detail: String| CheckError::Db {
+        db: db.to_owned(),
+        detail,
+    };
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| db_error(format!("cannot open it read-only: {e}")))?;
+    conn.query_row(
+        "SELECT confidence, COALESCE(study_session_id, '') FROM study_progress WHERE concept = ?1",
+        [concept],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .optional()
+    .map_err(|e| db_error(format!("querying study_progress: {e}")))
+}
+
 /// Every regular file under `dir` with its size: a cheap "did anything change".
 pub fn tree_sizes(dir: &Path) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();

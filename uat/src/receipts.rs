@@ -24,7 +24,7 @@ pub const COVERAGE_FILE: &str = "COVERAGE.md";
 mod coverage;
 pub use coverage::coverage_markdown;
 /// Surfaces whose bundles become receipts (probes are not lanes).
-const LANE_SURFACES: [&str; 3] = ["cli-tmux", "web-acp", "web-acp-browser"];
+const LANE_SURFACES: [&str; 4] = ["cli-tmux", "web-acp", "web-acp-browser", "mcp"];
 
 /// One step of a lane, as kept in a receipt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -32,6 +32,9 @@ pub enum Surface {
     WebAcp,
     /// The same, driven through a real browser.
     WebAcpBrowser,
+    /// `studyloop study` in tmux, the harness calling the product's MCP
+    /// tools (`mcp::<harness>`).
+    Mcp,
     /// A UAT journey.
     Journey,
 }

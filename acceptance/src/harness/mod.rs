@@ -20,4 +20,4 @@ mod table;
 pub use install_hint::install_hint;
 pub use table::{SPECS, spec};
 
-pub use row::{AcpSurface, HarnessSpec, Install, ProbeKind, Resume, ScreenMarkers};
+pub use row::{AcpSurface, HarnessSpec, Install, McpSupport, ProbeKind, Resume, ScreenMarkers};

@@ -80,6 +80,19 @@ pub enum Resume {
     },
 }
 
+/// Whether the pinned version can call the product's MCP server (the
+/// `mcp::<harness>` lane); the product registers it in the harness's config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpSupport {
+    /// It reads the registration and calls the server's tools.
+    Supported,
+    /// It cannot; the lane skips with this reason.
+    Unsupported {
+        /// Why.
+        reason: &'static str,
+    },
+}
+
 /// Screen markers as regex sources (compiled by [`HarnessSpec::markers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScreenMarkers {
@@ -107,6 +120,8 @@ pub struct HarnessSpec {
     pub paste: PasteMode,
     /// Resume support.
     pub resume: Resume,
+    /// Whether it can call the product's MCP tools.
+    pub mcp: McpSupport,
     /// The web-ACP surface, when the harness has one.
     pub acp: Option<AcpSurface>,
     /// Where the CLI surface's recorded mentor replies come from: the pinned
@@ -148,11 +163,15 @@ impl HarnessSpec {
     }
 
     /// The surfaces this harness has, as evidence words (the web ACP lanes
-    /// run over the socket and through the browser).
+    /// run over the socket and through the browser; `mcp` where its pinned
+    /// version calls MCP tools).
     pub fn surfaces(&self) -> Vec<&'static str> {
         let mut s = vec!["cli-tmux"];
         if self.acp.is_some() {
             s.extend(["web-acp", "web-acp-browser"]);
+        }
+        if self.mcp == McpSupport::Supported {
+            s.push("mcp");
         }
         s
     }

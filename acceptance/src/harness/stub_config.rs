@@ -119,6 +119,9 @@ pub(crate) const CLAUDE_OFFLINE_ENV: [(&str, &str); 5] = [
     ("DISABLE_ERROR_REPORTING", "1"),
 ];
 
+/// Claude Code's switch for deferred MCP tools, off against the stub.
+pub(crate) const CLAUDE_TOOL_SEARCH: (&str, &str) = ("ENABLE_TOOL_SEARCH", "false");
+
 /// Claude Code 2.1.332: onboarding marked done (offline it otherwise exits
 /// rc=1), the stub as base URL with a bearer token (no API-key dialog). The
 /// product pre-trusts the session dir in the same `~/.claude.json`.
@@ -132,6 +135,10 @@ pub fn claude(t: &StubTarget) -> StubConfig {
             .iter()
             .map(|(k, v)| (*k, (*v).to_owned())),
     );
+    // MCP tools offered directly, not deferred behind Claude Code's
+    // `ToolSearch` round (which a stub model cannot drive): the `mcp::claude`
+    // lane needs `mcp__studyloop__log_topic` in the request.
+    env.push((CLAUDE_TOOL_SEARCH.0, CLAUDE_TOOL_SEARCH.1.to_owned()));
     StubConfig {
         files: vec![
             file(
@@ -143,7 +150,8 @@ pub fn claude(t: &StubTarget) -> StubConfig {
             // Claude Code's own settings, which it applies to every session.
             file(
                 ".claude/settings.json",
-                pretty(&json!({"env": {"ANTHROPIC_AUTH_TOKEN": STUB_KEY}})),
+                pretty(&json!({"env": {"ANTHROPIC_AUTH_TOKEN": STUB_KEY,
+                    CLAUDE_TOOL_SEARCH.0: CLAUDE_TOOL_SEARCH.1}})),
             ),
         ],
         env,
@@ -268,6 +276,10 @@ pub(crate) fn codex_catalog(bundled_json: &str) -> Result<String, CatalogError> 
         json!("local stub (studyloop-stub-provider)"),
     );
     entry.insert("availability_nux".into(), serde_json::Value::Null);
+    // MCP tools offered directly, not deferred behind codex's client-side
+    // `tool_search` (a BM25 discovery round a stub model cannot drive): the
+    // `mcp::codex` lane needs `mcp__studyloop` `log_topic` in the request.
+    entry.insert("supports_search_tool".into(), json!(false));
     entry.remove("upgrade");
     entry
         .entry("supports_reasoning_summaries")

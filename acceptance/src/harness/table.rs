@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::reply_source::{self, ReplySource, StoreFormat};
 use super::stub_config;
-use super::{AcpSurface, HarnessSpec, Install, ProbeKind, Resume, ScreenMarkers};
+use super::{AcpSurface, HarnessSpec, Install, McpSupport, ProbeKind, Resume, ScreenMarkers};
 use crate::pane::{Key, PasteMode};
 use crate::selection::HarnessName;
 
@@ -32,6 +32,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["codex-acp"],
             adapter: Some("@zed-industries/codex-acp@0.16.0"),
         }),
+        mcp: McpSupport::Supported,
         reply_source: ReplySource::Store(StoreFormat::CodexRollout),
         probe: ProbeKind::Authenticated {
             args: &["exec", "--skip-git-repo-check", "--ephemeral"],
@@ -64,6 +65,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["claude-code-acp"],
             adapter: Some("@zed-industries/claude-code-acp@0.16.2"),
         }),
+        mcp: McpSupport::Supported,
         reply_source: ReplySource::Store(StoreFormat::ClaudeProjects),
         probe: ProbeKind::Authenticated {
             args: &["-p", "--no-session-persistence"],
@@ -89,6 +91,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["kiro-cli", "acp"],
             adapter: None,
         }),
+        mcp: McpSupport::Supported,
         reply_source: ReplySource::Screen(&reply_source::UNMEASURED),
         probe: ProbeKind::Authenticated {
             args: &["whoami"],
@@ -118,6 +121,9 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["pi-acp"],
             adapter: Some("pi-acp@0.0.24"),
         }),
+        mcp: McpSupport::Unsupported {
+            reason: "pi 0.73.1 has no MCP client (its README: \"No MCP\"); the product records it as not registrable",
+        },
         reply_source: ReplySource::Store(StoreFormat::PiSessions),
         probe: ProbeKind::Authenticated {
             args: &["--no-session", "-p"],
@@ -149,6 +155,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             argv: &["opencode", "acp"],
             adapter: None,
         }),
+        mcp: McpSupport::Supported,
         reply_source: ReplySource::Store(StoreFormat::OpencodeDb),
         probe: ProbeKind::Authenticated {
             args: &["run"],
@@ -179,6 +186,7 @@ pub const SPECS: [HarnessSpec; 6] = [
             finding: "grok 0.0.34 keeps history only in memory: no sessions, no --continue; `study --resume` relaunches it fresh, so the stub counts turn 1 again",
         },
         acp: None,
+        mcp: McpSupport::Supported,
         reply_source: ReplySource::Screen(&reply_source::GROK),
         probe: ProbeKind::Authenticated {
             args: &["-p"],

@@ -28,7 +28,17 @@ pub(crate) fn run_lane(
     harness: HarnessName,
     steps: fn(&mut Case<'_>) -> Result<(), StepFailure>,
 ) -> TrialReport {
-    Case::new(ctx, harness, Surface::CliTmux)
+    run_lane_as(ctx, harness, Surface::CliTmux, steps)
+}
+
+/// [`run_lane`] recorded under another surface (the `mcp::` lane).
+pub(crate) fn run_lane_as(
+    ctx: &TrialContext,
+    harness: HarnessName,
+    surface: Surface,
+    steps: fn(&mut Case<'_>) -> Result<(), StepFailure>,
+) -> TrialReport {
+    Case::new(ctx, harness, surface)
         .run(&RunDir::new(ctx), steps)
         .report()
 }

@@ -11,10 +11,11 @@ pub mod cli_tmux;
 pub mod drill;
 mod gate;
 pub mod interrupt_trial;
+pub mod mcp_trial;
 pub mod paste_trial;
 pub mod product;
 pub mod setup;
 pub mod sigint;
 pub mod web_acp;
 
-pub(crate) use gate::{gated_trial, run_lane};
+pub(crate) use gate::{gated_trial, run_lane, run_lane_as};

@@ -119,6 +119,9 @@ pub enum CheckError {
     /// A multi-line learner turn did not arrive as text.
     #[error("the pasted turn: {0}")]
     Paste(String),
+    /// A tool call over MCP did not reach the product (`mcp::` lane).
+    #[error("MCP: {0}")]
+    Mcp(String),
     /// The case has no scratch world yet.
     #[error("no scratch world")]
     NoScratch,

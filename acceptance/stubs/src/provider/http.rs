@@ -300,6 +300,7 @@ async fn model_answer(
         Some(Pick::Call { name, step }) => Some(Call {
             name,
             arguments: &step.arguments,
+            namespaced: exchange.namespaced.iter().any(|n| n == name),
         }),
         Some(Pick::NotOffered(why)) => {
             record.tool_note = Some(why);

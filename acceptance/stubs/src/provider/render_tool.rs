@@ -10,25 +10,15 @@
 use serde_json::{Value, json};
 
 use super::render::{Answer, Rendered, deltas, frame, strip_usage};
-
-/// Between a namespace entry's name and a tool inside it in an offered tool's
-/// name (`super::request`): a Responses call carries the two apart
-/// (`namespace`, `name`), as Codex requires for its grouped MCP tools.
-pub(crate) const NAMESPACE_SEP: &str = "::";
-
-/// `(namespace, name)` of an offered tool's full name.
-pub(crate) fn split_namespace(full: &str) -> (Option<&str>, &str) {
-    match full.split_once(NAMESPACE_SEP) {
-        Some((ns, name)) => (Some(ns), name),
-        None => (None, full),
-    }
-}
+use super::request::NAMESPACE_SEPARATOR;
 
 /// The call to render: the offered tool's full name and its arguments.
 #[derive(Debug, Clone)]
 pub(crate) struct Call<'a> {
     pub name: &'a str,
     pub arguments: &'a Value,
+    /// The tool was offered inside a Responses `namespace` entry.
+    pub namespaced: bool,
 }
 
 impl Call<'_> {
@@ -117,10 +107,18 @@ pub(crate) fn responses(a: &Answer<'_>, call: &Call<'_>, stream: bool) -> Render
             "output_tokens": a.output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": a.input_tokens + a.output_tokens})
     };
-    let (namespace, name) = split_namespace(call.name);
+    // A tool offered inside a `namespace` entry is called by its own name
+    // plus the namespace (codex routes `mcp__studyloop` + `log_topic`).
+    let (namespace, name) = match call.namespaced {
+        true => call
+            .name
+            .rsplit_once(NAMESPACE_SEPARATOR)
+            .map_or((None, call.name), |(ns, n)| (Some(ns), n)),
+        false => (None, call.name),
+    };
     let item = |status: &str, arguments: &str| {
-        let mut item = json!({"type": "function_call", "id": item_id, "call_id": call_id,
-            "name": name, "arguments": arguments, "status": status});
+        let mut item = json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+            "arguments": arguments, "status": status});
         if let Some(ns) = namespace {
             item["namespace"] = json!(ns);
         }
@@ -258,6 +256,7 @@ mod tests {
         let call = Call {
             name: "studyloop_log_topic",
             arguments: &arguments,
+            namespaced: false,
         };
         let data = datas(chat(&answer(), &call, true));
         let first = &data[0]["choices"][0]["delta"]["tool_calls"][0];
@@ -294,8 +293,9 @@ mod tests {
     fn a_namespaced_tool_is_called_with_its_namespace() {
         let arguments = args();
         let call = Call {
-            name: "mcp__studyloop__::log_topic",
+            name: "mcp__studyloop__log_topic",
             arguments: &arguments,
+            namespaced: true,
         };
         let Rendered::Json(body) = responses(&answer(), &call, false) else {
             panic!("not streamed");
@@ -303,17 +303,18 @@ mod tests {
         let item = &body["output"][0];
         assert_eq!(
             (item["namespace"].as_str(), item["name"].as_str()),
-            (Some("mcp__studyloop__"), Some("log_topic"))
+            (Some("mcp__studyloop"), Some("log_topic"))
         );
         let call = Call {
             name: "mcp__studyloop__log_topic",
             arguments: &arguments,
+            namespaced: false,
         };
         let Rendered::Json(body) = responses(&answer(), &call, false) else {
             panic!("not streamed");
         };
         assert!(body["output"][0].get("namespace").is_none());
-        assert_eq!(split_namespace("a::b::c"), (Some("a"), "b::c"));
+        assert_eq!(body["output"][0]["name"], "mcp__studyloop__log_topic");
     }
 
     #[test]
@@ -322,6 +323,7 @@ mod tests {
         let call = Call {
             name: "mcp__studyloop__log_topic",
             arguments: &arguments,
+            namespaced: true,
         };
         let data = datas(responses(&answer(), &call, true));
         let kinds: Vec<&str> = data.iter().filter_map(|d| d["type"].as_str()).collect();
@@ -361,6 +363,7 @@ mod tests {
         let call = Call {
             name: "mcp__studyloop__log_topic",
             arguments: &arguments,
+            namespaced: false,
         };
         let data = datas(messages(&answer(), &call, true));
         assert_eq!(data[1]["content_block"]["type"], "tool_use");

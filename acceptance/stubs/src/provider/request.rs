@@ -38,8 +38,11 @@ pub(crate) struct Exchange {
     /// An assistant message already holds the review (`crate::recall::is_review`).
     pub reviewed: bool,
     /// The names of the tools the request offers (`tools[].name`,
-    /// `tools[].function.name`, and the tools of a namespace entry).
+    /// `tools[].function.name`, and a namespace entry's tools as
+    /// `<namespace>__<name>`, the name codex routes MCP tools by).
     pub tools: Vec<String>,
+    /// Those of [`Self::tools`] that came from a namespace entry.
+    pub namespaced: Vec<String>,
     /// Tool results in the conversation after the last real user text.
     pub tool_results: u64,
     /// The text of the last of those results.
@@ -139,6 +142,7 @@ impl Tally {
     }
 
     fn finish(self, body: &Value, raw: &str) -> Exchange {
+        let (tools, namespaced) = tool_names(body);
         Exchange {
             model: body.get("model").and_then(Value::as_str).map(str::to_owned),
             stream: body.get("stream").and_then(Value::as_bool).unwrap_or(false),
@@ -155,36 +159,55 @@ impl Tally {
                 .find_map(|k| body.get(*k).and_then(Value::as_u64)),
             recall: self.recall,
             reviewed: self.reviewed,
-            tools: tool_names(body),
+            tools,
+            namespaced,
             tool_results: self.results,
             last_tool_result: self.last_result,
         }
     }
 }
 
+/// Joins a Responses `namespace` tool entry's name and a nested tool's name
+/// (`mcp__studyloop` + `log_topic`); a call splits it back (`render_tool`).
+pub(crate) const NAMESPACE_SEPARATOR: &str = "__";
+
 /// The names of the tools a request offers, in order: `name` (Responses,
-/// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry as
-/// `<namespace>::<name>` (Codex groups MCP tools so; a call must name both,
-/// `super::render_tool::split_namespace`).
-fn tool_names(body: &Value) -> Vec<String> {
+/// Anthropic), `function.name` (Chat), and the `tools` of a namespace entry.
+fn tool_names(body: &Value) -> (Vec<String>, Vec<String>) {
     fn walk(tools: &Value, namespace: Option<&str>, out: &mut Vec<String>) {
         for t in tools.as_array().into_iter().flatten() {
             let name = t
                 .get("name")
                 .or_else(|| t.pointer("/function/name"))
                 .and_then(Value::as_str);
-            out.extend(name.map(|n| match namespace {
-                Some(ns) => format!("{ns}{}{n}", super::render_tool::NAMESPACE_SEP),
-                None => n.to_owned(),
-            }));
             if let Some(nested) = t.get("tools") {
                 walk(nested, name, out);
+                continue;
             }
+            out.extend(name.map(|n| match namespace {
+                Some(ns) => format!("{ns}{NAMESPACE_SEPARATOR}{n}"),
+                None => n.to_owned(),
+            }));
         }
     }
     let mut out = Vec::new();
     walk(body.get("tools").unwrap_or(&Value::Null), None, &mut out);
-    out
+    let namespaced = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| Some((t.get("name")?.as_str()?, t.get("tools")?.as_array()?)))
+        .flat_map(|(ns, nested)| {
+            nested.iter().filter_map(move |n| {
+                Some(format!(
+                    "{ns}{NAMESPACE_SEPARATOR}{}",
+                    n.get("name")?.as_str()?
+                ))
+            })
+        })
+        .collect();
+    (out, namespaced)
 }
 
 /// Why a request body was refused (answered 400 `invalid_request_error` with

@@ -3,4 +3,5 @@
 //! `initialize`, `tools/list` (order), and `tools/call` for the happy path
 //! and each refusal prefix.
 
+mod hostile;
 mod stdio;

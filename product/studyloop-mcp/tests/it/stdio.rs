@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-struct Mcp {
+pub(crate) struct Mcp {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
@@ -14,7 +14,7 @@ struct Mcp {
 }
 
 impl Mcp {
-    fn spawn(home: &Path, plans: Option<&Path>) -> Self {
+    pub(crate) fn spawn(home: &Path, plans: Option<&Path>) -> Self {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_studyloop-mcp"));
         cmd.env_clear()
             .env("HOME", home)
@@ -81,7 +81,7 @@ impl Mcp {
     }
 
     /// `tools/call`: Ok(structured result) or Err(refusal text).
-    fn call(&mut self, name: &str, args: Value) -> Result<Value, String> {
+    pub(crate) fn call(&mut self, name: &str, args: Value) -> Result<Value, String> {
         let r = self.request("tools/call", json!({"name": name, "arguments": args}));
         let res = &r["result"];
         assert!(res.is_object(), "tools/call {name} answered {r}");
@@ -106,7 +106,7 @@ impl Drop for Mcp {
     }
 }
 
-fn world() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn world() -> (tempfile::TempDir, PathBuf) {
     let home = tempfile::tempdir().unwrap();
     studyloop::config::init(&home.path().join(".config/studyloop/config.yaml"), false).unwrap();
     let plans = home.path().join("plans");

@@ -6,8 +6,11 @@
 //! | claude 2.1.332 | `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`), user scope | `mcpServers.studyloop` `{type: stdio, command, args, env}` |
 //! | opencode 1.18.33 | `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config`) | `mcp.studyloop` `{type: local, command: [..], environment, enabled: true}` |
 //! | kiro | the session's agent JSON (`study-mentor.json`, restored at the end) | `mcpServers.studyloop` `{command, args, env}` |
-//! | grok 0.0.34 | `<session dir>/.grok/settings.json` (grok reads MCP servers only from project settings) | `mcpServers.studyloop` `{name, transport: {type: stdio, command, args, env}}` |
+//! | grok 0.0.34 | `<session dir>/.grok/settings.json` (grok reads MCP servers only from the cwd's project settings) | `mcpServers.studyloop` `{name, transport: {type: stdio, command, args, env}}` |
 //! | pi 0.73.1 | none: pi has no MCP client ("No MCP" in its README) | — |
+//!
+//! For claude the session dir's `.claude/settings.local.json` also allows
+//! `mcp__studyloop` (Claude Code otherwise asks before each MCP call).
 //!
 //! The name `studyloop` belongs to StudyLoop (reference §7): an entry under
 //! it that runs something else is replaced, and a warning names the file and
@@ -229,8 +232,38 @@ pub fn register_for_session(
         home: &paths.home,
         session_dir: Some(session_dir),
     };
-    match register(harness, &spec, &t) {
+    let mut warnings: Vec<String> = match register(harness, &spec, &t) {
         Ok(o) => o.warning.into_iter().collect(),
         Err(e) => vec![e.to_string()],
+    };
+    if harness == Harness::Claude
+        && let Err(e) = claude_allow(session_dir, spec.name)
+    {
+        warnings.push(e.to_string());
     }
+    warnings
+}
+
+/// Claude Code asks before every MCP tool call unless allowed: the session
+/// dir's `.claude/settings.local.json` (project-local, ours) allows the
+/// `studyloop` server's tools (`mcp__studyloop`), and nothing else.
+fn claude_allow(session_dir: &Path, server: &str) -> Result<(), RegistrationError> {
+    let file = session_dir.join(".claude").join("settings.local.json");
+    let target = confined(&file, session_dir)?;
+    let text = read(&target)?;
+    let mut root = json_object(&target, text.as_deref())?;
+    let rule = format!("mcp__{server}");
+    let permissions = root.entry("permissions").or_insert_with(|| json!({}));
+    let Some(allow) = permissions
+        .as_object_mut()
+        .map(|p| p.entry("allow").or_insert_with(|| json!([])))
+        .and_then(Value::as_array_mut)
+    else {
+        return Err(RegistrationError::Unparsable(target));
+    };
+    if allow.iter().any(|r| r.as_str() == Some(rule.as_str())) {
+        return Ok(());
+    }
+    allow.push(Value::String(rule));
+    write(&target, &pretty(&Value::Object(root)))
 }

@@ -88,13 +88,18 @@ pub fn spec(ctx: &Ctx, paths: &Paths, scope: &Scope) -> Option<McpServerSpec> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::config::ScopeName;
     use crate::scope::ScopeSource;
     use crate::settings::SessionPaths;
 
-    fn fixture(root: &Path, caller: &[(&str, &str)]) -> (Ctx, Paths, Scope) {
+    /// A root with `bin/studyloop-mcp`, a ctx whose exe is `bin/studyloop`,
+    /// paths under `home/` and the `work` scope.
+    pub(in crate::mcp_registration) fn fixture(
+        root: &Path,
+        caller: &[(&str, &str)],
+    ) -> (Ctx, Paths, Scope) {
         let bin = root.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let mcp = bin.join(MCP_BINARY);

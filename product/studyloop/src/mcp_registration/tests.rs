@@ -225,3 +225,45 @@ fn symlinks_are_never_followed_out_of_the_configs_tree_and_bad_files_are_left_al
         "// jsonc {"
     );
 }
+
+#[test]
+fn a_cli_session_registers_allows_claude_and_turns_problems_into_warnings() {
+    let root = tempfile::tempdir().unwrap();
+    let (mut ctx, paths, scope) = super::spec::tests::fixture(root.path(), &[]);
+    let (home, bin) = (paths.home.clone(), root.path().join("bin"));
+    let session = paths.session.dir.join("sessions/study-x");
+    fs::create_dir_all(&session).unwrap();
+    let run = |ctx: &crate::context::Ctx, h| {
+        super::register_for_session(ctx, &paths, &scope, h, &session)
+    };
+    assert_eq!(run(&ctx, Harness::Claude), Vec::<String>::new());
+    let allow = json_file(&session.join(".claude/settings.local.json"));
+    assert_eq!(allow["permissions"]["allow"], json!(["mcp__studyloop"]));
+    assert_eq!(
+        json_file(&home.join(".claude.json"))["mcpServers"]["studyloop"]["command"],
+        json!(bin.join("studyloop-mcp").display().to_string())
+    );
+    let before = fs::read(session.join(".claude/settings.local.json")).unwrap();
+    assert_eq!(run(&ctx, Harness::Claude), Vec::<String>::new());
+    assert_eq!(
+        fs::read(session.join(".claude/settings.local.json")).unwrap(),
+        before
+    );
+    assert_eq!(run(&ctx, Harness::Pi), Vec::<String>::new());
+    // A broken config is a warning, not a failed start; nothing is overwritten.
+    fs::create_dir_all(home.join(".config/opencode")).unwrap();
+    fs::write(home.join(".config/opencode/opencode.json"), "{ // jsonc").unwrap();
+    let w = run(&ctx, Harness::Opencode);
+    assert!(w.len() == 1 && w[0].contains("opencode.json"), "{w:?}");
+    assert_eq!(
+        fs::read_to_string(home.join(".config/opencode/opencode.json")).unwrap(),
+        "{ // jsonc"
+    );
+    ctx.exe = root.path().join("nowhere/studyloop");
+    let w = run(&ctx, Harness::Codex);
+    assert!(
+        w.len() == 1 && w[0].contains("studyloop-mcp is not installed"),
+        "{w:?}"
+    );
+    assert!(!home.join(".codex").exists());
+}

@@ -1,0 +1,185 @@
+//! `mcp::<harness>`: a real harness calls the product over MCP (issue 14 §6).
+//!
+//! The real `studyloop study --agent H` starts the pinned harness in tmux in
+//! a scratch world; the product has registered `studyloop-mcp` as `studyloop`
+//! in the harness's own config. The cell's stub provider runs with a tool
+//! script (`studyloop_stubs::tools`): one learner turn carrying the trigger
+//! makes the stub "model" ask for the tool ending in `log_topic`, in the
+//! protocol's own shape. The harness runs it through `studyloop-mcp`, sends
+//! the result back, and the stub answers that follow-up with the turn's
+//! reply. Green when the stub's log shows the call and a non-refused result,
+//! the topic is in the product's database (`study_progress`, this session's
+//! id, confidence from `win`) and in the session's topic feed. Stub-provider
+//! mode only (only a scripted model calls a tool on cue); a harness whose
+//! pinned version has no MCP client skips with the harness table's reason.
+
+use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
+use super::setup::{make_scratch, provision_harness_with, resolve_binary};
+use super::{gated_trial, run_lane_as};
+use crate::case::{Case, Checks, StepFailure, Steps};
+use crate::evidence::Surface;
+use crate::harness::McpSupport;
+use crate::runner::TrialSpec;
+use crate::selection::{AuthMode, HarnessName};
+use crate::validate::{self, CheckError};
+
+/// The text the stub's tool script fires on.
+const TRIGGER: &str = "MCP-CHECK";
+
+/// The trial name for `harness`.
+pub fn trial_name(harness: HarnessName) -> String {
+    format!("mcp::{harness}")
+}
+
+/// The trial: gated, needs the harness selected and on the scratch PATH.
+pub fn trial(harness: HarnessName) -> TrialSpec {
+    gated_trial(trial_name(harness), harness, |ctx, h| {
+        run_lane_as(ctx, h, Surface::Mcp, drive)
+    })
+}
+
+/// The topic this cell logs (unique per harness and run seed).
+fn topic(l: &Case<'_>) -> String {
+    format!("mcp lane {} {}", l.harness, l.seed)
+}
+
+/// The tool script: the trigger turn calls `log_topic(topic, win, note)`.
+fn script(topic: &str) -> studyloop_stubs::ToolScript {
+    studyloop_stubs::ToolScript::new(vec![studyloop_stubs::ToolStep {
+        trigger: TRIGGER.to_owned(),
+        tool: "log_topic".to_owned(),
+        arguments: serde_json::json!({"topic": topic, "status": "win", "note": "logged over MCP by the mcp lane"}),
+    }])
+}
+
+fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
+    if lane.ctx.selection.auth_mode != AuthMode::StubProvider {
+        return Err(StepFailure::skipped(
+            "the MCP lane needs the stub provider's scripted tool call: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)",
+        ));
+    }
+    if let McpSupport::Unsupported { reason } = lane.spec.mcp {
+        return Err(StepFailure::skipped(reason));
+    }
+    lane.step("scratch world", make_scratch)?;
+    lane.step("harness binary and version", resolve_binary)?;
+    let topic = topic(lane);
+    let file = lane.step("tool script", |l| {
+        let file = l.scratch()?.root().join("tool-script.json");
+        let text = script(&topic).to_json();
+        std::fs::write(&file, &text)
+            .map_err(|e| StepFailure::errored(format!("cannot write {}: {e}", file.display())))?;
+        l.record.attach("stub/tool-script.json", text);
+        Ok(file)
+    })?;
+    let file_arg = file.to_string_lossy().into_owned();
+    lane.step("provision harness with the tool script", |l| {
+        provision_harness_with(l, &["--tool-script", &file_arg])
+    })?;
+    let title = format!("MCP check: {}", lane.harness);
+    let (state, session, mut driver) = start_study(lane, &title)?;
+    let turn = format!("{TRIGGER}: please log the topic for me, then answer briefly.");
+    let sent = lane.step("the turn that makes the model call log_topic", |_| {
+        driver.send_turn(&turn).map(drop).map_err(pane_failure)
+    });
+    stash_driver(lane, &driver, "mcp");
+    sent?;
+    lane.verify(
+        "log_topic went over MCP into the product",
+        Checks::new()
+            .check(
+                "stub log: the call and its unrefused result",
+                |l: &mut Case<'_>| call_and_result(l),
+            )
+            .check("db: study_progress row for the topic", |l| {
+                db_progress(l, &state, &topic)
+            })
+            .check("the session's topic feed", |l| topic_feed(l, &topic)),
+    )?;
+    drop(driver);
+    lane.step("study --end", |l| end(l, &session))
+}
+
+/// The stub called a `…log_topic` tool, and a later request carried a result
+/// that is not one of the product's refusals.
+fn call_and_result(l: &Case<'_>) -> Result<(), CheckError> {
+    let records = l.stub_records()?;
+    let call = records
+        .iter()
+        .find_map(|r| r.tool_call.as_ref())
+        .ok_or_else(|| {
+            let notes: Vec<&str> = records
+                .iter()
+                .filter_map(|r| r.tool_note.as_deref())
+                .collect();
+            CheckError::Mcp(format!(
+                "the stub never called a tool ({} requests; notes: {notes:?})",
+                records.len()
+            ))
+        })?;
+    if !studyloop_stubs::tools::name_matches(&call.name, "log_topic") {
+        return Err(CheckError::Mcp(format!("the stub called {}", call.name)));
+    }
+    let result = records
+        .iter()
+        .find_map(|r| r.tool_result.as_deref())
+        .ok_or_else(|| {
+            CheckError::Mcp(format!("no request carried the result of {}", call.name))
+        })?;
+    let refused = [
+        "not_found:",
+        "invalid",
+        "conflict:",
+        "not_ready:",
+        "plan_error:",
+        "scope_unconfigured",
+    ]
+    .iter()
+    .any(|p| result.contains(p));
+    if refused || !result.contains("logged") {
+        return Err(CheckError::Mcp(format!(
+            "{} came back refused or unrecognised: {result}",
+            call.name
+        )));
+    }
+    Ok(())
+}
+
+fn db_progress(l: &Case<'_>, state: &serde_json::Value, topic: &str) -> Result<(), CheckError> {
+    let id = validate::state_str(state, "study_session_id")?;
+    let db = l
+        .scratch()
+        .map_err(|_| CheckError::NoScratch)?
+        .config_dir()
+        .join("sessions.db");
+    let row = validate::db_progress(&db, topic)?;
+    match row {
+        Some((confidence, sid)) if confidence == "confident" && sid == id => Ok(()),
+        Some(other) => Err(CheckError::Mcp(format!(
+            "study_progress for {topic:?} is (confidence, session) {other:?}, expected (confident, {id})"
+        ))),
+        None => Err(CheckError::Mcp(format!(
+            "no study_progress row for {topic:?} in {}",
+            db.display()
+        ))),
+    }
+}
+
+fn topic_feed(l: &mut Case<'_>, topic: &str) -> Result<(), CheckError> {
+    let feed = l
+        .scratch()
+        .map_err(|_| CheckError::NoScratch)?
+        .config_dir()
+        .join("session-topics.md");
+    let text = std::fs::read_to_string(&feed)
+        .map_err(|e| CheckError::Mcp(format!("cannot read {}: {e}", feed.display())))?;
+    l.record.attach("product/session-topics.md", text.clone());
+    if text.lines().any(|line| line.contains(topic)) {
+        Ok(())
+    } else {
+        Err(CheckError::Mcp(format!(
+            "{} has no line for {topic:?}: {text:?}",
+            feed.display()
+        )))
+    }
+}
