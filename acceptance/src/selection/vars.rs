@@ -57,12 +57,12 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: ACC_MAX_TURNS,
-        meaning: "Learner turns every live conversation drives (lanes and UAT journeys), 1 to 50; anything else fails the run",
+        meaning: "Learner turns every live conversation drives (lanes, and UAT journeys whose sign-off definition cell writes no `budget`; a cell's `budget` wins), 1 to 50; anything else fails the run",
         default: Some("3"),
     },
     EnvVarDoc {
         name: ACC_MAX_OUTPUT_TOKENS,
-        meaning: "Output tokens the learner's model may spend over one conversation (sent as each request's `max_tokens`, shrunk to what is left), 1 to 1000000; anything else fails the run",
+        meaning: "Output tokens the learner's model may spend over one conversation (sent as each request's `max_tokens`, shrunk to what is left), 1 to 1000000; anything else fails the run; a UAT cell's definition `budget` wins over it",
         default: Some("unset: no cap beyond 200 per turn"),
     },
     EnvVarDoc {

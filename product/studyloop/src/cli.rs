@@ -336,7 +336,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         Command::Module(command) => Ok(crate::modules::command::run(ctx, command)?),
         Command::Drill(args) => Ok(crate::modules::drill_command::run(ctx, &args)?),
         Command::Install(InstallCommand::Agents { tool }) => {
-            let (text, ok) = crate::mcp_registration::install_agents(ctx, tool.as_deref())?;
+            let (text, ok) = crate::install_agents::install_agents(ctx, tool.as_deref())?;
             out(&text);
             Ok(if ok { 0 } else { 1 })
         }

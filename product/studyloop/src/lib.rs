@@ -23,6 +23,7 @@ pub mod env;
 pub mod feeds;
 pub(crate) mod fsutil;
 pub(crate) mod ids;
+pub(crate) mod install_agents;
 pub mod mcp_registration;
 pub mod modules;
 pub(crate) mod persona;

@@ -263,3 +263,29 @@ mod tests {
         );
     }
 }
+
+/// Why `STUDYLOOP_PLANS_DIR` cannot name the study-plans directory.
+#[derive(Debug, thiserror::Error)]
+pub enum PlansDirError {
+    /// The value is relative (it would move with the working directory).
+    #[error("STUDYLOOP_PLANS_DIR=`{0}` is not an absolute path; set it to an absolute path")]
+    NotAbsolute(String),
+    /// The variable is not readable text.
+    #[error(transparent)]
+    Env(#[from] EnvError),
+}
+
+/// The study-plans directory: `STUDYLOOP_PLANS_DIR` when set (absolute), else
+/// `<state_dir>/study-plans`. Path resolution lives here, beside [`Paths`], so
+/// the plans layer and the MCP registration (which passes it to the server)
+/// resolve it one way without importing each other.
+///
+/// # Errors
+/// [`PlansDirError`]: a relative or unreadable `STUDYLOOP_PLANS_DIR`.
+pub fn plans_dir(env: &Env, state_dir: &Path) -> Result<PathBuf, PlansDirError> {
+    match env.get_nonempty(env::STUDYLOOP_PLANS_DIR)? {
+        Some(v) if Path::new(v).is_absolute() => Ok(PathBuf::from(v)),
+        Some(v) => Err(PlansDirError::NotAbsolute(v.chars().take(200).collect())),
+        None => Ok(state_dir.join("study-plans")),
+    }
+}

@@ -20,6 +20,8 @@ fn lane_bundle(evidence: &Path, run_id: &str, harness: &str) -> PathBuf {
         "auth_mode": "stub-provider",
         "actor_backend": "scripted",
         "outcome": "completed",
+        // A receipt names its commit (issue 17); no commit, no receipt.
+        "repo_sha": "0123456789abcdef0123456789abcdef01234567",
     });
     std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
     dir

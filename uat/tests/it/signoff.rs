@@ -205,7 +205,7 @@ fn a_graded_run_meeting_every_floor_passes_and_writes_the_summary() {
 
 /// The shipped pins with the still-registered v2 definition (smoke + study_session).
 fn v2_pins() -> Pins {
-    let definition = SignoffDefinition::from_bytes(
+    let definition = studyloop_uat::definition::SignoffDefinition::from_bytes(
         "signoff_v2.yaml",
         include_bytes!("../../signoff_v2.yaml"),
         "signoff_registry.json",
@@ -213,10 +213,10 @@ fn v2_pins() -> Pins {
     )
     .unwrap();
     Pins::new(
-        RedactionRules::load_default().unwrap(),
-        Rubric::load_default().unwrap(),
+        studyloop_redaction::RedactionRules::load_default().unwrap(),
+        studyloop_rubrics::Rubric::load_default().unwrap(),
         definition,
-        Roster::load_default().unwrap(),
+        studyloop_uat::council::Roster::load_default().unwrap(),
     )
     .unwrap()
 }

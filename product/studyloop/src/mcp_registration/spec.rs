@@ -60,7 +60,7 @@ pub fn locate(ctx: &Ctx) -> Option<PathBuf> {
 #[must_use]
 pub fn spec(ctx: &Ctx, paths: &Paths, scope: &Scope) -> Option<McpServerSpec> {
     let command = locate(ctx)?;
-    let plans = crate::plans::plans_dir(ctx, &paths.state_dir).ok();
+    let plans = crate::settings::plans_dir(&ctx.env, &paths.state_dir).ok();
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut vars = vec![
         (env::HOME, path(&paths.home)),

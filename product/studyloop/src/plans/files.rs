@@ -5,7 +5,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::PlanError;
-use super::doc::{clip, limits};
+use super::doc::limits;
 use crate::context::Ctx;
 
 /// Where the documents live: `STUDYLOOP_PLANS_DIR`, else `<state_dir>/study-plans`.
@@ -13,15 +13,7 @@ use crate::context::Ctx;
 /// # Errors
 /// A relative `STUDYLOOP_PLANS_DIR`.
 pub(crate) fn plans_dir(ctx: &Ctx, state_dir: &Path) -> Result<PathBuf, PlanError> {
-    match ctx.env.get_nonempty(crate::env::STUDYLOOP_PLANS_DIR) {
-        Ok(Some(v)) if Path::new(v).is_absolute() => Ok(PathBuf::from(v)),
-        Ok(Some(v)) => Err(PlanError::Invalid(format!(
-            "STUDYLOOP_PLANS_DIR=`{}` is not an absolute path; set it to an absolute path",
-            clip(v, 200)
-        ))),
-        Ok(None) => Ok(state_dir.join("study-plans")),
-        Err(e) => Err(PlanError::Invalid(e.to_string())),
-    }
+    crate::settings::plans_dir(&ctx.env, state_dir).map_err(|e| PlanError::Invalid(e.to_string()))
 }
 
 /// Read `path` if it is a regular file (no FIFO hang, no symlink), bounded.

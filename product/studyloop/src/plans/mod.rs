@@ -20,27 +20,15 @@ mod input;
 pub mod now;
 mod parse;
 mod record;
+mod tools;
 mod views;
 
 pub use app::{CreateRequest, PlanApp, PlanPatch};
 pub use doc::{Milestone, Plan, PlanStatus};
 pub use error::PlanError;
-pub(crate) use files::plans_dir;
 
-/// The nine plan tools of `studyloop-mcp`, in the reference order (§7);
-/// `studyloop install agents` prints them.
-pub const PLAN_TOOL_NAMES: [&str; 9] = [
-    "list_study_plans",
-    "get_study_plan",
-    "get_planning_interview",
-    "create_study_plan",
-    "update_study_plan",
-    "set_study_plan_status",
-    "set_study_plan_milestone",
-    "evaluate_study_plan",
-    "delete_study_plan",
-];
 pub use id::PlanId;
+pub use tools::PLAN_TOOL_NAMES;
 pub use views::{Readiness, readiness, summary};
 
 #[cfg(test)]

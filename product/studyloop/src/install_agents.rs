@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Registered, Target, register};
 use crate::adapters::{HARNESS_ORDER, Harness};
 use crate::context::Ctx;
+use crate::mcp_registration::{Registered, Target, register};
 use crate::session::{self, SessionError};
 
 /// The report, and whether every harness went through.
@@ -22,7 +22,7 @@ pub fn install_agents(ctx: &Ctx, tool: Option<&str>) -> Result<(String, bool), S
             .collect(),
     };
     let loaded = session::load(ctx)?;
-    let Some(spec) = super::spec(ctx, &loaded.paths, &loaded.scope) else {
+    let Some(spec) = crate::mcp_registration::spec(ctx, &loaded.paths, &loaded.scope) else {
         let msg = format!(
             "studyloop-mcp is not installed next to {} or on PATH; install both binaries together, then re-run\n",
             ctx.exe.display()
