@@ -64,6 +64,9 @@ pub const STUDYLOOP_WEB_PASSWORD: &str = "STUDYLOOP_WEB_PASSWORD";
 /// Extra host names `studyloop web --lan` answers to (DNS-rebinding allow-list).
 pub const STUDYLOOP_WEB_HOSTS: &str = "STUDYLOOP_WEB_HOSTS";
 
+/// Directory of the sentence-embedding model (`just deps-embed` installs it).
+pub const STUDYLOOP_EMBED_MODEL: &str = "STUDYLOOP_EMBED_MODEL";
+
 /// Every environment variable the product reads (the README table is checked
 /// against this list).
 pub const ENV_VARS: &[EnvVarDoc] = &[
@@ -154,6 +157,10 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_WEB_PASSWORD,
         meaning: "Password for `studyloop web` (HTTP Basic auth); `--password` wins; `--lan` requires one.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_EMBED_MODEL,
+        meaning: "Absolute directory of the embedding model that makes `search` hybrid (FTS5 + embeddings, rank-fused); `just deps-embed` installs it and prints the path. Unset, missing or corrupt: search is lexical and says so.",
     },
     EnvVarDoc {
         name: STUDYLOOP_WEB_HOSTS,

@@ -18,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub(crate) mod doctor;
+pub mod embed;
 pub mod env;
 pub mod feeds;
 pub(crate) mod fsutil;

@@ -176,6 +176,7 @@ impl Store {
         log: &[(&str, String)],
     ) -> Result<bool, StoreError> {
         let action = "closing the study session row";
+        let embedder = self.embedder.clone();
         let tx = self.conn.transaction().map_err(q(action))?;
         let closed = tx
             .execute(
@@ -190,7 +191,14 @@ impl Store {
                 upsert_progress(&tx, p, e.id, e.ended_at)?;
             }
             if !log.is_empty() {
-                insert_log(&tx, e.id, project_path, e.ended_at, log)?;
+                insert_log(
+                    &tx,
+                    embedder.as_deref(),
+                    e.id,
+                    project_path,
+                    e.ended_at,
+                    log,
+                )?;
             }
         }
         tx.commit().map_err(q(action))?;
@@ -219,11 +227,12 @@ impl Store {
         now: &str,
         lines: &[(&str, String)],
     ) -> Result<(), StoreError> {
+        let embedder = self.embedder.clone();
         let tx = self
             .conn
             .transaction()
             .map_err(q("indexing the session log"))?;
-        insert_log(&tx, study_id, project_path, now, lines)?;
+        insert_log(&tx, embedder.as_deref(), study_id, project_path, now, lines)?;
         tx.commit().map_err(q("indexing the session log"))
     }
 }
@@ -286,6 +295,7 @@ fn upsert_progress(
 
 fn insert_log(
     conn: &rusqlite::Connection,
+    embedder: Option<&crate::embed::Embedder>,
     study_id: &str,
     project_path: &str,
     now: &str,
@@ -303,6 +313,9 @@ fn insert_log(
             params![study_id, role, content, now, i64::try_from(seq).unwrap_or(i64::MAX)],
         )
         .map_err(q("indexing the session log"))?;
+        if let Some(e) = embedder {
+            super::vectors::put(conn, e, conn.last_insert_rowid(), content)?;
+        }
     }
     Ok(())
 }
