@@ -109,7 +109,7 @@ impl Tokenizer {
             .filter(|a| !a.content.is_empty())
             .map(|a| (a.content, a.id))
             .collect();
-        added.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        added.sort_by_key(|a| std::cmp::Reverse(a.0.len()));
         let unk = f.model.unk_token.as_deref().and_then(id);
         Ok(Self {
             vocab: f.model.vocab,

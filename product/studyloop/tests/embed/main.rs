@@ -15,6 +15,8 @@ use studyloop::embed::{Availability, Embedder};
 use studyloop::store::Store;
 
 type Check = Result<(), Failed>;
+/// A named trial body, given the model directory.
+type Named = (&'static str, fn(&Path) -> Check);
 
 fn model_dir() -> PathBuf {
     match std::env::var_os("STUDYLOOP_EMBED_MODEL") {
@@ -34,7 +36,7 @@ fn main() {
     let dir = model_dir();
     let missing = Embedder::load(&dir).err();
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let tests: [(&str, fn(&Path) -> Check); 6] = [
+    let tests: [Named; 6] = [
         (
             "tokenizer_matches_the_reference_ids",
             tokenizer_matches_the_reference_ids,
