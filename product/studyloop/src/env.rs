@@ -160,7 +160,7 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: STUDYLOOP_EMBED_MODEL,
-        meaning: "Absolute directory of the embedding model that makes `search` hybrid (FTS5 + embeddings, rank-fused); `just deps-embed` installs it and prints the path. Unset, missing or corrupt: search is lexical and says so.",
+        meaning: "Absolute directory of the sentence-embedding model that makes `search` hybrid (FTS5 + embeddings, fused by rank); `just deps-embed` installs it (`.deps/embed-model/wordllama-0.4.0.post1`) and prints the path. Unset, missing or corrupt: `search` is lexical and says so.",
     },
     EnvVarDoc {
         name: STUDYLOOP_WEB_HOSTS,
