@@ -87,10 +87,21 @@ pub enum EmbedError {
 }
 
 /// A loaded model.
-#[derive(Debug)]
 pub struct Embedder {
     tokenizer: bpe::Tokenizer,
     table: weights::Table,
+}
+
+/// The model's identity and shape only: the derived form would print 8 million
+/// floats wherever a `Store` or an `Availability` is debug-printed.
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder")
+            .field("model", &MODEL_ID)
+            .field("rows", &self.table.rows)
+            .field("dim", &self.table.dim)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Embedder {
