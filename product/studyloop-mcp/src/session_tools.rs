@@ -106,13 +106,11 @@ pub fn session_search(ctx: &Ctx, query: &str, limit: u32) -> Result<Value, Strin
     if studyloop::store::fts_query(query).is_none() {
         return Err("invalid: the search query is empty; pass one or more words".into());
     }
-    let hits = match studyloop::store::Store::open_read_only(&loaded.paths.db)
-        .map_err(|e| format!("plan_error: {e}"))?
-    {
-        Some(db) => db
-            .session_search(query, limit)
-            .map_err(|e| format!("plan_error: {e}"))?,
-        None => Vec::new(),
-    };
-    Ok(json!({"results": hits, "count": hits.len()}))
+    // The product's one search: FTS5 and embeddings fused by rank, or lexical
+    // with the reason in `notice` (the same object `studyloop search --json` prints).
+    let avail =
+        studyloop::embed::Availability::from_env(&ctx.env).map_err(|e| format!("invalid: {e}"))?;
+    let found = studyloop::store::search_db(&loaded.paths.db, query, limit, &avail)
+        .map_err(|e| format!("plan_error: {e}"))?;
+    serde_json::to_value(found).map_err(|e| format!("plan_error: {e}"))
 }

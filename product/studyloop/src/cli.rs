@@ -96,7 +96,8 @@ pub enum Command {
     /// Write or show config.yaml.
     #[command(subcommand)]
     Config(ConfigCommand),
-    /// Search what past sessions recorded.
+    /// Search what past sessions recorded: FTS5 and embeddings fused by rank
+    /// (lexical only, with a one-line notice, when the model is not installed).
     Search {
         /// Words to look for.
         query: String,
@@ -490,19 +491,20 @@ fn config_show(ctx: &Ctx) -> Result<u8, CliError> {
 
 fn search(ctx: &Ctx, query: &str, json: bool, limit: u32) -> Result<u8, CliError> {
     let loaded = session::load(ctx)?;
-    let hits = match store::Store::open_read_only(&loaded.paths.db)? {
-        Some(db) => db.session_search(query, limit)?,
-        None => {
-            store::fts_query(query).ok_or(store::StoreError::EmptyQuery)?;
-            Vec::new()
-        }
-    };
+    let avail = crate::embed::Availability::from_env(&ctx.env)?;
+    let found = store::search_db(&loaded.paths.db, query, limit, &avail)?;
     if json {
-        out(&(json_line(&hits) + "\n"));
-    } else if hits.is_empty() {
+        out(&(json_line(&found) + "\n"));
+        return Ok(0);
+    }
+    // The one-line notice: a lexical-only search is never silent.
+    if let Some(notice) = &found.notice {
+        eprintln!("studyloop: {}", crate::term::text(notice));
+    }
+    if found.results.is_empty() {
         out(&format!("No matches for `{query}`.\n"));
     } else {
-        for h in &hits {
+        for h in found.results.iter().map(|f| &f.hit) {
             out(&format!(
                 "{}  {}  {}\n    {}\n",
                 h.timestamp, h.source, h.session_id, h.preview

@@ -70,6 +70,9 @@ pub const STUDYLOOP_WEB_HOSTS: &str = "STUDYLOOP_WEB_HOSTS";
 /// An RFC 3339 instant the product's clock starts at (`crate::clock`).
 pub const STUDYLOOP_NOW: &str = "STUDYLOOP_NOW";
 
+/// Directory of the sentence-embedding model (`just deps-embed` installs it).
+pub const STUDYLOOP_EMBED_MODEL: &str = "STUDYLOOP_EMBED_MODEL";
+
 /// Every environment variable the product reads (the README table is checked
 /// against this list).
 pub const ENV_VARS: &[EnvVarDoc] = &[
@@ -168,6 +171,10 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     EnvVarDoc {
         name: STUDYLOOP_WEB_PASSWORD,
         meaning: "Password for `studyloop web` (HTTP Basic auth); `--password` wins; `--lan` requires one.",
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_EMBED_MODEL,
+        meaning: "Absolute directory of the sentence-embedding model that makes `search` hybrid (FTS5 + embeddings, fused by rank); `just deps-embed` installs it (`.deps/embed-model/wordllama-0.4.0.post1`) and prints the path. Unset, missing or corrupt: `search` is lexical and says so.",
     },
     EnvVarDoc {
         name: STUDYLOOP_WEB_HOSTS,

@@ -19,6 +19,7 @@ pub mod clock;
 pub mod config;
 pub mod context;
 pub(crate) mod doctor;
+pub mod embed;
 pub mod env;
 pub mod feeds;
 pub(crate) mod fsutil;

@@ -113,6 +113,12 @@ fn abs_var(env: &Env, name: &'static str) -> Result<Option<PathBuf>, SettingsErr
     }
 }
 
+/// The embedding model directory (`STUDYLOOP_EMBED_MODEL`), when set; an
+/// absolute path or an error naming the variable.
+pub fn embed_model_dir(env: &Env) -> Result<Option<PathBuf>, SettingsError> {
+    abs_var(env, env::STUDYLOOP_EMBED_MODEL)
+}
+
 /// The home directory.
 pub fn home(env: &Env) -> Result<PathBuf, SettingsError> {
     abs_var(env, env::HOME)?.ok_or(SettingsError::NoHome)

@@ -79,11 +79,13 @@ pub(super) fn search(j: &mut Case<'_>, id: &str) -> Result<(), StepFailure> {
     let out = cli(j, "search", &["search", "closures", "--json"])?;
     let hits: Value = serde_json::from_str(&out)
         .map_err(|e| errored(format!("search --json is not JSON ({e})")))?;
-    let found = hits
-        .as_array()
-        .is_some_and(|a| a.iter().any(|h| h["session_id"] == id));
-    j.record
-        .detail(json!({"hits": hits.as_array().map_or(0, Vec::len), "found_session": found}));
+    // `{"mode", "notice", "results": [...], ...}`: hybrid or lexical, said.
+    let results = hits["results"].as_array();
+    let found = results.is_some_and(|a| a.iter().any(|h| h["session_id"] == id));
+    j.record.detail(
+        json!({"hits": results.map_or(0, Vec::len), "found_session": found,
+        "mode": hits["mode"], "notice": hits["notice"]}),
+    );
     if found {
         Ok(())
     } else {

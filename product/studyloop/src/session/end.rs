@@ -168,7 +168,8 @@ pub(super) fn run_steps(
     // 1. The DB, from the feeds (removed only in step 4, after the commit).
     let summary = feeds::summarize(&feeds::read_topics(session), &feeds::read_parked(session));
     if !j.did("end:db") {
-        close_row(j, &snapshot, &summary, duration)?;
+        let embedder = write_embedder(ctx, &mut warnings);
+        close_row(j, &snapshot, &summary, duration, embedder, &mut warnings)?;
         j.step(session, kill, "end:db")?;
     }
     // 2. Stop what runs.
@@ -280,12 +281,37 @@ fn kill_named(
     }
 }
 
-/// Step 1: close the row, progress and search log in one transaction.
+/// The embedding model for the search log, when `STUDYLOOP_EMBED_MODEL` names
+/// a usable one; a set but unusable one is a warning (the end goes on, the log
+/// is found lexically and backfilled by a later end with the model).
+fn write_embedder(
+    ctx: &Ctx,
+    warnings: &mut Vec<String>,
+) -> Option<std::sync::Arc<crate::embed::Embedder>> {
+    match crate::embed::Availability::from_env(&ctx.env) {
+        Ok(crate::embed::Availability::Ready(e)) => Some(e),
+        Ok(crate::embed::Availability::Lexical(why)) => {
+            if ctx.env.get_os(env::STUDYLOOP_EMBED_MODEL).is_some() {
+                warnings.push(format!("search log not embedded: {why}"));
+            }
+            None
+        }
+        Err(e) => {
+            warnings.push(format!("search log not embedded: {e}"));
+            None
+        }
+    }
+}
+
+/// Step 1: close the row, progress and search log in one transaction (with
+/// its embeddings when a model is given; older rows are backfilled after).
 fn close_row(
     j: &Journal,
     snapshot: &SessionState,
     summary: &feeds::Summary,
     duration: Option<i64>,
+    embedder: Option<std::sync::Arc<crate::embed::Embedder>>,
+    warnings: &mut Vec<String>,
 ) -> Result<bool, SessionError> {
     let study_id = j.study_session_id.as_str();
     let topic = snapshot.topic.clone().unwrap_or_default();
@@ -321,8 +347,8 @@ fn close_row(
             .iter()
             .map(|q| ("note", format!("{topic} — parked: {q}"))),
     );
-    let mut db = Store::open(&j.db)?;
-    Ok(db.close_study_session(
+    let mut db = Store::open(&j.db)?.with_embedder(embedder.clone());
+    let closed = db.close_study_session(
         &EndRecord {
             id: study_id,
             ended_at: &now,
@@ -334,5 +360,13 @@ fn close_row(
         &progress,
         snapshot.session_dir.as_deref().unwrap_or_default(),
         &log,
-    )?)
+    )?;
+    // Best effort: the session is closed; a failed backfill is retried by the
+    // next end and only costs the older lines their semantic rank meanwhile.
+    if let Some(e) = &embedder
+        && let Err(err) = db.backfill_vectors(e)
+    {
+        warnings.push(format!("older search lines not embedded: {err}"));
+    }
+    Ok(closed)
 }

@@ -4,6 +4,9 @@ use super::migrations;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::embed::Embedder;
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -67,6 +70,8 @@ pub(crate) fn q(action: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreEr
 pub struct Store {
     pub(super) conn: Connection,
     path: PathBuf,
+    /// When set, every message written is embedded in the same transaction.
+    pub(super) embedder: Option<Arc<Embedder>>,
 }
 
 impl Store {
@@ -97,7 +102,16 @@ impl Store {
         Ok(Self {
             conn,
             path: path.to_owned(),
+            embedder: None,
         })
+    }
+
+    /// Embed every message this handle writes with `e` (none: write without
+    /// vectors; a later write with a model backfills them).
+    #[must_use]
+    pub fn with_embedder(mut self, e: Option<Arc<Embedder>>) -> Self {
+        self.embedder = e;
+        self
     }
 
     /// Open an existing DB read-only without migrating (`doctor`, `search`).
@@ -120,6 +134,7 @@ impl Store {
         Ok(Some(Self {
             conn,
             path: path.to_owned(),
+            embedder: None,
         }))
     }
 

@@ -110,6 +110,16 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX study_plan_checkpoints_by_plan ON study_plan_checkpoints(plan_id, id);
     ",
+    // v3: one embedding per message for the hybrid search, written with the
+    // message (or backfilled); `model` names the model that made it, so a
+    // vector of another model is treated as missing, never compared.
+    "
+    CREATE TABLE message_vectors (
+        message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    ",
 ];
 
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {

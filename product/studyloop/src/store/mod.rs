@@ -2,18 +2,22 @@
 //! migrations tracked by `PRAGMA user_version`, all run in one
 //! `BEGIN IMMEDIATE` transaction. Tables: `study_sessions`, `study_progress`,
 //! `sessions` + `messages` with the FTS5 index `messages_fts`; `study_plans`
-//! (a rebuildable index of the plan documents) and `study_plan_checkpoints`.
+//! (a rebuildable index of the plan documents) and `study_plan_checkpoints`;
+//! `message_vectors` (one embedding per message, for the hybrid search).
 //!
 //! rusqlite is used here and nowhere else; callers get plain Rust rows.
 
 mod database;
+mod hybrid;
 mod migrations;
 mod plans;
 mod search;
 mod study;
+mod vectors;
 
 pub(crate) use database::q;
 pub use database::{SCHEMA_VERSION, Store, StoreError};
+pub use hybrid::{FusedHit, RRF_K, SearchMode, SearchOutcome, rrf, search_db};
 pub use plans::{CheckpointRecord, PlanIndexRow};
-pub use search::{SearchHit, fts_query};
+pub use search::{MAX_QUERY_WORDS, SearchHit, fts_query};
 pub use study::{EndRecord, NewStudySession, Progress, StudySessionRow};

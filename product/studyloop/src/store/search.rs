@@ -1,6 +1,7 @@
 //! Lexical `session_search`: an FTS5 `MATCH` over `messages_fts`, ranked by
 //! bm25 then newest first, with a 300-character preview. The user's words are
 //! quoted one by one, so FTS syntax in a query is searched for literally.
+//! The product's `search` fuses this ranking with embeddings (`hybrid`).
 
 use rusqlite::params;
 use serde::Serialize;
@@ -26,11 +27,36 @@ pub struct SearchHit {
     pub preview: String,
 }
 
-/// Turn user words into an FTS5 query: every word a quoted phrase (AND).
-/// `None` when there are no words.
+impl SearchHit {
+    /// A hit from the columns `session_id, source, project_path, updated_at,
+    /// role, timestamp, preview`, in that order.
+    pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            session_id: r.get(0)?,
+            source: r.get(1)?,
+            project_path: r.get(2)?,
+            updated_at: r.get(3)?,
+            role: r.get(4)?,
+            timestamp: r.get(5)?,
+            preview: r.get(6)?,
+        })
+    }
+}
+
+/// At most this many distinct words reach FTS5: its parse and match time
+/// grows faster than linearly with the terms (a 1.2 MB query of 240 000
+/// words took 700 s), and an AND of more words than this finds nothing a
+/// person typed anyway.
+pub const MAX_QUERY_WORDS: usize = 32;
+
+/// Turn user words into an FTS5 query: every distinct word a quoted phrase
+/// (AND), the first [`MAX_QUERY_WORDS`] of them. `None` when there are no words.
 pub fn fts_query(input: &str) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
     let words: Vec<String> = input
         .split_whitespace()
+        .filter(|w| seen.insert(w.to_lowercase()))
+        .take(MAX_QUERY_WORDS)
         .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
         .collect();
     (!words.is_empty()).then(|| words.join(" "))
@@ -52,19 +78,9 @@ impl Store {
                  LIMIT ?2",
             )
             .map_err(q("searching sessions"))?;
-        st.query_map(params![fts, limit], |r| {
-            Ok(SearchHit {
-                session_id: r.get(0)?,
-                source: r.get(1)?,
-                project_path: r.get(2)?,
-                updated_at: r.get(3)?,
-                role: r.get(4)?,
-                timestamp: r.get(5)?,
-                preview: r.get(6)?,
-            })
-        })
-        .and_then(Iterator::collect)
-        .map_err(q("searching sessions"))
+        st.query_map(params![fts, limit], SearchHit::from_row)
+            .and_then(Iterator::collect)
+            .map_err(q("searching sessions"))
     }
 }
 
@@ -80,6 +96,39 @@ mod tests {
         );
         assert_eq!(fts_query("a\"b OR"), Some("\"a\"\"b\" \"OR\"".into()));
         assert_eq!(fts_query("   "), None);
+        // Repeats collapse; a flood of words is cut to the first MAX_QUERY_WORDS.
+        assert_eq!(
+            fts_query("Loop loop LOOP forever"),
+            Some("\"Loop\" \"forever\"".into())
+        );
+        let flood: String = (0..100_000).map(|i| format!("w{i} ")).collect();
+        let q = fts_query(&flood).unwrap();
+        assert_eq!(q.split(' ').count(), MAX_QUERY_WORDS);
+        assert!(q.ends_with(&format!("\"w{}\"", MAX_QUERY_WORDS - 1)));
+    }
+
+    #[test]
+    fn a_huge_query_is_answered_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("s.db")).unwrap();
+        s.index_study_log(
+            "id-1",
+            "/s/d",
+            "2026-01-01T00:00:00Z",
+            &[("note", "why does my query loop forever".into())],
+        )
+        .unwrap();
+        // 240 000 words (1.2 MB): FTS5 spent minutes on the unbounded query.
+        let huge = "why does my query loop forever ".repeat(40_000);
+        let t = std::time::Instant::now();
+        assert_eq!(s.session_search(&huge, 5).unwrap().len(), 1);
+        let flood: String = (0..100_000).map(|i| format!("w{i} ")).collect();
+        assert!(s.session_search(&flood, 5).unwrap().is_empty());
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            t.elapsed()
+        );
     }
 
     #[test]

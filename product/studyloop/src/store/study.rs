@@ -191,6 +191,7 @@ impl Store {
         log: &[(&str, String)],
     ) -> Result<bool, StoreError> {
         let action = "closing the study session row";
+        let embedder = self.embedder.clone();
         let tx = self.conn.transaction().map_err(q(action))?;
         let closed = tx
             .execute(
@@ -205,7 +206,14 @@ impl Store {
                 upsert_progress(&tx, p, e.id, e.ended_at)?;
             }
             if !log.is_empty() {
-                insert_log(&tx, e.id, project_path, e.ended_at, log)?;
+                insert_log(
+                    &tx,
+                    embedder.as_deref(),
+                    e.id,
+                    project_path,
+                    e.ended_at,
+                    log,
+                )?;
             }
         }
         tx.commit().map_err(q(action))?;
@@ -234,11 +242,12 @@ impl Store {
         now: &str,
         lines: &[(&str, String)],
     ) -> Result<(), StoreError> {
+        let embedder = self.embedder.clone();
         let tx = self
             .conn
             .transaction()
             .map_err(q("indexing the session log"))?;
-        insert_log(&tx, study_id, project_path, now, lines)?;
+        insert_log(&tx, embedder.as_deref(), study_id, project_path, now, lines)?;
         tx.commit().map_err(q("indexing the session log"))
     }
 }
@@ -301,6 +310,7 @@ fn upsert_progress(
 
 fn insert_log(
     conn: &rusqlite::Connection,
+    embedder: Option<&crate::embed::Embedder>,
     study_id: &str,
     project_path: &str,
     now: &str,
@@ -318,6 +328,9 @@ fn insert_log(
             params![study_id, role, content, now, i64::try_from(seq).unwrap_or(i64::MAX)],
         )
         .map_err(q("indexing the session log"))?;
+        if let Some(e) = embedder {
+            super::vectors::put(conn, e, conn.last_insert_rowid(), content)?;
+        }
     }
     Ok(())
 }

@@ -232,10 +232,10 @@ fn search_and_status_before_any_session() {
         "unknown is null: {st}"
     );
     assert_eq!(w.run(&["status"]).ok().stdout, "No active session.\n");
-    assert_eq!(
-        w.run(&["search", "anything", "--json"]).ok().stdout.trim(),
-        "[]"
-    );
+    let found: serde_json::Value =
+        serde_json::from_str(&w.run(&["search", "anything", "--json"]).ok().stdout).unwrap();
+    assert_eq!(found["results"], serde_json::json!([]), "{found}");
+    assert_eq!(found["count"], 0, "{found}");
     one_line_error(&w.run(&["search", "  "]), 1);
     assert!(
         !w.config_dir().join("sessions.db").exists(),

@@ -222,8 +222,9 @@ fn start_topic_park_end_resume_end() {
     assert!(w.sessions().is_empty());
     let hits: serde_json::Value =
         serde_json::from_str(&w.run(&["search", "row_number", "--json"]).ok().stdout).unwrap();
-    assert_eq!(hits[0]["session_id"].as_str(), Some(id1.as_str()), "{hits}");
-    assert_eq!(hits[0]["source"].as_str(), Some("studyloop"));
+    let first = &hits["results"][0];
+    assert_eq!(first["session_id"].as_str(), Some(id1.as_str()), "{hits}");
+    assert_eq!(first["source"].as_str(), Some("studyloop"));
 }
 
 #[test]
