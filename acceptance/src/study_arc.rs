@@ -45,6 +45,53 @@ pub const TRIGGERS: [&str; 3] = [
 ];
 /// The search words: the struggle's own.
 pub const SEARCH_WORDS: &str = "lambdas loop variable";
+/// A question about the struggle that shares no word with it or the topic: only
+/// the hybrid search's embeddings can find it (issue 15 item 6).
+pub const PARAPHRASE: &str =
+    "anonymous functions created during iteration capture only one final counter";
+/// Where `just deps-embed` installs the embedding model, under the workspace root
+/// (the product's `embed::INSTALL_DIR`; the product is never linked here).
+pub const EMBED_MODEL_DIR: &str = ".deps/embed-model/wordllama-0.4.0.post1";
+
+/// The installed embedding model's directory.
+///
+/// # Errors
+/// The model is not installed: what is missing and the command that installs it.
+pub fn embed_model() -> Result<std::path::PathBuf, String> {
+    let dir = crate::bins::workspace_root().join(EMBED_MODEL_DIR);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "the embedding model is not installed ({} is missing): run `just deps-embed` (part of `just deps`)",
+            dir.display()
+        ))
+    }
+}
+
+/// Whether `studyloop search --json` output `out` (`{mode, notice, results: [...]}`)
+/// lists session `id`, with the detail a step records.
+///
+/// # Errors
+/// The output is not the JSON object `search --json` prints.
+pub fn search_hit(out: &str, id: &str) -> Result<(bool, serde_json::Value), String> {
+    let hits: serde_json::Value =
+        serde_json::from_str(out).map_err(|e| format!("search --json is not JSON ({e})"))?;
+    let results = hits["results"]
+        .as_array()
+        .ok_or_else(|| format!("search --json has no `results` list: {out:.300}"))?;
+    let found = results.iter().any(|h| h["session_id"] == id);
+    let ranks: Vec<serde_json::Value> = results
+        .iter()
+        .filter(|h| h["session_id"] == id)
+        .map(|h| json!({"lexical_rank": h["lexical_rank"], "semantic_rank": h["semantic_rank"]}))
+        .collect();
+    Ok((
+        found,
+        json!({"hits": results.len(), "found_session": found, "mode": hits["mode"],
+            "notice": hits["notice"], "session_ranks": ranks}),
+    ))
+}
 
 /// The struggle as the product's notes list it (`name: note`).
 #[must_use]
@@ -96,6 +143,37 @@ mod tests {
         for w in SEARCH_WORDS.split_whitespace() {
             assert!(item.contains(w), "{w} is not in {item}");
         }
+    }
+
+    #[test]
+    fn the_paraphrase_shares_no_word_with_the_struggle_or_the_topic() {
+        let words = |t: &str| -> Vec<String> {
+            t.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect()
+        };
+        let known: Vec<String> = [struggle_item().as_str(), TOPIC]
+            .iter()
+            .flat_map(|t| words(t))
+            .collect();
+        for w in words(PARAPHRASE) {
+            assert!(!known.contains(&w), "`{w}` is shared");
+        }
+    }
+
+    #[test]
+    fn a_search_hit_is_read_from_the_results_list() {
+        let out = r#"{"mode":"hybrid","notice":null,"results":[{"session_id":"s1","lexical_rank":null,"semantic_rank":2}]}"#;
+        let (found, detail) = search_hit(out, "s1").unwrap();
+        assert!(found);
+        assert_eq!(detail["session_ranks"][0]["semantic_rank"], 2);
+        assert!(!search_hit(out, "s2").unwrap().0);
+        assert!(
+            search_hit("[]", "s1")
+                .unwrap_err()
+                .contains("no `results` list")
+        );
     }
 
     #[test]

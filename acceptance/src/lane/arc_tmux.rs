@@ -19,7 +19,9 @@ use crate::case::{Case, StepFailure, Steps, Transport, converse};
 use crate::harness::Resume;
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::{AuthMode, HarnessName};
-use crate::study_arc::{ARC_TURNS, MENTOR_LOGS, SEARCH_WORDS, TOPIC, struggle_item, tool_script};
+use crate::study_arc::{
+    ARC_TURNS, MENTOR_LOGS, SEARCH_WORDS, TOPIC, search_hit, struggle_item, tool_script,
+};
 use crate::turn_scripts::ARC_TURN_SCRIPT;
 
 /// The one harness the CLI arc runs with (the first of the study candidates).
@@ -214,17 +216,14 @@ fn reviewed(c: &mut Case<'_>, review: &str) -> Result<(), String> {
 
 fn search(c: &mut Case<'_>, first_id: &str) -> Result<(), StepFailure> {
     let out = super::product::studyloop(c, "search", &["search", SEARCH_WORDS, "--json"])?;
-    let hits: serde_json::Value = serde_json::from_str(&out).map_err(err)?;
-    let n = hits.as_array().map_or(0, Vec::len);
-    c.record.detail(json!({"query": SEARCH_WORDS, "hits": n}));
-    let found = hits
-        .as_array()
-        .is_some_and(|a| a.iter().any(|h| h["session_id"] == first_id));
+    let (found, detail) = search_hit(&out, first_id).map_err(err)?;
+    c.record
+        .detail(json!({"query": SEARCH_WORDS, "result": detail}));
     if found {
         Ok(())
     } else {
         Err(err(format!(
-            "`studyloop search {SEARCH_WORDS}` has no hit for the first session {first_id}: {out}"
+            "`studyloop search {SEARCH_WORDS}` has no hit for the first session {first_id}: {out:.600}"
         )))
     }
 }

@@ -8,7 +8,8 @@ use studyloop_acceptance::case::{Case, Checks, StepFailure};
 use studyloop_acceptance::lane::product::studyloop as cli;
 use studyloop_acceptance::selection::AuthMode;
 use studyloop_acceptance::study_arc::{
-    ARC_TURNS, MENTOR_LOGS, PARKED, SEARCH_WORDS, STRUGGLE, TOPIC, WIN, struggle_item, tool_script,
+    ARC_TURNS, MENTOR_LOGS, PARAPHRASE, PARKED, SEARCH_WORDS, STRUGGLE, TOPIC, WIN, embed_model,
+    search_hit, struggle_item, tool_script,
 };
 use studyloop_acceptance::web_acp::trace::NetworkTrace;
 use studyloop_stubs::recall;
@@ -341,22 +342,28 @@ pub(super) fn trace_checks<'a>(trace: NetworkTrace) -> Checks<'static, Case<'a>>
         )
 }
 
-/// `studyloop search <the struggle's words> --json` finds the first session.
+/// `studyloop search <the struggle's words> --json` finds the first session, and so
+/// does a paraphrase sharing no word with it (the hybrid search, with the model
+/// `just deps-embed` installs; a missing model fails the step by name).
 pub(super) fn search(c: &mut Case<'_>, id: &str) -> Result<(), StepFailure> {
-    let out = cli(c, "search", &["search", SEARCH_WORDS, "--json"])?;
-    let hits: Value = serde_json::from_str(&out)
-        .map_err(|e| errored(format!("search --json is not JSON ({e})")))?;
-    let found = hits
-        .as_array()
-        .is_some_and(|a| a.iter().any(|h| h["session_id"] == id));
-    c.record.detail(json!({"query": SEARCH_WORDS, "topic": TOPIC, "hits": hits.as_array().map_or(0, Vec::len), "found_session": found}));
-    if found {
-        Ok(())
-    } else {
-        Err(errored(format!(
-            "`studyloop search {SEARCH_WORDS}` has no hit for session {id}: {out}"
-        )))
+    let model = embed_model().map_err(errored)?;
+    c.env = c
+        .env
+        .clone()
+        .with_var("STUDYLOOP_EMBED_MODEL", &model)
+        .map_err(StepFailure::from_error)?;
+    for (tag, query) in [("search", SEARCH_WORDS), ("search-paraphrase", PARAPHRASE)] {
+        let out = cli(c, tag, &["search", query, "--json"])?;
+        let (found, detail) = search_hit(&out, id).map_err(errored)?;
+        c.record
+            .detail(json!({"query": query, "topic": TOPIC, "result": detail}));
+        if !found {
+            return Err(errored(format!(
+                "`studyloop search {query}` has no hit for session {id}: {out:.600}"
+            )));
+        }
     }
+    Ok(())
 }
 
 #[cfg(test)]
