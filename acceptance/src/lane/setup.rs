@@ -11,7 +11,6 @@ use crate::case::{Case, StepFailure};
 use crate::harness::install_hint;
 use crate::harness::provision;
 use crate::scratch::Scratch;
-use crate::selection::AuthMode;
 use crate::tmux::Tmux;
 
 /// A scratch world for the cell's auth mode in its slot, and its env.
@@ -76,7 +75,7 @@ pub fn resolve_binary(l: &mut Case<'_>) -> Result<(), StepFailure> {
 /// A skip when the harness has no recipe for the mode; errored otherwise.
 pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let mode = l.ctx.selection.auth_mode;
-    if mode == AuthMode::StubProvider {
+    if mode.stub_mentor() {
         if l.spec.stub_config.is_none() {
             return Err(StepFailure::skipped(format!(
                 "{} has no stub-provider recipe: it cannot be installed here",

@@ -180,6 +180,7 @@ pub struct ChatClient {
     url: String,
     timeout: Duration,
     agent: ureq::Agent,
+    response_format: Option<serde_json::Value>,
 }
 
 impl ChatClient {
@@ -212,7 +213,22 @@ impl ChatClient {
             url,
             timeout,
             agent: config.into(),
+            response_format: None,
         })
+    }
+
+    /// Every request asks for output constrained to `schema` (a JSON Schema object):
+    /// on Chat Completions the OpenAI-compatible `response_format` of type
+    /// `json_schema` (llama.cpp's server turns it into a grammar; LiteLLM passes it
+    /// through). The Messages API has no such field, so an Anthropic-compatible
+    /// request is sent without it and its reply is checked afterwards as always.
+    #[must_use]
+    pub fn with_json_schema(mut self, name: &str, schema: serde_json::Value) -> Self {
+        self.response_format = Some(serde_json::json!({
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": true},
+        }));
+        self
     }
 
     /// The model this client asks for.
@@ -233,7 +249,12 @@ impl ChatClient {
         messages: &[ChatMessage],
         max_tokens: u32,
     ) -> Result<ChatResponse, LlmError> {
-        let body = wire::request_body(&self.endpoint, system, messages, max_tokens);
+        let mut body = wire::request_body(&self.endpoint, system, messages, max_tokens);
+        if let (Some(format), Wire::OpenAiCompat { .. }) =
+            (&self.response_format, self.endpoint.wire)
+        {
+            body["response_format"] = format.clone();
+        }
         let request = self
             .agent
             .post(&self.url)

@@ -45,6 +45,12 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "88e2852ad838629fbbcc953a96d203d411df642c1190796807d2492eb6a8a1ad",
     ),
     (
+        "uat/council_registry.json",
+        "uat/council_v2.yaml",
+        2,
+        "bc3db8d30187922ccc3f89ec0a7a537bcfd4d9b6b6fbb673a8258bf9279cc191",
+    ),
+    (
         "uat/signoff_registry.json",
         "uat/signoff_v1.yaml",
         1,
