@@ -375,6 +375,74 @@ mod tests {
         assert_eq!(capped(200, &Budget::new(5, None).unwrap()), 200);
     }
 
+    /// A one-shot HTTP server on loopback: answers one request with an OpenAI-shaped
+    /// reply and hands back the request body it received.
+    fn capture_one() -> (String, std::thread::JoinHandle<serde_json::Value>) {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let handle = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line.trim().is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = line.split_once(':')
+                    && k.eq_ignore_ascii_case("content-length")
+                {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let reply = r#"{"choices":[{"message":{"content":"{}"}}]}"#;
+            let mut out = stream;
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            )
+            .unwrap();
+            serde_json::from_slice(&body).unwrap()
+        });
+        (base, handle)
+    }
+
+    #[test]
+    fn a_json_schema_client_sends_it_as_the_response_format_on_chat_completions_only() {
+        let schema = serde_json::json!({"type": "object", "required": ["scores"]});
+        let (base, server) = capture_one();
+        let mut e = endpoint(&base);
+        e.wire = Wire::OpenAiCompat {
+            max_completion_tokens: false,
+        };
+        let client = ChatClient::new(e, Duration::from_secs(10))
+            .unwrap()
+            .with_json_schema("council_reply", schema.clone());
+        client.chat("sys", &[ChatMessage::user("hi")], 10).unwrap();
+        let body = server.join().unwrap();
+        assert_eq!(
+            body["response_format"],
+            serde_json::json!({
+                "type": "json_schema",
+                "json_schema": {"name": "council_reply", "schema": schema, "strict": true}
+            })
+        );
+        // Without it, no response_format at all (vendor seats are asked as before).
+        let (base, server) = capture_one();
+        let mut e = endpoint(&base);
+        e.wire = Wire::OpenAiCompat {
+            max_completion_tokens: false,
+        };
+        let plain = ChatClient::new(e, Duration::from_secs(10)).unwrap();
+        plain.chat("sys", &[ChatMessage::user("hi")], 10).unwrap();
+        assert!(server.join().unwrap().get("response_format").is_none());
+    }
+
     #[test]
     fn excerpts_are_short_and_single_line() {
         assert_eq!(excerpt("a\n b"), "a b");
