@@ -117,7 +117,7 @@ pids+=("$!")
 
 wait_ready() { # name url seconds
     local deadline=$(( $(date +%s) + $3 ))
-    until curl -fsS -o /dev/null --max-time 2 "$2"; do
+    until curl -fsS -o /dev/null --max-time 2 "$2" 2>/dev/null; do
         if [ "$(date +%s)" -ge "$deadline" ]; then
             echo "local-model: $1 was not ready within $3 s; its log:" >&2
             tail -n 20 "$run_dir/$1.log" >&2
@@ -127,8 +127,8 @@ wait_ready() { # name url seconds
     done
 }
 started=$(date +%s)
-wait_ready llama "http://127.0.0.1:$llama_port/health" 120 ||
-    wait_ready llama "http://127.0.0.1:$llama_port/v1/models" 5
+# FastAPI's schema route answers without the upstream key once the model is loaded.
+wait_ready llama "http://127.0.0.1:$llama_port/openapi.json" 120
 wait_ready litellm "http://127.0.0.1:$proxy_port/health/liveliness" 240
 echo "local-model: llama.cpp on :$llama_port behind LiteLLM on :$proxy_port, ready in $(( $(date +%s) - started )) s" >&2
 

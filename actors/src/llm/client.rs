@@ -217,17 +217,15 @@ impl ChatClient {
         })
     }
 
-    /// Every request asks for output constrained to `schema` (a JSON Schema object):
-    /// on Chat Completions the OpenAI-compatible `response_format` of type
-    /// `json_schema` (llama.cpp's server turns it into a grammar; LiteLLM passes it
-    /// through). The Messages API has no such field, so an Anthropic-compatible
-    /// request is sent without it and its reply is checked afterwards as always.
+    /// Every request carries `format` as its Chat Completions `response_format` (the
+    /// caller picks the dialect its server understands: OpenAI's `json_schema`, or
+    /// llama.cpp's `json_object` + `schema`, which it enforces with a grammar; LiteLLM
+    /// passes either through). The Messages API has no such field, so an
+    /// Anthropic-compatible request is sent without it and its reply is checked
+    /// afterwards as always.
     #[must_use]
-    pub fn with_json_schema(mut self, name: &str, schema: serde_json::Value) -> Self {
-        self.response_format = Some(serde_json::json!({
-            "type": "json_schema",
-            "json_schema": {"name": name, "schema": schema, "strict": true},
-        }));
+    pub fn with_response_format(mut self, format: serde_json::Value) -> Self {
+        self.response_format = Some(format);
         self
     }
 
@@ -413,8 +411,8 @@ mod tests {
     }
 
     #[test]
-    fn a_json_schema_client_sends_it_as_the_response_format_on_chat_completions_only() {
-        let schema = serde_json::json!({"type": "object", "required": ["scores"]});
+    fn a_response_format_is_sent_on_chat_completions_only_when_asked_for() {
+        let format = serde_json::json!({"type": "json_object", "schema": {"required": ["scores"]}});
         let (base, server) = capture_one();
         let mut e = endpoint(&base);
         e.wire = Wire::OpenAiCompat {
@@ -422,16 +420,10 @@ mod tests {
         };
         let client = ChatClient::new(e, Duration::from_secs(10))
             .unwrap()
-            .with_json_schema("council_reply", schema.clone());
+            .with_response_format(format.clone());
         client.chat("sys", &[ChatMessage::user("hi")], 10).unwrap();
         let body = server.join().unwrap();
-        assert_eq!(
-            body["response_format"],
-            serde_json::json!({
-                "type": "json_schema",
-                "json_schema": {"name": "council_reply", "schema": schema, "strict": true}
-            })
-        );
+        assert_eq!(body["response_format"], format);
         // Without it, no response_format at all (vendor seats are asked as before).
         let (base, server) = capture_one();
         let mut e = endpoint(&base);

@@ -125,7 +125,9 @@ mod tests {
             began: "y".into(),
         };
         assert!(recognises_not_json(&e));
-        assert!(!recognises_not_json(&ReplyError::Problems(vec!["p".into()])));
+        assert!(!recognises_not_json(&ReplyError::Problems(vec![
+            "p".into()
+        ])));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::bundle::Bundle;
 use crate::council::arbitrate::{
     ARBITRATION_SCHEMA, Arbitration, Pin, SeatResult, SeatStatus, arbitrate,
 };
-use crate::council::roster::{Roster, Seat, StructuredOutput, StubTarget};
+use crate::council::roster::{Roster, Seat, StubTarget};
 use crate::council::{prompt, reply, report};
 use crate::summary;
 
@@ -202,9 +202,9 @@ impl Grader<'_> {
             Err(e) => return (unscored(e.to_string()), None, None, None),
         };
         let client = match seat.structured_output {
-            Some(StructuredOutput::JsonSchema) => {
-                client.with_json_schema("council_reply", reply::json_schema(self.rubric, citable))
-            }
+            Some(dialect) => client.with_response_format(
+                dialect.response_format(reply::json_schema(self.rubric, citable)),
+            ),
             None => client,
         };
         let started = std::time::Instant::now();

@@ -15,6 +15,7 @@ pub use arbitrate::{
     ARBITRATION_SCHEMA, Arbitration, CriterionResult, Pin, RejectionRecord, SeatResult, SeatStatus,
     arbitrate,
 };
+pub use figures::line as figures_line;
 pub use grade::{
     ARBITRATION_JSON, ARBITRATION_MD, CellContext, CouncilError, Graded, Grader, write,
 };
@@ -22,7 +23,6 @@ pub use prompt::{
     DEFAULT_LIMITS, MAX_FILE_CHARS, MAX_TOTAL_CHARS, SeatPrompt, build as build_prompt,
     build_within as build_prompt_within,
 };
-pub use figures::line as figures_line;
 pub use recheck::{MAX_ARBITRATION_BYTES, Rechecked, ReplyReadError, read_replies, recheck};
 pub use reply::{CriterionScore, ReplyError, parse as parse_reply};
 pub use report::render;

@@ -74,19 +74,37 @@ pub struct Seat {
     /// Stub only: which wire to speak.
     #[serde(default)]
     pub wire: Option<StubWire>,
-    /// Ask for output constrained to the reply's JSON schema (v2 on; an OpenAI-compatible
-    /// `response_format`, which llama.cpp's server enforces with a grammar). Absent: a
-    /// plain request, the reply's JSON is checked afterwards either way.
+    /// Ask for output constrained to the reply's JSON schema (v2 on), in the dialect the
+    /// seat's server understands. Absent: a plain request; the reply's JSON is checked
+    /// afterwards either way.
     #[serde(default)]
     pub structured_output: Option<StructuredOutput>,
 }
 
-/// How a seat asks for structured output.
+/// How a seat asks for structured output (`response_format` on Chat Completions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StructuredOutput {
-    /// `response_format: {type: json_schema, json_schema: {name, schema, strict}}`.
+    /// OpenAI's `{type: json_schema, json_schema: {name, schema, strict: true}}`.
     JsonSchema,
+    /// llama.cpp's server (llama-cpp-python 0.3): `{type: json_object, schema}`, enforced
+    /// with a grammar; it refuses OpenAI's `json_schema` type (measured: a 422 that
+    /// LiteLLM reports as a 500).
+    JsonObjectSchema,
+}
+
+impl StructuredOutput {
+    /// The `response_format` value for `schema` in this dialect.
+    #[must_use]
+    pub fn response_format(self, schema: serde_json::Value) -> serde_json::Value {
+        match self {
+            Self::JsonSchema => serde_json::json!({
+                "type": "json_schema",
+                "json_schema": {"name": "council_reply", "schema": schema, "strict": true},
+            }),
+            Self::JsonObjectSchema => serde_json::json!({"type": "json_object", "schema": schema}),
+        }
+    }
 }
 
 /// How much bundle text a council's prompt carries (v2 on; absent = the defaults in

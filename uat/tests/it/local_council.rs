@@ -30,7 +30,7 @@ fn the_shipped_roster_is_v2_and_its_local_council_is_capped_gateway_seats() {
         local
             .seats
             .iter()
-            .filter(|s| s.structured_output == Some(StructuredOutput::JsonSchema))
+            .filter(|s| s.structured_output == Some(StructuredOutput::JsonObjectSchema))
             .count(),
         2,
         "two seats constrained, one free: the JSON-validity figure compares them"
@@ -60,7 +60,10 @@ fn roster_err(yaml: &str) -> String {
 fn structured_output_on_a_stub_seat_and_zero_evidence_caps_are_refused() {
     let stub = "version: 1\ncouncils:\n  c:\n    budget: {max_turns: 1, max_output_tokens: 10}\n    max_reply_tokens: 10\n    request_timeout_secs: 1\n    seats:\n      - {id: s, backend: stub, model: m, wire: openai_compat, structured_output: json_schema}\n";
     let err = roster_err(stub);
-    assert!(err.contains("stub seat `s`") && err.contains("structured_output"), "{err}");
+    assert!(
+        err.contains("stub seat `s`") && err.contains("structured_output"),
+        "{err}"
+    );
     let zero = "version: 1\ncouncils:\n  c:\n    budget: {max_turns: 1, max_output_tokens: 10}\n    max_reply_tokens: 10\n    request_timeout_secs: 1\n    evidence: {max_file_chars: 0, max_total_chars: 10}\n    seats:\n      - {id: g, backend: gateway, model: m}\n";
     let err = roster_err(zero);
     assert!(err.contains("`evidence` caps"), "{err}");
@@ -179,4 +182,17 @@ fn the_local_council_grades_through_the_gateway_path_and_records_latency_and_fig
         back.seats.iter().map(|s| s.elapsed_ms).collect::<Vec<_>>(),
         a.seats.iter().map(|s| s.elapsed_ms).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn each_structured_output_dialect_carries_the_schema_the_way_its_server_takes_it() {
+    let schema = serde_json::json!({"type": "object", "required": ["scores"]});
+    assert_eq!(
+        StructuredOutput::JsonObjectSchema.response_format(schema.clone()),
+        serde_json::json!({"type": "json_object", "schema": schema})
+    );
+    let openai = StructuredOutput::JsonSchema.response_format(schema.clone());
+    assert_eq!(openai["type"], "json_schema");
+    assert_eq!(openai["json_schema"]["schema"], schema);
+    assert_eq!(openai["json_schema"]["strict"], true);
 }

@@ -48,7 +48,7 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "uat/council_registry.json",
         "uat/council_v2.yaml",
         2,
-        "bc3db8d30187922ccc3f89ec0a7a537bcfd4d9b6b6fbb673a8258bf9279cc191",
+        "87d4d0e972cf495f458be9a952bc393a3e2592c0ca6a0663d90ac2a9dcf1c530",
     ),
     (
         "uat/signoff_registry.json",
