@@ -11,6 +11,9 @@
 # names so a council's seats are separate seats and the learner is not a judge):
 #   local-learner, local-judge-a, local-judge-b, local-judge-c
 #
+# Both servers' logs are removed with the run directory on success; set
+# STUDYLOOP_LOCAL_MODEL_KEEP=1 to keep them (a failure always keeps them).
+#
 # With --if-local-model the stack starts only when STUDYLOOP_ACC_AUTH_MODE is
 # `local-model` (the justfile's testacc/testuat wrap their cargo command with it);
 # otherwise CMD runs as it is. A missing install is an error naming `just deps-model`.
