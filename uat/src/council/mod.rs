@@ -24,7 +24,9 @@ pub use prompt::{
     build_within as build_prompt_within,
 };
 pub use recheck::{MAX_ARBITRATION_BYTES, Rechecked, ReplyReadError, read_replies, recheck};
-pub use reply::{CriterionScore, ReplyError, parse as parse_reply};
+pub use reply::{
+    CriterionScore, ReplyError, json_schema as reply_json_schema, parse as parse_reply,
+};
 pub use report::render;
 pub use roster::{
     Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, EvidenceLimits, JudgeBudget,

@@ -115,7 +115,9 @@ pub fn json_schema(rubric: &Rubric, citable: &BTreeSet<String>) -> serde_json::V
         serde_json::json!({
             "type": "object",
             "properties": {
-                "score": {"type": "integer", "minimum": c.min(), "maximum": c.max()},
+                // An enum, not minimum/maximum: llama.cpp's schema-to-grammar step does
+                // not enforce integer bounds (a constrained 135M seat scored 0 on 1-5).
+                "score": {"type": "integer", "enum": (c.min()..=c.max()).collect::<Vec<u8>>()},
                 "citations": {
                     "type": "array",
                     "items": {"type": "string", "enum": citable},

@@ -196,3 +196,27 @@ fn each_structured_output_dialect_carries_the_schema_the_way_its_server_takes_it
     assert_eq!(openai["json_schema"]["schema"], schema);
     assert_eq!(openai["json_schema"]["strict"], true);
 }
+
+#[test]
+fn the_reply_schema_names_each_score_and_citation_it_accepts() {
+    let rubric = Rubric::load_default().unwrap();
+    let citable: std::collections::BTreeSet<String> =
+        ["transcript.jsonl".to_owned(), "manifest.json".to_owned()].into();
+    let schema = council::reply_json_schema(&rubric, &citable);
+    let accuracy = &schema["properties"]["scores"]["properties"]["accuracy"];
+    assert_eq!(
+        accuracy["properties"]["score"]["enum"],
+        serde_json::json!([1, 2, 3, 4, 5])
+    );
+    assert_eq!(
+        accuracy["properties"]["citations"]["items"]["enum"],
+        serde_json::json!(["manifest.json", "transcript.jsonl"])
+    );
+    assert_eq!(
+        schema["properties"]["scores"]["required"]
+            .as_array()
+            .unwrap()
+            .len(),
+        rubric.criteria().len()
+    );
+}
