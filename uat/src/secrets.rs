@@ -32,7 +32,14 @@ pub fn redactor(rules: &RedactionRules, env: &CallerEnv) -> Redactor {
             continue;
         };
         let upper = name.to_ascii_uppercase();
-        if value.chars().count() < MIN_SECRET_LEN
+        // StudyLoop's own selection knobs are words, not credentials, whatever their
+        // names say (`STUDYLOOP_ACC_AUTH_MODE=local-model` made every summary that
+        // records its auth mode "leak" it, so no local-model run could be graded).
+        let knob = studyloop_acceptance::selection::ENV_VARS
+            .iter()
+            .any(|d| d.name == name);
+        if knob
+            || value.chars().count() < MIN_SECRET_LEN
             || !(studyloop_acceptance::scratch::looks_like_credential(name)
                 || SECRET_NAME_PARTS.iter().any(|p| upper.contains(p)))
         {
@@ -46,4 +53,28 @@ pub fn redactor(rules: &RedactionRules, env: &CallerEnv) -> Redactor {
         };
     }
     redactor
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_knobs_are_not_secrets_but_keys_beside_them_are() {
+        let rules = RedactionRules::load_default().unwrap();
+        let key = "sk-local-0123456789abcdef0123456789abcdef";
+        let env = CallerEnv::from_pairs([
+            ("STUDYLOOP_ACC_AUTH_MODE", "local-model"),
+            ("STUDYLOOP_ACC_REAL_AUTH", "1"),
+            ("LITELLM_API_KEY", key),
+            ("MY_AUTH_WORD", "local-model-two"),
+        ]);
+        let r = redactor(&rules, &env);
+        assert_eq!(r.redact("auth mode local-model"), "auth mode local-model");
+        let out = r.redact(&format!("key {key} and local-model-two"));
+        assert!(
+            !out.contains(key) && !out.contains("local-model-two"),
+            "{out}"
+        );
+    }
 }

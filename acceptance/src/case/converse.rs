@@ -7,6 +7,9 @@
 //! from each transport's faithful source (`super::faithful`), each turn's
 //! fidelity is recorded and checked against its source's floor.
 
+use std::time::Duration;
+
+use studyloop_actors::llm_actor::LlmActorOptions;
 use studyloop_actors::{ActorOptions, CancelToken, Outcome, Transcript, factory};
 
 use super::StepFailure;
@@ -14,6 +17,11 @@ use super::faithful::{self, Faithful, Reader, Transport};
 use super::live::Case;
 use crate::transcript::SourceKind;
 use crate::turn_scripts;
+
+/// A learner request's deadline in auth mode `local-model`: a CPU-only 135M model on
+/// 2 shared cores answered one 60-token learner turn in 22–93 s while eight builds ran
+/// (the actors' 30 s default is for hosted models and the stub).
+pub const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -61,11 +69,16 @@ pub fn converse(
     if let Err(reason) = factory::available(kind, env).map_err(StepFailure::from_error)? {
         return Err(StepFailure::skipped(reason.to_string()));
     }
+    let local = case.ctx.selection.auth_mode == crate::selection::AuthMode::LocalModel;
     let options = ActorOptions {
         turn_script: Some(
             turn_scripts::named_turn_script(case.turn_script).map_err(StepFailure::from_error)?,
         ),
         harness_socket_dir: Some(case.scratch()?.root().join("actor-tmux")),
+        llm: local.then(|| LlmActorOptions {
+            request_timeout: LOCAL_MODEL_REQUEST_TIMEOUT,
+            ..LlmActorOptions::default()
+        }),
         ..ActorOptions::default()
     };
     let mut actor = factory::build(kind, env, options).map_err(StepFailure::from_error)?;

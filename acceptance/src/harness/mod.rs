@@ -17,7 +17,7 @@ mod row;
 pub mod stub_config;
 mod table;
 
-pub use install_hint::install_hint;
+pub use install_hint::{install_hint, login_hint};
 pub use table::{SPECS, spec};
 
 pub use row::{AcpSurface, HarnessSpec, Install, McpSupport, ProbeKind, Resume, ScreenMarkers};

@@ -102,7 +102,7 @@ pub fn provision(
             )],
             ..Provisioned::default()
         }),
-        AuthMode::StubProvider => {
+        AuthMode::StubProvider | AuthMode::LocalModel => {
             let writer = spec
                 .stub_config
                 .ok_or(ProvisionError::NoRecipe { harness })?;

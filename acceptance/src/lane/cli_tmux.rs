@@ -48,7 +48,10 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     lane.step("harness binary and version", resolve_binary)?;
     lane.step("provision harness for the auth mode", provision_harness)?;
     if lane.ctx.selection.auth_mode != crate::selection::AuthMode::Scrubbed {
-        lane.step("authenticated probe (one-shot prompt)", authenticated_probe)?;
+        lane.step(
+            "authenticated probe (one-shot prompt)",
+            super::setup::authenticated_probe,
+        )?;
     }
     let (state, session, mut driver) = start_study(lane, &title)?;
     let result = lane.step("conversation", |l| {
@@ -307,25 +310,5 @@ pub(crate) fn end(l: &mut Case<'_>, session: &str) -> Result<(), StepFailure> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Ok(())
-}
-
-/// The harness's one-shot mode answers through the provisioned model path
-/// (real-auth: the operator's; stub-provider: the stub, proven by its reply).
-fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
-    let binary = l
-        .binary
-        .clone()
-        .ok_or_else(|| StepFailure::errored("no harness binary"))?;
-    let scratch = l.scratch()?;
-    let dir = scratch.root().join("probe");
-    let expect = l.slots.stub.as_ref().map(|_| "MENTOR-REPLY");
-    let done = crate::harness::probe::run(l.spec, scratch, &l.env, &binary, &dir, expect)
-        .map_err(StepFailure::from_error)?;
-    l.record.notes.push(format!(
-        "authenticated probe: {} ms, reply {:?}",
-        done.elapsed.as_millis(),
-        done.reply
-    ));
     Ok(())
 }

@@ -19,7 +19,7 @@ use super::{gated_trial, run_lane};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::pane::PaneDriver;
 use crate::runner::TrialSpec;
-use crate::selection::{AuthMode, HarnessName};
+use crate::selection::HarnessName;
 use crate::validate::CheckError;
 
 /// The trial name for `harness`.
@@ -51,7 +51,7 @@ pub fn hostile_turn(marker: &Path) -> String {
 }
 
 fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
-    if lane.ctx.selection.auth_mode != AuthMode::StubProvider {
+    if !lane.ctx.selection.auth_mode.stub_mentor() {
         return Err(StepFailure::skipped(
             "the paste proof reads the stub provider's request log: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)",
         ));

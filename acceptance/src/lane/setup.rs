@@ -11,7 +11,6 @@ use crate::case::{Case, StepFailure};
 use crate::harness::install_hint;
 use crate::harness::provision;
 use crate::scratch::Scratch;
-use crate::selection::AuthMode;
 use crate::tmux::Tmux;
 
 /// A scratch world for the cell's auth mode in its slot, and its env.
@@ -85,7 +84,7 @@ pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
 /// As [`provision_harness`].
 pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
     let mode = l.ctx.selection.auth_mode;
-    if mode == AuthMode::StubProvider {
+    if mode.stub_mentor() {
         if l.spec.stub_config.is_none() {
             return Err(StepFailure::skipped(format!(
                 "{} has no stub-provider recipe: it cannot be installed here",
@@ -119,5 +118,35 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
             .map_err(StepFailure::from_error)?;
     }
     l.record.notes.extend(done.notes);
+    Ok(())
+}
+
+/// The harness's one-shot mode answers through the provisioned model path
+/// (real-auth: the operator's; stub-provider and local-model: the stub, proven by its
+/// reply). A harness that says it is not signed in is a named skip ("not logged in: …,
+/// run …"), never an error.
+/// # Errors
+/// A skip when not logged in; errored when the probe fails otherwise.
+pub fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
+    let binary = l
+        .binary
+        .clone()
+        .ok_or_else(|| StepFailure::errored("no harness binary"))?;
+    let scratch = l.scratch()?;
+    let dir = scratch.root().join("probe");
+    let expect = l.slots.stub.as_ref().map(|_| "MENTOR-REPLY");
+    let done = crate::harness::probe::run(l.spec, scratch, &l.env, &binary, &dir, expect).map_err(
+        |e| match e {
+            crate::harness::probe::ProbeError::NotLoggedIn { .. } => {
+                StepFailure::skipped(e.to_string())
+            }
+            other => StepFailure::from_error(other),
+        },
+    )?;
+    l.record.notes.push(format!(
+        "authenticated probe: {} ms, reply {:?}",
+        done.elapsed.as_millis(),
+        done.reply
+    ));
     Ok(())
 }

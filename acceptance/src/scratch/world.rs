@@ -297,7 +297,9 @@ fn populate(root: &Path, caller: CallerEnv, auth_mode: AuthMode) -> Result<Scrat
     };
     let env = match auth_mode {
         AuthMode::RealAuth => Env::real_auth(&caller, &pointers),
-        AuthMode::StubProvider | AuthMode::Scrubbed => Env::scrubbed(&caller, &pointers),
+        AuthMode::StubProvider | AuthMode::Scrubbed | AuthMode::LocalModel => {
+            Env::scrubbed(&caller, &pointers)
+        }
     };
     Ok(Scratch {
         root: root.to_owned(),

@@ -108,6 +108,12 @@ pub enum AuthMode {
     Scrubbed,
     /// The harness keeps the operator's real HOME and credentials.
     RealAuth,
+    /// The harness's mentor model is the stub provider (as in `StubProvider`), while
+    /// the learner and the judges are a real local model (SmolLM2 served by llama.cpp)
+    /// behind the LiteLLM proxy (`just deps-model`; `actors/local-model/run.sh` sets
+    /// the gateway variables). Real model text on every grading path, offline; never
+    /// real-auth, so the sign-off still refuses it.
+    LocalModel,
 }
 
 impl AuthMode {
@@ -117,7 +123,21 @@ impl AuthMode {
             AuthMode::StubProvider => "stub-provider",
             AuthMode::Scrubbed => "scrubbed",
             AuthMode::RealAuth => "real-auth",
+            AuthMode::LocalModel => "local-model",
         }
+    }
+
+    /// The modes `STUDYLOOP_ACC_AUTH_MODE` accepts (real-auth has its own switch).
+    pub const SELECTABLE: [AuthMode; 3] = [
+        AuthMode::StubProvider,
+        AuthMode::Scrubbed,
+        AuthMode::LocalModel,
+    ];
+
+    /// Whether the harness's own model is the case's stub provider (its offline
+    /// config is provisioned into the scratch HOME).
+    pub fn stub_mentor(self) -> bool {
+        matches!(self, AuthMode::StubProvider | AuthMode::LocalModel)
     }
 }
 

@@ -124,7 +124,8 @@ pub enum SelectionError {
     },
     /// `STUDYLOOP_ACC_AUTH_MODE` is not a known mode.
     #[error(
-        "unknown auth mode `{value}` in {ACC_AUTH_MODE}; known: stub-provider, scrubbed (fix: use one of them; for real credentials set {ACC_REAL_AUTH}=1 instead)"
+        "unknown auth mode `{value}` in {ACC_AUTH_MODE}; known: {} (fix: use one of them; for real credentials set {ACC_REAL_AUTH}=1 instead)",
+        known_auth_modes()
     )]
     UnknownAuthMode {
         /// The trimmed value.
@@ -216,11 +217,13 @@ fn parse_auth_mode(mode: Option<&str>, real: Option<&str>) -> Result<AuthMode, S
         }
     }
     match mode.unwrap_or("").trim() {
-        "" | "stub-provider" => Ok(AuthMode::StubProvider),
-        "scrubbed" => Ok(AuthMode::Scrubbed),
-        other => Err(SelectionError::UnknownAuthMode {
-            value: other.to_owned(),
-        }),
+        "" => Ok(AuthMode::StubProvider),
+        word => AuthMode::SELECTABLE
+            .into_iter()
+            .find(|m| m.as_str() == word)
+            .ok_or_else(|| SelectionError::UnknownAuthMode {
+                value: word.to_owned(),
+            }),
     }
 }
 
@@ -238,6 +241,10 @@ fn quoted(items: &[String]) -> String {
 
 fn known_harnesses() -> String {
     join(HARNESS_ORDER.iter().map(|h| h.as_str()))
+}
+
+fn known_auth_modes() -> String {
+    join(AuthMode::SELECTABLE.iter().map(|m| m.as_str()))
 }
 
 fn known_actors() -> String {

@@ -101,9 +101,21 @@ fn auth_mode_rules() {
         .unwrap_err()
         .to_string();
     assert!(
-        bad.contains("stub-provider, scrubbed") && bad.contains(ACC_REAL_AUTH),
+        bad.contains("stub-provider, scrubbed, local-model") && bad.contains(ACC_REAL_AUTH),
         "{bad}"
     );
+    assert_eq!(
+        mode(&[(ACC_AUTH_MODE, " local-model ")]),
+        Ok(AuthMode::LocalModel)
+    );
+    // Every selectable mode parses from the word it records, and back.
+    for m in AuthMode::SELECTABLE {
+        assert_eq!(mode(&[(ACC_AUTH_MODE, m.as_str())]), Ok(m));
+    }
+    let near = mode(&[(ACC_AUTH_MODE, "local_model")])
+        .unwrap_err()
+        .to_string();
+    assert!(near.contains("`local_model`"), "{near}");
 }
 
 #[test]

@@ -47,7 +47,7 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: ACC_AUTH_MODE,
-        meaning: "How a harness reaches a model: stub-provider (a local stub provider) or scrubbed (no credentials at all)",
+        meaning: "How a harness reaches a model: stub-provider (a local stub provider), scrubbed (no credentials at all) or local-model (stub mentor; learner and judges a local model behind LiteLLM, `just deps-model`)",
         default: Some("stub-provider"),
     },
     EnvVarDoc {

@@ -272,20 +272,39 @@ fn under_nextest_skips_are_static_ignores_listed_and_ledgered() {
     );
 }
 
+/// A stand-in pi: `--version` reports where it ran; `--no-session -p PROMPT` posts the
+/// prompt to the provider in its provisioned `~/.pi/agent/models.json` and prints the
+/// reply body (or, with a `logged-out` file beside it, says it has no login).
+pub(crate) const FAKE_PI: &str = r#"#!/bin/sh
+if [ "$1" = "--version" ]; then
+  echo "fake-pi 9.9.9 home=$HOME key=${OPENAI_API_KEY:-none} hatch=${STUDYLOOP_TEST_AGENT_CMD:-none}"
+  exit 0
+fi
+if [ -e "$(dirname "$0")/logged-out" ]; then
+  echo "Error: 401 Unauthorized: no API key configured" >&2
+  exit 1
+fi
+models="$HOME/.pi/agent/models.json"
+url=$(sed -n 's/.*"baseUrl": *"\([^"]*\)".*/\1/p' "$models")
+key=$(sed -n 's/.*"apiKey": *"\([^"]*\)".*/\1/p' "$models")
+body=$(printf '{"model":"stub-model","messages":[{"role":"user","content":"%s"}]}' "$3")
+curl -sS --noproxy '*' -H 'content-type: application/json' -H "authorization: Bearer $key" \
+  "$url/chat/completions" -d "$body"
+echo
+"#;
+
 #[test]
 fn a_present_binary_is_probed_inside_scratch_and_leaves_verified_evidence() {
     // A stand-in `pi` (named as such: a shell script) that proves where it ran:
-    // it prints its HOME and whether a credential leaked into its env.
+    // its `--version` prints its HOME and whether a credential leaked into its env;
+    // its one-shot `-p` mode (the authenticated probe) asks the model the probe
+    // provisioned into its HOME, as pi would, and prints the answer.
     let bin = tempfile::Builder::new()
         .prefix("fake-bin-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
     let script = bin.path().join("pi");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\necho \"fake-pi 9.9.9 home=$HOME key=${OPENAI_API_KEY:-none} hatch=${STUDYLOOP_TEST_AGENT_CMD:-none}\"\n",
-    )
-    .unwrap();
+    std::fs::write(&script, FAKE_PI).unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let path = format!("{}:/usr/bin:/bin", bin.path().display());
     let run = run(
@@ -320,6 +339,13 @@ fn a_present_binary_is_probed_inside_scratch_and_leaves_verified_evidence() {
     assert_eq!(manifest["outcome"], "completed");
     assert_eq!(manifest["auth_mode"], "stub-provider");
     assert_eq!(manifest["tier"], "acceptance");
+    // The probe sent its prompt through the provisioned stub provider (issue 16).
+    let notes = manifest["notes"].to_string();
+    assert!(
+        notes.contains(studyloop_acceptance::probe::AUTH_PROBE_NOTE),
+        "{notes}"
+    );
+    assert!(notes.contains("MENTOR-REPLY"), "{notes}");
     let verify = Command::new(env!("CARGO_BIN_EXE_studyloop-evidence"))
         .arg("verify")
         .arg(&bundle)
@@ -340,4 +366,40 @@ fn a_present_binary_is_probed_inside_scratch_and_leaves_verified_evidence() {
         .collect::<Vec<_>>()
         .join("/");
     assert!(!Path::new(&scratch).exists(), "{scratch} was left behind");
+}
+
+/// An authenticated probe whose harness says it is not signed in is a named skip
+/// ("not logged in: …, run …"), never a failed lane (issue 16). Before, the probe was
+/// presence-only and a failed one-shot prompt would have been an error.
+#[test]
+fn a_probe_whose_harness_is_not_logged_in_is_a_named_skip() {
+    let bin = tempfile::Builder::new()
+        .prefix("fake-bin-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let script = bin.path().join("pi");
+    std::fs::write(&script, FAKE_PI).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(bin.path().join("logged-out"), "").unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let run = run(
+        &[
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_ACC_HARNESS", "pi"),
+            ("PATH", &path),
+        ],
+        &["probe::pi", "--exact"],
+    );
+    let status = run.records().get("probe::pi").cloned().unwrap();
+    assert_eq!(
+        status.outcome,
+        TrialOutcome::Skipped,
+        "{}\n{}",
+        run.stdout(),
+        run.stderr()
+    );
+    let message = status.message.unwrap_or_default();
+    assert!(message.contains("not logged in: pi"), "{message}");
+    assert!(message.contains("401 Unauthorized"), "{message}");
+    assert!(message.contains("run `pi` and `/login`"), "{message}");
 }

@@ -180,6 +180,7 @@ pub struct ChatClient {
     url: String,
     timeout: Duration,
     agent: ureq::Agent,
+    response_format: Option<serde_json::Value>,
 }
 
 impl ChatClient {
@@ -212,7 +213,20 @@ impl ChatClient {
             url,
             timeout,
             agent: config.into(),
+            response_format: None,
         })
+    }
+
+    /// Every request carries `format` as its Chat Completions `response_format` (the
+    /// caller picks the dialect its server understands: OpenAI's `json_schema`, or
+    /// llama.cpp's `json_object` + `schema`, which it enforces with a grammar; LiteLLM
+    /// passes either through). The Messages API has no such field, so an
+    /// Anthropic-compatible request is sent without it and its reply is checked
+    /// afterwards as always.
+    #[must_use]
+    pub fn with_response_format(mut self, format: serde_json::Value) -> Self {
+        self.response_format = Some(format);
+        self
     }
 
     /// The model this client asks for.
@@ -233,7 +247,12 @@ impl ChatClient {
         messages: &[ChatMessage],
         max_tokens: u32,
     ) -> Result<ChatResponse, LlmError> {
-        let body = wire::request_body(&self.endpoint, system, messages, max_tokens);
+        let mut body = wire::request_body(&self.endpoint, system, messages, max_tokens);
+        if let (Some(format), Wire::OpenAiCompat { .. }) =
+            (&self.response_format, self.endpoint.wire)
+        {
+            body["response_format"] = format.clone();
+        }
         let request = self
             .agent
             .post(&self.url)
@@ -352,6 +371,68 @@ mod tests {
         budget.record(Some(45)).unwrap();
         assert_eq!(capped(200, &budget), 5);
         assert_eq!(capped(200, &Budget::new(5, None).unwrap()), 200);
+    }
+
+    /// A one-shot HTTP server on loopback: answers one request with an OpenAI-shaped
+    /// reply and hands back the request body it received.
+    fn capture_one() -> (String, std::thread::JoinHandle<serde_json::Value>) {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let handle = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line.trim().is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = line.split_once(':')
+                    && k.eq_ignore_ascii_case("content-length")
+                {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let reply = r#"{"choices":[{"message":{"content":"{}"}}]}"#;
+            let mut out = stream;
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            )
+            .unwrap();
+            serde_json::from_slice(&body).unwrap()
+        });
+        (base, handle)
+    }
+
+    #[test]
+    fn a_response_format_is_sent_on_chat_completions_only_when_asked_for() {
+        let format = serde_json::json!({"type": "json_object", "schema": {"required": ["scores"]}});
+        let (base, server) = capture_one();
+        let mut e = endpoint(&base);
+        e.wire = Wire::OpenAiCompat {
+            max_completion_tokens: false,
+        };
+        let client = ChatClient::new(e, Duration::from_secs(10))
+            .unwrap()
+            .with_response_format(format.clone());
+        client.chat("sys", &[ChatMessage::user("hi")], 10).unwrap();
+        let body = server.join().unwrap();
+        assert_eq!(body["response_format"], format);
+        // Without it, no response_format at all (vendor seats are asked as before).
+        let (base, server) = capture_one();
+        let mut e = endpoint(&base);
+        e.wire = Wire::OpenAiCompat {
+            max_completion_tokens: false,
+        };
+        let plain = ChatClient::new(e, Duration::from_secs(10)).unwrap();
+        plain.chat("sys", &[ChatMessage::user("hi")], 10).unwrap();
+        assert!(server.join().unwrap().get("response_format").is_none());
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct SeatResult {
     pub model: String,
     /// Output tokens the seat's answer used; `null` when unknown or never asked.
     pub output_tokens: Option<u64>,
+    /// The seat's request, send to last byte, in milliseconds; absent when it was never
+    /// asked (and in arbitrations written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
     /// Scored, unscored or absent.
     #[serde(flatten)]
     pub status: SeatStatus,
@@ -63,6 +67,8 @@ struct SeatWire {
     backend: Backend,
     model: String,
     output_tokens: Option<u64>,
+    #[serde(default)]
+    elapsed_ms: Option<u64>,
     status: StatusWord,
     #[serde(default)]
     scores: Option<BTreeMap<String, CriterionScore>>,
@@ -98,6 +104,7 @@ impl TryFrom<SeatWire> for SeatResult {
             backend: w.backend,
             model: w.model,
             output_tokens: w.output_tokens,
+            elapsed_ms: w.elapsed_ms,
             status,
         })
     }

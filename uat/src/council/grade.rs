@@ -103,7 +103,8 @@ impl Grader<'_> {
                     known: e.known,
                 })?;
         let summary = self.redactor.summary(&summary::bundle_summary(bundle))?;
-        let prompt = prompt::build(self.rubric, &summary, bundle, self.redactor);
+        let limits = council.evidence.unwrap_or(prompt::DEFAULT_LIMITS);
+        let prompt = prompt::build_within(self.rubric, &summary, bundle, self.redactor, limits);
         let citable = bundle.citable();
         let mut budget = Budget::new(
             council.budget.max_turns,
@@ -113,7 +114,7 @@ impl Grader<'_> {
         let mut seats = Vec::new();
         let mut replies = Vec::new();
         for seat in &council.seats {
-            let (status, output_tokens, reply) = self.ask(
+            let (status, output_tokens, elapsed_ms, reply) = self.ask(
                 seat,
                 &prompt,
                 &citable,
@@ -129,6 +130,7 @@ impl Grader<'_> {
                 backend: seat.backend,
                 model: seat.model.clone(),
                 output_tokens,
+                elapsed_ms,
                 status,
             });
         }
@@ -174,7 +176,8 @@ impl Grader<'_> {
         })
     }
 
-    /// Asks one seat; returns its status, its output tokens and its redacted reply text.
+    /// Asks one seat; returns its status, its output tokens, the request's time and its
+    /// redacted reply text.
     fn ask(
         &self,
         seat: &Seat,
@@ -183,12 +186,12 @@ impl Grader<'_> {
         budget: &mut Budget,
         timeout: Duration,
         max_tokens: u32,
-    ) -> (SeatStatus, Option<u64>, Option<String>) {
+    ) -> (SeatStatus, Option<u64>, Option<u64>, Option<String>) {
         let endpoint = match seat.endpoint(self.env, self.stub.as_ref()) {
             Ok(endpoint) => endpoint,
             Err(absent) => {
                 let reason = absent.to_string();
-                return (SeatStatus::Absent { reason }, None, None);
+                return (SeatStatus::Absent { reason }, None, None, None);
             }
         };
         let unscored = |reason: String| SeatStatus::Unscored {
@@ -196,23 +199,36 @@ impl Grader<'_> {
         };
         let client = match ChatClient::new(endpoint, timeout) {
             Ok(client) => client,
-            Err(e) => return (unscored(e.to_string()), None, None),
+            Err(e) => return (unscored(e.to_string()), None, None, None),
         };
-        let response = match client.chat_within(
+        let client = match seat.structured_output {
+            Some(dialect) => client.with_response_format(
+                dialect.response_format(reply::json_schema(self.rubric, citable)),
+            ),
+            None => client,
+        };
+        let started = std::time::Instant::now();
+        let asked = client.chat_within(
             budget,
             &prompt.system,
             &[ChatMessage::user(prompt.user.clone())],
             max_tokens,
-        ) {
+        );
+        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).ok();
+        let response = match asked {
             Ok(response) => response,
             Err(GuardedChatError::Exhausted(why)) => {
                 return (
                     unscored(format!("not asked: the judge budget is spent ({why})")),
                     None,
                     None,
+                    None,
                 );
             }
-            Err(e) => return (unscored(format!("the request failed: {e}")), None, None),
+            Err(e) => {
+                let reason = format!("the request failed: {e}");
+                return (unscored(reason), None, elapsed_ms, None);
+            }
         };
         let text = self.redactor.redact(&response.text);
         let status = match reply::parse(&text, self.rubric, citable) {
@@ -224,7 +240,7 @@ impl Grader<'_> {
             }
             Err(reason) => unscored(reason.to_string()),
         };
-        (status, response.usage.output_tokens, Some(text))
+        (status, response.usage.output_tokens, elapsed_ms, Some(text))
     }
 }
 

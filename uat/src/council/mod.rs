@@ -3,6 +3,7 @@
 //! disagreements) and the `ARBITRATION.md` written beside the private bundle.
 
 mod arbitrate;
+mod figures;
 mod grade;
 mod prompt;
 mod recheck;
@@ -14,14 +15,20 @@ pub use arbitrate::{
     ARBITRATION_SCHEMA, Arbitration, CriterionResult, Pin, RejectionRecord, SeatResult, SeatStatus,
     arbitrate,
 };
+pub use figures::line as figures_line;
 pub use grade::{
     ARBITRATION_JSON, ARBITRATION_MD, CellContext, CouncilError, Graded, Grader, write,
 };
-pub use prompt::{MAX_FILE_CHARS, MAX_TOTAL_CHARS, SeatPrompt, build as build_prompt};
+pub use prompt::{
+    DEFAULT_LIMITS, MAX_FILE_CHARS, MAX_TOTAL_CHARS, SeatPrompt, build as build_prompt,
+    build_within as build_prompt_within,
+};
 pub use recheck::{MAX_ARBITRATION_BYTES, Rechecked, ReplyReadError, read_replies, recheck};
-pub use reply::{CriterionScore, ReplyError, parse as parse_reply};
+pub use reply::{
+    CriterionScore, ReplyError, json_schema as reply_json_schema, parse as parse_reply,
+};
 pub use report::render;
 pub use roster::{
-    Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, JudgeBudget, Roster, Seat,
-    SeatAbsent, StubTarget, StubWire, UnknownCouncil,
+    Backend, Council, DEFAULT_COUNCIL_FILE, DEFAULT_COUNCIL_REGISTRY, EvidenceLimits, JudgeBudget,
+    Roster, Seat, SeatAbsent, StructuredOutput, StubTarget, StubWire, UnknownCouncil,
 };

@@ -12,11 +12,18 @@ use studyloop_redaction::Redactor;
 use studyloop_rubrics::Rubric;
 
 use crate::bundle::Bundle;
+use crate::council::roster::EvidenceLimits;
 
 /// The most text taken from one evidence file; the rest is cut with a marker.
 pub const MAX_FILE_CHARS: usize = 48_000;
 /// The most evidence text in one prompt; later files are listed as omitted.
 pub const MAX_TOTAL_CHARS: usize = 160_000;
+
+/// The caps a council without its own `evidence` key gets.
+pub const DEFAULT_LIMITS: EvidenceLimits = EvidenceLimits {
+    max_file_chars: MAX_FILE_CHARS,
+    max_total_chars: MAX_TOTAL_CHARS,
+};
 
 /// A seat's prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,13 +34,25 @@ pub struct SeatPrompt {
     pub user: String,
 }
 
-/// Builds the prompt every seat receives for `bundle`.
+/// Builds the prompt every seat receives for `bundle`, with the default evidence caps.
 #[must_use]
 pub fn build(
     rubric: &Rubric,
     summary: &Map<String, Value>,
     bundle: &Bundle,
     redactor: &Redactor,
+) -> SeatPrompt {
+    build_within(rubric, summary, bundle, redactor, DEFAULT_LIMITS)
+}
+
+/// [`build`] with a council's own evidence caps.
+#[must_use]
+pub fn build_within(
+    rubric: &Rubric,
+    summary: &Map<String, Value>,
+    bundle: &Bundle,
+    redactor: &Redactor,
+    limits: EvidenceLimits,
 ) -> SeatPrompt {
     let mut system = String::from(
         "You are one seat of the StudyLoop UAT council. Grade the evidence bundle in the next \
@@ -68,9 +87,9 @@ pub fn build(
         .iter()
         .filter(|p| rubric.criteria().iter().any(|c| c.accepts_evidence(p)))
     {
-        let text = read_redacted(bundle, path, redactor);
+        let text = read_redacted(bundle, path, redactor, limits.max_file_chars);
         let len = text.chars().count();
-        if total + len > MAX_TOTAL_CHARS {
+        if total + len > limits.max_total_chars {
             omitted.push(Value::from(path.as_str()));
             continue;
         }
@@ -93,9 +112,9 @@ pub fn build(
 /// The most bytes of one evidence file read for a prompt (its text is cut far shorter).
 const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// A file's text, redacted and cut to [`MAX_FILE_CHARS`]; a binary or unreadable file is
+/// A file's text, redacted and cut to `max_chars`; a binary or unreadable file is
 /// described instead of included.
-fn read_redacted(bundle: &Bundle, rel: &str, redactor: &Redactor) -> String {
+fn read_redacted(bundle: &Bundle, rel: &str, redactor: &Redactor, max_chars: usize) -> String {
     // A regular file only (a FIFO planted in a bundle must not hang grading), bounded.
     let bytes = match studyloop_acceptance::private_fs::read_regular(
         &bundle.dir().join(rel),
@@ -109,7 +128,7 @@ fn read_redacted(bundle: &Bundle, rel: &str, redactor: &Redactor) -> String {
     };
     // Redact first, then cut, so a secret straddling the cut is still caught.
     let redacted = redactor.redact(&text);
-    match redacted.char_indices().nth(MAX_FILE_CHARS) {
+    match redacted.char_indices().nth(max_chars) {
         Some((at, _)) => format!("{}\n[cut: the file continues]", &redacted[..at]),
         None => redacted,
     }

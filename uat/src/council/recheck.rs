@@ -166,6 +166,7 @@ pub fn recheck(
             backend: seat.backend,
             model: seat.model.clone(),
             output_tokens: recorded.and_then(|r| r.output_tokens),
+            elapsed_ms: recorded.and_then(|r| r.elapsed_ms),
             status,
         });
     }

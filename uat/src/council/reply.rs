@@ -105,6 +105,51 @@ pub fn parse(
     }
 }
 
+/// The JSON Schema of a usable reply for `rubric` and a bundle whose citable files are
+/// `citable`: every criterion required, each score an integer on its scale, at least one
+/// citation drawn from the inventory, a rationale; nothing else. Sent to seats that ask
+/// for structured output, so a grammar-constrained model can only cite real files.
+#[must_use]
+pub fn json_schema(rubric: &Rubric, citable: &BTreeSet<String>) -> serde_json::Value {
+    let criterion = |c: &studyloop_rubrics::Criterion| {
+        serde_json::json!({
+            "type": "object",
+            "properties": {
+                // An enum, not minimum/maximum: llama.cpp's schema-to-grammar step does
+                // not enforce integer bounds (a constrained 135M seat scored 0 on 1-5).
+                "score": {"type": "integer", "enum": (c.min()..=c.max()).collect::<Vec<u8>>()},
+                "citations": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": citable},
+                    "minItems": 1,
+                },
+                "rationale": {"type": "string"},
+            },
+            "required": ["score", "citations", "rationale"],
+            "additionalProperties": false,
+        })
+    };
+    let properties: serde_json::Map<String, serde_json::Value> = rubric
+        .criteria()
+        .iter()
+        .map(|c| (c.id.clone(), criterion(c)))
+        .collect();
+    let required: Vec<&str> = rubric.criteria().iter().map(|c| c.id.as_str()).collect();
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "scores": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            }
+        },
+        "required": ["scores"],
+        "additionalProperties": false,
+    })
+}
+
 /// Why a seat's reply was not a usable score sheet. The message is the reason recorded
 /// for the unscored seat (and compared again when a sign-off rechecks the arbitration).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,5 +1,5 @@
-//! The pinned council roster (`council_v1.yaml`): named councils, each a list of seats
-//! (id, backend, model) with the judge budget for grading one bundle.
+//! The pinned council roster (`council_v2.yaml`; v1 stays registered): named councils,
+//! each a list of seats (id, backend, model) with the judge budget for grading one bundle.
 //!
 //! This module loads and validates the roster and turns a seat into an endpoint, or into
 //! a named reason it cannot be reached (a missing credential is "absent", never a
@@ -17,10 +17,10 @@ use studyloop_actors::llm::{ApiKey, Endpoint, Wire};
 use crate::pinned_yaml::{self, PinnedFileError};
 
 /// The roster shipped with this crate.
-pub const DEFAULT_COUNCIL_FILE: &str = "council_v1.yaml";
+pub const DEFAULT_COUNCIL_FILE: &str = "council_v2.yaml";
 /// Its registry.
 pub const DEFAULT_COUNCIL_REGISTRY: &str = "council_registry.json";
-const DEFAULT_COUNCIL: &[u8] = include_bytes!("../../council_v1.yaml");
+const DEFAULT_COUNCIL: &[u8] = include_bytes!("../../council_v2.yaml");
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../../council_registry.json");
 
 /// Where a seat's model is reached.
@@ -74,6 +74,49 @@ pub struct Seat {
     /// Stub only: which wire to speak.
     #[serde(default)]
     pub wire: Option<StubWire>,
+    /// Ask for output constrained to the reply's JSON schema (v2 on), in the dialect the
+    /// seat's server understands. Absent: a plain request; the reply's JSON is checked
+    /// afterwards either way.
+    #[serde(default)]
+    pub structured_output: Option<StructuredOutput>,
+}
+
+/// How a seat asks for structured output (`response_format` on Chat Completions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredOutput {
+    /// OpenAI's `{type: json_schema, json_schema: {name, schema, strict: true}}`.
+    JsonSchema,
+    /// llama.cpp's server (llama-cpp-python 0.3): `{type: json_object, schema}`, enforced
+    /// with a grammar; it refuses OpenAI's `json_schema` type (measured: a 422 that
+    /// LiteLLM reports as a 500).
+    JsonObjectSchema,
+}
+
+impl StructuredOutput {
+    /// The `response_format` value for `schema` in this dialect.
+    #[must_use]
+    pub fn response_format(self, schema: serde_json::Value) -> serde_json::Value {
+        match self {
+            Self::JsonSchema => serde_json::json!({
+                "type": "json_schema",
+                "json_schema": {"name": "council_reply", "schema": schema, "strict": true},
+            }),
+            Self::JsonObjectSchema => serde_json::json!({"type": "json_object", "schema": schema}),
+        }
+    }
+}
+
+/// How much bundle text a council's prompt carries (v2 on; absent = the defaults in
+/// [`crate::council::prompt`]). A small local model's context (8k tokens) holds the
+/// rubric and a few thousand characters of evidence, not the 160k a vendor model takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceLimits {
+    /// The most characters taken from one evidence file.
+    pub max_file_chars: usize,
+    /// The most evidence characters in one prompt.
+    pub max_total_chars: usize,
 }
 
 /// The judge budget for grading one bundle, across every seat.
@@ -98,6 +141,9 @@ pub struct Council {
     pub request_timeout_secs: u64,
     /// The seats, in order.
     pub seats: Vec<Seat>,
+    /// The prompt's evidence caps; `None` = the prompt module's defaults.
+    #[serde(default)]
+    pub evidence: Option<EvidenceLimits>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -206,6 +252,11 @@ fn validate(council: &Council) -> Result<(), String> {
     if council.max_reply_tokens == 0 || council.request_timeout_secs == 0 {
         return Err("`max_reply_tokens` and `request_timeout_secs` must be at least 1".to_owned());
     }
+    if let Some(limits) = council.evidence
+        && (limits.max_file_chars == 0 || limits.max_total_chars == 0)
+    {
+        return Err("`evidence` caps must be at least 1".to_owned());
+    }
     let mut ids = BTreeSet::new();
     for seat in &council.seats {
         let id_ok = !seat.id.is_empty()
@@ -264,6 +315,12 @@ fn validate(council: &Council) -> Result<(), String> {
                 if seat.backend == Backend::Gateway && seat.wire.is_some() {
                     return Err(format!(
                         "gateway seat `{}` always speaks Chat Completions; remove `wire`",
+                        seat.id
+                    ));
+                }
+                if seat.backend == Backend::Stub && seat.structured_output.is_some() {
+                    return Err(format!(
+                        "stub seat `{}` answers from a script; remove `structured_output`",
                         seat.id
                     ));
                 }

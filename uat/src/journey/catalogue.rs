@@ -358,10 +358,11 @@ fn grade(
             eprintln!(
                 "{}",
                 redactor.redact(&format!(
-                    "{}: {} harness {}; arbitration {}",
+                    "{}: {} harness {}; {}; arbitration {}",
                     ctx.name,
                     graded.line(),
                     harness.map_or("-", HarnessName::as_str),
+                    crate::council::figures_line(&graded.arbitration),
                     graded.dir.join(crate::council::ARBITRATION_MD).display()
                 ))
             );

@@ -1,6 +1,7 @@
 //! Grading a graded journey's bundle right after it is written: the council follows
-//! the auth mode (stub-provider → the `hermetic` council of stub seats, real-auth → the
-//! council the sign-off definition names), then `Grader::grade` and `council::write`
+//! the auth mode (stub-provider → the `hermetic` council of stub seats, local-model →
+//! the `local` council of local-model seats, real-auth → the council the sign-off
+//! definition names), then `Grader::grade` and `council::write`
 //! put the arbitration beside the private bundle.
 //!
 //! The hermetic council's seats are `studyloop-stub-provider --role judge` answering
@@ -25,6 +26,8 @@ use crate::signoff::Pins;
 
 /// The roster's council of stub seats (mechanics only).
 pub const HERMETIC_COUNCIL: &str = "hermetic";
+/// The roster's council of local-model seats (auth mode `local-model`).
+pub const LOCAL_COUNCIL: &str = "local";
 
 /// The scores each hermetic seat gives every criterion, in seat order: two agree and
 /// one sits a point lower, so the arbitration shows a median, a spread and no flagged
@@ -37,6 +40,7 @@ pub fn council_for(mode: AuthMode, pins: &Pins) -> Option<&str> {
     match mode {
         AuthMode::StubProvider => Some(HERMETIC_COUNCIL),
         AuthMode::RealAuth => Some(pins.definition.council()),
+        AuthMode::LocalModel => Some(LOCAL_COUNCIL),
         // No model reached the harness: there is no conversation to grade.
         AuthMode::Scrubbed => None,
     }

@@ -54,8 +54,11 @@ pub fn run(ctx: &TrialContext, harness: HarnessName, dest: &dyn Destination) -> 
     ));
     notes.push("topics: logged by the journey through `studyloop topic` (as the mentor's tool call would), so the learner record does not depend on the model calling tools".into());
     notes.push("resume: not exercised (the web console has no resume door); session_lifecycle covers start, wind-down and end".into());
-    if mode == AuthMode::StubProvider {
-        notes.push("stub-provider mode: studyloop-stub-provider (a stub) is the harness's model, so the mentor's replies are canned echoes; only the hermetic council grades it, and the sign-off never accepts that council".into());
+    if mode.stub_mentor() {
+        notes.push(format!("{mode} mode: studyloop-stub-provider (a stub) is the harness's model, so the mentor's replies are canned echoes; the sign-off never accepts a run in this mode"));
+    }
+    if mode == AuthMode::LocalModel {
+        notes.push("local-model mode: the learner and the `local` council's judges are SmolLM2-135M-Instruct served by llama.cpp behind the LiteLLM proxy (real model text, offline)".into());
     }
     case.run(dest, drive)
 }

@@ -191,11 +191,12 @@ pub(crate) fn grading_reasons(
             "does not meet the definition"
         };
         notes.push(format!(
-            "`{id}`: graded by council `{}`, {} of {} seat(s) scored, {} reject_if fired; {verdict}",
+            "`{id}`: graded by council `{}`, {} of {} seat(s) scored, {} reject_if fired; {verdict} (figures: {})",
             a.council,
             a.scored_seats(),
             a.seats.len(),
-            a.rejections.len()
+            a.rejections.len(),
+            crate::council::figures_line(a)
         ));
     }
     (reasons, notes)

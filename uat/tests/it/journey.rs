@@ -283,6 +283,13 @@ fn the_council_follows_the_auth_mode() {
         Some(pins.definition.council())
     );
     assert_eq!(grading::council_for(AuthMode::Scrubbed, &pins), None);
+    // local-model: the roster's `local` council, which the definition never accepts.
+    assert_eq!(
+        grading::council_for(AuthMode::LocalModel, &pins),
+        Some(grading::LOCAL_COUNCIL)
+    );
+    assert!(pins.roster.council(grading::LOCAL_COUNCIL).is_ok());
+    assert_ne!(pins.definition.council(), grading::LOCAL_COUNCIL);
 }
 
 /// Set in the child of the journey Ctrl-C test: it runs the UAT runner instead.

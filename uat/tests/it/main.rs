@@ -11,6 +11,7 @@ mod common;
 mod council;
 mod gate;
 mod journey;
+mod local_council;
 mod pins;
 mod prune;
 mod receipts_commit;

@@ -45,6 +45,12 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "88e2852ad838629fbbcc953a96d203d411df642c1190796807d2492eb6a8a1ad",
     ),
     (
+        "uat/council_registry.json",
+        "uat/council_v2.yaml",
+        2,
+        "87d4d0e972cf495f458be9a952bc393a3e2592c0ca6a0663d90ac2a9dcf1c530",
+    ),
+    (
         "uat/signoff_registry.json",
         "uat/signoff_v1.yaml",
         1,

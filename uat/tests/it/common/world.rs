@@ -116,6 +116,7 @@ impl World {
                 backend: Backend::Direct,
                 model: (*model).to_owned(),
                 output_tokens: Some(100),
+                elapsed_ms: None,
                 status: match parse_reply(text, rubric, &b.citable()) {
                     Ok(scores) => SeatStatus::Scored { scores },
                     Err(reason) => SeatStatus::Unscored {
