@@ -15,6 +15,9 @@ pub type Logged = (&'static str, &'static str, &'static str);
 pub const TOPIC: &str = "Python decorators and closures";
 /// Learner turns the arc drives at least (its turn script has seven).
 pub const ARC_TURNS: u32 = 7;
+/// Turns the arc's budget must allow: the script's turns and the wind-down turn
+/// typed after them (a budget of [`ARC_TURNS`] refused the wind-down).
+pub const ARC_BUDGET_TURNS: u32 = ARC_TURNS + 1;
 
 /// The struggle the mentor logs after the learner's late-binding question.
 pub const STRUGGLE: Logged = (

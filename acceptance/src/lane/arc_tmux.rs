@@ -20,7 +20,7 @@ use crate::harness::Resume;
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::{AuthMode, HarnessName};
 use crate::study_arc::{
-    ARC_TURNS, MENTOR_LOGS, SEARCH_WORDS, TOPIC, search_hit, struggle_item, tool_script,
+    ARC_BUDGET_TURNS, MENTOR_LOGS, SEARCH_WORDS, TOPIC, search_hit, struggle_item, tool_script,
 };
 use crate::turn_scripts::ARC_TURN_SCRIPT;
 
@@ -55,7 +55,7 @@ fn err(e: impl std::fmt::Display) -> StepFailure {
 
 fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     c.turn_script = ARC_TURN_SCRIPT;
-    c.budget.max_turns = c.budget.max_turns.max(ARC_TURNS);
+    c.budget.max_turns = c.budget.max_turns.max(ARC_BUDGET_TURNS);
     c.step("scratch world", make_scratch)?;
     c.step("harness binary and version", resolve_binary)?;
     c.step(

@@ -1,12 +1,12 @@
 //! The hybrid search measured against the lexical one in the same run, on the
-//! labelled set (tests/embed/labelled.rs: 40 struggles, a keyword query and a
+//! labelled set (tests/it/embed/labelled.rs: 40 struggles, a keyword query and a
 //! paraphrase sharing no word with each): recall@5 for both query kinds, query
 //! latency p50/p95 (library call, model loaded once) with the hybrid/lexical
 //! ratio, the model load time, and the index time with and without embedding
 //! (the write-time cost). Needs the model (`just deps-embed`); without it the
 //! bench says so and measures nothing.
 
-#[path = "../tests/embed/labelled.rs"]
+#[path = "../tests/it/embed/labelled.rs"]
 mod labelled;
 
 use std::path::Path;

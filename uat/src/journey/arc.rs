@@ -27,7 +27,7 @@ use studyloop_acceptance::lane::setup::make_world;
 use studyloop_acceptance::lane::web_acp::FOCUS_PERSONA;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::{AuthMode, HarnessName};
-use studyloop_acceptance::study_arc::{ARC_TURNS, TOPIC};
+use studyloop_acceptance::study_arc::{ARC_BUDGET_TURNS, ARC_TURNS, TOPIC};
 use studyloop_acceptance::turn_scripts::ARC_TURN_SCRIPT;
 use studyloop_acceptance::validate;
 use studyloop_acceptance::web_acp::browser::{self, Browser};
@@ -54,7 +54,7 @@ pub fn run(ctx: &TrialContext, harness: HarnessName, dest: &dyn Destination) -> 
     let mode = ctx.selection.auth_mode;
     let mut case = Case::new(ctx, harness, Surface::Journey);
     case.turn_script = ARC_TURN_SCRIPT;
-    case.budget.max_turns = case.budget.max_turns.max(ARC_TURNS);
+    case.budget.max_turns = case.budget.max_turns.max(ARC_BUDGET_TURNS);
     let notes = &mut case.record.notes;
     notes.push(format!(
         "study arc: {harness} over web ACP through headless Chromium, auth mode {}, learner actor {}, at least {ARC_TURNS} learner turns ({ARC_TURN_SCRIPT})",

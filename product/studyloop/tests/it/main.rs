@@ -9,6 +9,7 @@ mod adapters;
 mod commands;
 mod common;
 mod drill_paste;
+mod embed;
 mod gates;
 mod integrity;
 mod journal;

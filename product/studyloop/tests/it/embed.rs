@@ -1,22 +1,20 @@
 //! The hybrid search against the REAL embedding model (`just deps-embed`; `just
-//! test` installs it first). Its own harness (libtest-mimic) so that, without the
-//! model, every trial is a named skip (ignored, the reason printed) rather than a
-//! pass; under CI (`CI=true`) a missing model fails instead, so CI never skips.
+//! test` installs it first). Without the model every test here fails naming the
+//! command that installs it: never a pass, never a silent skip.
 
-#[path = "../it/common/mod.rs"]
-mod common;
 mod labelled;
+
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use studyloop::embed::{Availability, Embedder};
 use studyloop::store::Store;
 
-type Check = Result<(), Failed>;
-/// A named trial body, given the model directory.
-type Named = (&'static str, fn(&Path) -> Check);
+/// A test body's failure: any error, with its message.
+type Fail = Box<dyn std::error::Error>;
+type Check = Result<(), Fail>;
 
 fn model_dir() -> PathBuf {
     match std::env::var_os("STUDYLOOP_EMBED_MODEL") {
@@ -31,60 +29,47 @@ fn ensure(cond: bool, what: impl FnOnce() -> String) -> Check {
     if cond { Ok(()) } else { Err(what().into()) }
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// Runs `check` with the installed model; a missing or unusable model fails the
+/// test by name with the command that installs it (`just test` runs `just deps`,
+/// which installs it, so a missing model is a broken set-up, never a skip).
+fn with_model(check: fn(&Path) -> Check) {
     let dir = model_dir();
-    let missing = Embedder::load(&dir).err();
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let tests: [Named; 6] = [
-        (
-            "tokenizer_matches_the_reference_ids",
-            tokenizer_matches_the_reference_ids,
-        ),
-        (
-            "hybrid_finds_paraphrases_lexical_misses",
-            hybrid_finds_paraphrases_lexical_misses,
-        ),
-        (
-            "cli_search_returns_the_paraphrased_struggle",
-            cli_search_returns_the_paraphrased_struggle,
-        ),
-        (
-            "session_end_embeds_at_write_time_and_backfills",
-            session_end_embeds_at_write_time_and_backfills,
-        ),
-        (
-            "damaged_model_files_fall_back_to_lexical_with_notice",
-            damaged_model_files_fall_back_to_lexical_with_notice,
-        ),
-        (
-            "hostile_queries_get_answers_or_clear_errors",
-            hostile_queries_get_answers_or_clear_errors,
-        ),
-    ];
-    if let Some(e) = &missing {
-        eprintln!(
-            "studyloop_embed: {} trial(s) {}: the embedding model is not usable: {e}",
-            tests.len(),
-            if in_ci { "FAIL under CI" } else { "SKIP" }
-        );
+    if let Err(e) = Embedder::load(&dir) {
+        panic!("the embedding model is not usable ({e}); run `just deps-embed`");
     }
-    let trials = tests
-        .into_iter()
-        .map(|(name, f)| {
-            let dir = dir.clone();
-            let reason = missing
-                .as_ref()
-                .map(|e| format!("model not installed ({e}); run `just deps-embed`"));
-            let skip = reason.is_some() && !in_ci;
-            Trial::test(name, move || match reason {
-                Some(r) => Err(r.into()),
-                None => f(&dir),
-            })
-            .with_ignored_flag(skip)
-        })
-        .collect();
-    libtest_mimic::run(&args, trials).exit();
+    if let Err(failed) = check(&dir) {
+        panic!("{failed}");
+    }
+}
+
+#[test]
+fn embed_tokenizer_matches_the_reference_ids() {
+    with_model(tokenizer_matches_the_reference_ids);
+}
+
+#[test]
+fn embed_hybrid_finds_paraphrases_lexical_misses() {
+    with_model(hybrid_finds_paraphrases_lexical_misses);
+}
+
+#[test]
+fn embed_cli_search_returns_the_paraphrased_struggle() {
+    with_model(cli_search_returns_the_paraphrased_struggle);
+}
+
+#[test]
+fn embed_session_end_embeds_at_write_time_and_backfills() {
+    with_model(session_end_embeds_at_write_time_and_backfills);
+}
+
+#[test]
+fn embed_damaged_model_files_fall_back_to_lexical_with_notice() {
+    with_model(damaged_model_files_fall_back_to_lexical_with_notice);
+}
+
+#[test]
+fn embed_hostile_queries_get_answers_or_clear_errors() {
+    with_model(hostile_queries_get_answers_or_clear_errors);
 }
 
 /// Ids the Hugging Face `tokenizers` crate (0.23.3, `add_special_tokens=False`)
@@ -134,10 +119,10 @@ fn tokenizer_matches_the_reference_ids(dir: &Path) -> Check {
 }
 
 /// Recall@5 over the labelled set, `(keyword, paraphrase)`.
-pub fn recall_at_5(s: &Store, avail: &Availability, ids: &[String]) -> Result<(f64, f64), Failed> {
+pub fn recall_at_5(s: &Store, avail: &Availability, ids: &[String]) -> Result<(f64, f64), Fail> {
     let mut hits = (0usize, 0usize);
     for ((_, keyword, para), id) in labelled::SET.iter().zip(ids) {
-        let found = |q: &str| -> Result<bool, Failed> {
+        let found = |q: &str| -> Result<bool, Fail> {
             let out = s.hybrid_search(q, 5, avail).map_err(|e| e.to_string())?;
             Ok(out.results.iter().any(|h| &h.hit.session_id == id))
         };
@@ -153,7 +138,7 @@ pub fn recall_at_5(s: &Store, avail: &Availability, ids: &[String]) -> Result<(f
 }
 
 /// One session per labelled line, written with the model attached.
-fn seeded(dir: &Path, db: &Path) -> Result<(Store, Vec<String>), Failed> {
+fn seeded(dir: &Path, db: &Path) -> Result<(Store, Vec<String>), Fail> {
     let e = Embedder::load(dir).map_err(|e| e.to_string())?;
     let mut s = Store::open(db)
         .map_err(|e| e.to_string())?
@@ -212,7 +197,7 @@ fn hybrid_finds_paraphrases_lexical_misses(dir: &Path) -> Check {
 const STRUGGLE: &str = "Python — struggling: mutable default arguments shared between calls";
 const PARAPHRASE: &str = "a list given as fallback parameter keeps old items across invocations";
 
-fn search_json(w: &common::World, query: &str) -> Result<serde_json::Value, Failed> {
+fn search_json(w: &common::World, query: &str) -> Result<serde_json::Value, Fail> {
     let out = w.run(&["search", query, "--json"]);
     ensure(out.code == 0, || {
         format!("search exited {}: {}", out.code, out.stderr)
