@@ -234,12 +234,19 @@ pub(crate) fn messages(a: &Answer<'_>, stream: bool) -> Rendered {
             "index": 0, "delta": {"type": "text_delta", "text": piece}}),
         ));
     }
+    messages_end(events, a, "end_turn")
+}
+
+/// The end of an Anthropic stream, text or tool call alike: the block's stop, the
+/// message delta with `stop_reason` and the usage, and the message stop.
+pub(super) fn messages_end(mut events: Vec<String>, a: &Answer<'_>, stop_reason: &str) -> Rendered {
     events.push(frame(
         Some("content_block_stop"),
         &json!({"type": "content_block_stop", "index": 0}),
     ));
     let mut delta = json!({"type": "message_delta",
-        "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": usage(a.output_tokens)});
+        "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"input_tokens": a.input_tokens, "output_tokens": a.output_tokens,
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}});
     strip_usage(&mut delta, a.omit_usage);
     events.push(frame(Some("message_delta"), &delta));
     events.push(frame(

@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::render::{Answer, Rendered, deltas, frame, strip_usage};
+use super::render::{Answer, Rendered, deltas, frame, messages_end, strip_usage};
 use super::request::NAMESPACE_SEPARATOR;
 
 /// The call to render: the offered tool's full name and its arguments.
@@ -202,19 +202,7 @@ pub(crate) fn messages(a: &Answer<'_>, call: &Call<'_>, stream: bool) -> Rendere
             "delta": {"type": "input_json_delta", "partial_json": piece}}),
         ));
     }
-    events.push(frame(
-        Some("content_block_stop"),
-        &json!({"type": "content_block_stop", "index": 0}),
-    ));
-    let mut delta = json!({"type": "message_delta",
-        "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": usage(a.output_tokens)});
-    strip_usage(&mut delta, a.omit_usage);
-    events.push(frame(Some("message_delta"), &delta));
-    events.push(frame(
-        Some("message_stop"),
-        &json!({"type": "message_stop"}),
-    ));
-    Rendered::Events(events)
+    messages_end(events, a, "tool_use")
 }
 
 #[cfg(test)]
