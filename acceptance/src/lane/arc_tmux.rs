@@ -18,7 +18,7 @@ use super::setup::{make_scratch, provision_harness_with, resolve_binary};
 use crate::case::{Case, StepFailure, Steps, Transport, converse};
 use crate::harness::Resume;
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
-use crate::selection::{AuthMode, HarnessName};
+use crate::selection::HarnessName;
 use crate::study_arc::{
     ARC_BUDGET_TURNS, MENTOR_LOGS, SEARCH_WORDS, TOPIC, search_hit, struggle_item, tool_script,
 };
@@ -139,7 +139,8 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    if c.ctx.selection.auth_mode != AuthMode::StubProvider {
+    // The stub is the mentor's model in local-model mode too.
+    if !c.ctx.selection.auth_mode.stub_mentor() {
         return provision_harness_with(c, &[]);
     }
     let script = tool_script().to_json();

@@ -20,7 +20,7 @@ use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::evidence::Surface;
 use crate::harness::McpSupport;
 use crate::runner::TrialSpec;
-use crate::selection::{AuthMode, HarnessName};
+use crate::selection::HarnessName;
 use crate::validate::{self, CheckError};
 
 /// The text the stub's tool script fires on.
@@ -53,9 +53,9 @@ fn script(topic: &str) -> studyloop_stubs::ToolScript {
 }
 
 fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
-    if lane.ctx.selection.auth_mode != AuthMode::StubProvider {
+    if !lane.ctx.selection.auth_mode.stub_mentor() {
         return Err(StepFailure::skipped(
-            "the MCP lane needs the stub provider's scripted tool call: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default)",
+            "the MCP lane needs the stub provider's scripted tool call: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default) or local-model",
         ));
     }
     if let McpSupport::Unsupported { reason } = lane.spec.mcp {

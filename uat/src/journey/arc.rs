@@ -26,7 +26,7 @@ use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::make_world;
 use studyloop_acceptance::lane::web_acp::FOCUS_PERSONA;
 use studyloop_acceptance::runner::TrialContext;
-use studyloop_acceptance::selection::{AuthMode, HarnessName};
+use studyloop_acceptance::selection::HarnessName;
 use studyloop_acceptance::study_arc::{ARC_BUDGET_TURNS, ARC_TURNS, TOPIC};
 use studyloop_acceptance::turn_scripts::ARC_TURN_SCRIPT;
 use studyloop_acceptance::validate;
@@ -63,8 +63,8 @@ pub fn run(ctx: &TrialContext, harness: HarnessName, dest: &dyn Destination) -> 
     ));
     notes.push("topics: logged by the mentor through studyloop-mcp's log_topic (the harness's tool call); the journey only reads them back".into());
     notes.push("resume: a second `studyloop web` with STUDYLOOP_NOW set to the day after the first session ended, started from the Dashboard's resume box".into());
-    if mode == AuthMode::StubProvider {
-        notes.push("stub-provider mode: studyloop-stub-provider (a stub) is the harness's model: its replies are canned Markdown, its tool calls scripted and its review line quotes only the resume context it received; only the hermetic council grades it".into());
+    if mode.stub_mentor() {
+        notes.push("stub mentor (stub-provider or local-model mode): studyloop-stub-provider (a stub) is the harness's model: its replies are canned Markdown, its tool calls scripted and its review line quotes only the resume context it received; only the hermetic council grades it".into());
     }
     case.run(dest, drive)
 }

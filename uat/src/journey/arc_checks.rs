@@ -6,7 +6,6 @@
 use serde_json::{Value, json};
 use studyloop_acceptance::case::{Case, Checks, StepFailure};
 use studyloop_acceptance::lane::product::studyloop as cli;
-use studyloop_acceptance::selection::AuthMode;
 use studyloop_acceptance::study_arc::{
     ARC_TURNS, MENTOR_LOGS, PARAPHRASE, PARKED, SEARCH_WORDS, STRUGGLE, TOPIC, WIN, embed_model,
     search_hit, struggle_item, tool_script,
@@ -35,7 +34,8 @@ pub struct Live {
 /// The harness pointed at its model; in stub-provider mode the stub gets the
 /// mentor's tool script (written into the scratch world, kept in the bundle).
 pub(super) fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    if c.ctx.selection.auth_mode != AuthMode::StubProvider {
+    // The stub is the mentor's model in local-model mode too.
+    if !c.ctx.selection.auth_mode.stub_mentor() {
         return study::provision(c);
     }
     let script = tool_script().to_json();
