@@ -215,6 +215,22 @@ fn a_100k_deep_tree_sweeps_on_a_2mib_thread_with_64_fds() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
+    // The private tmpfs below hides everything under /tmp, this test binary too
+    // when the checkout itself lives there (a clone in /tmp ran "prlimit: failed
+    // to execute …: No such file or directory"): the child then runs a copy kept
+    // outside /tmp, in /dev/shm.
+    let outside = exe.starts_with("/tmp").then(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("sl-sweep-exe-")
+            .tempdir_in("/dev/shm")
+            .expect("a directory for the test binary outside /tmp");
+        let copy = dir.path().join("acceptance_it");
+        std::fs::copy(&exe, &copy).expect("copy the test binary out of /tmp");
+        (dir, copy)
+    });
+    let exe = outside
+        .as_ref()
+        .map_or(exe.clone(), |(_, copy)| copy.clone());
     // On this project's CI disk (ext4 with `discard`) every rmdir costs ~3 ms
     // whoever calls it (`rm -rf` of this tree: 6 min), so the child gets a
     // private tmpfs on /tmp when it may mount one (root, or an unprivileged
