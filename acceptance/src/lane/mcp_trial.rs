@@ -19,7 +19,7 @@ use super::{gated_trial, run_lane_as};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::evidence::Surface;
 use crate::harness::McpSupport;
-use crate::runner::TrialSpec;
+use crate::runner::{Requirement, TrialSpec};
 use crate::selection::HarnessName;
 use crate::validate::{self, CheckError};
 
@@ -31,10 +31,21 @@ pub fn trial_name(harness: HarnessName) -> String {
     format!("mcp::{harness}")
 }
 
-/// The trial: gated, needs the harness selected and on the scratch PATH.
+/// The trial: gated, needs the harness selected and on the scratch PATH, and an
+/// MCP client in the harness. That last one is decided when the catalogue is
+/// built, not at run time: under nextest a run-time skip must be reported as a
+/// failure (`mcp::pi` failed a sharded run so), a listed skip is just a skip.
 pub fn trial(harness: HarnessName) -> TrialSpec {
+    let unmet = match crate::harness::spec(harness).mcp {
+        McpSupport::Supported => None,
+        McpSupport::Unsupported { reason } => Some(reason.to_owned()),
+    };
     gated_trial(trial_name(harness), harness, |ctx, h| {
         run_lane_as(ctx, h, Surface::Mcp, drive)
+    })
+    .requires(Requirement::Checked {
+        what: "an MCP client in the harness".into(),
+        unmet,
     })
 }
 
@@ -57,9 +68,6 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
         return Err(StepFailure::skipped(
             "the MCP lane needs the stub provider's scripted tool call: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default) or local-model",
         ));
-    }
-    if let McpSupport::Unsupported { reason } = lane.spec.mcp {
-        return Err(StepFailure::skipped(reason));
     }
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
