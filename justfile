@@ -163,7 +163,10 @@ shard-drill N BASELINE="0": deps harnesses deps-nextest
           echo "shard-drill: shard $k/$n exit $rc in $(el "$s") s"; exit $rc ) &
         pids+=($!)
     done
-    for p in "${pids[@]}"; do wait "$p"; done
+    # A shard that exits non-zero fails the drill even when the merge finds
+    # nothing (a failure outside the cells, e.g. a run-time skip under nextest).
+    failed=""
+    for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed="$failed $((i + 1))"; done
     t3=$(date +%s.%N)
     echo "shard-drill: $n shard(s) wall $(el "$t2") s"
     du -sh "$root"/*.target "$root/tests.tar.zst" 2>/dev/null | sed 's/^/shard-drill: disk /'
@@ -174,6 +177,10 @@ shard-drill N BASELINE="0": deps harnesses deps-nextest
     "${CARGO_TARGET_DIR:-$PWD/target}/debug/studyloop-uat" merge "${dirs[@]}" "${expect[@]}"
     verdict=$?
     echo "shard-drill: merge in $(el "$t4") s; run dirs and logs in $root"
+    if [ -n "$failed" ] && [ "$verdict" -eq 0 ]; then
+        echo "shard-drill: FAIL: shard(s)$failed exited non-zero; see $root/shard-<k>.log" >&2
+        verdict=1
+    fi
     exit "$verdict"
 
 # The local model for STUDYLOOP_ACC_AUTH_MODE=local-model, into .deps/model/ (gitignored):
