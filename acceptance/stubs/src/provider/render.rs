@@ -87,6 +87,23 @@ pub(super) fn frame(event: Option<&str>, data: &Value) -> String {
     }
 }
 
+/// A Responses stream's events: each gets its `type` and the next
+/// `sequence_number` (text and tool-call streams number them alike).
+#[derive(Default)]
+pub(super) struct Sequenced {
+    seq: u64,
+    pub(super) events: Vec<String>,
+}
+
+impl Sequenced {
+    pub(super) fn push(&mut self, name: &str, mut data: Value) {
+        data["type"] = json!(name);
+        data["sequence_number"] = json!(self.seq);
+        self.seq += 1;
+        self.events.push(frame(Some(name), &data));
+    }
+}
+
 pub(super) fn strip_usage(body: &mut Value, omit: bool) {
     if let (true, Some(fields)) = (omit, body.as_object_mut()) {
         fields.remove("usage");
@@ -156,14 +173,8 @@ pub(crate) fn responses(a: &Answer<'_>, stream: bool) -> Rendered {
         return Rendered::Json(completed);
     }
     let in_progress = response("in_progress", json!([]), Value::Null);
-    let mut seq = 0_u64;
-    let mut events = Vec::new();
-    let mut push = |name: &str, mut data: Value| {
-        data["type"] = json!(name);
-        data["sequence_number"] = json!(seq);
-        seq += 1;
-        events.push(frame(Some(name), &data));
-    };
+    let mut out = Sequenced::default();
+    let mut push = |name: &str, data: Value| out.push(name, data);
     push("response.created", json!({"response": in_progress}));
     push("response.in_progress", json!({"response": in_progress}));
     push(
@@ -195,7 +206,7 @@ pub(crate) fn responses(a: &Answer<'_>, stream: bool) -> Rendered {
         json!({"output_index": 0, "item": done_item}),
     );
     push("response.completed", json!({"response": completed}));
-    Rendered::Events(events)
+    Rendered::Events(out.events)
 }
 
 /// Anthropic Messages.

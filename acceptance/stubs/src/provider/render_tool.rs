@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::render::{Answer, Rendered, deltas, frame, messages_end, strip_usage};
+use super::render::{Answer, Rendered, Sequenced, deltas, frame, messages_end, strip_usage};
 use super::request::NAMESPACE_SEPARATOR;
 
 /// The call to render: the offered tool's full name and its arguments.
@@ -133,14 +133,8 @@ pub(crate) fn responses(a: &Answer<'_>, call: &Call<'_>, stream: bool) -> Render
         return Rendered::Json(completed);
     }
     let in_progress = response("in_progress", json!([]), Value::Null);
-    let mut seq = 0_u64;
-    let mut events = Vec::new();
-    let mut push = |name: &str, mut data: Value| {
-        data["type"] = json!(name);
-        data["sequence_number"] = json!(seq);
-        seq += 1;
-        events.push(frame(Some(name), &data));
-    };
+    let mut out = Sequenced::default();
+    let mut push = |name: &str, data: Value| out.push(name, data);
     push("response.created", json!({"response": in_progress}));
     push("response.in_progress", json!({"response": in_progress}));
     push(
@@ -162,7 +156,7 @@ pub(crate) fn responses(a: &Answer<'_>, call: &Call<'_>, stream: bool) -> Render
         json!({"output_index": 0, "item": item("completed", &args)}),
     );
     push("response.completed", json!({"response": completed}));
-    Rendered::Events(events)
+    Rendered::Events(out.events)
 }
 
 /// Anthropic Messages: a `tool_use` content block.
