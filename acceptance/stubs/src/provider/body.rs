@@ -14,9 +14,6 @@ use tokio::sync::mpsc;
 
 use super::render::Rendered;
 
-/// Pause before an injected cut so the kept part is flushed to the client.
-const FLUSH_BEFORE_CUT: Duration = Duration::from_millis(20);
-
 /// Sends the rendered answer through a channel body. A truncation keeps only the
 /// first `n` events (or bytes) and then ends the body with an error, which makes
 /// hyper abort the connection mid-message: no terminal event, no final chunk.
@@ -63,15 +60,13 @@ pub(super) fn send(rendered: Rendered, delay: Duration, truncate: Option<u64>) -
             }
         }
         if cut {
-            // Let hyper see an idle body and flush what was sent: a cut must
-            // deliver the kept part, then abort.
-            tokio::time::sleep(FLUSH_BEFORE_CUT).await;
+            // `ChannelBody` makes sure the kept part is flushed before this aborts.
             let _ = tx
                 .send(Err(io::Error::other("studyloop stub: injected truncation")))
                 .await;
         }
     });
-    let mut response = Response::new(Body::new(ChannelBody { rx }));
+    let mut response = Response::new(Body::new(ChannelBody::new(rx)));
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
@@ -88,8 +83,28 @@ pub(super) fn send(rendered: Rendered, delay: Duration, truncate: Option<u64>) -
     response
 }
 
+/// The body hyper polls. An injected cut must deliver the kept part first, but
+/// hyper drops its unflushed write buffer when a body errors, and it keeps
+/// polling the body without flushing while frames are ready. So an error that
+/// follows data is held back for one poll: the body answers `Pending` (waking
+/// itself), hyper's dispatch loop flushes on `Pending`, and the next poll
+/// returns the error. No timing is involved (a sleep before the cut lost the
+/// kept part on a loaded machine).
 struct ChannelBody {
     rx: mpsc::Receiver<Result<Bytes, io::Error>>,
+    /// Data was yielded since the last `Pending`: hyper may not have flushed it.
+    unflushed: bool,
+    held: Option<io::Error>,
+}
+
+impl ChannelBody {
+    fn new(rx: mpsc::Receiver<Result<Bytes, io::Error>>) -> Self {
+        Self {
+            rx,
+            unflushed: false,
+            held: None,
+        }
+    }
 }
 
 impl http_body::Body for ChannelBody {
@@ -100,8 +115,51 @@ impl http_body::Body for ChannelBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
-        self.rx
-            .poll_recv(cx)
-            .map(|item| item.map(|piece| piece.map(Frame::data)))
+        if let Some(err) = self.held.take() {
+            return Poll::Ready(Some(Err(err)));
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Pending => {
+                self.unflushed = false;
+                Poll::Pending
+            }
+            Poll::Ready(Some(Ok(piece))) => {
+                self.unflushed = true;
+                Poll::Ready(Some(Ok(Frame::data(piece))))
+            }
+            Poll::Ready(Some(Err(err))) if self.unflushed => {
+                self.unflushed = false;
+                self.held = Some(err);
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            Poll::Ready(other) => Poll::Ready(other.map(|item| item.map(Frame::data))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body::Body as _;
+
+    /// With the kept part and the cut both queued, the body still yields
+    /// `Pending` between them, so hyper flushes the kept part before aborting.
+    #[test]
+    fn a_cut_queued_behind_data_waits_one_poll_for_the_flush() {
+        let (tx, rx) = mpsc::channel(4);
+        tx.try_send(Ok(Bytes::from_static(b"kept"))).unwrap();
+        tx.try_send(Err(io::Error::other("cut"))).unwrap();
+        let mut body = ChannelBody::new(rx);
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut poll = || Pin::new(&mut body).poll_frame(&mut cx);
+        assert!(
+            matches!(poll(), Poll::Ready(Some(Ok(f))) if f.data_ref().is_some_and(|d| d == "kept"))
+        );
+        assert!(
+            poll().is_pending(),
+            "the cut must not follow the data in the same flush window"
+        );
+        assert!(matches!(poll(), Poll::Ready(Some(Err(e))) if e.to_string() == "cut"));
     }
 }
