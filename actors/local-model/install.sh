@@ -56,7 +56,10 @@ if [ -z "$wheel" ]; then
     mkdir -p "$sdist_dir"
     sdist="$sdist_dir/llama_cpp_python-$LLAMA_VERSION.tar.gz"
     if [ ! -f "$sdist" ]; then
-        pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+        # `--no-binary` names only this package: `pip download` prepares the sdist's
+        # metadata in an isolated build env, and `:all:` made that env build its cmake
+        # from source too (about 40 min here) where the cmake wheel takes seconds.
+        pip download --quiet --disable-pip-version-check --no-deps --no-binary llama-cpp-python \
             -d "$sdist_dir" "llama-cpp-python==$LLAMA_VERSION"
     fi
     echo "$LLAMA_SDIST_SHA256  $sdist" | sha256sum --check --quiet
