@@ -139,6 +139,15 @@ async fn start_drill(app: &Arc<AppState>, body: &[u8]) -> Result<(StatusCode, Va
     }
     let replaced = live.bind_drill(DrillBinding {
         id: id.to_owned(),
+        commands: drill["commands"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
         started_session: started.is_some(),
         at: crate::context::now_rfc3339(),
     });

@@ -72,6 +72,8 @@ pub struct Live {
 pub struct DrillBinding {
     /// `module/deck/task`, as `GET /api/labs` lists it.
     pub id: String,
+    /// The commands the learner runs in their terminal, in phase order.
+    pub commands: Vec<String>,
     /// Whether Start drill started this session (rather than binding a live one).
     pub started_session: bool,
     /// RFC 3339 time of the binding.

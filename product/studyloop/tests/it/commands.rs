@@ -546,7 +546,7 @@ fn drill_refuses_a_cluster_target_and_a_tampered_snapshot() {
 
 /// `module new` + `module add` of my-drills, then `studyloop web` on a free
 /// loopback port, listening; returns the server process and its port.
-fn installed_and_served(w: &World) -> (std::process::Child, u16) {
+pub(crate) fn installed_and_served(w: &World) -> (std::process::Child, u16) {
     assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
     assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
     let port = std::net::TcpListener::bind("127.0.0.1:0")
