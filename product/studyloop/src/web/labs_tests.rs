@@ -327,6 +327,14 @@ fn a_page_on_another_origin_cannot_start_or_cancel_a_drill() {
         assert_eq!(r.status, 415, "{}", r.body);
         let (_, st) = w.http("GET", "/api/session/state", None).await;
         assert_eq!(st["active"], false, "a cross-origin page started a session: {st}");
+        // The control: the console's own page may (so the refusals above are the guard's).
+        let req = format!(
+            "POST /api/labs/drill/start HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let r = crate::web::testkit::raw(&w.base, &req).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        w.http("POST", "/api/session/end", None).await;
     });
     nothing_ran(&store);
 }
