@@ -192,26 +192,54 @@ fn start_drill_with_a_live_session_binds_it_and_tells_the_mentor() {
 }
 
 #[test]
-fn a_double_click_starts_exactly_one_session() {
+fn a_double_click_starts_exactly_one_session_and_a_removed_module_still_cancels() {
+    const CLICKS: usize = 6;
     let w = world(&[]);
-    install(&w);
+    let store = install(&w);
     w.rt.block_on(async {
         let body = json!({"drill": DRILL, "session": acp()});
-        let (a, b) = tokio::join!(
-            post(&w, "/api/labs/drill/start", body.clone()),
-            post(&w, "/api/labs/drill/start", body.clone())
-        );
-        let mut statuses = [a.0, b.0];
+        let replies = futures::future::join_all(
+            (0..CLICKS).map(|_| post(&w, "/api/labs/drill/start", body.clone())),
+        )
+        .await;
+        let mut statuses: Vec<u16> = replies.iter().map(|r| r.0).collect();
         statuses.sort_unstable();
-        assert_eq!(statuses, [200, 201], "{a:?} {b:?}");
-        assert_eq!(a.1["study_session_id"], b.1["study_session_id"]);
+        let mut want = vec![200; CLICKS - 1];
+        want.push(201);
+        assert_eq!(statuses, want, "{replies:?}");
+        let id = &replies[0].1["study_session_id"];
+        assert!(
+            replies.iter().all(|r| &r.1["study_session_id"] == id),
+            "{replies:?}"
+        );
         let db = crate::settings::session_paths(&w.state.ctx.env).expect("paths");
         let sessions = std::fs::read_dir(db.sessions_root())
             .expect("sessions root")
             .count();
         assert_eq!(sessions, 1, "one session dir");
+
+        // The module is removed while its drill is bound: Cancel still unbinds,
+        // a new Start names the removal, the session is untouched.
+        store.remove("my-drills").expect("remove");
+        let (status, c) = post(&w, "/api/labs/drill/cancel", json!({"drill": DRILL})).await;
+        assert_eq!(status, 200, "{c}");
+        let (status, again) = post(&w, "/api/labs/drill/start", json!({"drill": DRILL})).await;
+        assert_eq!(status, 404, "{again}");
+        assert!(
+            again["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("module `my-drills` is not installed")
+        );
+        let (_, st) = w.http("GET", "/api/session/state", None).await;
+        assert_eq!(
+            (&st["study_session_id"], &st["drill"]),
+            (id, &Value::Null),
+            "{st}"
+        );
         w.http("POST", "/api/session/end", None).await;
     });
+    nothing_ran(&store);
 }
 
 #[test]
@@ -263,6 +291,28 @@ fn hostile_unknown_removed_and_tampered_drills_are_refused_naming_them() {
                 error.len()
             );
         }
+        // Generated ids: separators, dots, controls, bidi, non-ASCII, percent.
+        let alphabet: Vec<char> = "a-/.%\\ é\u{0}\u{1b}\u{202e}\u{200b}\n9".chars().collect();
+        let mut seed: u64 = 0x5eed;
+        for n in 0..300 {
+            let len = 1 + n % 90;
+            let id: String = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    alphabet[usize::try_from(seed >> 33).unwrap_or(0) % alphabet.len()]
+                })
+                .collect();
+            let (got, body) = start(json!(id)).await;
+            let error = body["error"].as_str().unwrap_or_default();
+            assert!(matches!(got, 400 | 404), "{id:?}: {got} {body}");
+            assert!(
+                error.len() < 400 && !error.contains('\u{1b}') && !error.contains('\u{202e}'),
+                "{error:?}"
+            );
+        }
+        let over = json!({"drill": "a".repeat(70_000)});
+        let (got, _) = w.http("POST", "/api/labs/drill/start", Some(over)).await;
+        assert_eq!(got, 413, "a body over 64 KiB");
         let (_, st) = w.http("GET", "/api/session/state", None).await;
         assert_eq!(
             st["active"], false,
