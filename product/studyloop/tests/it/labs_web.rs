@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::commands::{drill_on_a_tty, installed_and_served};
-use crate::common::{self, World};
+use crate::commands::{acp_stub_world, drill_on_a_tty, installed_and_served};
+use crate::common::World;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -225,13 +225,7 @@ fn study_sessions(w: &World) -> i64 {
 
 #[test]
 fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() {
-    let stub = std::path::Path::new(common::exe()).with_file_name("studyloop-stub-acp");
-    assert!(
-        stub.is_file(),
-        "{} is missing; run `cargo build --bins`",
-        stub.display()
-    );
-    let w = World::new().with_env("STUDYLOOP_TEST_ACP_CMD", &format!("'{}'", stub.display()));
+    let w = acp_stub_world();
     // The dashboard's default agent: a codex on PATH (the hatch runs the stub).
     w.fake_bin("codex", "exit 0");
     let (mut web, port) = installed_and_served(&w);
@@ -320,8 +314,8 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     assert!(told.stdout.contains("Mentor told.\n"), "{}", told.stdout);
     b.goto(&format!("http://127.0.0.1:{port}/#study-session"));
     b.until(
-        "the practice_check block in the mentor's echo",
-        "return document.getElementById('acp-log').innerText.includes('[practice_check] data from a StudyLoop drill')",
+        "the drill notice and the practice_check block in the mentor's echo",
+        "const log = document.getElementById('acp-log').innerText; return log.includes('[drill_started] data from StudyLoop Labs') && log.includes('[practice_check] data from a StudyLoop drill')",
     );
 
     // Cancel drill from Labs.
