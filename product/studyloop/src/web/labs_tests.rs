@@ -388,3 +388,38 @@ fn a_page_on_another_origin_cannot_start_or_cancel_a_drill() {
     });
     nothing_ran(&store);
 }
+
+#[test]
+fn over_a_pty_the_started_session_reads_the_notice_in_its_persona_and_cancel_is_typed() {
+    let w = world(&[(
+        "STUDYLOOP_TEST_AGENT_CMD",
+        "echo notices=$(grep -c '^.drill_started. data from StudyLoop Labs' {persona_file}); exec cat",
+    )]);
+    let store = install(&w);
+    w.rt.block_on(async {
+        let body = json!({"drill": DRILL, "session": {"agent": "pi", "transport": "pty"}});
+        let (status, started) = post(&w, "/api/labs/drill/start", body).await;
+        assert_eq!(status, 201, "{started}");
+        let mut sock = ws(&w, started["session"]["ws_url"].as_str().expect("ws_url")).await;
+        let mut screen = String::new();
+        let mut read_until = async |want: &str| {
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !screen.contains(want) {
+                use futures::StreamExt as _;
+                match tokio::time::timeout_at(deadline, sock.next()).await {
+                    Ok(Some(Ok(tokio_tungstenite::tungstenite::Message::Binary(b)))) => {
+                        screen.push_str(&String::from_utf8_lossy(&b));
+                    }
+                    Ok(Some(Ok(_))) => {}
+                    other => panic!("{want:?} never shown: {other:?}; screen {screen:?}"),
+                }
+            }
+        };
+        read_until("notices=1").await;
+        let (status, c) = post(&w, "/api/labs/drill/cancel", json!({})).await;
+        assert_eq!((status, c["mentor"].clone()), (200, json!("told")), "{c}");
+        read_until("[drill_cancelled] data from StudyLoop Labs").await;
+        w.http("POST", "/api/session/end", None).await;
+    });
+    nothing_ran(&store);
+}
