@@ -36,6 +36,8 @@ pub mod ws;
 #[cfg(test)]
 mod guard_tests;
 #[cfg(test)]
+mod labs_attack_tests;
+#[cfg(test)]
 mod labs_tests;
 #[cfg(test)]
 mod limits_tests;
