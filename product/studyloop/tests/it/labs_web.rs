@@ -228,7 +228,8 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     let w = acp_stub_world();
     // The dashboard's default agent: a codex on PATH (the hatch runs the stub).
     w.fake_bin("codex", "exit 0");
-    let (mut web, port) = installed_and_served(&w);
+    let (web, port) = installed_and_served(&w);
+    let _web = KillOnDrop(web);
     let profile = tempfile::tempdir().unwrap();
     let b = Browser::launch(&w, profile.path());
     let attempts = w.config_dir().join("modules/attempts");
@@ -336,6 +337,14 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     );
     drop(b);
     http(port, "POST", "/api/session/end", Some(&json!({})));
-    let _ = web.kill();
-    let _ = web.wait();
+}
+
+/// The `studyloop web` child, killed when the test ends, a failing one too.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
