@@ -102,7 +102,7 @@ async fn start_drill(app: &Arc<AppState>, body: &[u8]) -> Result<(StatusCode, Va
         .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
         .map_err(lookup_error)?;
     let notice = labs::started_notice(&drill);
-    let _one_at_a_time = app.drill_start.lock().await;
+    let _one_at_a_time = app.start_lock.lock().await;
     let (live, started) = match app.slot.current() {
         Some(live) => (live, None),
         None => {
@@ -188,7 +188,7 @@ async fn cancel_drill(app: &AppState, body: &[u8]) -> Result<(StatusCode, Value)
             ));
         }
     };
-    let _one_at_a_time = app.drill_start.lock().await;
+    let _one_at_a_time = app.start_lock.lock().await;
     let none_active = || err(StatusCode::NOT_FOUND, "no drill is active in this console");
     let live = app.slot.current().ok_or_else(none_active)?;
     let bound = live.drill().ok_or_else(none_active)?;

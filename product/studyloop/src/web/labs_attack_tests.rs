@@ -154,3 +154,30 @@ fn a_page_on_another_origin_cannot_start_or_cancel_a_drill() {
     });
     nothing_ran(&store);
 }
+
+/// The same class on the dashboard's own Start: before the start lock, two
+/// concurrent starts both passed the state-file claim (both are this
+/// process's), both launched an agent, and the loser's rollback rewrote the
+/// state file under the winner.
+#[test]
+fn concurrent_dashboard_starts_make_one_session_and_keep_its_state() {
+    const ROUNDS: usize = 5;
+    let w = world(&[]);
+    w.rt.block_on(async {
+        for round in 0..ROUNDS {
+            let body = |topic: &str| json!({"topic": topic, "agent": "codex", "transport": "acp"});
+            let (a, b) = tokio::join!(w.start(body("first")), w.start(body("second")));
+            let mut statuses = [a.0, b.0];
+            statuses.sort_unstable();
+            assert_eq!(statuses, [201, 409], "round {round}: {a:?} {b:?}");
+            let winner = if a.0 == 201 { &a.1 } else { &b.1 };
+            let file = w.state_file().expect("state file");
+            assert_eq!(
+                (file.study_session_id.as_deref(), file.is_active()),
+                (winner["study_session_id"].as_str(), true),
+                "round {round}: the state file lost the live session"
+            );
+            w.http("POST", "/api/session/end", None).await;
+        }
+    });
+}

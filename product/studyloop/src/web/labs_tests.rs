@@ -243,6 +243,34 @@ fn a_double_click_starts_exactly_one_session_and_a_removed_module_still_cancels(
 }
 
 #[test]
+fn a_dashboard_start_racing_start_drill_still_ends_with_one_session_and_the_drill_bound() {
+    const ROUNDS: usize = 5;
+    let w = world(&[]);
+    install(&w);
+    w.rt.block_on(async {
+        for round in 0..ROUNDS {
+            let mut plain = acp();
+            plain["topic"] = json!("rust");
+            let drill = json!({"drill": DRILL, "session": acp()});
+            let (p, d) = tokio::join!(w.start(plain), post(&w, "/api/labs/drill/start", drill));
+            let mut statuses = [p.0, d.0];
+            statuses.sort_unstable();
+            assert!(
+                statuses == [200, 201] || statuses == [201, 409],
+                "round {round}: start {p:?}, drill {d:?}"
+            );
+            assert!(
+                matches!(d.0, 200 | 201),
+                "round {round}: the drill was refused: {d:?}"
+            );
+            let (_, st) = w.http("GET", "/api/session/state", None).await;
+            assert_eq!(st["drill"]["id"], DRILL, "round {round}: {st}");
+            w.http("POST", "/api/session/end", None).await;
+        }
+    });
+}
+
+#[test]
 fn over_a_pty_the_started_session_reads_the_notice_in_its_persona_and_cancel_is_typed() {
     let w = world(&[(
         "STUDYLOOP_TEST_AGENT_CMD",

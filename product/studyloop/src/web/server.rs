@@ -44,9 +44,11 @@ pub struct AppState {
     pub limits: Limits,
     /// How long detached or never-attached sessions are held.
     pub grace: Duration,
-    /// Serializes Labs' Start drill, so a double click (two requests at
-    /// once) starts one session and binds the second request to it.
-    pub drill_start: tokio::sync::Mutex<()>,
+    /// Serializes the console's starts (`POST /api/session/start` and Labs'
+    /// Start drill): a double click starts one session and binds the later
+    /// requests to it, and two starts never both pass the state-file claim
+    /// (both are this process's) to race for the slot.
+    pub start_lock: tokio::sync::Mutex<()>,
 }
 
 impl AppState {
@@ -64,7 +66,7 @@ impl AppState {
             },
             limits: Limits::default(),
             grace: ATTACH_GRACE,
-            drill_start: tokio::sync::Mutex::new(()),
+            start_lock: tokio::sync::Mutex::new(()),
         }
     }
 }

@@ -241,11 +241,14 @@ pub async fn start(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
 }
 
 async fn start_inner(app: &Arc<AppState>, body: &[u8]) -> Result<Value, ApiError> {
-    start_req(app, parse(app, body)?).await
+    let req = parse(app, body)?;
+    let _one_at_a_time = app.start_lock.lock().await;
+    start_req(app, req).await
 }
 
 /// Starts the session `req` describes: the one start path (the route above
-/// and Labs' Start drill both come through here). 409 when one is live.
+/// and Labs' Start drill both come through here, each holding
+/// `AppState::start_lock`). 409 when one is live.
 ///
 /// # Errors
 /// [`ApiError`] with the route's status; everything after the claim is rolled back.
