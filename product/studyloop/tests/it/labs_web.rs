@@ -271,7 +271,7 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     );
     assert!(
         b.text("[data-testid=console-drill-status]")
-            .contains("The study session keeps running")
+            .contains("The study session it started keeps running")
     );
     let st = state(port);
     assert_eq!(
@@ -325,6 +325,11 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     b.until(
         "Start drill offered again",
         "const s = document.querySelector('[data-testid=labs-start]'); return document.body.dataset.drillSession === 'cancelled' && s && !s.hidden",
+    );
+    let status = b.text("[data-testid=labs-drill-status]");
+    assert!(
+        status.contains("Drill cancelled. Mentor told. The study session keeps running"),
+        "{status}"
     );
     let st = state(port);
     assert_eq!(

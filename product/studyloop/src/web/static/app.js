@@ -493,7 +493,7 @@ async function startDrill(d, button) {
 async function cancelDrill(id) {
   const { status, body } = await api("/api/labs/drill/cancel", { method: "POST", body: { drill: id } });
   labs.notice = status === 200
-    ? { id, text: `Drill cancelled. ${mentorText(body.mentor)} The study session keeps running; end it from the console or the dashboard.` }
+    ? { id, text: `Drill cancelled. ${mentorText(body.mentor)} The study session${body.started_session ? " it started" : ""} keeps running; end it from the console or the dashboard.` }
     : { id, error: true, text: `${body.error || "Could not cancel the drill"} (HTTP ${status})` };
   document.body.dataset.drillSession = status === 200 ? "cancelled" : document.body.dataset.drillSession || "";
   if (location.hash === "#labs") loadLabs(); else renderConsoleDrill();
