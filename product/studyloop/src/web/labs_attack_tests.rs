@@ -134,6 +134,13 @@ fn a_page_on_another_origin_cannot_start_or_cancel_a_drill() {
             let r = crate::web::testkit::raw(&w.base, &req).await;
             assert_eq!(r.status, want, "{path} {extra}: {}", r.body);
         }
+        // A rebound domain (DNS rebinding) sends its own name as Host.
+        let req = format!(
+            "POST /api/labs/drill/start HTTP/1.1\r\nHost: evil.example:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let r = crate::web::testkit::raw(&w.base, &req).await;
+        assert_eq!(r.status, 421, "{}", r.body);
         // A form post (no preflight) is not JSON.
         let req = format!(
             "POST /api/labs/drill/start HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
