@@ -121,41 +121,37 @@ fn a_page_on_another_origin_cannot_start_or_cancel_a_drill() {
     let store = install(&w);
     w.rt.block_on(async {
         let port = w.base.rsplit(':').next().expect("port").to_owned();
+        let local = format!("127.0.0.1:{port}");
         let body = json!({"drill": DRILL, "session": acp()}).to_string();
-        for (path, extra, want) in [
-            ("/api/labs/drill/start", "Origin: http://evil.example\r\n", 403),
-            ("/api/labs/drill/start", "Sec-Fetch-Site: cross-site\r\n", 403),
-            ("/api/labs/drill/cancel", "Origin: http://evil.example\r\n", 403),
-        ] {
+        // One POST with this Host, extra headers and Content-Type.
+        let send = |path: &str, host: &str, extra: &str, ctype: &str| {
             let req = format!(
-                "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "POST {path} HTTP/1.1\r\nHost: {host}\r\n{extra}Content-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
-            let r = crate::web::testkit::raw(&w.base, &req).await;
-            assert_eq!(r.status, want, "{path} {extra}: {}", r.body);
+            let base = w.base.clone();
+            async move { crate::web::testkit::raw(&base, &req).await }
+        };
+        let (start, cancel, json) = ("/api/labs/drill/start", "/api/labs/drill/cancel", "application/json");
+        let evil = "Origin: http://evil.example\r\n";
+        let rebound = format!("evil.example:{port}");
+        for (path, host, extra, ctype, want) in [
+            (start, local.as_str(), evil, json, 403),
+            (start, local.as_str(), "Sec-Fetch-Site: cross-site\r\n", json, 403),
+            (cancel, local.as_str(), evil, json, 403),
+            // A rebound domain (DNS rebinding) sends its own name as Host.
+            (start, rebound.as_str(), "", json, 421),
+            // A form post (no preflight) is not JSON.
+            (start, local.as_str(), "", "text/plain", 415),
+        ] {
+            let r = send(path, host, extra, ctype).await;
+            assert_eq!(r.status, want, "{path} {host} {extra} {ctype}: {}", r.body);
         }
-        // A rebound domain (DNS rebinding) sends its own name as Host.
-        let req = format!(
-            "POST /api/labs/drill/start HTTP/1.1\r\nHost: evil.example:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let r = crate::web::testkit::raw(&w.base, &req).await;
-        assert_eq!(r.status, 421, "{}", r.body);
-        // A form post (no preflight) is not JSON.
-        let req = format!(
-            "POST /api/labs/drill/start HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let r = crate::web::testkit::raw(&w.base, &req).await;
-        assert_eq!(r.status, 415, "{}", r.body);
         let (_, st) = w.http("GET", "/api/session/state", None).await;
         assert_eq!(st["active"], false, "a cross-origin page started a session: {st}");
         // The control: the console's own page may (so the refusals above are the guard's).
-        let req = format!(
-            "POST /api/labs/drill/start HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let r = crate::web::testkit::raw(&w.base, &req).await;
+        let own = format!("Origin: http://{local}\r\n");
+        let r = send(start, &local, &own, json).await;
         assert_eq!(r.status, 201, "{}", r.body);
         w.http("POST", "/api/session/end", None).await;
     });
