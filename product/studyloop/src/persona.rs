@@ -137,6 +137,20 @@ pub fn build(input: &PersonaInput<'_>) -> Persona {
     Persona { text: t, hash }
 }
 
+/// `persona` followed by one labelled data block (e.g. the Labs drill the
+/// session was started for), rehashed so `persona_hash` names what was sent.
+pub fn with_data(persona: Persona, block: &str) -> Persona {
+    let mut text = persona.text;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push('\n');
+    text.push_str(block);
+    text.push('\n');
+    let hash = persona_hash(&text);
+    Persona { text, hash }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,23 +37,27 @@ pub(crate) fn render(r: &CheckResult<'_>) -> String {
         r.verdict,
         crate::term::line(r.detail)
     );
-    let tail = CLOSE;
+    let body = prefixed(r.output, MAX_BLOCK - head.len() - CLOSE.len());
+    format!("{head}{body}{CLOSE}")
+}
+
+/// `text` with controls removed and every line prefixed `| `, in at most
+/// `budget` bytes: what does not fit is cut at a line and marked
+/// `| … (output truncated)` (so nothing a drill's author or script wrote can
+/// pose as a block's own structure).
+pub(crate) fn prefixed(text: &str, budget: usize) -> String {
     let cut = "| … (output truncated)\n";
-    let budget = MAX_BLOCK - head.len() - tail.len() - cut.len();
+    let budget = budget.saturating_sub(cut.len());
     let mut body = String::new();
-    let mut truncated = false;
-    for line in crate::term::text(r.output).lines() {
+    for line in crate::term::text(text).lines() {
         let l = format!("| {line}\n");
         if body.len() + l.len() > budget {
-            truncated = true;
+            body.push_str(cut);
             break;
         }
         body.push_str(&l);
     }
-    if truncated {
-        body.push_str(cut);
-    }
-    format!("{head}{body}{tail}")
+    body
 }
 
 /// Whether `text` is one block as [`render`] makes them: bounded, labelled,

@@ -43,19 +43,40 @@ pub(crate) struct Plan {
     pub(crate) prompt: String,
 }
 
+/// Splits `module/deck/task`, each part a slug. A bad reference is named in
+/// the error clipped to 80 characters with controls and invisible format
+/// characters escaped (it may come from a web request: huge, or holding bidi
+/// overrides).
+pub(crate) fn parse_id(drill: &str) -> Result<[&str; 3], ModuleError> {
+    let bad = || {
+        let mut shown = drill
+            .chars()
+            .take(80)
+            .collect::<String>()
+            .escape_debug()
+            .to_string();
+        if drill.chars().nth(80).is_some() {
+            shown.push('…');
+        }
+        ModuleError::BadDrill(shown)
+    };
+    let parts: Vec<&str> = drill.split('/').collect();
+    let [module, deck, task] = parts[..] else {
+        return Err(bad());
+    };
+    if !parts.iter().all(|p| is_slug(p)) {
+        return Err(bad());
+    }
+    Ok([module, deck, task])
+}
+
 /// Resolves `phase` of `drill` against the installed, verified snapshot.
 pub(crate) fn plan(env: &Env, phase: &str, drill: &str) -> Result<Plan, ModuleError> {
     let phase = PHASES
         .into_iter()
         .find(|p| *p == phase)
         .ok_or_else(|| ModuleError::BadPhase(phase.to_owned()))?;
-    let parts: Vec<&str> = drill.split('/').collect();
-    let [module, deck_id, task_id] = parts[..] else {
-        return Err(ModuleError::BadDrill(drill.to_owned()));
-    };
-    if !parts.iter().all(|p| is_slug(p)) {
-        return Err(ModuleError::BadDrill(drill.to_owned()));
-    }
+    let [module, deck_id, task_id] = parse_id(drill)?;
     let (_, snapshot) = Store::new(env)?.verified(module)?;
     let report = check(&snapshot)?;
     let unknown = |what, name: &str, known: Vec<&str>| ModuleError::UnknownDrill {

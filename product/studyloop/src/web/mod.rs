@@ -7,7 +7,7 @@
 //! Modules: `server` (router, state, serve loop), `start` (the start/options/
 //! state routes on top of the session core), `agents` (ACP argv per harness),
 //! `slot` (the live session), `ws` (the relay), `acp` (the ACP client), `pty`,
-//! `frames`, `guard` (Host/Origin/CSRF), `listen` (accept loop and
+//! `frames`, `guard` (Host/Origin/CSRF), `labs` (Start/Cancel drill), `listen` (accept loop and
 //! limits), `security` (headers, password), `auth_limit` (password failure
 //! limiter), `assets`, `queue`, `run` (the command). What the console defends
 //! against and with which numbers: README "Security of the web console".
@@ -18,6 +18,7 @@ pub mod assets;
 pub(crate) mod auth_limit;
 pub mod frames;
 pub mod guard;
+pub(crate) mod labs;
 pub mod listen;
 pub mod plans;
 pub(crate) mod practice;
@@ -34,6 +35,10 @@ pub mod ws;
 
 #[cfg(test)]
 mod guard_tests;
+#[cfg(test)]
+mod labs_attack_tests;
+#[cfg(test)]
+mod labs_tests;
 #[cfg(test)]
 mod limits_tests;
 #[cfg(test)]

@@ -16,7 +16,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::server::AppState;
-use super::slot::Transport;
 use crate::modules::block::is_block;
 
 fn reply(status: StatusCode, v: Value) -> Response {
@@ -44,13 +43,7 @@ pub(crate) async fn practice_check(State(app): State<Arc<AppState>>, body: Bytes
     if live.info.study_session_id != id {
         return reply(StatusCode::CONFLICT, json!({"error": "session_mismatch"}));
     }
-    let sent = match &live.transport {
-        Transport::Acp(a) => a.prompt(block).map_err(|e| e.to_string()),
-        Transport::Pty(p) => p
-            .write(format!("{block}\r").as_bytes())
-            .map_err(|e| e.to_string()),
-    };
-    match sent {
+    match live.tell(block) {
         Ok(()) => reply(StatusCode::OK, json!({"delivered": true})),
         Err(e) => reply(StatusCode::SERVICE_UNAVAILABLE, json!({"error": e})),
     }

@@ -5,7 +5,9 @@
 //! `POST /api/session/start`, `GET /api/session/options`, `GET
 //! /api/session/state` (see `start`), `POST /api/session/end`, `WS
 //! /api/session/ws`, `GET /api/labs` (installed drills, `modules::labs`), `POST
-//! /api/session/practice-check` (a drill result for the live session, `practice`). Every response gets the security headers; the password
+//! /api/labs/drill/start|cancel` (bind a drill to the session, `labs`), `POST
+//! /api/session/practice-check` (a drill result for the live session,
+//! `practice`). Every response gets the security headers; the password
 //! gate applies when a password is set; the `guard` (Host, Origin, JSON-only,
 //! bounded body) runs in front of every route; `listen` bounds connections.
 
@@ -42,6 +44,11 @@ pub struct AppState {
     pub limits: Limits,
     /// How long detached or never-attached sessions are held.
     pub grace: Duration,
+    /// Serializes the console's starts (`POST /api/session/start` and Labs'
+    /// Start drill): a double click starts one session and binds the later
+    /// requests to it, and two starts never both pass the state-file claim
+    /// (both are this process's) to race for the slot.
+    pub start_lock: tokio::sync::Mutex<()>,
 }
 
 impl AppState {
@@ -59,6 +66,7 @@ impl AppState {
             },
             limits: Limits::default(),
             grace: ATTACH_GRACE,
+            start_lock: tokio::sync::Mutex::new(()),
         }
     }
 }
@@ -77,6 +85,8 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
         .route("/api/session/end", post(end))
         .route("/api/session/ws", get(ws::handler))
         .route("/api/labs", get(labs))
+        .route("/api/labs/drill/start", post(super::labs::start))
+        .route("/api/labs/drill/cancel", post(super::labs::cancel))
         .route(
             "/api/session/practice-check",
             post(super::practice::practice_check),
@@ -119,6 +129,7 @@ pub fn slot_json(state: &AppState) -> Value {
                 obj.insert("child_pid".into(), json!(live.child_pid()));
                 obj.insert("ws_url".into(), json!(ws_url(id)));
                 obj.insert("reattach_url".into(), json!("/#study-session"));
+                obj.insert("drill".into(), json!(live.drill()));
             }
             v
         }

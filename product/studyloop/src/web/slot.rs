@@ -62,6 +62,22 @@ pub struct Live {
     detached_at: Mutex<Option<Instant>>,
     attached_ever: AtomicBool,
     created: Instant,
+    drill: Mutex<Option<DrillBinding>>,
+}
+
+/// The Labs drill bound to a live session (`web::labs`): server-side state,
+/// so every tab and a reload see the same active drill. It lives and dies
+/// with the session.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DrillBinding {
+    /// `module/deck/task`, as `GET /api/labs` lists it.
+    pub id: String,
+    /// The commands the learner runs in their terminal, in phase order.
+    pub commands: Vec<String>,
+    /// Whether Start drill started this session (rather than binding a live one).
+    pub started_session: bool,
+    /// RFC 3339 time of the binding.
+    pub at: String,
 }
 
 impl Live {
@@ -75,6 +91,47 @@ impl Live {
             detached_at: Mutex::new(None),
             attached_ever: AtomicBool::new(false),
             created: Instant::now(),
+            drill: Mutex::new(None),
+        }
+    }
+
+    /// The bound drill, if any.
+    #[must_use]
+    pub fn drill(&self) -> Option<DrillBinding> {
+        self.drill
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Binds `binding` (replacing any other); returns the one it replaced.
+    pub fn bind_drill(&self, binding: DrillBinding) -> Option<DrillBinding> {
+        self.drill
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .replace(binding)
+    }
+
+    /// Unbinds the drill; returns it.
+    pub fn unbind_drill(&self) -> Option<DrillBinding> {
+        self.drill
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    /// Hands `text` to the agent: to an ACP agent as one prompt, to a PTY as
+    /// typed input followed by Enter (how a `practice_check` block and the
+    /// Labs notices reach the mentor).
+    ///
+    /// # Errors
+    /// The transport's error, as text.
+    pub fn tell(&self, text: &str) -> Result<(), String> {
+        match &self.transport {
+            Transport::Acp(a) => a.prompt(text).map_err(|e| e.to_string()),
+            Transport::Pty(p) => p
+                .write(format!("{text}\r").as_bytes())
+                .map_err(|e| e.to_string()),
         }
     }
 

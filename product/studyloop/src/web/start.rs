@@ -64,9 +64,16 @@ pub struct StartReq {
     pub origin: &'static str,
     /// Carry the last ended session on this topic into the persona.
     pub resume: bool,
+    /// A labelled data block appended to the persona (Labs: the drill this
+    /// session is started for, `web::labs`); never set from the start body.
+    pub notice: Option<String>,
 }
 
-fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
+/// Validates a start body (the JSON of `POST /api/session/start`).
+///
+/// # Errors
+/// [`ApiError`] with the route's status for the first bad field.
+pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
     let v: Value = serde_json::from_slice(body).map_err(|e| {
         err(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -165,6 +172,7 @@ fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
         purpose,
         origin,
         resume,
+        notice: None,
     })
 }
 
@@ -234,6 +242,17 @@ pub async fn start(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
 
 async fn start_inner(app: &Arc<AppState>, body: &[u8]) -> Result<Value, ApiError> {
     let req = parse(app, body)?;
+    let _one_at_a_time = app.start_lock.lock().await;
+    start_req(app, req).await
+}
+
+/// Starts the session `req` describes: the one start path (the route above
+/// and Labs' Start drill both come through here, each holding
+/// `AppState::start_lock`). 409 when one is live.
+///
+/// # Errors
+/// [`ApiError`] with the route's status; everything after the claim is rolled back.
+pub(crate) async fn start_req(app: &Arc<AppState>, req: StartReq) -> Result<Value, ApiError> {
     if let Some(live) = app.slot.current() {
         return Err(conflict(&live));
     }

@@ -157,13 +157,16 @@ fn prepare_claimed(
     } else {
         None
     };
-    let persona = persona::build(&PersonaInput {
+    let mut persona = persona::build(&PersonaInput {
         topic: &req.topic,
         energy: req.energy.get(),
         mode,
         session: &paths.session,
         previous_notes: previous.as_deref(),
     });
+    if let Some(notice) = &req.notice {
+        persona = persona::with_data(persona, notice);
+    }
     let id8: String = id.chars().filter(char::is_ascii_hexdigit).take(8).collect();
     let name = format!(
         "{}-{}-{id8}",

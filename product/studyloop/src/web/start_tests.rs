@@ -21,7 +21,7 @@ use crate::web::testkit::{self, stub_acp};
 pub(super) struct World {
     _root: tempfile::TempDir,
     pub(super) home: PathBuf,
-    base: String,
+    pub(super) base: String,
     pub(super) state: Arc<AppState>,
     pub(super) rt: tokio::runtime::Runtime,
 }
@@ -90,7 +90,7 @@ impl World {
     }
 
     /// `session-state.json`, typed as the product reads it (`None`: no file).
-    fn state_file(&self) -> Option<crate::state::SessionState> {
+    pub(super) fn state_file(&self) -> Option<crate::state::SessionState> {
         let paths = crate::settings::session_paths(&self.state.ctx.env).expect("paths");
         crate::state::StateStore::new(&paths).read().expect("read")
     }
@@ -104,23 +104,23 @@ impl World {
     }
 }
 
-type Ws =
+pub(super) type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn ws(w: &World, url: &str) -> Ws {
+pub(super) async fn ws(w: &World, url: &str) -> Ws {
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}{url}", w.base))
         .await
         .expect("ws");
     ws
 }
 
-async fn send(ws: &mut Ws, frame: Value) {
+pub(super) async fn send(ws: &mut Ws, frame: Value) {
     ws.send(Message::Text(frame.to_string().into()))
         .await
         .expect("send");
 }
 
-async fn until(ws: &mut Ws, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+pub(super) async fn until(ws: &mut Ws, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let mut seen = Vec::new();
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(10), ws.next()).await;
@@ -138,7 +138,7 @@ async fn until(ws: &mut Ws, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     }
 }
 
-fn turn_end(f: &Value) -> bool {
+pub(super) fn turn_end(f: &Value) -> bool {
     f["kind"] == "turn_end"
 }
 

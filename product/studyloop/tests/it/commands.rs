@@ -546,7 +546,7 @@ fn drill_refuses_a_cluster_target_and_a_tampered_snapshot() {
 
 /// `module new` + `module add` of my-drills, then `studyloop web` on a free
 /// loopback port, listening; returns the server process and its port.
-fn installed_and_served(w: &World) -> (std::process::Child, u16) {
+pub(crate) fn installed_and_served(w: &World) -> (std::process::Child, u16) {
     assert_eq!(w.run(&["module", "new", "my-drills"]).code, 0);
     assert_eq!(w.run(&["module", "add", "my-drills"]).code, 0);
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -645,18 +645,23 @@ fn post_local(port: u16, path: &str, body: &str) -> String {
     reply
 }
 
-/// A check's result reaches a session running in the web console over ACP:
-/// `studyloop drill check` posts the block to the console, which prompts the
-/// live agent with it (`web::practice` proves the agent sees it).
-#[test]
-fn drill_tells_a_web_acp_session() {
+/// A configured world whose web ACP sessions run `studyloop-stub-acp`.
+pub(crate) fn acp_stub_world() -> World {
     let stub = std::path::Path::new(common::exe()).with_file_name("studyloop-stub-acp");
     assert!(
         stub.is_file(),
         "{} is missing; run `cargo build --bins`",
         stub.display()
     );
-    let w = World::new().with_env("STUDYLOOP_TEST_ACP_CMD", &format!("'{}'", stub.display()));
+    World::new().with_env("STUDYLOOP_TEST_ACP_CMD", &format!("'{}'", stub.display()))
+}
+
+/// A check's result reaches a session running in the web console over ACP:
+/// `studyloop drill check` posts the block to the console, which prompts the
+/// live agent with it (`web::practice` proves the agent sees it).
+#[test]
+fn drill_tells_a_web_acp_session() {
+    let w = acp_stub_world();
     let (mut web, port) = installed_and_served(&w);
     let started = post_local(
         port,

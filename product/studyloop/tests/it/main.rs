@@ -13,5 +13,6 @@ mod embed;
 mod gates;
 mod integrity;
 mod journal;
+mod labs_web;
 mod lifecycle;
 mod resume;

@@ -94,6 +94,7 @@ async function attachConsole() {
   const { body } = await api("/api/session/state");
   const active = Boolean(body.active) && (body.transport === "pty" || body.transport === "acp");
   show($("console-idle"), !active);
+  renderConsoleDrill(body);
   $("console-purpose").textContent = active ? (PURPOSE_LABELS[body.purpose] || PURPOSE_LABELS.focus) : "";
   if (!active) { closeSocket(); return; }
   if (consoleState.ws && consoleState.id === body.study_session_id) return;
@@ -382,7 +383,8 @@ async function loadToday() {
 
 // ---------------------------------------------------------------- labs
 // One sidebar entry, shown only while the lockfile lists a module. The
-// browser only shows drills and their commands; it never runs one.
+// browser shows drills and their commands and asks the server to bind one to
+// the study session; it never runs one.
 async function refreshLabsEntry() {
   const { ok, body } = await api("/api/labs");
   const modules = ok && Array.isArray(body.modules) ? body.modules : [];
@@ -392,7 +394,8 @@ async function refreshLabsEntry() {
 
 async function loadLabs() {
   const holder = $("labs-modules");
-  const modules = await refreshLabsEntry();
+  const [modules, state] = await Promise.all([refreshLabsEntry(), api("/api/session/state")]);
+  labs.active = state.body.active ? state.body.drill || null : null;
   holder.textContent = "";
   for (const m of modules) {
     const card = document.createElement("div");
@@ -410,6 +413,7 @@ function drillCard(d) {
   const box = document.createElement("div");
   box.className = "drill";
   box.dataset.testid = "labs-drill";
+  box.dataset.drill = d.id;
   const title = document.createElement("h3");
   title.textContent = d.id;
   const prompt = document.createElement("p");
@@ -420,21 +424,91 @@ function drillCard(d) {
     li.textContent = c;
     criteria.appendChild(li);
   }
+  const active = Boolean(labs.active && labs.active.id === d.id);
+  box.dataset.active = String(active);
   const commands = document.createElement("pre");
   commands.dataset.testid = "labs-commands";
   commands.textContent = (d.commands || []).join("\n");
-  commands.hidden = true;
+  commands.hidden = !active;
   const start = document.createElement("button");
   start.type = "button";
   start.textContent = "Start drill";
+  start.dataset.testid = "labs-start";
+  start.hidden = active;
   const cancel = document.createElement("button");
   cancel.type = "button";
   cancel.textContent = "Cancel drill";
-  cancel.hidden = true;
-  start.addEventListener("click", () => { commands.hidden = false; cancel.hidden = false; start.hidden = true; });
-  cancel.addEventListener("click", () => { commands.hidden = true; cancel.hidden = true; start.hidden = false; });
-  box.append(title, prompt, criteria, start, cancel, commands);
+  cancel.dataset.testid = "labs-cancel";
+  cancel.hidden = !active;
+  const status = document.createElement("p");
+  status.className = "muted";
+  status.dataset.testid = "labs-drill-status";
+  status.setAttribute("role", "status");
+  if (labs.notice && labs.notice.id === d.id) {
+    status.textContent = labs.notice.text;
+    status.classList.toggle("error", Boolean(labs.notice.error));
+  }
+  start.addEventListener("click", () => startDrill(d, start));
+  cancel.addEventListener("click", () => cancelDrill(d.id));
+  box.append(title, prompt, criteria, start, cancel, commands, status);
   return box;
+}
+
+// The drill bound to the live session (server-side, from /api/session/state)
+// and the last message to show on a drill's card.
+const labs = { active: null, notice: null };
+
+function mentorText(mentor) {
+  return mentor === "told" ? "Mentor told." : `Mentor ${mentor || "not told"}.`;
+}
+
+// Start drill: the server binds the drill to the live session or starts one
+// through the same start path as the dashboard; nothing runs here.
+async function startDrill(d, button) {
+  button.disabled = true;
+  const session = {
+    agent: $("start-agent").value || resolvedAgent,
+    transport: $("start-transport").value,
+    energy: Number($("start-energy").value) || 5,
+  };
+  const { status, body } = await api("/api/labs/drill/start", { method: "POST", body: { drill: d.id, session } });
+  button.disabled = false;
+  if (status !== 200 && status !== 201) {
+    labs.notice = { id: d.id, error: true, text: `${body.error || "Could not start the drill"} (HTTP ${status})` };
+    loadLabs();
+    return;
+  }
+  const started = Boolean(body.started_session);
+  const how = started ? "Started a study session for this drill." : "Drill bound to your live study session.";
+  labs.notice = { id: d.id, text: `${how} ${mentorText(body.mentor)} Run the commands below in your terminal.` };
+  document.body.dataset.drillSession = started ? "started" : "bound";
+  const s = body.session;
+  if (s && s.persona_text) sessionStorage.setItem("persona:" + s.study_session_id, s.persona_text);
+  // A new session needs its console attached (the ACP persona is sent from
+  // there, and a session nobody attaches to is released).
+  if (status === 201) { location.hash = "#study-session"; return; }
+  loadLabs();
+}
+
+async function cancelDrill(id) {
+  const { status, body } = await api("/api/labs/drill/cancel", { method: "POST", body: { drill: id } });
+  labs.notice = status === 200
+    ? { id, text: `Drill cancelled. ${mentorText(body.mentor)} The study session${body.started_session ? " it started" : ""} keeps running; end it from the console or the dashboard.` }
+    : { id, error: true, text: `${body.error || "Could not cancel the drill"} (HTTP ${status})` };
+  document.body.dataset.drillSession = status === 200 ? "cancelled" : document.body.dataset.drillSession || "";
+  if (location.hash === "#labs") loadLabs(); else renderConsoleDrill();
+}
+
+// The active drill's commands and Cancel drill above the live console.
+async function renderConsoleDrill(state) {
+  const body = state || (await api("/api/session/state")).body;
+  labs.active = body.active ? body.drill || null : null;
+  const d = labs.active;
+  show($("console-drill"), Boolean(d));
+  $("console-drill-status").textContent = labs.notice ? labs.notice.text : "";
+  if (!d) return;
+  $("console-drill-id").textContent = d.id;
+  $("console-drill-commands").textContent = (d.commands || []).join("\n");
 }
 
 // ---------------------------------------------------------------- wiring
@@ -459,6 +533,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   });
   $("console-stop").addEventListener("click", () => { if (!send({ type: "stop" })) api("/api/session/end", { method: "POST" }); });
   $("plan-architect").addEventListener("click", planWithArchitect);
+  $("console-drill-cancel").addEventListener("click", () => { if (labs.active) cancelDrill(labs.active.id); });
   await loadOptions();
   route();
 });
