@@ -44,6 +44,8 @@ pub use drill_command::DrillArgs;
 pub use error::ModuleError;
 
 #[cfg(test)]
+mod bomb_tests;
+#[cfg(test)]
 mod check_tests;
 #[cfg(test)]
 mod contain_tests;

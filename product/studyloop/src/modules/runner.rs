@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::drill::Plan;
 use super::error::{ModuleError, io};
-use super::sandbox::{self, Report, Sandbox};
+use super::sandbox::{self, Network, Report, Sandbox};
 use crate::fsutil;
 
 /// The most output bytes kept from a phase (the rest is read and dropped).
@@ -75,7 +75,7 @@ pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, Module
             dir: dir.clone(),
         })?;
     }
-    for sub in ["home", "tmp", "work"] {
+    for sub in sandbox::ATTEMPT_DIRS {
         fsutil::ensure_private_dir(&dir.join(sub)).map_err(io("cannot create", &dir))?;
     }
     let id = crate::ids::uuid_v4();
@@ -115,7 +115,8 @@ pub(crate) fn environment(plan: &Plan, a: &Attempt) -> Vec<(String, String)> {
 /// writable, no process outlives the phase) and collects its output.
 pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
     let bins: Vec<PathBuf> = plan.prerequisites.iter().map(|(_, b)| b.clone()).collect();
-    let (jail, report) = Sandbox::new(&a.dir, Path::new(&plan.argv[0]), &bins)
+    sandbox::hand_over(&a.dir)?;
+    let (jail, report) = Sandbox::new(&a.dir, Path::new(&plan.argv[0]), &bins, network(plan))
         .map_err(|source| spawn_error(plan, source))?;
     let (reader, writer) = std::io::pipe().map_err(|source| spawn_error(plan, source))?;
     let writer2 = writer
@@ -186,6 +187,18 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         truncated,
         stopped,
     })
+}
+
+/// The network a phase gets (docs/modules.md "Network"): a drill that
+/// declares a prerequisite (docker, kind, kubectl: each talks to a daemon or
+/// a cluster) or targets a cluster shares the machine's; every other drill is
+/// offline by contract and gets only a loopback of its own.
+pub(crate) fn network(plan: &Plan) -> Network {
+    if plan.prerequisites.is_empty() && plan.target != "kubeconfig-context" {
+        Network::LoopbackOnly
+    } else {
+        Network::Shared
+    }
 }
 
 fn spawn_error(plan: &Plan, source: std::io::Error) -> ModuleError {

@@ -36,26 +36,46 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use prepare::Ids;
+
+use super::error::ModuleError;
+pub(crate) use prepare::UNPRIVILEGED;
+use sys::{
+    CapData, CapHeader, NOSUID, RDONLY, RECURSIVE, count_others, move_mount, open_tree, set_attr,
+    wait_for, write_all, write_file,
+};
+
+mod prepare;
+mod sys;
+
 /// The most processes the phase may have at once (a fork bomb stops here).
 pub(crate) const MAX_PROCESSES: u64 = 256;
 /// The largest file the phase may write.
 pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
+/// The phase's nice value (the lowest priority; it cannot raise it).
+pub(crate) const PHASE_NICE: libc::c_int = 19;
+/// The attempt's directories the phase may write (the rest of the attempt —
+/// its id, the kept output — it sees read-only at most).
+pub(crate) const ATTEMPT_DIRS: [&str; 3] = ["home", "tmp", "work"];
 
 /// What each step does, for the refusal (`could not <step>`); the index is
 /// what the failing child reports.
-const STEPS: [&str; 12] = [
-    "create the phase's user, mount and PID namespaces (a user namespace is needed)",
+const STEPS: [&str; 15] = [
+    "create the phase's user, mount, PID (and network) namespaces (a user namespace is needed)",
     "map the user and group ids into the user namespace",
     "start the namespace's first process",
     "make the mount tree private",
     "take the attempt directory, snapshot and device nodes aside",
     "make the whole filesystem read-only (mount_setattr, Linux 5.12 or later)",
     "mount a private /proc",
-    "hide /tmp, /run and the home directory behind empty tmpfs",
+    "hide /tmp, /run, the home directory and what uid 65534 may not pass behind empty tmpfs",
     "build a private /dev",
     "bind the attempt directory, snapshot and prerequisites back",
     "drop every privilege (capabilities, no_new_privs, limits)",
     "enter the attempt's work directory",
+    "become uid/gid 65534 (a root user's phase never runs as root)",
+    "bring up the loopback interface of the phase's own network namespace",
+    "give the attempt's home, tmp and work to uid/gid 65534 (a root user's phase never runs as root, so the user namespace must map uid 65534)",
 ];
 const DEVICES: [&CStr; 5] = [
     c"/dev/null",
@@ -64,16 +84,22 @@ const DEVICES: [&CStr; 5] = [
     c"/dev/random",
     c"/dev/urandom",
 ];
-/// Directories replaced by an empty read-only tmpfs (when they exist), on
-/// top of the user's home.
-const HIDDEN: [&str; 3] = ["/tmp", "/var/tmp", "/run"];
+
+/// The network a phase gets (docs/modules.md "Network").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Network {
+    /// The caller's network namespace (a drill with a network prerequisite).
+    Shared,
+    /// A network namespace of its own with only loopback up: nothing of the
+    /// machine's loopback services or abstract Unix sockets is reachable.
+    LoopbackOnly,
+}
 
 /// A path the phase needs, bound back after the hiding.
 struct Keep {
     path: CString,
     writable: bool,
-    /// Directories to create first, outermost first (its ancestors inside a
-    /// hidden directory).
+    /// Directories to create first, outermost first.
     parents: Vec<CString>,
 }
 
@@ -81,6 +107,9 @@ struct Keep {
 pub(crate) struct Sandbox {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    ids: Ids,
+    network: Network,
+    tmpfs_options: CString,
     parent: libc::pid_t,
     keep: Vec<Keep>,
     hide: Vec<CString>,
@@ -109,28 +138,18 @@ fn cstring(p: &Path) -> io::Result<CString> {
 
 impl Sandbox {
     /// Prepares the containment of a phase working in `attempt` (its
-    /// `work/` is the cwd) that runs `script` (in the snapshot) with the
-    /// prerequisites in `bins`. Returns the sandbox and the read end of its
-    /// report pipe.
+    /// `home/`, `tmp/` and `work/` writable, `work/` the cwd) that runs
+    /// `script` (in the snapshot) with the prerequisites in `bins`, on
+    /// `network`. Returns the sandbox and the read end of its report pipe.
     pub(crate) fn new(
         attempt: &Path,
         script: &Path,
         bins: &[PathBuf],
+        network: Network,
     ) -> io::Result<(Self, OwnedFd)> {
         let attempt = attempt.canonicalize()?;
-        let mut hide: Vec<PathBuf> = HIDDEN
-            .iter()
-            .map(PathBuf::from)
-            .filter_map(|p| p.canonicalize().ok())
-            .collect();
-        if let Some(home) = rustix_home() {
-            hide.push(home);
-        }
-        hide.retain(|h| h.is_dir() && h != Path::new("/"));
-        hide.sort();
-        hide.dedup();
-        // At most 7, so the tmpfs handles fit a fixed array in the child.
-        hide.truncate(7);
+        let ids = Ids::of_caller();
+        let writable: Vec<PathBuf> = ATTEMPT_DIRS.iter().map(|d| attempt.join(d)).collect();
         // The snapshot root: the script's directory's parent (`scripts/`'s).
         let snapshot = script
             .canonicalize()?
@@ -138,52 +157,52 @@ impl Sandbox {
             .and_then(Path::parent)
             .map(Path::to_path_buf)
             .ok_or_else(|| io::Error::other("the script has no snapshot directory"))?;
-        let mut keep = vec![(attempt.clone(), true), (snapshot, false)];
+        let mut keep: Vec<(PathBuf, bool)> = writable.into_iter().map(|d| (d, true)).collect();
+        keep.push((snapshot, false));
         for b in bins {
             if let Some(dir) = b
                 .canonicalize()
                 .ok()
                 .and_then(|b| b.parent().map(Path::to_path_buf))
+                .filter(|d| !keep.iter().any(|(k, _)| k == d))
             {
                 keep.push((dir, false));
             }
         }
-        // Outer paths first, so a deeper one (the attempt) is bound on top.
-        keep.sort_by_key(|(p, _)| p.components().count());
-        keep.truncate(16);
-        let mut kept = Vec::new();
-        for (path, writable) in keep {
-            let Some(h) = hide.iter().find(|h| path.starts_with(h)) else {
-                kept.push(Keep {
-                    path: cstring(&path)?,
-                    writable,
-                    parents: Vec::new(),
-                });
-                continue;
-            };
-            let mut parents = Vec::new();
-            let mut p = h.clone();
-            for c in path.strip_prefix(h).unwrap_or(Path::new("")).components() {
-                p.push(c);
-                parents.push(cstring(&p)?);
-            }
-            kept.push(Keep {
-                path: cstring(&path)?,
-                writable,
-                parents,
-            });
-        }
-        let uid = rustix::process::getuid().as_raw();
-        let gid = rustix::process::getgid().as_raw();
+        let view = prepare::view(&keep, &ids, prepare::account_home())?;
+        let kept = view
+            .keep
+            .iter()
+            .map(|k| {
+                Ok(Keep {
+                    path: cstring(&k.path)?,
+                    writable: k.writable,
+                    parents: k
+                        .parents
+                        .iter()
+                        .map(|p| cstring(p))
+                        .collect::<io::Result<_>>()?,
+                })
+            })
+            .collect::<io::Result<_>>()?;
         let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
         rustix::fs::fcntl_setfl(&r, rustix::fs::OFlags::NONBLOCK)?;
+        let (uid, gid) = (ids.uid, ids.gid);
         Ok((
             Self {
                 uid_map: format!("{uid} {uid} 1\n").into_bytes(),
                 gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+                ids,
+                network,
+                tmpfs_options: CString::new(format!("size=64k,mode=0755,uid={uid},gid={gid}"))
+                    .map_err(io::Error::other)?,
                 parent: std::process::id() as libc::pid_t,
                 keep: kept,
-                hide: hide.iter().map(|h| cstring(h)).collect::<io::Result<_>>()?,
+                hide: view
+                    .hide
+                    .iter()
+                    .map(|h| cstring(h))
+                    .collect::<io::Result<_>>()?,
                 work: cstring(&attempt.join("work"))?,
                 report: w,
             },
@@ -223,22 +242,40 @@ impl Sandbox {
             if libc::getppid() != self.parent {
                 libc::_exit(125);
             }
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID) != 0 {
-                return Err(self.fail(0));
+            let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+            if self.network == Network::LoopbackOnly {
+                flags |= libc::CLONE_NEWNET;
             }
-            if !write_file(c"/proc/self/setgroups", b"deny")
-                || !write_file(c"/proc/self/uid_map", &self.uid_map)
-                || !write_file(c"/proc/self/gid_map", &self.gid_map)
-            {
-                return Err(self.fail(1));
+            if self.ids.from_root {
+                self.unshare_from_root(flags)?;
+            } else {
+                if libc::unshare(flags) != 0 {
+                    return Err(self.fail(0));
+                }
+                if !write_file(c"/proc/self/setgroups", b"deny")
+                    || !write_file(c"/proc/self/uid_map", &self.uid_map)
+                    || !write_file(c"/proc/self/gid_map", &self.gid_map)
+                {
+                    return Err(self.fail(1));
+                }
+            }
+            // G's line to C: it sees the end of this pipe when C is gone.
+            let mut life = [-1; 2];
+            if libc::pipe2(life.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+                return Err(self.fail(2));
             }
             match libc::fork() {
                 -1 => return Err(self.fail(2)),
-                0 => {}
+                0 => {
+                    libc::close(life[1]);
+                }
                 g => {
                     // C: keep no descriptor (the spawn's error pipe, the
-                    // report pipe), wait for the init, leave with it.
-                    libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+                    // report pipe) but its end of G's line, wait for the
+                    // init, leave with it.
+                    let keep = life[1] as u32;
+                    libc::syscall(libc::SYS_close_range, 3u32, keep - 1, 0u32);
+                    libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
                     let status = wait_for(g);
                     libc::_exit(if libc::WIFEXITED(status) {
                         libc::WEXITSTATUS(status)
@@ -249,7 +286,10 @@ impl Sandbox {
             }
             // G: pid 1 of the new PID namespace; dies with C.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            self.build_view()?;
+            if self.network == Network::LoopbackOnly && !sys::loopback_up() {
+                return Err(self.fail(13));
+            }
+            self.build_view(life[0])?;
             self.drop_privileges()?;
             let s = libc::fork();
             if s == -1 {
@@ -266,8 +306,58 @@ impl Sandbox {
         }
     }
 
+    /// C of a root caller: the namespaces, with the ids mapped to
+    /// [`UNPRIVILEGED`] by a helper that stays outside (a process may map
+    /// only its own id from inside; root's own would keep the phase exempt
+    /// from `RLIMIT_NPROC`); then no supplementary group.
+    unsafe fn unshare_from_root(&self, flags: libc::c_int) -> io::Result<()> {
+        // SAFETY: raw system calls with valid pointers to prepared data.
+        unsafe {
+            let me = libc::open(
+                c"/proc/self".as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            let mut go = [-1; 2];
+            if me < 0 || libc::pipe2(go.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+                return Err(self.fail(1));
+            }
+            let helper = libc::fork();
+            if helper == -1 {
+                return Err(self.fail(1));
+            }
+            if helper == 0 {
+                libc::close(go[1]);
+                sys::map_from_outside(me, go[0], &self.uid_map, &self.gid_map);
+            }
+            libc::close(go[0]);
+            libc::close(me);
+            if libc::unshare(flags) != 0 {
+                let err = self.fail(0);
+                libc::close(go[1]);
+                wait_for(helper);
+                return Err(err);
+            }
+            let ready = libc::write(go[1], b"1".as_ptr().cast(), 1) == 1;
+            libc::close(go[1]);
+            let status = wait_for(helper);
+            if !ready || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+                *libc::__errno_location() = if libc::WIFEXITED(status) {
+                    libc::WEXITSTATUS(status)
+                } else {
+                    libc::EPERM
+                };
+                return Err(self.fail(1));
+            }
+            // No supplementary group (root's 0 would open group-0 files).
+            if libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) != 0 {
+                return Err(self.fail(12));
+            }
+            Ok(())
+        }
+    }
+
     /// G's view of the filesystem (module docs).
-    unsafe fn build_view(&self) -> io::Result<()> {
+    unsafe fn build_view(&self, life: RawFd) -> io::Result<()> {
         // SAFETY: raw system calls on prepared, NUL-terminated data.
         unsafe {
             let null = std::ptr::null::<libc::c_char>();
@@ -281,7 +371,7 @@ impl Sandbox {
             {
                 return Err(self.fail(3));
             }
-            let mut kept: [RawFd; 16] = [-1; 16];
+            let mut kept: [RawFd; prepare::MAX_KEPT] = [-1; prepare::MAX_KEPT];
             let mut devs: [RawFd; DEVICES.len()] = [-1; DEVICES.len()];
             for (i, k) in self.keep.iter().take(kept.len()).enumerate() {
                 kept[i] = open_tree(k.path.as_ptr());
@@ -302,6 +392,40 @@ impl Sandbox {
             for (i, d) in DEVICES.iter().enumerate() {
                 devs[i] = open_tree(d.as_ptr());
             }
+            // Root's phase becomes 65534 now: every path below it reaches
+            // through what 65534 may pass (or a tmpfs), and what it creates
+            // in the tmpfs must be owned by an id mapped in the namespace.
+            // The namespace's capabilities stay (its uid 0 is not mapped, so
+            // the kernel's setuid fix-up does not apply) until dropped.
+            if self.ids.from_root
+                && (libc::syscall(
+                    libc::SYS_setresgid,
+                    self.ids.gid,
+                    self.ids.gid,
+                    self.ids.gid,
+                ) != 0
+                    || libc::syscall(
+                        libc::SYS_setresuid,
+                        self.ids.uid,
+                        self.ids.uid,
+                        self.ids.uid,
+                    ) != 0)
+            {
+                return Err(self.fail(12));
+            }
+            // A change of ids clears the parent-death signal: arm it again,
+            // then make sure C did not die in between.
+            if self.ids.from_root {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                let mut p = libc::pollfd {
+                    fd: life,
+                    events: 0,
+                    revents: 0,
+                };
+                if libc::poll(&mut p, 1, 0) != 0 {
+                    libc::_exit(125);
+                }
+            }
             if set_attr(libc::AT_FDCWD, c"/".as_ptr(), RECURSIVE, RDONLY | NOSUID) != 0 {
                 return Err(self.fail(5));
             }
@@ -320,7 +444,7 @@ impl Sandbox {
             let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
             // O_PATH handles on each tmpfs, to make it (and not what is
             // bound on top of it later) read-only at the end.
-            let mut tops: [RawFd; 8] = [-1; 8];
+            let mut tops: [RawFd; prepare::MAX_HIDDEN + 1] = [-1; prepare::MAX_HIDDEN + 1];
             for (i, top) in tops.iter_mut().enumerate().take(self.hide.len() + 1) {
                 let (at, step) = match self.hide.get(i) {
                     Some(h) => (h.as_c_str(), 7),
@@ -331,7 +455,7 @@ impl Sandbox {
                     at.as_ptr(),
                     tmpfs,
                     flags,
-                    c"size=64k,mode=0755".as_ptr().cast(),
+                    self.tmpfs_options.as_ptr().cast(),
                 ) != 0
                 {
                     return Err(self.fail(step));
@@ -400,6 +524,8 @@ impl Sandbox {
                 (libc::RLIMIT_NPROC, MAX_PROCESSES),
                 (libc::RLIMIT_FSIZE, MAX_FILE_BYTES),
                 (libc::RLIMIT_CORE, 0),
+                // No way back up from the lowest priority.
+                (libc::RLIMIT_NICE, 0),
             ];
             for (what, n) in limits {
                 let lim = libc::rlimit {
@@ -409,6 +535,12 @@ impl Sandbox {
                 if libc::setrlimit(what, &lim) != 0 {
                     return Err(self.fail(10));
                 }
+            }
+            // The lowest CPU priority, inherited by everything the phase
+            // starts: a busy phase (a capped fork bomb spins until its
+            // timeout) yields to the learner's shell, editor and harness.
+            if libc::setpriority(libc::PRIO_PROCESS, 0, PHASE_NICE) != 0 {
+                return Err(self.fail(10));
             }
             for cap in 0..64 {
                 libc::prctl(libc::PR_CAPBSET_DROP, cap);
@@ -468,6 +600,17 @@ impl Sandbox {
     }
 }
 
+/// Gives the attempt's writable directories to the ids the phase runs as
+/// (root's phase: uid/gid 65534; any other user's: already theirs). Files
+/// the phase writes there keep its ids until the attempt closes.
+pub(crate) fn hand_over(attempt: &Path) -> Result<(), ModuleError> {
+    let dirs: Vec<PathBuf> = ATTEMPT_DIRS.iter().map(|d| attempt.join(d)).collect();
+    prepare::hand_over(&dirs).map_err(|source| ModuleError::Contain {
+        step: step(14),
+        source,
+    })
+}
+
 /// Reads the report after the contained phase ended (or failed to start).
 pub(crate) fn read_report(r: &OwnedFd) -> Option<Report> {
     let mut rec = [0u8; 10];
@@ -493,149 +636,4 @@ pub(crate) fn read_report(r: &OwnedFd) -> Option<Report> {
 /// The refusal's step text.
 pub(crate) fn step(i: usize) -> &'static str {
     STEPS.get(i).copied().unwrap_or("contain the phase")
-}
-
-const RDONLY: u64 = 0x1;
-const NOSUID: u64 = 0x2;
-const RECURSIVE: u32 = libc::AT_RECURSIVE as u32;
-
-#[repr(C)]
-struct CapHeader {
-    version: u32,
-    pid: i32,
-}
-#[repr(C)]
-#[derive(Default, Clone, Copy)]
-struct CapData {
-    effective: u32,
-    permitted: u32,
-    inheritable: u32,
-}
-#[repr(C)]
-struct MountAttr {
-    set: u64,
-    clr: u64,
-    propagation: u64,
-    userns_fd: u64,
-}
-
-/// The user's home, from the account (not `$HOME`, which a caller sets).
-fn rustix_home() -> Option<PathBuf> {
-    let uid = rustix::process::getuid().as_raw();
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
-    passwd
-        .lines()
-        .find_map(|l| {
-            let f: Vec<&str> = l.split(':').collect();
-            (f.len() >= 6 && f[2].parse::<u32>().ok() == Some(uid)).then(|| PathBuf::from(f[5]))
-        })
-        .and_then(|h| h.canonicalize().ok())
-}
-
-/// `mount_setattr`: `set` on the mount at `path` and every mount below it.
-unsafe fn set_attr(dirfd: RawFd, path: *const libc::c_char, flags: u32, set: u64) -> libc::c_long {
-    let attr = MountAttr {
-        set,
-        clr: 0,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    // SAFETY: valid pointers; the size is the struct's.
-    unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            dirfd,
-            path,
-            flags,
-            &attr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    }
-}
-
-unsafe fn open_tree(path: *const libc::c_char) -> RawFd {
-    let flags = 0x1 /* OPEN_TREE_CLONE */ | libc::O_CLOEXEC as u32 | libc::AT_RECURSIVE as u32;
-    // SAFETY: a valid path.
-    unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, path, flags) as RawFd }
-}
-
-unsafe fn move_mount(from: RawFd, to: *const libc::c_char) -> libc::c_long {
-    // SAFETY: a valid fd and path.
-    unsafe {
-        libc::syscall(
-            libc::SYS_move_mount,
-            from,
-            c"".as_ptr(),
-            libc::AT_FDCWD,
-            to,
-            0x4u32, /* F_EMPTY_PATH */
-        )
-    }
-}
-
-unsafe fn write_file(path: &CStr, data: &[u8]) -> bool {
-    // SAFETY: a valid path and buffer.
-    unsafe {
-        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-        if fd < 0 {
-            return false;
-        }
-        let ok = libc::write(fd, data.as_ptr().cast(), data.len()) == data.len() as isize;
-        libc::close(fd);
-        ok
-    }
-}
-
-fn write_all(fd: RawFd, data: &[u8]) {
-    // SAFETY: a valid buffer; a short write of 10 bytes to a pipe does not happen.
-    unsafe {
-        libc::write(fd, data.as_ptr().cast(), data.len());
-    }
-}
-
-unsafe fn wait_for(pid: libc::pid_t) -> libc::c_int {
-    let mut status = 0;
-    // SAFETY: a valid pointer.
-    unsafe {
-        while libc::waitpid(pid, &mut status, 0) == -1 && *libc::__errno_location() == libc::EINTR {
-        }
-    }
-    status
-}
-
-/// Processes in this PID namespace other than its init (its own /proc).
-unsafe fn count_others() -> u32 {
-    // SAFETY: raw system calls into a stack buffer.
-    unsafe {
-        let fd = libc::open(
-            c"/proc".as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        );
-        if fd < 0 {
-            return 0;
-        }
-        let mut buf = [0u8; 8192];
-        let mut n_procs = 0u32;
-        loop {
-            let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
-            if n <= 0 {
-                break;
-            }
-            let mut off = 0usize;
-            while off + 19 < n as usize {
-                let reclen = usize::from(u16::from_ne_bytes([buf[off + 16], buf[off + 17]]));
-                let name = &buf[off + 19..off + reclen];
-                let name = &name[..name.iter().position(|b| *b == 0).unwrap_or(name.len())];
-                if !name.is_empty() && name.iter().all(u8::is_ascii_digit) && name != b"1" {
-                    n_procs += 1;
-                }
-                if reclen == 0 {
-                    break;
-                }
-                off += reclen;
-            }
-        }
-        libc::close(fd);
-        n_procs
-    }
 }
