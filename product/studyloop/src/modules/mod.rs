@@ -50,6 +50,8 @@ mod check_tests;
 #[cfg(test)]
 mod contain_tests;
 #[cfg(test)]
+mod net_tests;
+#[cfg(test)]
 mod runner_tests;
 #[cfg(test)]
 mod store_tests;
