@@ -103,6 +103,8 @@ fn writes_outside_fail_in(outside: tempfile::TempDir) {
          echo pid >> /proc/{me}/root{v} && echo ESCAPED-proc-pid-root\n\
          echo cwd >> /proc/{me}/cwd/escape-cwd && echo ESCAPED-proc-pid-cwd\n\
          ln {v} hard && echo hard >> hard && echo ESCAPED-hardlink\n\
+         echo forged > ../attempt-id && echo ESCAPED-attempt-id\n\
+         echo forged > ../check.log && echo ESCAPED-attempt-log\n\
          mkfifo fifo && echo ok-fifo\n\
          rm {v} && echo ESCAPED-unlink\n\
          mv {v} {o}/moved && echo ESCAPED-rename\n\
@@ -130,6 +132,13 @@ fn writes_outside_fail_in(outside: tempfile::TempDir) {
     assert!(!tmp_file.exists(), "{} was written", tmp_file.display());
     assert!(!Path::new(&format!("/proc/{me}/cwd/escape-cwd")).exists());
     assert!(a.dir.join("work/in-work").is_file() && a.dir.join("home/h").is_file());
+    // The attempt's own files (its id, earlier phases' output) are not the
+    // phase's to change.
+    assert_eq!(
+        std::fs::read_to_string(a.dir.join("attempt-id")).unwrap(),
+        a.id
+    );
+    assert!(!a.dir.join("check.log").exists());
 }
 
 /// A server outside (here the user's tmux) cannot be asked to write for the
