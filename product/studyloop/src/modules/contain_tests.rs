@@ -286,11 +286,31 @@ pub(crate) fn the_script_holds_no_privilege() {
     );
 }
 
+/// A phase that locks its own files away (a mode-000 directory, a
+/// read-only tree, its own home and work dirs at 000) still leaves an
+/// attempt that closes: cleanup and the next setup remove it whole.
+pub(crate) fn a_locked_attempt_still_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "#!/bin/sh\nmkdir -p x/y z && touch x/y/f z/g && chmod 000 x && chmod 500 z && chmod 000 \"$HOME\" \"$TMPDIR\" . && echo locked\n";
+    let plan = plan_for(dir.path(), "setup", script, 10);
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert!(o.output.contains("locked"), "{}", o.output);
+    // The next setup replaces it (a fresh attempt), then cleanup closes that.
+    let again = runner::attempt(dir.path(), &plan).unwrap();
+    assert_ne!(again.id, a.id);
+    let o = runner::run(&plan, &again).unwrap();
+    assert!(o.output.contains("locked"), "{}", o.output);
+    runner::close(&again).unwrap();
+    assert!(!again.dir.exists());
+}
+
 fn all_attacks() {
     writes_outside_the_attempt_fail();
     a_tmux_server_outside_cannot_be_reached();
     no_process_survives_the_phase();
     the_script_holds_no_privilege();
+    a_locked_attempt_still_closes();
 }
 
 /// This test binary's name for test `f` of `module` (libtest's path,

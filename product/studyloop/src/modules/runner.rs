@@ -83,8 +83,25 @@ pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, Module
     Ok(Attempt { id, dir })
 }
 
-/// Closes an attempt: its directory goes (kept output included).
+/// Closes an attempt: its directory goes (kept output included). A phase
+/// may have locked its own directories (mode 000, read-only): each is opened
+/// to its owner again first, never through a symlink, never outside the
+/// attempt, so the attempt closes whatever the phase left.
 pub(crate) fn close(a: &Attempt) -> Result<(), ModuleError> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut dirs = vec![a.dir.clone()];
+    while let Some(d) = dirs.pop() {
+        let locked = std::fs::symlink_metadata(&d)
+            .is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o700 != 0o700);
+        if locked {
+            let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700));
+        }
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(e.path());
+            }
+        }
+    }
     std::fs::remove_dir_all(&a.dir).map_err(io("cannot remove", &a.dir))
 }
 
