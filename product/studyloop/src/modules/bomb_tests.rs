@@ -121,8 +121,9 @@ fn all_bombs() {
             "{name}: {f:?}: over the cap"
         );
         assert!(f.ran < Duration::from_secs(10), "{name}: {f:?}");
+        // Up to 3 s before the phase ran at nice 19 in a session of its own.
         assert!(
-            f.slowest_true < Duration::from_secs(2),
+            f.slowest_true < Duration::from_secs(2) + f.baseline_true,
             "{name}: {f:?}: the machine stalled"
         );
         assert_eq!(f.left, 0, "{name}: {f:?}: processes survived");

@@ -178,8 +178,7 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         match child.try_wait() {
             Ok(Some(_)) => break false,
             Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
+                stop(&mut child);
                 break true;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
@@ -204,6 +203,33 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         truncated,
         stopped,
     })
+}
+
+/// Ends a phase at its timeout and returns once its namespace is empty
+/// (bounded): the namespace's init — the contained child's only child by
+/// then — is killed, the kernel kills everything in the namespace before the
+/// init's exit completes, and the child, waiting for the init, exits after
+/// it. Killing the child first would return while the namespace is still
+/// being torn down (a busy phase takes seconds to die under load).
+fn stop(child: &mut std::process::Child) {
+    let pid = child.id();
+    let init = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .ok()
+        .and_then(|c| c.split_whitespace().next()?.parse::<i32>().ok())
+        .and_then(rustix::process::Pid::from_raw);
+    // The init cannot be reaped (its pid reused) while the child lives.
+    if let Some(init) = init {
+        let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until {
+            if !matches!(child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The network a phase gets (docs/modules.md "Network"): a drill that

@@ -286,6 +286,10 @@ impl Sandbox {
             }
             // G: pid 1 of the new PID namespace; dies with C.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // A session of its own is a scheduler autogroup of its own (where
+            // the kernel groups by session): the whole phase then weighs as
+            // one session against the learner's, not as one task per process.
+            libc::setsid();
             if self.network == Network::LoopbackOnly && !sys::loopback_up() {
                 return Err(self.fail(13));
             }
