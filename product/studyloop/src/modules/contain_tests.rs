@@ -61,7 +61,7 @@ pub(crate) fn token() -> String {
 /// A scratch directory outside every hidden one (so the phase sees it,
 /// read-only), writable by every user (the root run makes it for the
 /// re-executed unprivileged one).
-fn visible_scratch() -> PathBuf {
+pub(crate) fn visible_scratch() -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/contain-scratch");
     if !d.is_dir() {
         std::fs::create_dir_all(&d).unwrap();

@@ -55,3 +55,5 @@ mod net_tests;
 mod runner_tests;
 #[cfg(test)]
 mod store_tests;
+#[cfg(test)]
+mod view_tests;

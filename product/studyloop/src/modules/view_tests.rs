@@ -1,0 +1,47 @@
+//! The phase's view when root runs it as uid 65534: the attempt and the
+//! snapshot under a private (0700) directory that is not hidden anyway —
+//! a config dir outside the home, /tmp and /run — are still reached, because
+//! every directory 65534 may not pass is hidden behind a tmpfs and the paths
+//! the phase needs are bound back inside; what else that directory holds
+//! stays out of sight. For any other user the same run is their own.
+
+use std::os::unix::fs::PermissionsExt as _;
+
+use super::contain_tests::visible_scratch;
+use super::runner;
+use super::runner_tests::plan_for;
+
+#[test]
+fn a_private_directory_on_the_way_is_passed_and_stays_private() {
+    let private = tempfile::tempdir_in(visible_scratch()).unwrap();
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let secret = private.path().join("secret");
+    std::fs::write(&secret, "s3cret\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let dir = private.path().join("config");
+    std::fs::create_dir(&dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho \"uid=$(id -u)\"\necho w > w && echo wrote-work\ncat {} 2>/dev/null && echo SAW-SECRET\nls {} 2>/dev/null | grep -q secret && echo LISTED-SECRET\nexit 0\n",
+        secret.display(),
+        private.path().display()
+    );
+    let plan = plan_for(&dir, "setup", &script, 10);
+    let a = runner::attempt(&dir, &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    assert_eq!(o.code, Some(0), "{}", o.output);
+    let me = rustix::process::getuid().as_raw();
+    let uid = if me == 0 {
+        super::sandbox::UNPRIVILEGED
+    } else {
+        me
+    };
+    assert!(o.output.contains(&format!("uid={uid}\n")), "{}", o.output);
+    assert!(o.output.contains("wrote-work"), "{}", o.output);
+    assert!(!o.output.contains("SECRET"), "{}", o.output);
+    // What the phase wrote is 65534's (root) or the user's own; the attempt
+    // still closes.
+    let owner =
+        std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(a.dir.join("work/w")).unwrap());
+    assert_eq!(owner, uid);
+    runner::close(&a).unwrap();
+}
