@@ -6,7 +6,6 @@
 //! (docker, kind, kubectl) shares the machine's network and reaches both.
 //! As root, and again as uid 65534 (re-executed through `setpriv`).
 
-use std::io::{Read as _, Write as _};
 use std::os::linux::net::SocketAddrExt as _;
 use std::os::unix::net::{SocketAddr, UnixListener};
 use std::path::PathBuf;
