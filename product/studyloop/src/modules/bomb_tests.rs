@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::contain_tests::{reexec, survivors, token};
+use super::contain_tests::{again_as_nobody, survivors, token};
 use super::runner::{self, ATTEMPT_VAR};
 use super::runner_tests::plan_for;
 use super::sandbox::MAX_PROCESSES;
@@ -137,27 +137,7 @@ fn fork_bombs_are_capped_and_end_with_the_phase() {
 
 #[test]
 fn fork_bombs_are_capped_for_an_unprivileged_user_too() {
-    if !rustix::process::geteuid().is_root() {
-        // Already unprivileged: the test above ran them as this user.
-        return;
-    }
-    let o = reexec(
-        &[
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--",
-        ],
-        module_path!(),
-        "bombs_as_the_reexecuted_user",
-    );
-    let text =
-        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && text.contains("1 passed"), "{text}");
-    for l in text.lines().filter(|l| l.starts_with("fork bomb")) {
-        eprintln!("{l}");
-    }
+    again_as_nobody(module_path!(), "bombs_as_the_reexecuted_user", "fork bomb");
 }
 
 #[test]

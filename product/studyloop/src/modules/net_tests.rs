@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::contain_tests::reexec;
+use super::contain_tests::again_as_nobody;
 use super::runner;
 use super::runner_tests::plan_for;
 use super::sandbox::Network;
@@ -89,23 +89,7 @@ fn an_offline_drill_reaches_no_service_of_the_machine() {
 
 #[test]
 fn an_offline_drill_reaches_no_service_for_an_unprivileged_user_too() {
-    if !rustix::process::geteuid().is_root() {
-        return;
-    }
-    let o = reexec(
-        &[
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--",
-        ],
-        module_path!(),
-        "network_as_the_reexecuted_user",
-    );
-    let text =
-        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && text.contains("1 passed"), "{text}");
+    again_as_nobody(module_path!(), "network_as_the_reexecuted_user", "network");
 }
 
 #[test]
