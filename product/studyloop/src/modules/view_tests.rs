@@ -45,3 +45,19 @@ fn a_private_directory_on_the_way_is_passed_and_stays_private() {
     assert_eq!(owner, uid);
     runner::close(&a).unwrap();
 }
+
+/// An attempt whose `work` is a symlink to a directory outside (left by an
+/// older StudyLoop, whose phases could write the attempt itself) is refused:
+/// binding it by path would make its target writable.
+#[test]
+fn a_symlinked_attempt_directory_is_refused_not_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let plan = plan_for(dir.path(), "check", "#!/bin/sh\necho x > planted\n", 10);
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    std::fs::remove_dir(a.dir.join("work")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), a.dir.join("work")).unwrap();
+    let err = runner::run(&plan, &a).unwrap_err().to_string();
+    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}

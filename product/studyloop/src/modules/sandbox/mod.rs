@@ -155,6 +155,17 @@ impl Sandbox {
         let attempt = attempt.canonicalize()?;
         let ids = Ids::of_caller();
         let writable: Vec<PathBuf> = ATTEMPT_DIRS.iter().map(|d| attempt.join(d)).collect();
+        // Bound writable by path: a symlink in place of one (an attempt left
+        // by an older StudyLoop, whose phases could write the attempt itself)
+        // would bind its target writable.
+        for d in &writable {
+            if !std::fs::symlink_metadata(d)?.is_dir() {
+                return Err(io::Error::other(format!(
+                    "{} is not a directory (a symlink?); run the drill's setup for a fresh attempt",
+                    d.display()
+                )));
+            }
+        }
         // The snapshot root: the script's directory's parent (`scripts/`'s).
         let snapshot = script
             .canonicalize()?
