@@ -1,6 +1,8 @@
 //! Fork bombs in a phase, as root and (re-executed through `setpriv`) as uid
 //! 65534: a loop of sleeps, the classic `:(){ :|:& };:`, a shell loop whose children each spin
-//! the CPU, and a C-style `fork while 1` (perl). Each must stay under the
+//! the CPU, a C-style `fork while 1` (perl), and spinning children that
+//! each `setsid` (a scheduler autogroup each). (A bomb as root of a nested
+//! user namespace cannot start: `view_tests`.) Each must stay under the
 //! phase's process cap ([`MAX_PROCESSES`]; the kernel exempts real uid 0
 //! from `RLIMIT_NPROC`, so root's phase runs as 65534), end with its short
 //! timeout, leave nothing running, and leave the machine responsive (a
@@ -107,6 +109,12 @@ fn all_bombs() {
         (
             "C-style fork while 1 (perl)",
             "#!/bin/sh\nexec perl -e 'fork while 1'\n".to_owned(),
+        ),
+        (
+            "spinning children each in a session of its own",
+            format!(
+                "#!/bin/sh\n(while :; do setsid sh -c 'while :; do :; done; sleep {t}' & done) 2>/dev/null &\nexec sleep 300\n"
+            ),
         ),
     ];
     for (name, script) in bombs {

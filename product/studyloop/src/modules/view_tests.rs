@@ -61,3 +61,22 @@ fn a_symlinked_attempt_directory_is_refused_not_bound() {
     assert!(err.contains("not a directory"), "{err}");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
+
+/// The phase cannot become root of a nested user namespace (where a fork
+/// bomb would count under a fresh uid): its /proc is read-only, so no
+/// nested namespace gets an id map.
+#[test]
+fn a_nested_user_namespace_gets_no_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_for(
+        dir.path(),
+        "check",
+        "#!/bin/sh\nunshare -r id -u\necho \"rc=$?\"\n",
+        10,
+    );
+    let a = runner::attempt(dir.path(), &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    eprint!("nested user namespace: {}", o.output);
+    assert!(o.output.contains("rc=1"), "{}", o.output);
+    assert!(!o.output.lines().any(|l| l == "0"), "{}", o.output);
+}
