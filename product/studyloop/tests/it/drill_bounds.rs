@@ -1,7 +1,10 @@
-//! A module whose check prints 1 GB, through the real CLI on a terminal: the
-//! phase ends (the runner drains what it does not keep), the CLI keeps the
-//! first 64 KiB and says so, and its memory stays bounded — it runs under
-//! `RLIMIT_DATA` 256 MiB, which a CLI storing the gigabyte would exceed.
+//! Bounds of a drill phase through the real CLI on a terminal:
+//!
+//! - a module whose check prints 1 GB: the phase ends (the runner drains
+//!   what it does not keep), the CLI keeps the first 64 KiB and says so, and
+//!   its memory stays bounded — it runs under `RLIMIT_DATA` 256 MiB, which a
+//!   CLI storing the gigabyte would exceed;
+//! - `studyloop drill` SIGKILLed mid-check: no process of the phase is left.
 
 use crate::commands::drill_on_a_tty_as;
 use crate::common::World;
