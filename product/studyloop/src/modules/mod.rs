@@ -44,10 +44,16 @@ pub use drill_command::DrillArgs;
 pub use error::ModuleError;
 
 #[cfg(test)]
+mod bomb_tests;
+#[cfg(test)]
 mod check_tests;
 #[cfg(test)]
 mod contain_tests;
 #[cfg(test)]
+mod net_tests;
+#[cfg(test)]
 mod runner_tests;
 #[cfg(test)]
 mod store_tests;
+#[cfg(test)]
+mod view_tests;

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::drill::Plan;
 use super::error::{ModuleError, io};
-use super::sandbox::{self, Report, Sandbox};
+use super::sandbox::{self, Network, Report, Sandbox};
 use crate::fsutil;
 
 /// The most output bytes kept from a phase (the rest is read and dropped).
@@ -75,7 +75,7 @@ pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, Module
             dir: dir.clone(),
         })?;
     }
-    for sub in ["home", "tmp", "work"] {
+    for sub in sandbox::ATTEMPT_DIRS {
         fsutil::ensure_private_dir(&dir.join(sub)).map_err(io("cannot create", &dir))?;
     }
     let id = crate::ids::uuid_v4();
@@ -83,8 +83,25 @@ pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, Module
     Ok(Attempt { id, dir })
 }
 
-/// Closes an attempt: its directory goes (kept output included).
+/// Closes an attempt: its directory goes (kept output included). A phase
+/// may have locked its own directories (mode 000, read-only): each is opened
+/// to its owner again first, never through a symlink, never outside the
+/// attempt, so the attempt closes whatever the phase left.
 pub(crate) fn close(a: &Attempt) -> Result<(), ModuleError> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut dirs = vec![a.dir.clone()];
+    while let Some(d) = dirs.pop() {
+        let locked = std::fs::symlink_metadata(&d)
+            .is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o700 != 0o700);
+        if locked {
+            let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700));
+        }
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(e.path());
+            }
+        }
+    }
     std::fs::remove_dir_all(&a.dir).map_err(io("cannot remove", &a.dir))
 }
 
@@ -115,7 +132,8 @@ pub(crate) fn environment(plan: &Plan, a: &Attempt) -> Vec<(String, String)> {
 /// writable, no process outlives the phase) and collects its output.
 pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
     let bins: Vec<PathBuf> = plan.prerequisites.iter().map(|(_, b)| b.clone()).collect();
-    let (jail, report) = Sandbox::new(&a.dir, Path::new(&plan.argv[0]), &bins)
+    sandbox::hand_over(&a.dir)?;
+    let (jail, report) = Sandbox::new(&a.dir, Path::new(&plan.argv[0]), &bins, network(plan))
         .map_err(|source| spawn_error(plan, source))?;
     let (reader, writer) = std::io::pipe().map_err(|source| spawn_error(plan, source))?;
     let writer2 = writer
@@ -160,8 +178,7 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         match child.try_wait() {
             Ok(Some(_)) => break false,
             Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
+                stop(&mut child);
                 break true;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
@@ -186,6 +203,45 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         truncated,
         stopped,
     })
+}
+
+/// Ends a phase at its timeout and returns once its namespace is empty
+/// (bounded): the namespace's init — the contained child's only child by
+/// then — is killed, the kernel kills everything in the namespace before the
+/// init's exit completes, and the child, waiting for the init, exits after
+/// it. Killing the child first would return while the namespace is still
+/// being torn down (a busy phase takes seconds to die under load).
+fn stop(child: &mut std::process::Child) {
+    let pid = child.id();
+    let init = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .ok()
+        .and_then(|c| c.split_whitespace().next()?.parse::<i32>().ok())
+        .and_then(rustix::process::Pid::from_raw);
+    // The init cannot be reaped (its pid reused) while the child lives.
+    if let Some(init) = init {
+        let _ = rustix::process::kill_process(init, rustix::process::Signal::KILL);
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until {
+            if !matches!(child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The network a phase gets (docs/modules.md "Network"): a drill that
+/// declares a prerequisite (docker, kind, kubectl: each talks to a daemon or
+/// a cluster) or targets a cluster shares the machine's; every other drill is
+/// offline by contract and gets only a loopback of its own.
+pub(crate) fn network(plan: &Plan) -> Network {
+    if plan.prerequisites.is_empty() && plan.target != "kubeconfig-context" {
+        Network::LoopbackOnly
+    } else {
+        Network::Shared
+    }
 }
 
 fn spawn_error(plan: &Plan, source: std::io::Error) -> ModuleError {

@@ -102,6 +102,16 @@ fn a_daemon_that_left_the_group_does_not_survive_the_phase() {
     assert!(crate::procs::with_env(ATTEMPT_VAR, &a.id).is_empty());
 }
 
+/// This process's peak resident set (`VmHWM`), in KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
 #[test]
 fn a_gigabyte_of_output_is_capped_and_a_hang_is_a_timeout_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -112,7 +122,11 @@ fn a_gigabyte_of_output_is_capped_and_a_hang_is_a_timeout_error() {
         60,
     );
     let a = runner::attempt(dir.path(), &plan).unwrap();
+    let before = peak_rss_kib();
     let o = runner::run(&plan, &a).unwrap();
+    // Bounded memory: the gigabyte is read and dropped, never held.
+    let grew = peak_rss_kib().saturating_sub(before);
+    assert!(grew < 64 * 1024, "the peak RSS grew by {grew} KiB");
     assert_eq!(o.code, Some(1));
     assert!(o.truncated);
     assert!(o.output.len() <= MAX_OUTPUT, "{}", o.output.len());

@@ -394,7 +394,7 @@ fn drill_on_a_tty_of(w: &World, module: &str, phase: &str, answer: &str) -> comm
 }
 
 /// As [`drill_on_a_tty_of`], the command line led by `prefix` (e.g. setpriv).
-fn drill_on_a_tty_as(
+pub(crate) fn drill_on_a_tty_as(
     w: &World,
     prefix: &str,
     module: &str,

@@ -8,6 +8,7 @@
 mod adapters;
 mod commands;
 mod common;
+mod drill_bounds;
 mod drill_paste;
 mod embed;
 mod gates;
