@@ -4,8 +4,9 @@
 use std::io;
 use std::os::fd::RawFd;
 
+use super::contain::{DEVICES, MAX_FILE_BYTES, MAX_PROCESSES, PHASE_NICE, Sandbox};
+use super::prepare;
 use super::sys::{CapData, CapHeader, NOSUID, RDONLY, RECURSIVE, move_mount, open_tree, set_attr};
-use super::{DEVICES, MAX_FILE_BYTES, MAX_PROCESSES, PHASE_NICE, Sandbox, prepare};
 
 impl Sandbox {
     /// G's view of the filesystem (module docs).
