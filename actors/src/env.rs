@@ -67,6 +67,16 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         default: None,
     },
     EnvVarDoc {
+        name: crate::llm::cassette::STUDYLOOP_ACC_CASSETTE,
+        meaning: "Record or replay model traffic (gateway and direct learners, council seats): `record` appends every answered request to a redacted cassette, `replay` answers only from one and never calls a model (a miss fails naming the request hash); any other value fails the run",
+        default: Some("unset: off"),
+    },
+    EnvVarDoc {
+        name: crate::llm::cassette::STUDYLOOP_ACC_CASSETTE_FILE,
+        meaning: "The cassette (absolute path): where `record` appends, what `replay` reads (required by replay)",
+        default: Some("record: `<run dir>/cassette.jsonl`"),
+    },
+    EnvVarDoc {
         name: OPENAI_API_KEY,
         meaning: "Direct actor, provider openai: API key",
         default: None,
