@@ -106,7 +106,8 @@ pub fn build(
             &options.turn_script.ok_or(ActorError::NoTurnScript)?,
         )),
         ActorKind::Gateway => Box::new(
-            LlmActor::gateway(&GatewaySettings::from_env(env)?, llm)?.with_cassette(options.cassette),
+            LlmActor::gateway(&GatewaySettings::from_env(env)?, llm)?
+                .with_cassette(options.cassette),
         ),
         ActorKind::Direct => {
             let mut settings = DirectSettings::from_env(env)?;

@@ -70,7 +70,9 @@ pub fn converse(
         return Err(StepFailure::skipped(reason.to_string()));
     }
     let local = case.ctx.selection.auth_mode == crate::selection::AuthMode::LocalModel;
+    let cassette = case.cassette.clone().map_err(StepFailure::errored)?;
     let options = ActorOptions {
+        cassette: cassette.as_ref().map(|c| c.tap(case.ctx.name.clone())),
         turn_script: Some(
             turn_scripts::named_turn_script(case.turn_script).map_err(StepFailure::from_error)?,
         ),
@@ -93,6 +95,10 @@ pub fn converse(
     };
     let mut mentor = Faithful::new(transport, reader);
     let transcript = actor.converse(&mut mentor, &mut budget, &CancelToken::new());
+    if let Some(c) = &cassette {
+        // After the cell's entries: a recording's sha256 covers them.
+        case.record.facts.cassette = Some(c.evidence());
+    }
     let turns = std::mem::take(&mut mentor.turns);
     drop(mentor);
     case.record.transcript = Some(transcript.clone());

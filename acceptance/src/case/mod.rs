@@ -22,6 +22,7 @@
 //! What it is not: the steps of any lane or journey (`crate::lane`,
 //! `crate::lane::web_acp`, `crate::probe`, the uat crate's `journey`).
 
+pub mod cassette;
 mod converse;
 mod failure;
 mod faithful;

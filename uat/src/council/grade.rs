@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use studyloop_actors::llm::cassette::Cassette;
 use studyloop_actors::llm::{ChatClient, ChatMessage, GuardedChatError};
 use studyloop_actors::{Budget, BudgetError, EnvSource};
 use studyloop_redaction::{RedactionError, RedactionRules, Redactor};
@@ -77,6 +78,9 @@ pub struct Grader<'a> {
     pub env: &'a dyn EnvSource,
     /// Where stub seats are reached this run.
     pub stub: Option<StubTarget>,
+    /// Records or replays every seat's traffic (`STUDYLOOP_ACC_CASSETTE`), scoped by
+    /// the cell and keyed by the seat's question (`council::replay`).
+    pub cassette: Option<&'a Cassette>,
 }
 
 /// A finished grading: the arbitration plus each asked seat's redacted raw reply.
@@ -116,6 +120,7 @@ impl Grader<'_> {
         for seat in &council.seats {
             let (status, output_tokens, elapsed_ms, reply) = self.ask(
                 seat,
+                bundle,
                 &prompt,
                 &citable,
                 &mut budget,
@@ -181,6 +186,7 @@ impl Grader<'_> {
     fn ask(
         &self,
         seat: &Seat,
+        bundle: &Bundle,
         prompt: &prompt::SeatPrompt,
         citable: &std::collections::BTreeSet<String>,
         budget: &mut Budget,
@@ -205,6 +211,17 @@ impl Grader<'_> {
             Some(dialect) => client.with_response_format(
                 dialect.response_format(reply::json_schema(self.rubric, citable)),
             ),
+            None => client,
+        };
+        let client = match self.cassette {
+            Some(cassette) => client
+                .with_cassette(cassette.tap(format!("{}::council", bundle.manifest().cell)))
+                .with_replay_identity(super::replay::identity(
+                    self.council,
+                    &seat.id,
+                    self.rubric.sha256(),
+                    bundle,
+                )),
             None => client,
         };
         let started = std::time::Instant::now();

@@ -252,8 +252,10 @@ mod tests {
     fn an_identity_replaces_the_prompt() {
         let r = redactor();
         let id = serde_json::json!({"cell": "x"});
-        let a = serde_json::json!({"model": "m", "system": "run 1", "messages": [], "max_tokens": 5});
-        let b = serde_json::json!({"model": "m", "system": "run 2", "messages": [1], "max_tokens": 5});
+        let a =
+            serde_json::json!({"model": "m", "system": "run 1", "messages": [], "max_tokens": 5});
+        let b =
+            serde_json::json!({"model": "m", "system": "run 2", "messages": [1], "max_tokens": 5});
         assert_eq!(
             Request::new(OA, &a, Some(&id), &r).key,
             Request::new(OA, &b, Some(&id), &r).key
@@ -282,9 +284,15 @@ mod tests {
         assert_eq!(parse(bytes.trim_ascii_end()), Ok(entry));
         let text = String::from_utf8(bytes).unwrap();
         let edited = text.replace("an answer", "an edited answer");
-        assert!(matches!(parse(edited.as_bytes()), Err(Refused::Tampered(_))));
+        assert!(matches!(
+            parse(edited.as_bytes()),
+            Err(Refused::Tampered(_))
+        ));
         let edited = text.replace("\"model\":\"m\"", "\"model\":\"n\"");
-        assert!(matches!(parse(edited.as_bytes()), Err(Refused::Tampered(_))));
+        assert!(matches!(
+            parse(edited.as_bytes()),
+            Err(Refused::Tampered(_))
+        ));
         assert!(matches!(
             parse(&text.as_bytes()[..text.len() / 2]),
             Err(Refused::Corrupt(_))

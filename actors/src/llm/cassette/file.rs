@@ -98,12 +98,13 @@ pub(crate) struct Loaded {
 
 /// Reads and checks every line of `path`.
 pub(crate) fn load(path: &Path) -> Result<Loaded, CassetteError> {
-    let bytes = studyloop_regular_file::read_regular(path, MAX_CASSETTE_BYTES).map_err(|source| {
-        CassetteError::Read {
-            path: path.to_owned(),
-            source,
-        }
-    })?;
+    let bytes =
+        studyloop_regular_file::read_regular(path, MAX_CASSETTE_BYTES).map_err(|source| {
+            CassetteError::Read {
+                path: path.to_owned(),
+                source,
+            }
+        })?;
     let sha256 = digest(&bytes);
     let (complete, tail) = match bytes.iter().rposition(|&b| b == b'\n') {
         Some(at) => bytes.split_at(at + 1),

@@ -81,7 +81,8 @@ impl Cassette {
         {
             return Ok(Self { inner });
         }
-        let rules = RedactionRules::load_default().map_err(|e| CassetteError::Rules(e.to_string()))?;
+        let rules =
+            RedactionRules::load_default().map_err(|e| CassetteError::Rules(e.to_string()))?;
         let loaded = match setting.mode {
             CassetteMode::Replay => Some(file::load(&path)?),
             CassetteMode::Record => None,
@@ -238,7 +239,9 @@ impl Tap {
     pub(crate) fn serve(&self, request: &Request) -> Result<ChatResponse, CassetteError> {
         let call = self.cassette.next_call(&self.scope, &request.key);
         let inner = &self.cassette.inner;
-        let recorded = inner.answers.get(&(self.scope.clone(), request.key.clone()));
+        let recorded = inner
+            .answers
+            .get(&(self.scope.clone(), request.key.clone()));
         recorded
             .and_then(|a| a.get(call - 1))
             .map(Answer::response)

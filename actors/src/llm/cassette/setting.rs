@@ -136,6 +136,9 @@ mod tests {
             (STUDYLOOP_ACC_CASSETTE_FILE, "rel/c.jsonl"),
         ])
         .unwrap_err();
-        assert!(err.contains("\"rel/c.jsonl\"") && err.contains("absolute"), "{err}");
+        assert!(
+            err.contains("\"rel/c.jsonl\"") && err.contains("absolute"),
+            "{err}"
+        );
     }
 }

@@ -139,7 +139,10 @@ fn a_recording_replays_identically_without_a_single_connection() {
     // Another scope recorded nothing: a miss naming the hash, the file and the fix,
     // never a transport error (which would mean it tried the network).
     let LlmError::Cassette(CassetteError::Miss {
-        key, scope, path: p, ..
+        key,
+        scope,
+        path: p,
+        ..
     }) = &err
     else {
         panic!("{err}");
@@ -181,8 +184,12 @@ fn keys_and_secret_shaped_strings_never_reach_the_cassette() {
     for secret in planted {
         // The server echoes the last message, so each secret is in the answer too.
         let said = format!("my key is {secret} ok");
-        c.chat(&format!("system with {secret}"), &[ChatMessage::user(said)], 5)
-            .unwrap();
+        c.chat(
+            &format!("system with {secret}"),
+            &[ChatMessage::user(said)],
+            5,
+        )
+        .unwrap();
     }
     let bytes = std::fs::read_to_string(&path).unwrap();
     assert_eq!(bytes.lines().count(), planted.len());
@@ -276,7 +283,11 @@ fn hostile_cassettes_are_refused_naming_the_file() {
     assert!(open(CassetteMode::Replay, &link).is_err());
     let before = std::fs::read(&path).unwrap();
     assert!(!client_record_err(&link).is_empty());
-    assert_eq!(std::fs::read(&path).unwrap(), before, "recorded through a symlink");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "recorded through a symlink"
+    );
     // Over the bound: refused before anything is parsed.
     let huge = dir.join("huge.jsonl");
     let f = std::fs::File::create(&huge).unwrap();
@@ -312,11 +323,8 @@ fn concurrent_recorders_lose_and_interleave_nothing() {
                 let tap = c.tap(format!("cell-{t}"));
                 for i in 0..25 {
                     let big = format!("{t}-{i} {}", "x".repeat(20_000));
-                    let request = tap.request(
-                        Wire::AnthropicCompat,
-                        &serde_json::json!({"q": big}),
-                        None,
-                    );
+                    let request =
+                        tap.request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None);
                     let response = crate::llm::ChatResponse {
                         text: big,
                         usage: crate::transcript::Usage::UNKNOWN,
@@ -337,8 +345,7 @@ fn concurrent_recorders_lose_and_interleave_nothing() {
         let tap = c.tap(format!("cell-{t}"));
         for i in 0..25 {
             let big = format!("{t}-{i} {}", "x".repeat(20_000));
-            let request =
-                tap.request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None);
+            let request = tap.request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None);
             assert_eq!(tap.serve(&request).unwrap().text, big);
         }
     }
@@ -355,7 +362,10 @@ fn seeds_replay_as_recorded() {
     let p = open(CassetteMode::Replay, &path).unwrap();
     assert_eq!(p.seed("cell", 7).unwrap(), 41);
     let err = p.seed("other", 7).unwrap_err().to_string();
-    assert!(err.contains("scope `other`") && err.contains("re-record"), "{err}");
+    assert!(
+        err.contains("scope `other`") && err.contains("re-record"),
+        "{err}"
+    );
 }
 
 /// The child half of the kill test: records 1 MiB entries until it is killed.
