@@ -137,7 +137,7 @@ pub fn converse(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use studyloop_actors::fake::FakeMentor;
     use studyloop_stubs::StubProvider;
 
@@ -225,10 +225,10 @@ mod tests {
     /// A mentor over the cell's own stub provider (the faithful ACP text the
     /// stub sent, as the socket assembles it), optionally dropping one word of
     /// turn `mangle` as a lossy transport would.
-    struct StubMentor {
-        addr: String,
-        history: Vec<serde_json::Value>,
-        mangle: Option<usize>,
+    pub(in crate::case) struct StubMentor {
+        pub(in crate::case) addr: String,
+        pub(in crate::case) history: Vec<serde_json::Value>,
+        pub(in crate::case) mangle: Option<usize>,
     }
 
     impl studyloop_actors::Mentor for StubMentor {

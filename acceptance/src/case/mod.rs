@@ -23,6 +23,8 @@
 //! `crate::lane::web_acp`, `crate::probe`, the uat crate's `journey`).
 
 pub mod cassette;
+#[cfg(test)]
+mod cassette_tests;
 mod converse;
 mod failure;
 mod faithful;
