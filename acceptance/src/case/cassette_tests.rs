@@ -112,7 +112,10 @@ fn a_gateway_conversation_replays_identically_with_the_endpoint_gone() {
             ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
             ("STUDYLOOP_ACC_MAX_TURNS", "2".to_owned()),
             ("LITELLM_BASE_URL", url),
-            ("LITELLM_API_KEY", "sk-planted-0123456789abcdefghij".to_owned()),
+            (
+                "LITELLM_API_KEY",
+                "sk-planted-0123456789abcdefghij".to_owned(),
+            ),
             ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
         ]
     };
@@ -122,7 +125,11 @@ fn a_gateway_conversation_replays_identically_with_the_endpoint_gone() {
     let (recorded, m) = talk(&context(&run, pairs), dir.path());
     let cassette = run.join(CASSETTE_FILE_NAME);
     assert_eq!(recorded.1.len(), 2);
-    assert_eq!(model.records().unwrap().len(), 2, "the learner's model was asked");
+    assert_eq!(
+        model.records().unwrap().len(),
+        2,
+        "the learner's model was asked"
+    );
     assert_eq!(m.cassette.as_ref().unwrap().mode, CassetteMode::Record);
     let text = std::fs::read_to_string(&cassette).unwrap();
     assert!(!text.contains("sk-planted"), "{text}");
@@ -136,8 +143,15 @@ fn a_gateway_conversation_replays_identically_with_the_endpoint_gone() {
         cassette.display().to_string(),
     ));
     let (replayed, m) = talk(&context(&dir.path().join("run2"), pairs), dir.path());
-    assert_eq!(replayed, recorded, "seed, learner turns, usage, mentor replies");
-    assert_eq!(connections.load(Ordering::SeqCst), 0, "replay connected out");
+    assert_eq!(
+        replayed, recorded,
+        "seed, learner turns, usage, mentor replies"
+    );
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        0,
+        "replay connected out"
+    );
     let c = m.cassette.as_ref().unwrap();
     assert_eq!(c.mode, CassetteMode::Replay);
     let sha = sha256_hex(&std::fs::read(&cassette).unwrap());
