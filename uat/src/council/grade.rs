@@ -83,6 +83,13 @@ pub struct Grader<'a> {
     pub cassette: Option<&'a Cassette>,
 }
 
+/// What every seat is asked about one bundle.
+struct Question<'b> {
+    bundle: &'b Bundle,
+    prompt: &'b prompt::SeatPrompt,
+    citable: &'b std::collections::BTreeSet<String>,
+}
+
 /// A finished grading: the arbitration plus each asked seat's redacted raw reply.
 #[derive(Debug, Clone)]
 pub struct Graded {
@@ -110,6 +117,11 @@ impl Grader<'_> {
         let limits = council.evidence.unwrap_or(prompt::DEFAULT_LIMITS);
         let prompt = prompt::build_within(self.rubric, &summary, bundle, self.redactor, limits);
         let citable = bundle.citable();
+        let question = Question {
+            bundle,
+            prompt: &prompt,
+            citable: &citable,
+        };
         let mut budget = Budget::new(
             council.budget.max_turns,
             Some(council.budget.max_output_tokens),
@@ -120,9 +132,7 @@ impl Grader<'_> {
         for seat in &council.seats {
             let (status, output_tokens, elapsed_ms, reply) = self.ask(
                 seat,
-                bundle,
-                &prompt,
-                &citable,
+                &question,
                 &mut budget,
                 timeout,
                 council.max_reply_tokens,
@@ -186,13 +196,16 @@ impl Grader<'_> {
     fn ask(
         &self,
         seat: &Seat,
-        bundle: &Bundle,
-        prompt: &prompt::SeatPrompt,
-        citable: &std::collections::BTreeSet<String>,
+        question: &Question<'_>,
         budget: &mut Budget,
         timeout: Duration,
         max_tokens: u32,
     ) -> (SeatStatus, Option<u64>, Option<u64>, Option<String>) {
+        let Question {
+            bundle,
+            prompt,
+            citable,
+        } = *question;
         let endpoint = match seat.endpoint(self.env, self.stub.as_ref()) {
             Ok(endpoint) => endpoint,
             Err(absent) => {

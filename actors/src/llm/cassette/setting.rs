@@ -6,11 +6,7 @@ use std::path::PathBuf;
 
 use super::CassetteError;
 use crate::env::{EnvSource, setting};
-
-/// Off, `record` or `replay`.
-pub const STUDYLOOP_ACC_CASSETTE: &str = "STUDYLOOP_ACC_CASSETTE";
-/// The cassette file (absolute path); required by `replay`.
-pub const STUDYLOOP_ACC_CASSETTE_FILE: &str = "STUDYLOOP_ACC_CASSETTE_FILE";
+pub use crate::env::{STUDYLOOP_ACC_CASSETTE, STUDYLOOP_ACC_CASSETTE_FILE};
 
 /// The words `STUDYLOOP_ACC_CASSETTE` accepts.
 pub(crate) const ACCEPTED: &str = "record, replay (unset or blank = off)";
