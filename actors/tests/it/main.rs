@@ -7,6 +7,7 @@
 //! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
 
 mod cassette_backends;
+mod cassette_fixture;
 mod common;
 mod harness_actor;
 mod llm_backends;
