@@ -23,6 +23,9 @@ use crate::turn_scripts;
 /// (the actors' 30 s default is for hosted models and the stub).
 pub const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The bundle file holding the cell's own cassette lines.
+pub const CELL_CASSETTE: &str = "cassette.jsonl";
+
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Reply {
@@ -96,8 +99,13 @@ pub fn converse(
     let mut mentor = Faithful::new(transport, reader);
     let transcript = actor.converse(&mut mentor, &mut budget, &CancelToken::new());
     if let Some(c) = &cassette {
-        // After the cell's entries: a recording's sha256 covers them.
+        // After the cell's entries: a recording's sha256 covers them, and the bundle
+        // keeps the cell's own lines (its seed and learner requests).
         case.record.facts.cassette = Some(c.evidence());
+        let lines = c.lines_for(&case.ctx.name);
+        if !lines.is_empty() {
+            case.record.files.push((CELL_CASSETTE.to_owned(), lines));
+        }
     }
     let turns = std::mem::take(&mut mentor.turns);
     drop(mentor);

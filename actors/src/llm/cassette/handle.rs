@@ -146,6 +146,32 @@ impl Cassette {
         }
     }
 
+    /// The complete, checked lines the cassette file holds now for `scope`: what a
+    /// cell's bundle keeps of the run's cassette (a UAT bundle lives in the durable
+    /// root, away from the run directory). Unreadable or refused lines are left out.
+    #[must_use]
+    pub fn lines_for(&self, scope: &str) -> Vec<u8> {
+        let Ok(bytes) =
+            studyloop_regular_file::read_regular(&self.inner.path, file::MAX_CASSETTE_BYTES)
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            let Some(text) = line.strip_suffix(b"\n") else {
+                continue; // a torn tail
+            };
+            let ours = match super::entry::parse(text) {
+                Ok(Entry::Chat { scope: s, .. } | Entry::Seed { scope: s, .. }) => s == scope,
+                Err(_) => false,
+            };
+            if ours {
+                out.extend_from_slice(line);
+            }
+        }
+        out
+    }
+
     /// A client's view under `scope` (the cell asking).
     #[must_use]
     pub fn tap(&self, scope: impl Into<String>) -> Tap {
