@@ -178,3 +178,35 @@ fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     crate::hex::encode(&sha2::Sha256::digest(bytes))
 }
+
+/// A replay whose cassette is missing fails the conversation step, naming the file
+/// and the variable to fix, and never reaches the learner's endpoint.
+#[test]
+fn a_missing_replay_cassette_fails_the_conversation_loudly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (url, connections) = trap();
+    let missing = dir.path().join("no-such-cassette.jsonl");
+    let ctx = context(
+        &dir.path().join("run"),
+        vec![
+            ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
+            ("LITELLM_BASE_URL", url),
+            ("LITELLM_API_KEY", "k".to_owned()),
+            ("STUDYLOOP_ACC_GATEWAY_MODEL", "m".to_owned()),
+            ("STUDYLOOP_ACC_CASSETTE", "replay".to_owned()),
+            ("STUDYLOOP_ACC_CASSETTE_FILE", missing.display().to_string()),
+        ],
+    );
+    let mut case = Case::new(&ctx, HarnessName::Codex, Surface::WebAcp);
+    case.slots.put_scratch(Scratch::create().unwrap());
+    let mut mentor = studyloop_actors::fake::FakeMentor::echo();
+    let err = converse(&mut case, Transport::Socket(&mut mentor)).unwrap_err();
+    assert_eq!(err.outcome, crate::evidence::Outcome::Errored, "{err}");
+    assert!(
+        err.message.contains(&missing.display().to_string())
+            && err.message.contains("STUDYLOOP_ACC_CASSETTE_FILE"),
+        "{err}"
+    );
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+    case.slots.scratch.take().unwrap().close().unwrap();
+}
