@@ -12,6 +12,8 @@
 //! sent. A cell that replayed says so in its manifest (`cassette`), with the
 //! cassette's sha256, and the sign-off refuses it.
 
+#[cfg(test)]
+mod attack_tests;
 mod entry;
 mod error;
 mod file;
