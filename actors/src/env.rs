@@ -22,6 +22,10 @@ pub const STUDYLOOP_ACC_DIRECT_PROVIDER: &str = "STUDYLOOP_ACC_DIRECT_PROVIDER";
 pub const STUDYLOOP_ACC_DIRECT_MODEL: &str = "STUDYLOOP_ACC_DIRECT_MODEL";
 /// The shell command that starts the harness actor's second harness.
 pub const STUDYLOOP_ACC_HARNESS_ACTOR_CMD: &str = "STUDYLOOP_ACC_HARNESS_ACTOR_CMD";
+/// Cassette mode for model traffic: off, `record` or `replay` (`llm::cassette`).
+pub const STUDYLOOP_ACC_CASSETTE: &str = "STUDYLOOP_ACC_CASSETTE";
+/// The cassette file (absolute path); required by `replay`.
+pub const STUDYLOOP_ACC_CASSETTE_FILE: &str = "STUDYLOOP_ACC_CASSETTE_FILE";
 /// OpenAI key (direct profile `openai`).
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 /// OpenRouter key (direct profile `openrouter`).
@@ -65,6 +69,16 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         name: STUDYLOOP_ACC_HARNESS_ACTOR_CMD,
         meaning: "Harness actor: shell command starting the second harness in its own tmux",
         default: None,
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_ACC_CASSETTE,
+        meaning: "Record or replay model traffic (gateway and direct learners, council seats): `record` appends every answered request to a redacted cassette, `replay` answers only from one and never calls a model (a miss fails naming the request hash); any other value fails the run",
+        default: Some("unset: off"),
+    },
+    EnvVarDoc {
+        name: STUDYLOOP_ACC_CASSETTE_FILE,
+        meaning: "The cassette (absolute path): where `record` appends, what `replay` reads (required by replay)",
+        default: Some("record: `<run dir>/cassette.jsonl`"),
     },
     EnvVarDoc {
         name: OPENAI_API_KEY,

@@ -18,6 +18,7 @@ use crate::error::{ActorError, SkipReason};
 use crate::gateway::GatewaySettings;
 use crate::harness::{self, DEFAULT_ENV_ALLOW_LIST, HarnessActor, HarnessSettings};
 use crate::kind::ActorKind;
+use crate::llm::cassette::Tap;
 use crate::llm_actor::{LlmActor, LlmActorOptions};
 use crate::scripted::ScriptedActor;
 use crate::turn_script::TurnScript;
@@ -38,6 +39,8 @@ pub struct ActorOptions {
     pub harness_env: Option<Vec<(OsString, OsString)>>,
     /// How long the harness actor waits for the next line.
     pub harness_reply_timeout: Option<Duration>,
+    /// Records or replays the gateway and direct actors' model traffic.
+    pub cassette: Option<Tap>,
 }
 
 /// Whether `kind` can run with `env`: `Ok(Ok(()))` ready, `Ok(Err(reason))`
@@ -102,13 +105,16 @@ pub fn build(
         ActorKind::Scripted => Box::new(ScriptedActor::from_script(
             &options.turn_script.ok_or(ActorError::NoTurnScript)?,
         )),
-        ActorKind::Gateway => Box::new(LlmActor::gateway(&GatewaySettings::from_env(env)?, llm)?),
+        ActorKind::Gateway => Box::new(
+            LlmActor::gateway(&GatewaySettings::from_env(env)?, llm)?
+                .with_cassette(options.cassette),
+        ),
         ActorKind::Direct => {
             let mut settings = DirectSettings::from_env(env)?;
             if let Some(url) = &options.direct_base_url {
                 settings = settings.with_base_url(url)?;
             }
-            Box::new(LlmActor::direct(&settings, llm)?)
+            Box::new(LlmActor::direct(&settings, llm)?.with_cassette(options.cassette))
         }
         ActorKind::Harness => {
             let socket_dir = options.harness_socket_dir.ok_or(ActorError::NoSocketDir)?;

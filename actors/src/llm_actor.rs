@@ -10,6 +10,7 @@ use crate::error::ActorError;
 use crate::gateway::GatewaySettings;
 use crate::kind::ActorKind;
 use crate::llm::ChatClient;
+use crate::llm::cassette::Tap;
 
 /// The learner persona an LLM actor plays unless told otherwise.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a curious student working through a topic with a \
@@ -74,6 +75,15 @@ impl LlmActor {
             client,
             options,
         })
+    }
+
+    /// Records or replays its model traffic through `tap` (none: live, unrecorded).
+    #[must_use]
+    pub fn with_cassette(mut self, tap: Option<Tap>) -> Self {
+        if let Some(tap) = tap {
+            self.client = self.client.with_cassette(tap);
+        }
+        self
     }
 
     /// The client it talks through.

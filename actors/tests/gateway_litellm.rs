@@ -2,7 +2,9 @@
 //! `just deps` into `.venv-litellm/`): a `mock_response` alias, an alias
 //! forwarded (`api_base`) to the stub provider, a master key enforced by a
 //! custom auth hook (so a wrong key is a 401), and an unknown alias (an error,
-//! never a skip). One trial, because the proxy takes 13–18 s to start cold.
+//! never a skip), and a conversation through the proxy recorded into a cassette and
+//! replayed with the proxy and the stub gone. One trial, because the proxy takes
+//! 13–18 s to start cold.
 //!
 //! Without the venv the trial is ignored and the reason (run `just deps`) is
 //! printed; CI always installs it.
@@ -18,6 +20,9 @@ use std::time::{Duration, Instant};
 use libtest_mimic::{Arguments, Failed, Trial};
 use studyloop_actors::fake::FakeMentor;
 use studyloop_actors::gateway::GatewaySettings;
+use studyloop_actors::llm::cassette::{
+    CASSETTE_FILE_NAME, Cassette, CassetteMode, CassetteSetting,
+};
 use studyloop_actors::llm_actor::{LlmActor, LlmActorOptions};
 use studyloop_actors::{Actor, ActorKind, Budget, CancelToken, Outcome, Transcript};
 use studyloop_stubs::Protocol;
@@ -204,6 +209,14 @@ fn gateway(port: u16, key: &str, model: &str) -> LlmActor {
     .expect("actor")
 }
 
+fn cassette(mode: CassetteMode, file: &Path) -> Result<Cassette, Failed> {
+    let setting = CassetteSetting {
+        mode,
+        file: Some(file.to_owned()),
+    };
+    Cassette::open(&setting, None).map_err(|e| e.to_string().into())
+}
+
 fn talk(actor: &mut LlmActor, turns: u32) -> Transcript {
     actor.converse(
         &mut FakeMentor::echo(),
@@ -293,6 +306,18 @@ fn real_proxy(bin: &Path) -> Result<(), Failed> {
         );
     }
 
+    // The same conversation recorded into a cassette through the real proxy; it is
+    // replayed below, once the proxy and the stub are gone.
+    let cassette_file = dir.path().join("run").join(CASSETTE_FILE_NAME);
+    let recorder = cassette(CassetteMode::Record, &cassette_file)?;
+    let started = Instant::now();
+    let recorded = talk(
+        &mut gateway(port, MASTER_KEY, "studyloop-stub").with_cassette(Some(recorder.tap(TRIAL))),
+        3,
+    );
+    let live_ms = started.elapsed().as_millis();
+    drop(recorder);
+
     let t = talk(&mut gateway(port, "sk-wrong", "studyloop-mock"), 2);
     let error = t.error.clone().unwrap_or_default();
     check(
@@ -315,6 +340,34 @@ fn real_proxy(bin: &Path) -> Result<(), Failed> {
     let tail = proxy.tail();
     drop(proxy);
     drop(stub);
+    // Replay with the proxy and the stub gone (the port is closed): the same turns
+    // and usage from the cassette alone; the keys never entered it.
+    let replayer = cassette(CassetteMode::Replay, &cassette_file)?;
+    let started = Instant::now();
+    let replayed = talk(
+        &mut gateway(port, MASTER_KEY, "studyloop-stub").with_cassette(Some(replayer.tap(TRIAL))),
+        3,
+    );
+    let replay_ms = started.elapsed().as_millis();
+    check(
+        recorded.turns.len() == 3 && replayed.turns.len() == 3,
+        format!("cassette round trip: recorded {recorded:?}, replayed {replayed:?}"),
+    );
+    for (r, p) in recorded.turns.iter().zip(&replayed.turns) {
+        check(
+            r.learner == p.learner && r.usage == p.usage && r.mentor_reply == p.mentor_reply,
+            format!("replayed turn {p:?} differs from recorded {r:?}"),
+        );
+    }
+    let text = std::fs::read_to_string(&cassette_file).unwrap_or_default();
+    check(
+        !text.contains(MASTER_KEY) && !text.contains(UPSTREAM_KEY),
+        "a key entered the cassette".to_owned(),
+    );
+    eprintln!(
+        "{TRIAL}: cassette {} bytes; 3 turns live through the proxy {live_ms} ms, replayed {replay_ms} ms",
+        text.len()
+    );
     if failures.is_empty() {
         Ok(())
     } else {

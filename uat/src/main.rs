@@ -230,6 +230,8 @@ fn run_grade(
             base_url,
             api_key: None,
         }),
+        // `studyloop-uat grade` grades live; cassettes belong to a journey run.
+        cassette: None,
     };
     let graded = grader.grade(&bundle, cell)?;
     let written = council::write(&bundle, &graded).context("writing the arbitration")?;

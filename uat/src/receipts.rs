@@ -101,6 +101,17 @@ pub enum ReceiptError {
         /// The bundle.
         bundle: PathBuf,
     },
+    /// A lane bundle was replayed from a cassette: no model answered it live.
+    #[error(
+        "{} was replayed from cassette (sha256 {sha256}): a receipt proves a live run; run the lane live (unset STUDYLOOP_ACC_CASSETTE)",
+        bundle.display()
+    )]
+    Replayed {
+        /// The bundle.
+        bundle: PathBuf,
+        /// The cassette's sha256 (`unknown` when the manifest records none).
+        sha256: String,
+    },
     /// A file could not be read or written.
     #[error("{action} {path}: {source}")]
     Io {
@@ -196,6 +207,20 @@ pub(crate) fn from_bundle(
                 .collect()
         })
         .unwrap_or_default();
+    // A replayed bundle proves the cassette, not the lane: no receipt.
+    if let Some(c) = m
+        .get("cassette")
+        .filter(|c| c.get("mode").and_then(Value::as_str) == Some("replay"))
+    {
+        return Err(ReceiptError::Replayed {
+            bundle: bundle.to_owned(),
+            sha256: c
+                .get("sha256")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_owned(),
+        });
+    }
     // A receipt names the commit it proves (the clean streak counts runs of
     // one commit): a bundle that recorded none gets no receipt.
     let Some(repo_sha) = s("repo_sha").filter(|sha| !sha.trim().is_empty()) else {
@@ -320,6 +345,10 @@ pub fn collect_all(
                     }
                     .to_string();
                     collected.refused.push((bundle, why));
+                    continue;
+                }
+                Err(e @ ReceiptError::Replayed { .. }) => {
+                    collected.refused.push((bundle, e.to_string()));
                     continue;
                 }
                 Err(e) => return Err(e),

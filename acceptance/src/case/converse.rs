@@ -23,6 +23,9 @@ use crate::turn_scripts;
 /// (the actors' 30 s default is for hosted models and the stub).
 pub const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The bundle file holding the cell's own cassette lines.
+pub const CELL_CASSETTE: &str = "cassette.jsonl";
+
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Reply {
@@ -70,7 +73,9 @@ pub fn converse(
         return Err(StepFailure::skipped(reason.to_string()));
     }
     let local = case.ctx.selection.auth_mode == crate::selection::AuthMode::LocalModel;
+    let cassette = case.cassette.clone().map_err(StepFailure::errored)?;
     let options = ActorOptions {
+        cassette: cassette.as_ref().map(|c| c.tap(case.ctx.name.clone())),
         turn_script: Some(
             turn_scripts::named_turn_script(case.turn_script).map_err(StepFailure::from_error)?,
         ),
@@ -93,6 +98,15 @@ pub fn converse(
     };
     let mut mentor = Faithful::new(transport, reader);
     let transcript = actor.converse(&mut mentor, &mut budget, &CancelToken::new());
+    if let Some(c) = &cassette {
+        // After the cell's entries: a recording's sha256 covers them, and the bundle
+        // keeps the cell's own lines (its seed and learner requests).
+        case.record.facts.cassette = Some(c.evidence());
+        let lines = c.lines_for(&case.ctx.name);
+        if !lines.is_empty() {
+            case.record.files.push((CELL_CASSETTE.to_owned(), lines));
+        }
+    }
     let turns = std::mem::take(&mut mentor.turns);
     drop(mentor);
     case.record.transcript = Some(transcript.clone());
@@ -131,7 +145,7 @@ pub fn converse(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use studyloop_actors::fake::FakeMentor;
     use studyloop_stubs::StubProvider;
 
@@ -219,10 +233,10 @@ mod tests {
     /// A mentor over the cell's own stub provider (the faithful ACP text the
     /// stub sent, as the socket assembles it), optionally dropping one word of
     /// turn `mangle` as a lossy transport would.
-    struct StubMentor {
-        addr: String,
-        history: Vec<serde_json::Value>,
-        mangle: Option<usize>,
+    pub(in crate::case) struct StubMentor {
+        pub(in crate::case) addr: String,
+        pub(in crate::case) history: Vec<serde_json::Value>,
+        pub(in crate::case) mangle: Option<usize>,
     }
 
     impl studyloop_actors::Mentor for StubMentor {

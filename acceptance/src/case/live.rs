@@ -33,8 +33,11 @@ pub struct Case<'a> {
     pub spec: &'static HarnessSpec,
     /// The surface it drives (the manifest's `surface`).
     pub surface: Surface,
-    /// The stub's reply-nonce seed (random per case, recorded in the manifest).
+    /// The stub's reply-nonce seed (random per case, recorded in the manifest; a
+    /// cassette replay's is the recorded one).
     pub seed: u64,
+    /// The model-traffic cassette (`STUDYLOOP_ACC_CASSETTE`), or why it did not open.
+    pub cassette: Result<Option<studyloop_actors::llm::cassette::Cassette>, String>,
     /// The learner backend of its conversations.
     pub actor: ActorKind,
     /// Turns and output-token cap of its conversations.
@@ -66,8 +69,11 @@ impl<'a> Case<'a> {
         let mut seed_bytes = [0u8; 8];
         // A failed getrandom leaves seed 0: still a valid, recorded seed.
         let _ = getrandom::fill(&mut seed_bytes);
-        let seed = u64::from_le_bytes(seed_bytes) >> 1;
+        let (cassette, seed) = super::cassette::with_seed(ctx, u64::from_le_bytes(seed_bytes) >> 1);
         let mut record = Record::new(&ctx.name);
+        if let Ok(Some(c)) = &cassette {
+            record.facts.cassette = Some(c.evidence());
+        }
         record.facts.harness = Some(harness.to_string());
         record.facts.auth_mode = Some(ctx.selection.auth_mode);
         record.facts.actor_backend = Some(ctx.selection.actor.as_str().to_owned());
@@ -79,6 +85,7 @@ impl<'a> Case<'a> {
             spec: harness::spec(harness),
             surface,
             seed,
+            cassette,
             actor: ctx.selection.actor,
             budget: ctx.selection.budget,
             turn_script: crate::turn_scripts::DEFAULT_TURN_SCRIPT,

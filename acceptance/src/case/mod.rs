@@ -22,6 +22,9 @@
 //! What it is not: the steps of any lane or journey (`crate::lane`,
 //! `crate::lane::web_acp`, `crate::probe`, the uat crate's `journey`).
 
+pub mod cassette;
+#[cfg(test)]
+mod cassette_tests;
 mod converse;
 mod failure;
 mod faithful;

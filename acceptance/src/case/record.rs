@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use studyloop_actors::Transcript;
+use studyloop_actors::llm::cassette::CassetteMode;
 
 use crate::evidence::{Manifest, Outcome, RepoIdentity, RunId, Surface, Tier};
 use crate::pane::TurnRecord;
@@ -76,6 +77,8 @@ pub struct Facts {
     pub actor_model: Option<String>,
     /// Seeds by name.
     pub seeds: Vec<(String, u64)>,
+    /// The model-traffic cassette the case recorded into or replayed from.
+    pub cassette: Option<studyloop_actors::llm::cassette::CassetteEvidence>,
 }
 
 /// Everything a case recorded so far.
@@ -161,6 +164,18 @@ impl Record {
         m.seeds = f.seeds.iter().cloned().collect();
         m.notes.clone_from(&self.notes);
         m.fidelity = super::faithful::cell(self);
+        m.cassette.clone_from(&f.cassette);
+        if let Some(c) = f
+            .cassette
+            .as_ref()
+            .filter(|c| c.mode == CassetteMode::Replay)
+        {
+            m.notes.push(format!(
+                "replayed from cassette {} (sha256 {}): no model was called, this is not a live run",
+                c.file,
+                c.sha256.as_deref().unwrap_or("unknown")
+            ));
+        }
         match result {
             Ok(()) => m.outcome = Outcome::Completed,
             Err(failure) => {

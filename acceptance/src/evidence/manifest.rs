@@ -127,6 +127,10 @@ pub struct Manifest {
     /// absent when the cell recorded no mentor reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fidelity: Option<crate::fidelity::CellFidelity>,
+    /// The model-traffic cassette the cell recorded into or replayed from (additive:
+    /// absent = none). `mode: replay` marks a cell no model answered live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cassette: Option<studyloop_actors::llm::cassette::CassetteEvidence>,
 }
 
 impl Manifest {
@@ -162,6 +166,7 @@ impl Manifest {
             file_inventory: BTreeMap::new(),
             notes: Vec::new(),
             fidelity: None,
+            cassette: None,
         }
     }
 

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use studyloop_actors::ActorKind;
+use studyloop_actors::llm::cassette::CassetteSetting;
 
 use crate::caller_env::CallerEnv;
 use crate::selection::budget::{self, BudgetVarError, TurnBudget};
@@ -25,6 +26,8 @@ pub struct Selection {
     pub budget: TurnBudget,
     /// Attempts per selected trial (`STUDYLOOP_ACC_REPEAT`), from 1.
     pub repeat: u32,
+    /// Record or replay of model traffic (`STUDYLOOP_ACC_CASSETTE`); `None` = off.
+    pub cassette: Option<CassetteSetting>,
 }
 
 /// What `STUDYLOOP_ACC_REPEAT` accepts: one attempt up to a number a machine
@@ -40,6 +43,7 @@ impl Selection {
             auth_mode: AuthMode::StubProvider,
             budget: TurnBudget::default(),
             repeat: 1,
+            cassette: None,
         }
     }
 
@@ -77,6 +81,12 @@ impl Selection {
             errors.push(SelectionError::InvalidRepeat { value });
             1
         });
+        let cassette = CassetteSetting::from_env(env).unwrap_or_else(|e| {
+            errors.push(SelectionError::Cassette {
+                message: e.to_string(),
+            });
+            None
+        });
         if errors.is_empty() {
             Ok(Self {
                 harnesses,
@@ -84,6 +94,7 @@ impl Selection {
                 auth_mode,
                 budget,
                 repeat,
+                cassette,
             })
         } else {
             Err(SelectionErrors(errors))
@@ -151,6 +162,14 @@ pub enum SelectionError {
     /// `STUDYLOOP_ACC_MAX_TURNS` or `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` is out of range.
     #[error(transparent)]
     Budget(#[from] BudgetVarError),
+    /// `STUDYLOOP_ACC_CASSETTE` or `STUDYLOOP_ACC_CASSETTE_FILE` is invalid (the
+    /// actors' [`CassetteError`](studyloop_actors::llm::cassette::CassetteError)'s
+    /// message: the value, the accepted set, the fix).
+    #[error("{message}")]
+    Cassette {
+        /// The message.
+        message: String,
+    },
 }
 
 /// Every selection error of one run, one per line.

@@ -1,5 +1,6 @@
 //! The chat client: wire formats, endpoint, key, messages, the request under one timeout and the output-token cap.
 
+use super::cassette::{CassetteError, Tap};
 use super::wire;
 
 use std::fmt;
@@ -157,6 +158,9 @@ pub enum LlmError {
         /// Why it was rejected.
         why: &'static str,
     },
+    /// The cassette could not answer (a replay miss) or record.
+    #[error(transparent)]
+    Cassette(#[from] CassetteError),
 }
 
 /// Why a budgeted chat did not produce an answer.
@@ -181,6 +185,8 @@ pub struct ChatClient {
     timeout: Duration,
     agent: ureq::Agent,
     response_format: Option<serde_json::Value>,
+    cassette: Option<Tap>,
+    replay_identity: Option<serde_json::Value>,
 }
 
 impl ChatClient {
@@ -214,6 +220,8 @@ impl ChatClient {
             timeout,
             agent: config.into(),
             response_format: None,
+            cassette: None,
+            replay_identity: None,
         })
     }
 
@@ -226,6 +234,24 @@ impl ChatClient {
     #[must_use]
     pub fn with_response_format(mut self, format: serde_json::Value) -> Self {
         self.response_format = Some(format);
+        self
+    }
+
+    /// Records every answer into `tap`'s cassette, or (replay) answers from it and
+    /// never sends anything.
+    #[must_use]
+    pub fn with_cassette(mut self, tap: Tap) -> Self {
+        self.cassette = Some(tap.with_key(&self.endpoint.api_key));
+        self
+    }
+
+    /// Keys cassette entries by `identity` instead of the prompt (`system` and
+    /// `messages`), for a caller whose prompt carries run-specific text: the council's
+    /// prompt holds the bundle's run id, date and timings, its identity the cell and
+    /// the conversation graded. Everything else in the request stays in the key.
+    #[must_use]
+    pub fn with_replay_identity(mut self, identity: serde_json::Value) -> Self {
+        self.replay_identity = Some(identity);
         self
     }
 
@@ -253,6 +279,21 @@ impl ChatClient {
         {
             body["response_format"] = format.clone();
         }
+        let Some(tap) = &self.cassette else {
+            return self.send(&body);
+        };
+        let request = tap.request(self.endpoint.wire, &body, self.replay_identity.as_ref());
+        if tap.replaying() {
+            // Never falls through to the network: a miss is the answer.
+            return Ok(tap.serve(&request)?);
+        }
+        let response = self.send(&body)?;
+        tap.record(request, &response)?;
+        Ok(response)
+    }
+
+    /// One request over HTTP.
+    fn send(&self, body: &serde_json::Value) -> Result<ChatResponse, LlmError> {
         let request = self
             .agent
             .post(&self.url)

@@ -6,8 +6,10 @@
 //! [`ChatClient::chat_within`] to spend from the same [`Budget`]). It is not a
 //! general SDK: no streaming, no tools, no retries (a failure is a result the
 //! caller records). It never reads the process environment: no proxy variables,
-//! no keys; everything comes from the [`Endpoint`].
+//! no keys; everything comes from the [`Endpoint`]. With a [`cassette::Tap`] it
+//! records what it is answered, or answers from a recording without calling out.
 
+pub mod cassette;
 mod client;
 mod wire;
 

@@ -6,6 +6,8 @@
 //! so its tests are named `<name>::<test>`. Add new test files as modules below; the
 //! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
 
+mod cassette_backends;
+mod cassette_fixture;
 mod common;
 mod harness_actor;
 mod llm_backends;

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use studyloop_actors::llm::cassette::Cassette;
 use studyloop_actors::llm::{ChatClient, ChatMessage, GuardedChatError};
 use studyloop_actors::{Budget, BudgetError, EnvSource};
 use studyloop_redaction::{RedactionError, RedactionRules, Redactor};
@@ -77,6 +78,16 @@ pub struct Grader<'a> {
     pub env: &'a dyn EnvSource,
     /// Where stub seats are reached this run.
     pub stub: Option<StubTarget>,
+    /// Records or replays every seat's traffic (`STUDYLOOP_ACC_CASSETTE`), scoped by
+    /// the cell and keyed by the seat's question (`council::replay`).
+    pub cassette: Option<&'a Cassette>,
+}
+
+/// What every seat is asked about one bundle.
+struct Question<'b> {
+    bundle: &'b Bundle,
+    prompt: &'b prompt::SeatPrompt,
+    citable: &'b std::collections::BTreeSet<String>,
 }
 
 /// A finished grading: the arbitration plus each asked seat's redacted raw reply.
@@ -106,6 +117,11 @@ impl Grader<'_> {
         let limits = council.evidence.unwrap_or(prompt::DEFAULT_LIMITS);
         let prompt = prompt::build_within(self.rubric, &summary, bundle, self.redactor, limits);
         let citable = bundle.citable();
+        let question = Question {
+            bundle,
+            prompt: &prompt,
+            citable: &citable,
+        };
         let mut budget = Budget::new(
             council.budget.max_turns,
             Some(council.budget.max_output_tokens),
@@ -116,8 +132,7 @@ impl Grader<'_> {
         for seat in &council.seats {
             let (status, output_tokens, elapsed_ms, reply) = self.ask(
                 seat,
-                &prompt,
-                &citable,
+                &question,
                 &mut budget,
                 timeout,
                 council.max_reply_tokens,
@@ -181,12 +196,16 @@ impl Grader<'_> {
     fn ask(
         &self,
         seat: &Seat,
-        prompt: &prompt::SeatPrompt,
-        citable: &std::collections::BTreeSet<String>,
+        question: &Question<'_>,
         budget: &mut Budget,
         timeout: Duration,
         max_tokens: u32,
     ) -> (SeatStatus, Option<u64>, Option<u64>, Option<String>) {
+        let Question {
+            bundle,
+            prompt,
+            citable,
+        } = *question;
         let endpoint = match seat.endpoint(self.env, self.stub.as_ref()) {
             Ok(endpoint) => endpoint,
             Err(absent) => {
@@ -205,6 +224,17 @@ impl Grader<'_> {
             Some(dialect) => client.with_response_format(
                 dialect.response_format(reply::json_schema(self.rubric, citable)),
             ),
+            None => client,
+        };
+        let client = match self.cassette {
+            Some(cassette) => client
+                .with_cassette(cassette.tap(format!("{}::council", bundle.manifest().cell)))
+                .with_replay_identity(super::replay::identity(
+                    self.council,
+                    &seat.id,
+                    self.rubric.sha256(),
+                    bundle,
+                )),
             None => client,
         };
         let started = std::time::Instant::now();

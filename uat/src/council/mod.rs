@@ -7,6 +7,7 @@ mod figures;
 mod grade;
 mod prompt;
 mod recheck;
+mod replay;
 mod reply;
 mod report;
 mod roster;

@@ -352,7 +352,12 @@ fn grade(
     let Some(council) = grading::council_for(ctx.selection.auth_mode, pins) else {
         return TrialReport::failed("no council grades a run without a model (auth mode scrubbed)");
     };
-    match grading::grade(dir, council, pins, redactor, &ctx.caller) {
+    // The journey's own cassette: its seats record or replay beside its learner.
+    let cassette = match studyloop_acceptance::case::cassette::open(ctx) {
+        Ok(cassette) => cassette,
+        Err(e) => return TrialReport::failed(redactor.redact(&format!("grading failed: {e}"))),
+    };
+    match grading::grade(dir, council, pins, redactor, &ctx.caller, cassette.as_ref()) {
         Err(e) => TrialReport::failed(redactor.redact(&format!("grading failed: {e}"))),
         Ok(graded) => {
             eprintln!(

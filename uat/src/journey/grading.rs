@@ -17,6 +17,7 @@ use studyloop_acceptance::bins;
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::scratch::Scratch;
 use studyloop_acceptance::selection::AuthMode;
+use studyloop_actors::llm::cassette::Cassette;
 use studyloop_redaction::Redactor;
 use studyloop_stubs::StubProvider;
 
@@ -107,6 +108,7 @@ pub fn grade(
     pins: &Pins,
     redactor: &Redactor,
     caller: &CallerEnv,
+    cassette: Option<&Cassette>,
 ) -> Result<Graded, GradeError> {
     let bundle = Bundle::open(dir).map_err(|e| GradeError::Bundle(e.to_string()))?;
     let seats = &pins
@@ -140,6 +142,7 @@ pub fn grade(
             base_url: j.base_url(),
             api_key: None,
         }),
+        cassette,
     };
     let cell = CellContext {
         required: pins

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use studyloop_actors::llm::cassette::CassetteMode;
 
 use studyloop_acceptance::ledger::{RUN_MARKER, RunRecords};
 use studyloop_acceptance::selection::AuthMode;
@@ -65,6 +66,20 @@ pub(crate) fn bundle_reasons(bundles: &BTreeMap<&str, &Bundle>) -> Vec<String> {
                 "bundle {} of cell `{cell}` does not match its own inventory ({}): it was altered after it was written",
                 bundle.manifest().run_id,
                 bundle.problems().join("; ")
+            ));
+        }
+    }
+    for (cell, bundle) in bundles {
+        let m = bundle.manifest();
+        if let Some(c) = m
+            .cassette
+            .as_ref()
+            .filter(|c| c.mode == CassetteMode::Replay)
+        {
+            reasons.push(format!(
+                "bundle {} of cell `{cell}` was replayed from cassette (sha256 {}): no model answered it live, so it cannot certify a real-auth run; run the cell live (unset STUDYLOOP_ACC_CASSETTE)",
+                m.run_id,
+                c.sha256.as_deref().unwrap_or("unknown")
             ));
         }
     }

@@ -6,6 +6,8 @@
 
 mod arbitration;
 mod checks;
+#[cfg(test)]
+mod checks_tests;
 mod error;
 mod evidence;
 mod pins;

@@ -48,6 +48,7 @@ impl World {
             council,
             env,
             stub,
+            cassette: None,
         };
         grader
             .grade(

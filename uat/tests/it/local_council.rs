@@ -143,6 +143,7 @@ fn the_local_council_grades_through_the_gateway_path_and_records_latency_and_fig
         council: "local",
         env: &env,
         stub: None,
+        cassette: None,
     };
     let graded = grader
         .grade(

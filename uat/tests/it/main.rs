@@ -9,6 +9,7 @@
 mod cli;
 mod common;
 mod council;
+mod council_cassette;
 mod gate;
 mod journey;
 mod local_council;

@@ -50,3 +50,41 @@ fn issue17_a_bundle_without_a_commit_gets_no_receipt_and_receipts_record_the_att
     assert!(all[0].repo_sha.is_some());
     assert_eq!(all[0].attempt, Some(2));
 }
+
+/// A lane bundle replayed from a cassette gets no receipt (refused, naming the
+/// cassette's sha256); the same lane recorded live does. Before, a replay became a
+/// receipt indistinguishable from a live run.
+#[test]
+fn a_replayed_lane_bundle_gets_no_receipt() {
+    use studyloop_actors::llm::cassette::{CassetteEvidence, CassetteMode};
+    let tmp = tempfile::tempdir().unwrap();
+    let evidence = tmp.path().join("evidence");
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    let mut bundles = Vec::new();
+    for mode in [CassetteMode::Record, CassetteMode::Replay] {
+        let id = RunId::generate();
+        let mut m = Manifest::new(&id, Tier::Acceptance, "web-acp::codex", Surface::WebAcp);
+        m.harness = Some("codex".into());
+        m.outcome = Outcome::Completed;
+        m.repo_sha = Some(sha.into());
+        m.dirty = Some(false);
+        m.cassette = Some(CassetteEvidence {
+            mode,
+            file: "/runs/r/cassette.jsonl".into(),
+            sha256: Some("cd".repeat(32)),
+        });
+        let w = BundleWriter::create(evidence.join(id.as_str()), m).unwrap();
+        bundles.push(w.finish().unwrap());
+    }
+    let out = tmp.path().join("receipts");
+    let redactor = Redactor::new(&RedactionRules::load_default().unwrap());
+    let collected = collect_all(&[evidence], &out, &redactor).unwrap();
+    assert_eq!(collected.added, 1, "the live (recording) run");
+    assert_eq!(collected.refused.len(), 1, "{:?}", collected.refused);
+    let (bundle, why) = &collected.refused[0];
+    assert_eq!(bundle, &bundles[1]);
+    assert!(
+        why.contains("replayed from cassette") && why.contains(&"cd".repeat(32)),
+        "{why}"
+    );
+}

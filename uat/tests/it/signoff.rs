@@ -79,6 +79,7 @@ fn grade(pins: &Pins, dir: &Path, council: &str, score: u8) {
             base_url: stub.base_url(),
             api_key: None,
         }),
+        cassette: None,
     };
     let graded = grader
         .grade(

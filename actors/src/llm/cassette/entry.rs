@@ -1,0 +1,303 @@
+//! One cassette line: the redacted canonical request and its key, the answer (text and
+//! usage), or a cell's seed, sealed by a digest over the rest of the line.
+//!
+//! The key is the sha256 of the canonical request: wire, model, system, messages and
+//! every other body field (`max_tokens`, `response_format`), with every string run
+//! through the redactor and object keys sorted. The base URL, the key and the headers
+//! are not part of it: a replay reaches no server, and a key never enters a cassette.
+//! Hashing the redacted form (deterministic) lets a reader re-derive every key from the
+//! line itself, so an edited request is caught like an edited answer.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use studyloop_redaction::Redactor;
+use studyloop_redaction::pinned::digest;
+
+use crate::budget::MAX_PLAUSIBLE_TOKENS_PER_TURN;
+use crate::llm::{ChatResponse, Wire};
+use crate::transcript::Usage;
+
+/// The line format this build writes and reads.
+pub(crate) const FORMAT: u32 = 1;
+
+/// A request as the cassette knows it: redacted canonical form and its hash.
+#[derive(Debug, Clone)]
+pub(crate) struct Request {
+    pub(crate) canonical: Value,
+    pub(crate) key: String,
+}
+
+impl Request {
+    /// `body` (the JSON the client sends) on `wire`, redacted and keyed. With an
+    /// `identity`, the prompt (`system`, `messages`) is replaced by it: a caller whose
+    /// prompt carries run-specific text (the council's bundle: run id, date, timings)
+    /// names what makes two requests the same question.
+    pub(crate) fn new(
+        wire: Wire,
+        body: &Value,
+        identity: Option<&Value>,
+        redactor: &Redactor,
+    ) -> Self {
+        let mut body = body.clone();
+        let mut canonical = Map::new();
+        if let (Some(identity), Some(fields)) = (identity, body.as_object_mut()) {
+            fields.remove("system");
+            fields.remove("messages");
+            canonical.insert("identity".into(), redacted(identity, redactor));
+        }
+        canonical.insert("wire".into(), Value::from(wire_name(wire)));
+        canonical.insert("body".into(), redacted(&body, redactor));
+        let canonical = sorted(Value::Object(canonical));
+        let key = key_of(&canonical);
+        Self { canonical, key }
+    }
+}
+
+/// The hash of a canonical request.
+pub(crate) fn key_of(canonical: &Value) -> String {
+    digest(canonical.to_string().as_bytes())
+}
+
+fn wire_name(wire: Wire) -> &'static str {
+    match wire {
+        Wire::OpenAiCompat {
+            max_completion_tokens: false,
+        } => "openai-chat",
+        Wire::OpenAiCompat {
+            max_completion_tokens: true,
+        } => "openai-chat-max-completion-tokens",
+        Wire::AnthropicCompat => "anthropic-messages",
+    }
+}
+
+/// `value` with every string and object key redacted and keys sorted.
+pub(crate) fn redacted(value: &Value, redactor: &Redactor) -> Value {
+    match value {
+        Value::String(s) => Value::String(redactor.redact(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| redacted(v, redactor)).collect()),
+        Value::Object(map) => sorted(Value::Object(
+            map.iter()
+                .map(|(k, v)| (redactor.redact(k), redacted(v, redactor)))
+                .collect(),
+        )),
+        other => other.clone(),
+    }
+}
+
+/// `value` with every object's keys in sorted order, whatever serde_json's map keeps.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+/// A recorded answer: the redacted text and the usage as the server reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Answer {
+    pub(crate) text: String,
+    pub(crate) input_tokens: Option<u64>,
+    pub(crate) output_tokens: Option<u64>,
+}
+
+impl Answer {
+    pub(crate) fn of(response: &ChatResponse, redactor: &Redactor) -> Self {
+        Self {
+            text: redactor.redact(&response.text),
+            input_tokens: response.usage.input_tokens,
+            output_tokens: response.usage.output_tokens,
+        }
+    }
+
+    pub(crate) fn response(&self) -> ChatResponse {
+        ChatResponse {
+            text: self.text.clone(),
+            usage: Usage {
+                input_tokens: self.input_tokens,
+                output_tokens: self.output_tokens,
+            },
+        }
+    }
+}
+
+/// What one line holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub(crate) enum Entry {
+    /// A request and the answer it got.
+    Chat {
+        scope: String,
+        key: String,
+        request: Value,
+        answer: Answer,
+    },
+    /// The seed a cell drew (its stub's replies depend on it).
+    Seed { scope: String, seed: u64 },
+}
+
+/// One line: format, entry, and the digest sealing both.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    v: u32,
+    entry: Entry,
+    digest: String,
+}
+
+fn seal(entry: &Entry) -> String {
+    let value = serde_json::to_value(entry).unwrap_or(Value::Null);
+    digest(sorted(value).to_string().as_bytes())
+}
+
+/// `entry` as one line, newline included.
+pub(crate) fn line(entry: Entry) -> Vec<u8> {
+    let digest = seal(&entry);
+    let mut bytes = serde_json::to_vec(&Line {
+        v: FORMAT,
+        entry,
+        digest,
+    })
+    .unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Why a complete line was refused: corrupt (not an entry) or tampered (a check failed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refused {
+    Corrupt(String),
+    Tampered(String),
+}
+
+/// Parses and checks one complete line.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Entry, Refused> {
+    let line: Line = serde_json::from_slice(bytes).map_err(|e| Refused::Corrupt(e.to_string()))?;
+    if line.v != FORMAT {
+        return Err(Refused::Corrupt(format!(
+            "format {} (this build reads format {FORMAT})",
+            line.v
+        )));
+    }
+    if seal(&line.entry) != line.digest {
+        return Err(Refused::Tampered(
+            "the entry does not match its digest".into(),
+        ));
+    }
+    if let Entry::Chat {
+        key,
+        request,
+        answer,
+        ..
+    } = &line.entry
+    {
+        if key_of(request) != *key {
+            return Err(Refused::Tampered(format!(
+                "the request does not hash to its key {key}"
+            )));
+        }
+        for (field, n) in [
+            ("input_tokens", answer.input_tokens),
+            ("output_tokens", answer.output_tokens),
+        ] {
+            if n.is_some_and(|n| n > MAX_PLAUSIBLE_TOKENS_PER_TURN) {
+                return Err(Refused::Tampered(format!(
+                    "{field} is over the plausible maximum of {MAX_PLAUSIBLE_TOKENS_PER_TURN}"
+                )));
+            }
+        }
+    }
+    Ok(line.entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use studyloop_redaction::RedactionRules;
+
+    fn redactor() -> Redactor {
+        Redactor::new(&RedactionRules::load_default().unwrap())
+    }
+
+    const OA: Wire = Wire::OpenAiCompat {
+        max_completion_tokens: false,
+    };
+
+    #[test]
+    fn keys_ignore_map_order_and_see_every_field() {
+        let r = redactor();
+        let a = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5});
+        let b = serde_json::json!({"max_tokens": 5, "messages": [{"content": "hi", "role": "user"}], "model": "m"});
+        assert_eq!(
+            Request::new(OA, &a, None, &r).key,
+            Request::new(OA, &b, None, &r).key
+        );
+        let c = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 6});
+        assert_ne!(
+            Request::new(OA, &a, None, &r).key,
+            Request::new(OA, &c, None, &r).key
+        );
+        assert_ne!(
+            Request::new(OA, &a, None, &r).key,
+            Request::new(Wire::AnthropicCompat, &a, None, &r).key
+        );
+    }
+
+    #[test]
+    fn an_identity_replaces_the_prompt() {
+        let r = redactor();
+        let id = serde_json::json!({"cell": "x"});
+        let a =
+            serde_json::json!({"model": "m", "system": "run 1", "messages": [], "max_tokens": 5});
+        let b =
+            serde_json::json!({"model": "m", "system": "run 2", "messages": [1], "max_tokens": 5});
+        assert_eq!(
+            Request::new(OA, &a, Some(&id), &r).key,
+            Request::new(OA, &b, Some(&id), &r).key
+        );
+        assert_ne!(
+            Request::new(OA, &a, None, &r).key,
+            Request::new(OA, &b, None, &r).key
+        );
+    }
+
+    #[test]
+    fn lines_round_trip_and_every_edit_is_refused() {
+        let r = redactor();
+        let request = Request::new(OA, &serde_json::json!({"model": "m"}), None, &r);
+        let entry = Entry::Chat {
+            scope: "s".into(),
+            key: request.key.clone(),
+            request: request.canonical.clone(),
+            answer: Answer {
+                text: "an answer".into(),
+                input_tokens: Some(3),
+                output_tokens: None,
+            },
+        };
+        let bytes = line(entry.clone());
+        assert_eq!(parse(bytes.trim_ascii_end()), Ok(entry));
+        let text = String::from_utf8(bytes).unwrap();
+        let edited = text.replace("an answer", "an edited answer");
+        assert!(matches!(
+            parse(edited.as_bytes()),
+            Err(Refused::Tampered(_))
+        ));
+        let edited = text.replace("\"model\":\"m\"", "\"model\":\"n\"");
+        assert!(matches!(
+            parse(edited.as_bytes()),
+            Err(Refused::Tampered(_))
+        ));
+        assert!(matches!(
+            parse(&text.as_bytes()[..text.len() / 2]),
+            Err(Refused::Corrupt(_))
+        ));
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(parse(deep.as_bytes()), Err(Refused::Corrupt(_))));
+    }
+}

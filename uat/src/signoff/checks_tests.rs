@@ -1,0 +1,55 @@
+//! The sign-off's bundle checks refuse a bundle replayed from a cassette.
+
+use std::collections::BTreeMap;
+
+use studyloop_acceptance::evidence::{BundleWriter, Manifest, Outcome, RunId, Surface, Tier};
+use studyloop_acceptance::selection::AuthMode;
+use studyloop_actors::llm::cassette::{CassetteEvidence, CassetteMode};
+
+use super::checks::bundle_reasons;
+use crate::bundle::Bundle;
+
+fn bundle(root: &std::path::Path, cassette: Option<CassetteMode>) -> Bundle {
+    let run_id = RunId::generate();
+    let mut m = Manifest::new(
+        &run_id,
+        Tier::Uat,
+        "journey::study_session",
+        Surface::Journey,
+    );
+    m.auth_mode = Some(AuthMode::RealAuth);
+    m.outcome = Outcome::Completed;
+    m.cassette = cassette.map(|mode| CassetteEvidence {
+        mode,
+        file: "/runs/x/cassette.jsonl".into(),
+        sha256: Some("ab".repeat(32)),
+    });
+    let w = BundleWriter::create(root.join(run_id.as_str()), m).unwrap();
+    Bundle::open(&w.finish().unwrap()).unwrap()
+}
+
+/// A real-auth bundle that replayed is refused, naming the cassette's sha256; one
+/// that recorded (a live run) and one without a cassette are not. Before, a replayed
+/// bundle marked real-auth passed these checks.
+#[test]
+fn a_replayed_bundle_is_refused_as_replayed_from_cassette() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (mode, refused) in [
+        (Some(CassetteMode::Replay), true),
+        (Some(CassetteMode::Record), false),
+        (None, false),
+    ] {
+        let b = bundle(tmp.path(), mode);
+        let reasons = bundle_reasons(&BTreeMap::from([("journey::study_session", &b)]));
+        let hit = reasons
+            .iter()
+            .find(|r| r.contains("replayed from cassette"));
+        assert_eq!(hit.is_some(), refused, "{mode:?}: {reasons:?}");
+        if let Some(r) = hit {
+            assert!(
+                r.contains(&"ab".repeat(32)) && r.contains("real-auth"),
+                "{r}"
+            );
+        }
+    }
+}
