@@ -56,6 +56,9 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
         HarnessName::Codex,
         crate::lane::interrupt_trial::Kind::WebAcp,
     ));
+    // `just certify`'s mechanics, hermetically: the preflight and the real-auth probe
+    // through pi, the real LiteLLM proxy and a model (issue 16 item 3).
+    specs.push(crate::lane::certify_drill::trial());
     // The study arc over CLI/tmux, one harness (the browser arc is a UAT journey).
     specs.push(crate::lane::arc_tmux::trial());
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).

@@ -217,7 +217,8 @@ pub(crate) fn from_bundle(
         });
     };
     let dirty = m.get("dirty").and_then(Value::as_bool);
-    if s("auth_mode").as_deref() == Some(studyloop_acceptance::selection::AuthMode::RealAuth.as_str())
+    if s("auth_mode").as_deref()
+        == Some(studyloop_acceptance::selection::AuthMode::RealAuth.as_str())
         && dirty != Some(false)
     {
         return Err(ReceiptError::DirtyTree {

@@ -100,7 +100,12 @@ fn instant(ms: i64) -> String {
 }
 
 /// An OAuth login: usable unless its access token expired with nothing to renew it.
-fn oauth(what: &str, expires_ms: Option<i64>, refresh: bool, now_ms: i64) -> Result<String, String> {
+fn oauth(
+    what: &str,
+    expires_ms: Option<i64>,
+    refresh: bool,
+    now_ms: i64,
+) -> Result<String, String> {
     match expires_ms {
         Some(at) if at <= now_ms && !refresh => Err(format!(
             "{what}: access token expired at {} and no refresh token",
@@ -135,7 +140,12 @@ fn claude(v: &Value, now_ms: i64) -> Result<String, String> {
         return Err("claudeAiOauth has no accessToken".into());
     }
     let refresh = text(o.get("refreshToken")).is_some();
-    oauth("a Claude login", o.get("expiresAt").and_then(Value::as_i64), refresh, now_ms)
+    oauth(
+        "a Claude login",
+        o.get("expiresAt").and_then(Value::as_i64),
+        refresh,
+        now_ms,
+    )
 }
 
 fn provider_map(v: &Value, now_ms: i64) -> Result<String, String> {
@@ -145,16 +155,29 @@ fn provider_map(v: &Value, now_ms: i64) -> Result<String, String> {
     let mut problems = Vec::new();
     for (provider, entry) in map {
         // Provider names are the file's keys: shown only when they look like names.
-        let name = if is_plain_name(provider) { provider.as_str() } else { "(odd name)" };
-        let kind = entry.get("type").and_then(Value::as_str).unwrap_or_default();
+        let name = if is_plain_name(provider) {
+            provider.as_str()
+        } else {
+            "(odd name)"
+        };
+        let kind = entry
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let verdict = match kind {
-            "api" | "api_key" if text(entry.get("key")).is_some() => Ok(format!("`{name}`: an API key")),
-            "oauth" if text(entry.get("access")).is_some() || text(entry.get("refresh")).is_some() => oauth(
-                &format!("`{name}`: an OAuth login"),
-                entry.get("expires").and_then(Value::as_i64),
-                text(entry.get("refresh")).is_some(),
-                now_ms,
-            ),
+            "api" | "api_key" if text(entry.get("key")).is_some() => {
+                Ok(format!("`{name}`: an API key"))
+            }
+            "oauth"
+                if text(entry.get("access")).is_some() || text(entry.get("refresh")).is_some() =>
+            {
+                oauth(
+                    &format!("`{name}`: an OAuth login"),
+                    entry.get("expires").and_then(Value::as_i64),
+                    text(entry.get("refresh")).is_some(),
+                    now_ms,
+                )
+            }
             _ => Err(format!("`{name}`: no key or login")),
         };
         match verdict {
@@ -173,18 +196,28 @@ fn pi_models(v: &Value, env: &CallerEnv) -> Result<String, String> {
     let providers = v.get("providers").and_then(Value::as_object);
     let mut problems = Vec::new();
     for (provider, p) in providers.into_iter().flatten() {
-        let name = if is_plain_name(provider) { provider.as_str() } else { "(odd name)" };
-        let Some(key) = text(p.get("apiKey")) else { continue };
+        let name = if is_plain_name(provider) {
+            provider.as_str()
+        } else {
+            "(odd name)"
+        };
+        let Some(key) = text(p.get("apiKey")) else {
+            continue;
+        };
         // pi resolves `apiKey` as a variable name first, else uses it literally;
         // `!cmd` runs a command, which a preflight never does.
         if key.starts_with('!') {
-            return Ok(format!("provider `{name}`: an apiKey command (checked by the probe)"));
+            return Ok(format!(
+                "provider `{name}`: an apiKey command (checked by the probe)"
+            ));
         }
         if is_env_name(key) {
             if env.var_os(key).is_some_and(|v| !v.is_empty()) {
                 return Ok(format!("provider `{name}`: apiKey from ${key}"));
             }
-            problems.push(format!("provider `{name}`: apiKey names ${key}, which is unset"));
+            problems.push(format!(
+                "provider `{name}`: apiKey names ${key}, which is unset"
+            ));
         } else {
             return Ok(format!("provider `{name}`: a literal apiKey"));
         }
@@ -198,15 +231,20 @@ fn pi_models(v: &Value, env: &CallerEnv) -> Result<String, String> {
 
 /// `[A-Za-z0-9_.-]{1,64}`: safe to print as a provider name.
 fn is_plain_name(s: &str) -> bool {
-    (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+    (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
 }
 
 /// An environment-variable-shaped word (`[A-Z_][A-Z0-9_]*`), as pi's `apiKey` lookup
 /// treats a name; anything else it sends as the key itself.
 fn is_env_name(s: &str) -> bool {
     s.len() <= 128
-        && s.bytes().next().is_some_and(|b| b.is_ascii_uppercase() || b == b'_')
-        && s.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_uppercase() || b == b'_')
+        && s.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// A JWT's `exp` claim (seconds) in ms, or `None` when the token is not a readable JWT.

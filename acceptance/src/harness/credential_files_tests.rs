@@ -48,7 +48,10 @@ fn codex_auth_json_key_login_and_expiry() {
         Format::CodexAuth,
         &e,
     );
-    assert!(matches!(&key, Verdict::Usable(w) if w.contains("API key")), "{key:?}");
+    assert!(
+        matches!(&key, Verdict::Usable(w) if w.contains("API key")),
+        "{key:?}"
+    );
     let valid = format!(
         "{{\"OPENAI_API_KEY\":null,\"tokens\":{{\"access_token\":\"{}\",\"refresh_token\":\"\"}}}}",
         jwt(NOW / 1000 + 3600)
@@ -74,9 +77,15 @@ fn codex_auth_json_key_login_and_expiry() {
         jwt(NOW / 1000 - 60)
     );
     let v = judge_text(&renewable, Format::CodexAuth, &e);
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("renews it")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("renews it")),
+        "{v:?}"
+    );
     let none = judge_text("{\"OPENAI_API_KEY\":null}", Format::CodexAuth, &e);
-    assert!(matches!(&none, Verdict::Unusable(w) if w.contains("no API key")), "{none:?}");
+    assert!(
+        matches!(&none, Verdict::Unusable(w) if w.contains("no API key")),
+        "{none:?}"
+    );
     for v in [key, none] {
         assert!(!text_of(&v).contains(SECRET), "{v:?}");
     }
@@ -91,14 +100,23 @@ fn claude_credentials_expires_at_decides() {
         )
     };
     let v = judge_text(&at(NOW + 1, ""), Format::ClaudeCredentials, &e);
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("valid until")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("valid until")),
+        "{v:?}"
+    );
     let v = judge_text(&at(NOW - 1, ""), Format::ClaudeCredentials, &e);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.contains("expired at")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.contains("expired at")),
+        "{v:?}"
+    );
     assert!(!text_of(&v).contains(SECRET));
     let v = judge_text(&at(NOW - 1, SECRET), Format::ClaudeCredentials, &e);
     assert!(matches!(&v, Verdict::Usable(_)), "{v:?}");
     let v = judge_text("{\"other\":1}", Format::ClaudeCredentials, &e);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.contains("no claudeAiOauth")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.contains("no claudeAiOauth")),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -109,27 +127,46 @@ fn provider_maps_and_pi_models() {
         Format::ProviderMap,
         &e,
     );
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("`anthropic`: an API key")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("`anthropic`: an API key")),
+        "{v:?}"
+    );
     let oauth = format!(
         "{{\"openai\":{{\"type\":\"oauth\",\"access\":\"{SECRET}\",\"expires\":{}}}}}",
         NOW - 5
     );
     let v = judge_text(&oauth, Format::ProviderMap, &e);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.contains("expired at")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.contains("expired at")),
+        "{v:?}"
+    );
     let models = |key: &str| format!("{{\"providers\":{{\"litellm\":{{\"apiKey\":\"{key}\"}}}}}}");
     let v = judge_text(&models("LITELLM_API_KEY"), Format::PiModels, &e);
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("from $LITELLM_API_KEY")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("from $LITELLM_API_KEY")),
+        "{v:?}"
+    );
     let v = judge_text(&models("LITELLM_API_KEY"), Format::PiModels, &env(&[]));
     assert!(
         matches!(&v, Verdict::Unusable(w) if w.contains("$LITELLM_API_KEY, which is unset")),
         "{v:?}"
     );
     let v = judge_text(&models(SECRET), Format::PiModels, &env(&[]));
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("literal")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("literal")),
+        "{v:?}"
+    );
     assert!(!text_of(&v).contains(SECRET));
     // A command key is never run by the preflight.
-    let v = judge_text(&models("!touch /tmp/never-run"), Format::PiModels, &env(&[]));
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("command")), "{v:?}");
+    let v = judge_text(
+        &models("!touch /tmp/never-run"),
+        Format::PiModels,
+        &env(&[]),
+    );
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("command")),
+        "{v:?}"
+    );
     // A provider name carrying a secret-shaped or odd value is not printed.
     let odd = format!("{{\"{SECRET}\\n\":{{\"type\":\"api\",\"key\":\"x\"}}}}");
     let v = judge_text(&odd, Format::ProviderMap, &e);
@@ -160,27 +197,39 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
     }
     let deep = "[".repeat(100_000);
     let v = judge_text(&deep, Format::ProviderMap, &e);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.contains("not valid JSON")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.contains("not valid JSON")),
+        "{v:?}"
+    );
     // A JWT whose payload is not base64 or not JSON: a login of unknown expiry.
     let v = judge_text(
         "{\"tokens\":{\"access_token\":\"a.%%%.b\"}}",
         Format::CodexAuth,
         &e,
     );
-    assert!(matches!(&v, Verdict::Usable(w) if w.contains("expiry not recorded")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Usable(w) if w.contains("expiry not recorded")),
+        "{v:?}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let huge = dir.path().join("huge.json");
     let f = std::fs::File::create(&huge).unwrap();
     f.set_len(MAX_AUTH_FILE_BYTES + 1).unwrap();
     let v = judge(&huge, Format::CodexAuth, &e, NOW);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.starts_with("not read")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.starts_with("not read")),
+        "{v:?}"
+    );
 
     let fifo = dir.path().join("fifo.json");
     studyloop_regular_file::make_fifo_for_tests(&fifo);
     let t = std::time::Instant::now();
     let v = judge(&fifo, Format::CodexAuth, &e, NOW);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.starts_with("not read")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.starts_with("not read")),
+        "{v:?}"
+    );
     assert!(
         t.elapsed() < std::time::Duration::from_secs(2),
         "a FIFO must not block"
@@ -191,7 +240,10 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let v = judge(&link, Format::CodexAuth, &e, NOW);
-    assert!(matches!(&v, Verdict::Unusable(w) if w.contains("symlink")), "{v:?}");
+    assert!(
+        matches!(&v, Verdict::Unusable(w) if w.contains("symlink")),
+        "{v:?}"
+    );
 
     assert_eq!(
         judge(&dir.path().join("absent.json"), Format::CodexAuth, &e, NOW),

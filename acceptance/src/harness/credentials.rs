@@ -37,7 +37,12 @@ struct Needs {
     files: &'static [AuthFile],
 }
 
-const fn file(var: Option<&'static str>, dir: &'static str, name: &'static str, format: Format) -> AuthFile {
+const fn file(
+    var: Option<&'static str>,
+    dir: &'static str,
+    name: &'static str,
+    format: Format,
+) -> AuthFile {
     AuthFile {
         var,
         default_dir: dir,
@@ -57,7 +62,12 @@ const PROVIDER_KEYS: &[&str] = &[
     "MISTRAL_API_KEY",
 ];
 
-const CODEX_FILES: &[AuthFile] = &[file(Some("CODEX_HOME"), ".codex", "auth.json", Format::CodexAuth)];
+const CODEX_FILES: &[AuthFile] = &[file(
+    Some("CODEX_HOME"),
+    ".codex",
+    "auth.json",
+    Format::CodexAuth,
+)];
 const CLAUDE_FILES: &[AuthFile] = &[file(
     Some("CLAUDE_CONFIG_DIR"),
     ".claude",
@@ -65,8 +75,18 @@ const CLAUDE_FILES: &[AuthFile] = &[file(
     Format::ClaudeCredentials,
 )];
 const PI_FILES: &[AuthFile] = &[
-    file(Some("PI_CODING_AGENT_DIR"), ".pi/agent", "auth.json", Format::ProviderMap),
-    file(Some("PI_CODING_AGENT_DIR"), ".pi/agent", "models.json", Format::PiModels),
+    file(
+        Some("PI_CODING_AGENT_DIR"),
+        ".pi/agent",
+        "auth.json",
+        Format::ProviderMap,
+    ),
+    file(
+        Some("PI_CODING_AGENT_DIR"),
+        ".pi/agent",
+        "models.json",
+        Format::PiModels,
+    ),
 ];
 const OPENCODE_FILES: &[AuthFile] = &[file(
     Some("XDG_DATA_HOME"),
@@ -74,7 +94,12 @@ const OPENCODE_FILES: &[AuthFile] = &[file(
     "opencode/auth.json",
     Format::ProviderMap,
 )];
-const GROK_FILES: &[AuthFile] = &[file(None, ".grok", "user-settings.json", Format::GrokSettings)];
+const GROK_FILES: &[AuthFile] = &[file(
+    None,
+    ".grok",
+    "user-settings.json",
+    Format::GrokSettings,
+)];
 
 fn needs(h: HarnessName) -> Needs {
     match h {
@@ -83,7 +108,11 @@ fn needs(h: HarnessName) -> Needs {
             files: CODEX_FILES,
         },
         HarnessName::Claude => Needs {
-            keys: &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
+            keys: &[
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_AUTH_TOKEN",
+                "CLAUDE_CODE_OAUTH_TOKEN",
+            ],
             files: CLAUDE_FILES,
         },
         // kiro keeps its login in its own store, which only `kiro-cli whoami` (its
@@ -155,10 +184,20 @@ pub fn check(harness: HarnessName, caller: &CallerEnv, now_ms: i64) -> Credentia
     let needs = needs(harness);
     let mut found = Vec::new();
     let mut missing = Vec::new();
-    let home = caller.var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let home = caller
+        .var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
     for f in needs.files {
-        let (path, shown) = match (f.var.and_then(|v| caller.var_os(v).filter(|x| !x.is_empty()).map(|x| (v, x))), &home) {
-            (Some((var, dir)), _) => (PathBuf::from(dir).join(f.name), format!("${var}/{}", f.name)),
+        let (path, shown) = match (
+            f.var
+                .and_then(|v| caller.var_os(v).filter(|x| !x.is_empty()).map(|x| (v, x))),
+            &home,
+        ) {
+            (Some((var, dir)), _) => (
+                PathBuf::from(dir).join(f.name),
+                format!("${var}/{}", f.name),
+            ),
             (None, Some(home)) => (
                 home.join(f.default_dir).join(f.name),
                 format!("~/{}/{}", f.default_dir, f.name),
@@ -178,7 +217,11 @@ pub fn check(harness: HarnessName, caller: &CallerEnv, now_ms: i64) -> Credentia
         .keys
         .iter()
         // A blank value is no key.
-        .partition(|k| caller.var_os(k).is_some_and(|v| !v.as_bytes().trim_ascii().is_empty()));
+        .partition(|k| {
+            caller
+                .var_os(k)
+                .is_some_and(|v| !v.as_bytes().trim_ascii().is_empty())
+        });
     found.extend(set.iter().map(|k| format!("${k}")));
     if set.is_empty() && !unset.is_empty() {
         missing.push(format!("{} unset", unset.join(", ")));

@@ -6,6 +6,7 @@
 //! engine uses too).
 
 pub mod arc_tmux;
+pub mod certify_drill;
 pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod drill;

@@ -40,7 +40,9 @@ pub struct Ready {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PreflightError {
     /// Not one of the six harnesses.
-    #[error("unknown harness {name:?}; accepted: {accepted} (fix: `just certify codex`, for example)")]
+    #[error(
+        "unknown harness {name:?}; accepted: {accepted} (fix: `just certify codex`, for example)"
+    )]
     UnknownHarness {
         /// The name given (debug-quoted: it may hold anything).
         name: String,
@@ -117,11 +119,10 @@ pub fn preflight(
         name: name.chars().take(80).collect(),
         accepted: HARNESS_ORDER.map(HarnessName::as_str).join(", "),
     })?;
-    let (commit, paths) = RepoIdentity::dirty_paths(repo, caller).ok_or_else(|| {
-        PreflightError::NoCommit {
+    let (commit, paths) =
+        RepoIdentity::dirty_paths(repo, caller).ok_or_else(|| PreflightError::NoCommit {
             repo: repo.to_owned(),
-        }
-    })?;
+        })?;
     if !paths.is_empty() {
         return Err(PreflightError::DirtyTree {
             repo: repo.to_owned(),

@@ -16,7 +16,14 @@ struct World {
 
 fn git(repo: &Path, args: &[&str]) {
     let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(repo)
         .output()
@@ -51,9 +58,16 @@ fn world() -> World {
 fn caller(w: &World, extra: &[(&str, &str)]) -> CallerEnv {
     let mut pairs = vec![
         ("HOME".to_owned(), w.home.display().to_string()),
-        ("PATH".to_owned(), format!("{}:/usr/local/bin:/usr/bin:/bin", w.bin.display())),
+        (
+            "PATH".to_owned(),
+            format!("{}:/usr/local/bin:/usr/bin:/bin", w.bin.display()),
+        ),
     ];
-    pairs.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    pairs.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
     CallerEnv::from_pairs(pairs)
 }
 
@@ -71,9 +85,20 @@ const COUNCIL_KEYS: [(&str, &str); 3] = [
 #[test]
 fn an_unknown_or_hostile_name_fails_naming_the_accepted_set() {
     let w = world();
-    for name in ["pi; touch /tmp/pwned", "$(id)", "`id`", "codex\n", "", "PI", "../codex"] {
+    for name in [
+        "pi; touch /tmp/pwned",
+        "$(id)",
+        "`id`",
+        "codex\n",
+        "",
+        "PI",
+        "../codex",
+    ] {
         let e = run(&w, name, &[]).unwrap_err();
-        assert!(matches!(e, PreflightError::UnknownHarness { .. }), "{name:?}: {e}");
+        assert!(
+            matches!(e, PreflightError::UnknownHarness { .. }),
+            "{name:?}: {e}"
+        );
         assert_eq!(e.exit_code(), 2);
         let text = e.to_string();
         assert!(
@@ -120,13 +145,16 @@ fn missing_credentials_and_council_keys_are_a_named_skip_and_nothing_runs() {
         "codex: not logged in: ~/.codex/auth.json absent and OPENAI_API_KEY, CODEX_API_KEY unset; run `codex login` (or set OPENAI_API_KEY)"
     );
     assert!(
-        reasons
-            .iter()
-            .any(|r| r.starts_with("council `release` seat `gemini-flash`: GEMINI_API_KEY is unset")),
+        reasons.iter().any(
+            |r| r.starts_with("council `release` seat `gemini-flash`: GEMINI_API_KEY is unset")
+        ),
         "{reasons:?}"
     );
     assert_eq!(reasons.len(), 4, "{reasons:?}");
-    assert!(!w.bin.join("codex.ran").exists(), "the preflight ran the harness");
+    assert!(
+        !w.bin.join("codex.ran").exists(),
+        "the preflight ran the harness"
+    );
 }
 
 #[test]

@@ -346,8 +346,18 @@ mod tests {
         };
         let rs = vec![
             receipt("codex", "completed", "20261130T000000Z-00000000"),
-            real("20261130T010000Z-00000001", "2026-11-30T01:00:00Z", other, "completed"),
-            real("20261201T010000Z-00000002", "2026-12-01T01:00:00Z", SHA, "errored"),
+            real(
+                "20261130T010000Z-00000001",
+                "2026-11-30T01:00:00Z",
+                other,
+                "completed",
+            ),
+            real(
+                "20261201T010000Z-00000002",
+                "2026-12-01T01:00:00Z",
+                SHA,
+                "errored",
+            ),
         ];
         let md = coverage_markdown(&rs);
         assert!(md.contains("## Real-auth certification"), "{md}");
@@ -356,7 +366,10 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| pi | web-acp | never | — | — | 0 |"), "{md}");
-        assert!(md.contains("| codex | cli-tmux | never | — | — | 0 |"), "{md}");
+        assert!(
+            md.contains("| codex | cli-tmux | never | — | — | 0 |"),
+            "{md}"
+        );
         assert!(md.contains("| kiro | mcp | never | — | — | 0 |"), "{md}");
         assert!(!md.contains("| grok | web-acp |"), "{md}");
     }

@@ -37,7 +37,14 @@ struct World {
 
 fn git(repo: &Path, args: &[&str]) {
     let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(repo)
         .output()
@@ -94,7 +101,10 @@ impl World {
                 "the preflight ran {name}"
             );
         }
-        assert_eq!(std::fs::read_dir(self.root.join("tmux")).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_dir(self.root.join("tmux")).unwrap().count(),
+            0
+        );
         assert_eq!(std::fs::read_dir(&self.home).unwrap().count(), 0);
     }
 }
@@ -112,10 +122,16 @@ fn issue16_certify_preflight_without_credentials_is_a_named_skip_that_launches_n
     let w = world();
     // Secret-shaped values in variables the preflight looks at but that do not
     // qualify (blank pi keys are absent keys), and in one it never needs.
-    let out = w.preflight("pi", &[("MY_SERVICE_TOKEN", SECRET), ("OPENAI_API_KEY", " ")]);
+    let out = w.preflight(
+        "pi",
+        &[("MY_SERVICE_TOKEN", SECRET), ("OPENAI_API_KEY", " ")],
+    );
     let all = text(&out);
     assert_eq!(out.status.code(), Some(3), "{all}");
-    assert!(all.contains("certify preflight: SKIPPED (nothing launched):"), "{all}");
+    assert!(
+        all.contains("certify preflight: SKIPPED (nothing launched):"),
+        "{all}"
+    );
     assert!(
         all.contains("pi: not logged in: ") && all.contains("/.pi/agent/auth.json absent"),
         "{all}"
@@ -146,7 +162,10 @@ fn issue16_certify_preflight_with_keys_is_ready_and_prints_no_value() {
     let out = w.preflight("pi", &keys);
     let all = text(&out);
     assert_eq!(out.status.code(), Some(0), "{all}");
-    assert!(all.contains("certify preflight: pi ready on commit "), "{all}");
+    assert!(
+        all.contains("certify preflight: pi ready on commit "),
+        "{all}"
+    );
     assert!(all.contains("$ANTHROPIC_API_KEY"), "{all}");
     assert!(!all.contains(SECRET), "{all}");
     w.assert_nothing_launched();
@@ -161,7 +180,10 @@ fn issue16_certify_refuses_a_dirty_tree_and_a_hostile_name_before_anything_else(
     let all = text(&out);
     assert_eq!(out.status.code(), Some(2), "{all}");
     assert!(all.contains("the tree is dirty"), "{all}");
-    assert!(all.contains("\"a.txt\"") && all.contains("\"untracked.rs\""), "{all}");
+    assert!(
+        all.contains("\"a.txt\"") && all.contains("\"untracked.rs\""),
+        "{all}"
+    );
     assert!(all.contains("commit or stash"), "{all}");
     let pwned = w.root.join("pwned");
     for name in [
@@ -216,14 +238,19 @@ fn issue16_real_auth_receipts_record_the_commit_and_refuse_a_dirty_or_unknown_tr
     for (bundle, why) in &collected.refused {
         let word = if *bundle == dirty { "dirty" } else { "unknown" };
         assert!(
-            why.contains(&format!("real-auth run on a {word} tree")) && why.contains("commit or stash"),
+            why.contains(&format!("real-auth run on a {word} tree"))
+                && why.contains("commit or stash"),
             "{why}"
         );
     }
     let all = load_all(&out).unwrap();
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].repo_sha.as_deref(), Some(SHA));
-    assert!(all[0].run_id.contains(clean.file_name().unwrap().to_str().unwrap()));
+    assert!(
+        all[0]
+            .run_id
+            .contains(clean.file_name().unwrap().to_str().unwrap())
+    );
     let md = coverage_markdown(&all);
     assert!(
         md.contains(&format!(

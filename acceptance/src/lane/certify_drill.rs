@@ -1,0 +1,492 @@
+//! `probe::pi::certify`: the mechanics of `just certify`, hermetically. An owner's
+//! real-auth HOME (a temporary one) holds pi's real configuration: a
+//! `models.json` provider whose `apiKey` names `LITELLM_API_KEY`, pointing at a real
+//! LiteLLM proxy that enforces its master key. The credential preflight
+//! (`harness::credentials`) must name the unset key as a skip, then find it once
+//! set; the authenticated probe must then get a model's answer through pi, the
+//! proxy and the model, in a real-auth scratch world (`STUDYLOOP_ACC_REAL_AUTH`'s env:
+//! the owner's HOME and keys); a wrong key must be the probe's "not logged in"
+//! skip (the proxy's real 401). The planted master key must reach no child that has
+//! no use for it (the stub model and the proxy's environment; the proxy gets it only
+//! as its own setting) and appear nowhere in the bundle.
+//!
+//! The model: the stub provider (realistic replies, proven by its marker) behind the
+//! proxy, which `just testacc` always has; with `STUDYLOOP_ACC_AUTH_MODE=local-model`
+//! (`actors/local-model/run.sh` exports the proxy), the real local model
+//! (SmolLM2 through llama.cpp) behind the already running proxy answers instead, with
+//! pi's whole system prompt in its 8k context. Without the LiteLLM venv or pi the
+//! trial is a named skip.
+
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use studyloop_stubs::StubProvider;
+
+use crate::bins;
+use crate::caller_env::CallerEnv;
+use crate::case::{Case, RunDir, StepFailure, Steps};
+use crate::evidence::Surface;
+use crate::harness::credentials;
+use crate::harness::probe::{self, ProbeError};
+use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
+use crate::scratch::{Env, Scratch, is_denied};
+use crate::selection::{AuthMode, HarnessName};
+
+/// The trial name.
+pub const TRIAL: &str = "probe::pi::certify";
+/// The alias the proxy serves the stub under.
+const STUB_ALIAS: &str = "certify-stub";
+/// The local model's learner alias (`actors/local-model/run.sh`).
+const LOCAL_ALIAS: &str = "local-learner";
+/// Cold start is 13–18 s on a quiet 2-core machine, up to ~75 s contended.
+const PROXY_START: Duration = Duration::from_secs(180);
+
+fn litellm() -> PathBuf {
+    bins::workspace_root().join(".venv-litellm/bin/litellm")
+}
+
+/// The trial: pi selected and installed, and the LiteLLM venv present.
+pub fn trial() -> TrialSpec {
+    let venv = litellm();
+    TrialSpec::gated(TRIAL, run)
+        .requires(Requirement::HarnessSelected(HarnessName::Pi))
+        .requires(Requirement::BinaryOnScratchPath {
+            binary: "pi",
+            fix: crate::harness::install_hint(HarnessName::Pi),
+        })
+        .requires(Requirement::Checked {
+            what: "the LiteLLM proxy venv".into(),
+            unmet: (!venv.exists())
+                .then(|| format!("{} not found; run `just deps-litellm`", venv.display())),
+        })
+}
+
+fn run(ctx: &TrialContext) -> TrialReport {
+    let secret = secret();
+    let finished = Case::new(ctx, HarnessName::Pi, Surface::Probe)
+        .run(&RunDir::new(ctx), |c| drill(c, &secret));
+    // The planted key must not be in the bundle, whatever the outcome.
+    if let Ok(bundle) = &finished.bundle
+        && let Some(file) = holds(bundle, &secret)
+    {
+        return TrialReport::failed(format!(
+            "the planted LITELLM_API_KEY value leaked into the bundle: {}",
+            file.display()
+        ));
+    }
+    finished.report()
+}
+
+/// A fresh secret-shaped key (`sk-certify-<32 hex>`).
+fn secret() -> String {
+    format!("sk-certify-{}", crate::hex::random(16))
+}
+
+/// The proxy this trial talks to.
+struct Proxy {
+    base_url: String,
+    alias: &'static str,
+    /// Ours to stop (`None`: `run.sh`'s local-model proxy).
+    child: Option<Child>,
+}
+
+fn drill(c: &mut Case<'_>, secret: &str) -> Result<(), StepFailure> {
+    c.record.facts.actor_backend = None;
+    let owner = tempfile::Builder::new()
+        .prefix("sl-certify-owner-")
+        .tempdir()
+        .map_err(|e| StepFailure::errored(format!("owner HOME: {e}")))?;
+    let owner_home = owner.path().to_owned();
+    let mode = c.ctx.selection.auth_mode;
+    if mode == AuthMode::RealAuth {
+        return Err(StepFailure::skipped(
+            "the certify drill is hermetic; a real-auth run certifies the vendor path itself",
+        ));
+    }
+    let local = mode == AuthMode::LocalModel;
+    // The owner's env: HOME and the key (what `just certify` reads), nothing else of ours.
+    let with_key = owner_env(&c.ctx.caller, &owner_home, Some(secret));
+    c.step("real-auth scratch world for the owner", |c| {
+        let scratch = Scratch::create_with(with_key, AuthMode::RealAuth)
+            .map_err(|e| StepFailure::errored(format!("scratch world: {e}")))?;
+        c.env = scratch.env();
+        c.record.notes.push(format!(
+            "certify drill: a real-auth scratch env whose HOME is a temporary owner HOME; the model is {}",
+            if local { "the local model (SmolLM2 via llama.cpp) behind run.sh's LiteLLM proxy" } else { "the stub provider behind a LiteLLM proxy of this cell" }
+        ));
+        c.slots.put_scratch(scratch);
+        Ok(())
+    })?;
+    let mut proxy = c.step("a model behind the real LiteLLM proxy", |c| {
+        if local {
+            local_proxy(&c.ctx.caller)
+        } else {
+            stub_proxy(c, secret)
+        }
+    })?;
+    let result = certify_steps(c, &owner_home, &proxy, secret, local);
+    if let Some(child) = proxy.child.as_mut() {
+        stop(child);
+    }
+    result
+}
+
+fn certify_steps(
+    c: &mut Case<'_>,
+    owner_home: &Path,
+    proxy: &Proxy,
+    secret: &str,
+    local: bool,
+) -> Result<(), StepFailure> {
+    c.step("pi's real configuration in the owner's HOME", |_| {
+        write_pi_config(owner_home, proxy).map_err(StepFailure::from_error)
+    })?;
+    let now = jiff::Timestamp::now().as_millisecond();
+    let unset = credentials::check(
+        HarnessName::Pi,
+        &owner_env(&c.ctx.caller, owner_home, None),
+        now,
+    );
+    let set = credentials::check(
+        HarnessName::Pi,
+        &owner_env(&c.ctx.caller, owner_home, Some(secret)),
+        now,
+    );
+    c.step(
+        "preflight: the unset key is a named skip, the set key is found",
+        |_| {
+            let why = unset.skip_reason().unwrap_or_default();
+            if !why.contains("provider `litellm`: apiKey names $LITELLM_API_KEY, which is unset") {
+                return Err(StepFailure::errored(format!(
+                    "the preflight did not name the unset key: {unset:?}"
+                )));
+            }
+            if !set.ready()
+                || !set
+                    .found
+                    .iter()
+                    .any(|f| f.contains("provider `litellm`: apiKey from $LITELLM_API_KEY"))
+            {
+                return Err(StepFailure::errored(format!(
+                    "the preflight did not find the key: {set:?}"
+                )));
+            }
+            Ok(())
+        },
+    )?;
+    let binary = set
+        .binary
+        .clone()
+        .ok_or_else(|| StepFailure::errored("pi vanished from PATH"))?;
+    c.record.facts.binary_path = Some(binary.display().to_string());
+    let expect = (!local).then_some("MENTOR-REPLY");
+    c.step(
+        "authenticated probe through pi, LiteLLM and the model",
+        |c| {
+            let env = pi_offline(c.env.clone())?;
+            let scratch = c.scratch()?;
+            let done = probe::run(
+                c.spec,
+                scratch,
+                &env,
+                &binary,
+                &scratch.root().join("probe"),
+                expect,
+            )
+            .map_err(StepFailure::from_error)?;
+            c.record.notes.push(format!(
+                "certify probe: {} ms, {} chars of reply",
+                done.elapsed.as_millis(),
+                done.reply.len()
+            ));
+            Ok(())
+        },
+    )?;
+    c.step("a wrong key is the probe's not-logged-in skip", |c| {
+        let env = pi_offline(c.env.clone())?
+            .with_var("LITELLM_API_KEY", "sk-certify-wrong-0000000000000000")
+            .map_err(StepFailure::from_error)?;
+        let scratch = c.scratch()?;
+        match probe::run(
+            c.spec,
+            scratch,
+            &env,
+            &binary,
+            &scratch.root().join("probe-wrong"),
+            expect,
+        ) {
+            Err(ProbeError::NotLoggedIn { .. }) => Ok(()),
+            other => Err(StepFailure::errored(format!(
+                "a wrong key should be a not-logged-in skip, got {other:?}"
+            ))),
+        }
+    })?;
+    c.step("the key reached no child without a use for it", |c| {
+        let mut leaks = Vec::new();
+        if let Some(stub) = c.slots.stub.as_ref() {
+            if let Some(pid) = stub.pid() {
+                if environ_holds(pid, secret) {
+                    leaks.push("the stub model's environment".to_owned());
+                }
+            }
+            if holds(&stub.log_path(), secret).is_some() {
+                leaks.push("the stub model's request log".to_owned());
+            }
+        }
+        // The proxy holds the value as its own master key, never as the owner's variable.
+        if let Some(pid) = proxy.child.as_ref().map(Child::id)
+            && environ_holds(pid, "\0LITELLM_API_KEY=")
+        {
+            leaks.push("the proxy's environment (LITELLM_API_KEY)".to_owned());
+        }
+        if leaks.is_empty() {
+            Ok(())
+        } else {
+            Err(StepFailure::errored(format!(
+                "the key leaked into {}",
+                leaks.join(", ")
+            )))
+        }
+    })
+}
+
+/// The owner's real environment: PATH and locale from the caller, HOME = the owner's,
+/// and `LITELLM_API_KEY` when given.
+fn owner_env(caller: &CallerEnv, home: &Path, key: Option<&str>) -> CallerEnv {
+    let mut pairs = vec![
+        ("HOME".to_owned(), home.display().to_string()),
+        (
+            "PATH".to_owned(),
+            Env::scratch_path(caller).to_string_lossy().into_owned(),
+        ),
+    ];
+    for name in ["LANG", "LC_ALL"] {
+        if let Some(v) = caller.var_os(name).and_then(|v| v.to_str()) {
+            pairs.push((name.to_owned(), v.to_owned()));
+        }
+    }
+    if let Some(key) = key {
+        pairs.push(("LITELLM_API_KEY".to_owned(), key.to_owned()));
+    }
+    CallerEnv::from_pairs(pairs)
+}
+
+/// pi's offline switches (no update check, no tool downloads), as the owner would set.
+fn pi_offline(env: Env) -> Result<Env, StepFailure> {
+    crate::harness::stub_config::PI_OFFLINE_ENV
+        .iter()
+        .try_fold(env, |env, (k, v)| env.with_var(k, v))
+        .map_err(StepFailure::from_error)
+}
+
+fn write_pi_config(home: &Path, proxy: &Proxy) -> std::io::Result<()> {
+    let dir = home.join(".pi/agent");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+    let models = serde_json::json!({"providers": {"litellm": {
+        "baseUrl": format!("{}/v1", proxy.base_url),
+        "api": "openai-completions",
+        "apiKey": "LITELLM_API_KEY",
+        "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+        "models": [{"id": proxy.alias, "name": proxy.alias, "contextWindow": 8192, "maxTokens": 256,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]
+    }}});
+    let settings = serde_json::json!({"defaultProvider": "litellm", "defaultModel": proxy.alias,
+        "enableInstallTelemetry": false, "quietStartup": true});
+    for (name, value) in [("models.json", models), ("settings.json", settings)] {
+        crate::evidence::atomic_write(&dir.join(name), format!("{value:#}\n").as_bytes())
+            .map_err(std::io::Error::other)?;
+    }
+    Ok(())
+}
+
+/// The local-model proxy `run.sh` started (its URL; the key is the caller's).
+fn local_proxy(caller: &CallerEnv) -> Result<Proxy, StepFailure> {
+    let base_url = caller
+        .var_os("LITELLM_BASE_URL")
+        .and_then(|v| v.to_str())
+        .map(|v| v.trim_end_matches('/').trim_end_matches("/v1").to_owned())
+        .ok_or_else(|| {
+            StepFailure::skipped(
+                "local-model mode without LITELLM_BASE_URL: run it through `just testacc pi` (actors/local-model/run.sh)",
+            )
+        })?;
+    Ok(Proxy {
+        base_url,
+        alias: LOCAL_ALIAS,
+        child: None,
+    })
+}
+
+/// The stub provider and a LiteLLM proxy forwarding [`STUB_ALIAS`] to it, both in the
+/// world (so its close stops them), neither given the owner's credentials.
+fn stub_proxy(c: &mut Case<'_>, secret: &str) -> Result<Proxy, StepFailure> {
+    let scratch = c.scratch()?;
+    let stub_bin = bins::path("studyloop-stub-provider").map_err(StepFailure::from_error)?;
+    let mut cmd = scratch.command(&stub_bin);
+    drop_credentials(&mut cmd, &c.env);
+    let seed = c.seed.to_string();
+    let stub = StubProvider::spawn_command(
+        cmd,
+        &scratch.root().join("stub"),
+        ["--seed", seed.as_str(), "--replies", "realistic"],
+    )
+    .map_err(StepFailure::from_error)?;
+    if let Some(pid) = stub.pid() {
+        scratch.adopt_group(pid);
+    }
+    let stub_url = stub.base_url();
+    c.slots.put_stub(stub);
+    let scratch = c.scratch()?;
+    let dir = scratch.root().join("litellm");
+    crate::private_fs::create_dir(&dir).map_err(StepFailure::from_error)?;
+    write_proxy_config(&dir, &stub_url).map_err(StepFailure::from_error)?;
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(StepFailure::from_error)?;
+    let log = std::fs::File::create(dir.join("proxy.log")).map_err(StepFailure::from_error)?;
+    let mut cmd = scratch.command(litellm());
+    drop_credentials(&mut cmd, &c.env);
+    cmd.args([
+        "--config",
+        "config.yaml",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port.to_string(),
+    ])
+    .current_dir(&dir)
+    // The proxy's own setting: the key it checks clients against.
+    .env("LITELLM_MASTER_KEY", secret)
+    // No remote model-cost-map fetch (no internet here).
+    .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    .stdin(Stdio::null())
+    .stdout(log.try_clone().map_err(StepFailure::from_error)?)
+    .stderr(log);
+    let child = scratch.spawn(&mut cmd).map_err(StepFailure::from_error)?;
+    let mut proxy = Proxy {
+        base_url: format!("http://127.0.0.1:{port}"),
+        alias: STUB_ALIAS,
+        child: Some(child),
+    };
+    let started = Instant::now();
+    while !healthy(port) {
+        let exited = proxy
+            .child
+            .as_mut()
+            .and_then(|ch| ch.try_wait().ok().flatten());
+        if exited.is_some() || started.elapsed() > PROXY_START {
+            let tail = std::fs::read_to_string(dir.join("proxy.log")).unwrap_or_default();
+            let tail: Vec<&str> = tail.lines().rev().take(12).collect();
+            if let Some(ch) = proxy.child.as_mut() {
+                stop(ch);
+            }
+            return Err(StepFailure::errored(format!(
+                "the LiteLLM proxy was not ready ({}): {}",
+                exited.map_or_else(
+                    || format!("{PROXY_START:?} passed"),
+                    |s| format!("exited {s}")
+                ),
+                tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    c.record.notes.push(format!(
+        "LiteLLM proxy ready in {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(proxy)
+}
+
+/// Removes every credential-shaped variable of `env` from `cmd` (the scratch env is
+/// the owner's real one: the stub and the proxy have no use for their keys).
+fn drop_credentials(cmd: &mut std::process::Command, env: &Env) {
+    for (name, _) in env.iter() {
+        if is_denied(name) {
+            cmd.env_remove(name);
+        }
+    }
+}
+
+fn write_proxy_config(dir: &Path, stub_url: &str) -> std::io::Result<()> {
+    let config = format!(
+        "model_list:\n  - model_name: {STUB_ALIAS}\n    litellm_params: {{model: openai/stub-model, api_base: \"{stub_url}/v1\", api_key: sk-stub-upstream}}\n\
+         litellm_settings:\n  telemetry: false\n  drop_params: true\n  num_retries: 0\n  request_timeout: 60\n\
+         general_settings:\n  master_key: os.environ/LITELLM_MASTER_KEY\n  custom_auth: custom_auth.user_api_key_auth\n"
+    );
+    // Without a database LiteLLM answers a wrong key with 400; this hook makes it
+    // the 401 a client (and the probe's not-logged-in reading) expects.
+    let auth = "import hmac, os\nfrom fastapi import Request\nfrom litellm.proxy._types import UserAPIKeyAuth\n\n\n\
+async def user_api_key_auth(request: Request, api_key: str) -> UserAPIKeyAuth:\n    expected = os.environ['LITELLM_MASTER_KEY']\n    if api_key and hmac.compare_digest(api_key, expected):\n        return UserAPIKeyAuth(api_key=api_key)\n    raise Exception('invalid api key')\n";
+    std::fs::write(dir.join("config.yaml"), config)?;
+    std::fs::write(dir.join("custom_auth.py"), auth)
+}
+
+/// `GET /health/liveliness` answered 200.
+fn healthy(port: u16) -> bool {
+    let Ok(mut s) = std::net::TcpStream::connect_timeout(
+        &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        Duration::from_secs(1),
+    ) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut head = [0u8; 16];
+    s.write_all(b"GET /health/liveliness HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_ok()
+        && s.read(&mut head).is_ok_and(|n| {
+            head[..n].starts_with(b"HTTP/1.1 200") || head[..n].starts_with(b"HTTP/1.0 200")
+        })
+}
+
+/// SIGTERM the child's group, 5 s, then SIGKILL; always reaped.
+fn stop(child: &mut Child) {
+    let group = rustix::process::Pid::from_child(child);
+    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    let _ = child.wait();
+}
+
+/// Whether process `pid`'s environment holds `needle` (NUL-led, so a leading
+/// `\0NAME=` matches a variable at any position, the first included).
+fn environ_holds(pid: u32, needle: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|mut b| {
+        b.insert(0, 0);
+        b.windows(needle.len()).any(|w| w == needle.as_bytes())
+    })
+}
+
+/// The first regular file under `path` (a file or a directory, symlinks not
+/// followed) whose bytes hold `secret`.
+fn holds(path: &Path, secret: &str) -> Option<PathBuf> {
+    let mut stack = vec![path.to_owned()];
+    while let Some(p) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if meta.is_dir() {
+            stack.extend(
+                std::fs::read_dir(&p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if meta.is_file()
+            && std::fs::read(&p)
+                .is_ok_and(|b| b.windows(secret.len()).any(|w| w == secret.as_bytes()))
+        {
+            return Some(p);
+        }
+    }
+    None
+}
