@@ -158,11 +158,12 @@ mod tests {
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
         // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
         // the meta check; drill::<h> per harness and drill::<h>::acp per
-        // ACP-capable one.
+        // ACP-capable one; the certify drill (probe::pi::certify).
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 4
+            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 5
         );
+        assert!(names.iter().any(|n| n == "probe::pi::certify"));
         assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
         assert!(names.iter().any(|n| n == "drill::codex::acp"));
         assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));
