@@ -7,6 +7,7 @@
 
 pub mod arc_tmux;
 pub mod certify_drill;
+mod certify_proxy;
 pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod drill;

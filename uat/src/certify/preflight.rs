@@ -5,6 +5,7 @@
 //! failure. Messages name files and variables, never their values.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use studyloop_acceptance::caller_env::CallerEnv;
@@ -96,7 +97,7 @@ fn shown(paths: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     if paths.len() > SHOWN_PATHS {
-        text.push_str(&format!(" and {} more", paths.len() - SHOWN_PATHS));
+        let _ = write!(text, " and {} more", paths.len() - SHOWN_PATHS);
     }
     text
 }
