@@ -50,7 +50,15 @@ pub fn trial() -> TrialSpec {
 }
 
 fn run(ctx: &TrialContext) -> TrialReport {
-    let secret = secret();
+    // In local-model mode the key is `run.sh`'s proxy's master key (exported to this
+    // process); otherwise a fresh one this cell's own proxy enforces.
+    let run_sh_key = ctx
+        .caller
+        .var_os("LITELLM_API_KEY")
+        .and_then(|v| v.to_str())
+        .filter(|_| ctx.selection.auth_mode == AuthMode::LocalModel)
+        .map(str::to_owned);
+    let secret = run_sh_key.unwrap_or_else(secret);
     let finished = Case::new(ctx, HarnessName::Pi, Surface::Probe)
         .run(&RunDir::new(ctx), |c| drill(c, &secret));
     // The planted key must not be in the bundle, whatever the outcome.
