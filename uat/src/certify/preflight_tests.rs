@@ -167,3 +167,22 @@ fn with_every_key_it_is_ready_on_the_commit_and_prints_no_value() {
     assert!(!format!("{ready:?}").contains(SECRET));
     assert!(!w.bin.join("codex.ran").exists());
 }
+
+/// Many dirty paths are shown up to a cap and counted; a path holding a newline or
+/// an escape sequence is quoted, never printed raw (no terminal injection).
+#[test]
+fn dirty_paths_are_capped_and_quoted() {
+    let w = world();
+    for i in 0..25 {
+        std::fs::write(w.repo.join(format!("f{i:02}.txt")), "x").unwrap();
+    }
+    std::fs::write(w.repo.join("evil\n\u{1b}[2Jname"), "x").unwrap();
+    let e = run(&w, "codex", &COUNCIL_KEYS).unwrap_err();
+    let PreflightError::DirtyTree { paths, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(paths.len(), 26, "{paths:?}");
+    let text = e.to_string();
+    assert!(text.contains(" and 6 more;"), "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\n'), "{text:?}");
+}
