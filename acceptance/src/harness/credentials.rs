@@ -189,23 +189,9 @@ pub fn check(harness: HarnessName, caller: &CallerEnv, now_ms: i64) -> Credentia
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
     for f in needs.files {
-        let (path, shown) = match (
-            f.var
-                .and_then(|v| caller.var_os(v).filter(|x| !x.is_empty()).map(|x| (v, x))),
-            &home,
-        ) {
-            (Some((var, dir)), _) => (
-                PathBuf::from(dir).join(f.name),
-                format!("${var}/{}", f.name),
-            ),
-            (None, Some(home)) => (
-                home.join(f.default_dir).join(f.name),
-                format!("~/{}/{}", f.default_dir, f.name),
-            ),
-            (None, None) => {
-                missing.push(format!("~/{}/{} (HOME is unset)", f.default_dir, f.name));
-                continue;
-            }
+        let Some((path, shown)) = locate(f, caller, home.as_deref()) else {
+            missing.push(format!("~/{}/{} (HOME is unset)", f.default_dir, f.name));
+            continue;
         };
         match credential_files::judge(&path, f.format, caller, now_ms) {
             Verdict::Usable(what) => found.push(format!("{shown}: {what}")),
@@ -237,6 +223,29 @@ pub fn check(harness: HarnessName, caller: &CallerEnv, now_ms: i64) -> Credentia
         binary,
         found,
         missing,
+    }
+}
+
+/// Where `f` is and how to show it: under its override variable when that is set
+/// (`$CODEX_HOME/auth.json`), else under HOME (`~/.codex/auth.json`); `None` without
+/// either.
+fn locate(
+    f: &AuthFile,
+    caller: &CallerEnv,
+    home: Option<&std::path::Path>,
+) -> Option<(PathBuf, String)> {
+    let overridden = f
+        .var
+        .and_then(|var| Some((var, caller.var_os(var).filter(|dir| !dir.is_empty())?)));
+    match overridden {
+        Some((var, dir)) => Some((
+            PathBuf::from(dir).join(f.name),
+            format!("${var}/{}", f.name),
+        )),
+        None => Some((
+            home?.join(f.default_dir).join(f.name),
+            format!("~/{}/{}", f.default_dir, f.name),
+        )),
     }
 }
 
