@@ -56,6 +56,9 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
         HarnessName::Codex,
         crate::lane::interrupt_trial::Kind::WebAcp,
     ));
+    // `just certify`'s mechanics, hermetically: the preflight and the real-auth probe
+    // through pi, the real LiteLLM proxy and a model (issue 16 item 3).
+    specs.push(crate::lane::certify_drill::trial());
     // The study arc over CLI/tmux, one harness (the browser arc is a UAT journey).
     specs.push(crate::lane::arc_tmux::trial());
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
@@ -155,11 +158,12 @@ mod tests {
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
         // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
         // the meta check; drill::<h> per harness and drill::<h>::acp per
-        // ACP-capable one.
+        // ACP-capable one; the certify drill (probe::pi::certify).
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 4
+            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 5
         );
+        assert!(names.iter().any(|n| n == "probe::pi::certify"));
         assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
         assert!(names.iter().any(|n| n == "drill::codex::acp"));
         assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));

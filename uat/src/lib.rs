@@ -11,6 +11,7 @@
 
 mod atomic;
 pub mod bundle;
+pub mod certify;
 pub mod council;
 pub mod definition;
 pub(crate) mod inputs;

@@ -1,9 +1,11 @@
 //! `studyloop-uat`: sign off a UAT run (`signoff`), grade one bundle with the council
 //! (`grade`), build the HTML run report (`report`), merge a partitioned run's shards
-//! (`merge`), and prune old durable bundles (`prune`).
+//! (`merge`), prune old durable bundles (`prune`), and check what `just certify`
+//! needs before anything launches (`preflight`).
 //!
-//! Exit codes: 0 = PASS / graded / pruned; 1 = FAIL / rejected; 2 = the command could not
-//! reach a verdict (bad input, a tampered pinned file, an unwritable output).
+//! Exit codes: 0 = PASS / graded / pruned / ready; 1 = FAIL / rejected; 2 = the command
+//! could not reach a verdict (bad input, a tampered pinned file, an unwritable output, a
+//! dirty tree to certify); 3 = certification skipped (credentials missing or expired).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,6 +83,16 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         expect: Option<PathBuf>,
     },
+    /// Before `just certify HARNESS` launches anything: the name, a clean tree, the
+    /// harness's real credentials and the release council's keys. Exit 0 ready,
+    /// 3 skipped (what is missing and how to fix it), 2 refused (bad name, dirty tree).
+    Preflight {
+        /// The harness to certify (codex, claude, kiro, pi, opencode, grok).
+        harness: String,
+        /// The checkout whose commit the run certifies.
+        #[arg(long, value_name = "DIR", default_value_os_t = studyloop_acceptance::bins::workspace_root())]
+        repo: PathBuf,
+    },
     /// List (or with --apply, delete) durable bundles older than an age.
     Prune {
         /// Age cut-off: whole days or hours, e.g. 90d or 36h.
@@ -112,6 +124,7 @@ fn main() -> ExitCode {
             stub_url,
         } => run_grade(&bundle, council.as_deref(), stub_url, &env, &out),
         Command::Receipts { runs, out: dir } => run_receipts(runs, &dir, &out),
+        Command::Preflight { harness, repo } => run_preflight(&harness, &repo, &env, &out),
         Command::Merge { runs, expect } => run_merge(&runs, expect.as_deref(), &out),
         Command::Prune {
             older_than,
@@ -323,6 +336,42 @@ fn run_prune(
         out.line(format!("removed {} director(ies)", removed.len()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_preflight(
+    harness: &str,
+    repo: &std::path::Path,
+    env: &CallerEnv,
+    out: &Out,
+) -> anyhow::Result<ExitCode> {
+    use studyloop_uat::certify::{PreflightError, preflight};
+    let pins = Pins::load_default()?;
+    let council = pins.definition.council();
+    let now = jiff::Timestamp::now().as_millisecond();
+    match preflight(harness, env, repo, &pins.roster, council, now) {
+        Ok(ready) => {
+            out.line(format!(
+                "certify preflight: {} ready on commit {} ({}); credentials: {}; council `{}`: every seat has its key",
+                ready.harness,
+                ready.commit,
+                ready.binary.display(),
+                ready.found.join(", "),
+                ready.council
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(PreflightError::Skip { reasons }) => {
+            out.line("certify preflight: SKIPPED (nothing launched):");
+            for r in &reasons {
+                out.line(format!("  - {r}"));
+            }
+            Ok(ExitCode::from(studyloop_uat::certify::EXIT_SKIPPED))
+        }
+        Err(e) => {
+            out.err(format!("certify preflight: refused: {e}"));
+            Ok(ExitCode::from(e.exit_code()))
+        }
+    }
 }
 
 fn run_merge(

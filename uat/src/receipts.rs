@@ -112,6 +112,19 @@ pub enum ReceiptError {
         /// The cassette's sha256 (`unknown` when the manifest records none).
         sha256: String,
     },
+    /// A real-auth bundle of a dirty or unknown tree: a certification proves one
+    /// commit, so it gets no receipt.
+    #[error(
+        "{} is a real-auth run on a {} tree: a certification receipt must prove one commit; commit or stash your changes (`git status` names them), then re-run `just certify`",
+        bundle.display(),
+        match dirty { Some(true) => "dirty", _ => "unknown" }
+    )]
+    DirtyTree {
+        /// The bundle.
+        bundle: PathBuf,
+        /// Its manifest's `dirty` (`true`, or unknown).
+        dirty: Option<bool>,
+    },
     /// A file could not be read or written.
     #[error("{action} {path}: {source}")]
     Io {
@@ -228,6 +241,16 @@ pub(crate) fn from_bundle(
             bundle: bundle.to_owned(),
         });
     };
+    let dirty = m.get("dirty").and_then(Value::as_bool);
+    if s("auth_mode").as_deref()
+        == Some(studyloop_acceptance::selection::AuthMode::RealAuth.as_str())
+        && dirty != Some(false)
+    {
+        return Err(ReceiptError::DirtyTree {
+            bundle: bundle.to_owned(),
+            dirty,
+        });
+    }
     Ok(Some(Receipt {
         attempt: None,
         run_id: s("run_id").unwrap_or_default(),
@@ -240,7 +263,7 @@ pub(crate) fn from_bundle(
         actor_backend: s("actor_backend"),
         outcome,
         repo_sha: Some(repo_sha),
-        dirty: m.get("dirty").and_then(Value::as_bool),
+        dirty,
         platform: s("platform"),
         steps,
         notes,
@@ -313,7 +336,7 @@ pub fn collect(
 }
 
 /// As [`collect`], also naming every lane bundle refused a receipt (no
-/// commit recorded) and why. Each receipt records its attempt from the run
+/// commit recorded, or a real-auth run of a dirty or unknown tree) and why. Each receipt records its attempt from the run
 /// directory's results log (the evidence dir's parent) when it names one.
 pub fn collect_all(
     evidence_dirs: &[PathBuf],
@@ -339,15 +362,11 @@ pub fn collect_all(
             let receipt = match from_bundle(&bundle, redactor) {
                 Ok(Some(r)) => r,
                 Ok(None) => continue,
-                Err(ReceiptError::NoCommit { bundle }) => {
-                    let why = ReceiptError::NoCommit {
-                        bundle: bundle.clone(),
-                    }
-                    .to_string();
-                    collected.refused.push((bundle, why));
-                    continue;
-                }
-                Err(e @ ReceiptError::Replayed { .. }) => {
+                Err(
+                    e @ (ReceiptError::NoCommit { .. }
+                    | ReceiptError::DirtyTree { .. }
+                    | ReceiptError::Replayed { .. }),
+                ) => {
                     collected.refused.push((bundle, e.to_string()));
                     continue;
                 }

@@ -9,6 +9,8 @@
 //! against `studyloop-stub-provider`; see `shared/reference/harness-offline-*`.
 //! The types are here, the rows in `table.rs`.
 
+pub mod credential_files;
+pub mod credentials;
 mod install_hint;
 pub mod probe;
 pub mod provision;

@@ -6,6 +6,8 @@
 //! engine uses too).
 
 pub mod arc_tmux;
+pub mod certify_drill;
+mod certify_proxy;
 pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod drill;

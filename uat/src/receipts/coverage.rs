@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use studyloop_acceptance::harness::{self, Install};
-use studyloop_acceptance::selection::{HARNESS_ORDER, Maturity};
+use studyloop_acceptance::selection::{AuthMode, HARNESS_ORDER, Maturity};
 
 use super::{REQUIRED_CLEAN_RUNS, Receipt};
 
@@ -98,6 +98,46 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
                 spec.probe.label(),
                 runs.len(),
                 fidelity_cell(runs.iter().rev().find(|r| r.fidelity.is_some()).copied())
+            );
+        }
+    }
+    md.push_str(&real_auth_section(receipts));
+    md
+}
+
+/// The real-auth rows: per harness × surface, the latest real-auth receipt (its
+/// date, outcome and commit) or `never`. `just certify HARNESS` makes these; its
+/// receipts refuse a dirty tree, so every commit shown is one clean checkout.
+fn real_auth_section(receipts: &[Receipt]) -> String {
+    let mut md = String::from(
+        "\n## Real-auth certification\n\n\
+         The latest real-auth receipt per harness and surface (`just certify HARNESS`: the\n\
+         operator's own vendor login, receipts only from a clean tree), or `never`.\n\n\
+         | Harness | Surface | Last real-auth run | Outcome | Commit | Real-auth runs |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for h in HARNESS_ORDER {
+        for surface in harness::spec(h).surfaces() {
+            let runs: Vec<&Receipt> = receipts
+                .iter()
+                .filter(|r| {
+                    r.harness == h.as_str()
+                        && r.surface == surface
+                        && r.auth_mode.as_deref() == Some(AuthMode::RealAuth.as_str())
+                })
+                .collect();
+            let Some(last) = runs.iter().max_by(|a, b| a.run_id.cmp(&b.run_id)) else {
+                let _ = writeln!(md, "| {h} | {surface} | never | — | — | 0 |");
+                continue;
+            };
+            let commit = last.repo_sha.as_deref().unwrap_or("unknown");
+            let _ = writeln!(
+                md,
+                "| {h} | {surface} | {} | {} | `{}` | {} |",
+                last.date.get(..10).unwrap_or(&last.date),
+                last.outcome,
+                commit.get(..12).unwrap_or(commit),
+                runs.len()
             );
         }
     }
@@ -290,6 +330,48 @@ mod tests {
         let md = coverage_markdown(&[unscored]);
         assert!(md.contains("| 1/3 | unknown screen |"), "{md}");
         assert!(!md.contains("0.000"), "{md}");
+    }
+
+    /// Issue 16: COVERAGE has a real-auth row per harness × surface: the latest
+    /// real-auth receipt (date, outcome, commit) or `never`. Stub-provider runs
+    /// never fill it.
+    #[test]
+    fn issue16_real_auth_rows_show_the_latest_certification_or_never() {
+        let other = "fedcba9876543210fedcba9876543210fedcba98";
+        let real = |id: &str, date: &str, sha: &str, outcome: &str| Receipt {
+            auth_mode: Some("real-auth".into()),
+            date: date.into(),
+            repo_sha: Some(sha.into()),
+            ..receipt("pi", outcome, id)
+        };
+        let rs = vec![
+            receipt("codex", "completed", "20261130T000000Z-00000000"),
+            real(
+                "20261130T010000Z-00000001",
+                "2026-11-30T01:00:00Z",
+                other,
+                "completed",
+            ),
+            real(
+                "20261201T010000Z-00000002",
+                "2026-12-01T01:00:00Z",
+                SHA,
+                "errored",
+            ),
+        ];
+        let md = coverage_markdown(&rs);
+        assert!(md.contains("## Real-auth certification"), "{md}");
+        assert!(
+            md.contains("| pi | cli-tmux | 2026-12-01 | errored | `0123456789ab` | 2 |"),
+            "{md}"
+        );
+        assert!(md.contains("| pi | web-acp | never | — | — | 0 |"), "{md}");
+        assert!(
+            md.contains("| codex | cli-tmux | never | — | — | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("| kiro | mcp | never | — | — | 0 |"), "{md}");
+        assert!(!md.contains("| grok | web-acp |"), "{md}");
     }
 
     #[test]
