@@ -10,6 +10,7 @@
 //! The types are here, the rows in `table.rs`.
 
 mod install_hint;
+pub mod login;
 pub mod probe;
 pub mod provision;
 pub mod reply_source;

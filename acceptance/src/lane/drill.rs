@@ -15,7 +15,7 @@
 use std::time::{Duration, Instant};
 
 use super::cli_tmux::{end, start_study, stash_driver};
-use super::setup::{make_scratch, provision_harness, resolve_binary};
+use super::setup::{make_scratch, model_path, resolve_binary};
 use super::web_acp::{attach_socket, start_server, start_session};
 use super::{gated_trial, run_lane};
 use crate::case::{Case, Checks, RunDir, StepFailure, Steps};
@@ -80,7 +80,7 @@ fn over_tmux(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     stub_only(lane)?;
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
-    lane.step("provision harness for the auth mode", provision_harness)?;
+    model_path(lane, &[])?;
     let title = format!("Drill proof: {}", lane.harness);
     let (state, session, driver) = start_study(lane, &title)?;
     let told = module_and_check(lane);
@@ -105,7 +105,7 @@ pub fn over_acp(case: &mut Case<'_>) -> Result<(), StepFailure> {
     stub_only(case)?;
     case.step("scratch world", make_scratch)?;
     case.step("harness binary and version", resolve_binary)?;
-    case.step("provision harness for the auth mode", provision_harness)?;
+    model_path(case, &[])?;
     case.step("studyloop web", start_server)?;
     let started = case.step("POST /api/session/start (acp)", start_session)?;
     let turn_timeout = case.spec.turn_timeout;

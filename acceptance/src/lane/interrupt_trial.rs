@@ -71,7 +71,8 @@ impl Kind {
     fn points(self) -> &'static [Point] {
         match self {
             Self::CliTmux => &[Point::StubStarted, Point::Probe, Point::Conversation],
-            // The web lanes have no authenticated probe.
+            // The web lanes run the same probe step (`setup::model_path`): its
+            // interrupt is proven once, on the cli-tmux lane.
             Self::WebAcp => &[Point::StubStarted, Point::Conversation],
         }
     }

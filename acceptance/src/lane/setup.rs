@@ -1,14 +1,16 @@
 //! The first steps of every live lane (CLI/tmux and web ACP alike): the
 //! cell's scratch world and its tmux, the harness binary with its version, and
 //! the model path (the cell's own stub provider, or the operator's real auth)
-//! provisioned into the scratch HOME.
+//! provisioned into the scratch HOME and proven by the harness's authenticated probe
+//! ([`model_path`]).
 
 use studyloop_stubs::StubProvider;
 
 use super::cli_tmux::CLI_TIMEOUT;
 use crate::bins;
-use crate::case::{Case, StepFailure};
+use crate::case::{Case, PROBE_STEP, StepFailure, Steps};
 use crate::harness::install_hint;
+use crate::harness::probe::ProbeError;
 use crate::harness::provision;
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
@@ -118,35 +120,41 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
             .map_err(StepFailure::from_error)?;
     }
     l.record.notes.extend(done.notes);
+    l.provisioned = true;
     Ok(())
 }
 
 /// The harness's one-shot mode answers through the provisioned model path
 /// (real-auth: the operator's; stub-provider and local-model: the stub, proven by its
-/// reply). A harness that says it is not signed in is a named skip ("not logged in: …,
+/// reply). A harness that says it is not signed in is a named skip ("not logged in: …;
 /// run …"), never an error.
 /// # Errors
 /// A skip when not logged in; errored when the probe fails otherwise.
 pub fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
-    let binary = l
-        .binary
-        .clone()
-        .ok_or_else(|| StepFailure::errored("no harness binary"))?;
-    let scratch = l.scratch()?;
-    let dir = scratch.root().join("probe");
-    let expect = l.slots.stub.as_ref().map(|_| "MENTOR-REPLY");
-    let done = crate::harness::probe::run(l.spec, scratch, &l.env, &binary, &dir, expect).map_err(
-        |e| match e {
-            crate::harness::probe::ProbeError::NotLoggedIn { .. } => {
-                StepFailure::skipped(e.to_string())
-            }
-            other => StepFailure::from_error(other),
-        },
-    )?;
+    let done = l.probe_login("probe").map_err(|e| match e {
+        ProbeError::NotLoggedIn(out) => StepFailure::skipped(out.to_string()),
+        other => StepFailure::from_error(other),
+    })?;
     l.record.notes.push(format!(
         "authenticated probe: {} ms, reply {:?}",
         done.elapsed.as_millis(),
         done.reply
     ));
+    Ok(())
+}
+
+/// The model path of every lane, as two recorded steps: provisioning for the auth
+/// mode (`stub_args` as in [`provision_harness_with`]), then, wherever the mode allows
+/// (`Case::can_probe_login`), the authenticated probe, so a harness that is not signed
+/// in is a named skip before anything is driven.
+/// # Errors
+/// The failing step's.
+pub fn model_path(l: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
+    l.step("provision harness for the auth mode", |c| {
+        provision_harness_with(c, stub_args)
+    })?;
+    if l.can_probe_login() {
+        l.step(PROBE_STEP, authenticated_probe)?;
+    }
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::case::{Case, Checks, RunDir, StepFailure, Steps, Transport, converse};
 use crate::evidence::Surface;
-use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
+use crate::lane::setup::{make_scratch, model_path, resolve_binary};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 use crate::validate::{self, CheckError};
@@ -99,7 +99,7 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
     let h = case.harness;
     case.step("scratch world", make_scratch)?;
     case.step("harness binary and version", resolve_binary)?;
-    case.step("provision harness for the auth mode", provision_harness)?;
+    model_path(case, &[])?;
     case.step("studyloop web", start_server)?;
     let answered = match variant {
         Variant::Socket => socket_journey(case),

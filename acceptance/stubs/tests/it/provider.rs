@@ -506,7 +506,7 @@ fn bad_flags_fail_with_one_line_naming_the_fix() {
     for (args, needle) in [
         (
             &["--fail-status", "404"][..],
-            "--fail-status 404 is not supported: expected 429 or 500",
+            "--fail-status 404 is not supported: expected 401, 429 or 500",
         ),
         (
             &["--role", "judge"][..],
