@@ -35,7 +35,7 @@ pub(crate) const SURFACES: [&str; 6] = [
 pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 
 /// Every acceptance trial.
-pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
+pub fn acceptance(selection: &Selection) -> Vec<TrialSpec> {
     let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
     specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
     // The live proof that a multi-line turn is typed as text (issue 11 §1).
@@ -56,6 +56,17 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
         HarnessName::Codex,
         crate::lane::interrupt_trial::Kind::WebAcp,
     ));
+    // A refused key ends a lane as the named skip, over tmux and over ACP (issue 16 item 4).
+    for kind in [
+        crate::lane::logged_out::Kind::CliTmux,
+        crate::lane::logged_out::Kind::WebAcp,
+    ] {
+        specs.push(crate::lane::logged_out::trial(
+            HarnessName::Codex,
+            kind,
+            selection,
+        ));
+    }
     // The study arc over CLI/tmux, one harness (the browser arc is a UAT journey).
     specs.push(crate::lane::arc_tmux::trial());
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).

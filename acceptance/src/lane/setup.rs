@@ -97,18 +97,44 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
         let scratch = l.scratch()?;
         let dir = scratch.root().join("stub");
         let seed = l.seed.to_string();
+        // STUDYLOOP_ACC_STUB_FAULT: the fault file exists from the start, so every model
+        // request meets the fault (a journey's own `--fault-file` keeps its own switch).
+        let fault_file = dir.join("fault");
+        let selected_fault = l.ctx.selection.stub_fault.as_deref();
+        if let Some(line) = selected_fault {
+            if stub_args.contains(&"--fault-file") {
+                return Err(StepFailure::errored(format!(
+                    "STUDYLOOP_ACC_STUB_FAULT={line:?} cannot apply to this case: it switches its own stub faults (--fault-file); unset it for this cell"
+                )));
+            }
+            provision::write_private(&fault_file, format!("{line}\n").as_bytes()).map_err(|e| {
+                StepFailure::errored(format!(
+                    "cannot write the stub fault file {}: {e}",
+                    fault_file.display()
+                ))
+            })?;
+        }
         // The world's env and its own process group: a Ctrl-C does not kill
         // it under the harness, and its HOME marks it for the reaper.
         let cmd = scratch.command(&binary);
         // Lanes and journeys meet realistic Markdown replies (issue 13), not the echo line.
         let mut args = vec!["--seed", seed.as_str(), "--replies", "realistic"];
         args.extend_from_slice(stub_args);
+        let fault_arg = fault_file.display().to_string();
+        if selected_fault.is_some() {
+            args.extend(["--fault-file", fault_arg.as_str()]);
+        }
         let stub = StubProvider::spawn_command(cmd, &dir, args).map_err(StepFailure::from_error)?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);
         }
         l.record.facts.seeds.push(("stub_nonce".into(), l.seed));
         l.slots.put_stub(stub);
+        if let Some(line) = selected_fault {
+            l.record
+                .notes
+                .push(format!("stub fault (STUDYLOOP_ACC_STUB_FAULT): {line}"));
+        }
     }
     let url = l.slots.stub.as_ref().map(StubProvider::base_url);
     let home = l.scratch()?.home().to_owned();

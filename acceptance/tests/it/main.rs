@@ -10,6 +10,7 @@ mod browser_arc;
 mod gate;
 mod interrupt;
 mod layout;
+mod login_preflight;
 mod pane_driver;
 mod readme_env_table;
 mod reaper;

@@ -1,0 +1,137 @@
+//! `web-acp::<h>::logged-out` and `cli-tmux::<h>::logged-out`: a harness whose model
+//! endpoint refuses its key ends every lane as the named skip "not logged in: <h>: …;
+//! <fix>", never a lane error (issue 16 item 4). The cell's stub answers every model
+//! request 401 with the vendor's auth error body (`STUDYLOOP_ACC_STUB_FAULT=401`), and
+//! the real pinned harness meets it:
+//!
+//! - the lane itself (`web-acp::<h>` over the real ACP adapter, or `cli-tmux::<h>` in
+//!   tmux) runs in-process with the fault: its authenticated probe
+//!   (`setup::model_path`) must end it as the named skip;
+//! - over ACP also a case without that probe (provision, `studyloop web`, session
+//!   start, the persona turn): the failure the adapter reports must still end as the
+//!   named skip, by the case engine's rule (`case::auth`), so a login lost after the
+//!   probe, or met first by the adapter, is a skip too.
+//!
+//! Each trial passes only when every inner case was skipped with the harness's login
+//! fix; anything else (a pass, an error) fails it, naming what it was.
+
+use crate::case::{Case, RunDir, StepFailure, Steps};
+use crate::evidence::Surface;
+use crate::harness::{install_hint, login_hint};
+use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
+use crate::lane::web_acp::{self, Variant, attach_socket, start_server, start_session};
+use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
+use crate::selection::{HarnessName, Selection};
+
+/// The fault line: a refused key.
+const FAULT: &str = "401";
+
+/// Which lane a trial refuses the login of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `cli-tmux::<h>`.
+    CliTmux,
+    /// `web-acp::<h>` (socket).
+    WebAcp,
+}
+
+/// The trial name.
+#[must_use]
+pub fn trial_name(harness: HarnessName, kind: Kind) -> String {
+    match kind {
+        Kind::CliTmux => format!("{}::logged-out", super::cli_tmux::trial_name(harness)),
+        Kind::WebAcp => format!(
+            "{}::logged-out",
+            web_acp::trial_name(harness, Variant::Socket)
+        ),
+    }
+}
+
+/// The trial: gated, needs the harness (its ACP adapter too, for the web lane) and a
+/// stub mentor (the stub is what refuses the key).
+#[must_use]
+pub fn trial(harness: HarnessName, kind: Kind, selection: &Selection) -> TrialSpec {
+    let mut spec = TrialSpec::gated(trial_name(harness, kind), move |ctx| {
+        run(ctx, harness, kind)
+    })
+    .requires(Requirement::HarnessSelected(harness))
+    .requires(Requirement::BinaryOnScratchPath {
+        binary: harness.binary(),
+        fix: install_hint(harness),
+    })
+    .requires(Requirement::Checked {
+        what: "a stub mentor (the stub refuses the key)".into(),
+        unmet: (!selection.auth_mode.stub_mentor()).then(|| {
+            "the logged-out drill needs the stub provider to refuse the key: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default) or local-model".to_owned()
+        }),
+    });
+    if let (Kind::WebAcp, Some(acp)) = (kind, crate::harness::spec(harness).acp) {
+        spec = spec.requires(Requirement::BinaryOnScratchPath {
+            binary: acp.argv[0],
+            fix: install_hint(harness),
+        });
+    }
+    spec
+}
+
+fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
+    let mut refused = ctx.clone();
+    refused.selection.stub_fault = Some(FAULT.to_owned());
+    let mut outcomes = vec![match kind {
+        Kind::CliTmux => ("the cli-tmux lane", super::cli_tmux::run(&refused, harness)),
+        Kind::WebAcp => (
+            "the web-acp lane",
+            web_acp::run(&refused, harness, Variant::Socket),
+        ),
+    }];
+    if kind == Kind::WebAcp {
+        let report = Case::new(&refused, harness, Surface::WebAcp)
+            .run(&RunDir::new(&refused), acp_without_probe)
+            .report();
+        outcomes.push(("an ACP case without the up-front probe", report));
+    }
+    let fix = login_hint(harness);
+    let want = format!("not logged in: {harness}: ");
+    let mut seen = Vec::new();
+    let mut problems = Vec::new();
+    for (what, report) in outcomes {
+        let bundle = report
+            .bundle
+            .as_ref()
+            .map(|b| format!(" (evidence: {})", b.display()))
+            .unwrap_or_default();
+        match &report.verdict {
+            Verdict::Skipped(reason) if reason.starts_with(&want) && reason.ends_with(fix) => {
+                seen.push(format!("{what}: skipped: {reason}"));
+            }
+            other => problems.push(format!(
+                "{what} should end as the skip \"{want}…; {fix}\", but ended {other:?}{bundle}"
+            )),
+        }
+    }
+    eprintln!("{}: {}", ctx.name, seen.join("; "));
+    if problems.is_empty() {
+        TrialReport::passed()
+    } else {
+        TrialReport::failed(problems.join("; "))
+    }
+}
+
+/// The web-acp lane's first steps without its authenticated probe: the adapter is the
+/// first to meet the refused key, on the persona turn.
+fn acp_without_probe(case: &mut Case<'_>) -> Result<(), StepFailure> {
+    case.step("scratch world", make_scratch)?;
+    case.step("harness binary and version", resolve_binary)?;
+    case.step("provision harness (no probe)", provision_harness)?;
+    case.step("studyloop web", start_server)?;
+    let started = case.step("POST /api/session/start (acp)", start_session)?;
+    let turn_timeout = case.spec.turn_timeout;
+    case.step("attach the session socket", |c| {
+        attach_socket(c, &started.ws_url, turn_timeout)
+    })?;
+    let persona = started.persona;
+    case.step("persona as the first prompt", |c| {
+        c.with_acp(|_, m| m.deliver_persona(&persona).map_err(StepFailure::from_error))
+    })?;
+    Ok(())
+}
