@@ -73,7 +73,10 @@ impl Case<'_> {
         {
             return failure;
         }
-        if let Some(evidence) = login::named_anywhere(&failure.message) {
+        // A check step's failure quotes the product's and the model's text (a reply
+        // that talks about logging in is no login failure): only the probe decides there.
+        let quoted = failure.message.starts_with("check `");
+        if !quoted && let Some(evidence) = login::named_anywhere(&failure.message) {
             return self.skip_for(LoggedOut::new(self.harness, &evidence), failure);
         }
         let probe_failed = failure.message.starts_with(&format!("step `{PROBE_STEP}`"));

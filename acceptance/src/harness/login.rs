@@ -68,7 +68,12 @@ impl LoggedOut {
     pub fn new(harness: HarnessName, evidence: &str) -> Self {
         Self {
             harness,
-            evidence: evidence.chars().take(200).collect(),
+            // Harness output may carry terminal escapes: shown as `?`, never replayed.
+            evidence: evidence
+                .chars()
+                .take(200)
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect(),
             fix: super::login_hint(harness),
         }
     }
@@ -174,5 +179,7 @@ mod tests {
             e.to_string(),
             "not logged in: kiro: Not logged in; run `kiro-cli login`"
         );
+        let hostile = LoggedOut::new(HarnessName::Codex, "\u{1b}[31m401\u{7}\r\nx");
+        assert_eq!(hostile.evidence, "?[31m401????x");
     }
 }

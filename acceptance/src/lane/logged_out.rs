@@ -7,10 +7,12 @@
 //! - the lane itself (`web-acp::<h>` over the real ACP adapter, or `cli-tmux::<h>` in
 //!   tmux) runs in-process with the fault: its authenticated probe
 //!   (`setup::model_path`) must end it as the named skip;
-//! - over ACP also a case without that probe (provision, `studyloop web`, session
-//!   start, the persona turn): the failure the adapter reports must still end as the
-//!   named skip, by the case engine's rule (`case::auth`), so a login lost after the
-//!   probe, or met first by the adapter, is a skip too.
+//! - a case without that probe must still end as the named skip, by the case engine's
+//!   rule (`case::auth`), so a login lost after the probe, or met first by the adapter,
+//!   is a skip too: over ACP (provision, `studyloop web`, session start, the persona
+//!   turn: the adapter's error names the refused key) and in tmux (`study`, turn 1: the
+//!   TUI shows the 401 only on its screen, the turn times out, and the probe asked after
+//!   the failure names the login).
 //!
 //! Each trial passes only when every inner case was skipped with the harness's login
 //! fix; anything else (a pass, an error) fails it, naming what it was.
@@ -18,6 +20,7 @@
 use crate::case::{Case, RunDir, StepFailure, Steps};
 use crate::evidence::Surface;
 use crate::harness::{install_hint, login_hint};
+use crate::lane::cli_tmux::{pane_failure, start_study, stash_driver};
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
 use crate::lane::web_acp::{self, Variant, attach_socket, start_server, start_session};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
@@ -84,12 +87,22 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
             web_acp::run(&refused, harness, Variant::Socket),
         ),
     }];
-    if kind == Kind::WebAcp {
-        let report = Case::new(&refused, harness, Surface::WebAcp)
-            .run(&RunDir::new(&refused), acp_without_probe)
-            .report();
-        outcomes.push(("an ACP case without the up-front probe", report));
-    }
+    let (what, surface, steps): (_, _, fn(&mut Case<'_>) -> Result<(), StepFailure>) = match kind {
+        Kind::WebAcp => (
+            "an ACP case without the up-front probe",
+            Surface::WebAcp,
+            acp_without_probe,
+        ),
+        Kind::CliTmux => (
+            "a tmux case without the up-front probe",
+            Surface::CliTmux,
+            tmux_without_probe,
+        ),
+    };
+    let report = Case::new(&refused, harness, surface)
+        .run(&RunDir::new(&refused), steps)
+        .report();
+    outcomes.push((what, report));
     let fix = login_hint(harness);
     let want = format!("not logged in: {harness}: ");
     let mut seen = Vec::new();
@@ -101,7 +114,7 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
             .map(|b| format!(" (evidence: {})", b.display()))
             .unwrap_or_default();
         match &report.verdict {
-            Verdict::Skipped(reason) if reason.starts_with(&want) && reason.ends_with(fix) => {
+            Verdict::Skipped(reason) if reason.contains(&want) && reason.ends_with(fix) => {
                 seen.push(format!("{what}: skipped: {reason}"));
             }
             other => problems.push(format!(
@@ -115,6 +128,25 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
     } else {
         TrialReport::failed(problems.join("; "))
     }
+}
+
+/// The cli-tmux lane's first steps without its authenticated probe: the TUI meets the
+/// refused key on turn 1 and shows it only on its screen, so the turn times out; the
+/// engine's probe after the failure names the login.
+fn tmux_without_probe(lane: &mut Case<'_>) -> Result<(), StepFailure> {
+    lane.step("scratch world", make_scratch)?;
+    lane.step("harness binary and version", resolve_binary)?;
+    lane.step("provision harness (no probe)", provision_harness)?;
+    let title = format!("Logged out: {}", lane.harness);
+    let (_, _, mut driver) = start_study(lane, &title)?;
+    let sent = lane.step("turn 1", |_| {
+        driver
+            .send_turn("What is a borrow?")
+            .map(drop)
+            .map_err(pane_failure)
+    });
+    stash_driver(lane, &driver, "logged-out");
+    sent
 }
 
 /// The web-acp lane's first steps without its authenticated probe: the adapter is the
