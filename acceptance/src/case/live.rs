@@ -2,7 +2,8 @@
 //! what it started ([`Slots`]) and what it recorded ([`Record`]). Every live
 //! trial kind runs on it: cli-tmux and web lanes, probes and UAT journeys.
 //! [`Case::run`] installs the Ctrl-C handler, runs the steps (a panic becomes
-//! an errored step), and always finishes (`finish`): release, cleanup proof,
+//! an errored step), turns a failure caused by a missing login into the named
+//! skip (`auth`), and always finishes (`finish`): release, cleanup proof,
 //! bundle.
 
 use std::path::PathBuf;

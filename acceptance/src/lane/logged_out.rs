@@ -22,9 +22,12 @@ use crate::evidence::Surface;
 use crate::harness::{install_hint, login_hint};
 use crate::lane::cli_tmux::{pane_failure, start_study, stash_driver};
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
-use crate::lane::web_acp::{self, Variant, attach_socket, start_server, start_session};
+use crate::lane::web_acp::{self, Variant, open_session, start_server};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
 use crate::selection::{HarnessName, Selection};
+
+/// A case's steps.
+type CaseSteps = fn(&mut Case<'_>) -> Result<(), StepFailure>;
 
 /// The fault line: a refused key.
 const FAULT: &str = "401";
@@ -87,7 +90,7 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
             web_acp::run(&refused, harness, Variant::Socket),
         ),
     }];
-    let (what, surface, steps): (_, _, fn(&mut Case<'_>) -> Result<(), StepFailure>) = match kind {
+    let (what, surface, steps): (_, _, CaseSteps) = match kind {
         Kind::WebAcp => (
             "an ACP case without the up-front probe",
             Surface::WebAcp,
@@ -156,14 +159,5 @@ fn acp_without_probe(case: &mut Case<'_>) -> Result<(), StepFailure> {
     case.step("harness binary and version", resolve_binary)?;
     case.step("provision harness (no probe)", provision_harness)?;
     case.step("studyloop web", start_server)?;
-    let started = case.step("POST /api/session/start (acp)", start_session)?;
-    let turn_timeout = case.spec.turn_timeout;
-    case.step("attach the session socket", |c| {
-        attach_socket(c, &started.ws_url, turn_timeout)
-    })?;
-    let persona = started.persona;
-    case.step("persona as the first prompt", |c| {
-        c.with_acp(|_, m| m.deliver_persona(&persona).map_err(StepFailure::from_error))
-    })?;
-    Ok(())
+    open_session(case)?.map(drop)
 }
