@@ -164,13 +164,15 @@ mod tests {
         assert_eq!(validate(&names), Vec::<String>::new());
         // probe::, cli-tmux::, cli-tmux::<h>::paste and mcp:: per harness, web-acp::
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
-        // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
-        // the meta check; drill::<h> per harness and drill::<h>::acp per
-        // ACP-capable one.
+        // two interrupt trials (cli-tmux and web-acp), the two logged-out
+        // trials (cli-tmux and web-acp), the CLI study arc and the meta check;
+        // drill::<h> per harness and drill::<h>::acp per ACP-capable one.
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 4
+            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 6
         );
+        assert!(names.iter().any(|n| n == "cli-tmux::codex::logged-out"));
+        assert!(names.iter().any(|n| n == "web-acp::codex::logged-out"));
         assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
         assert!(names.iter().any(|n| n == "drill::codex::acp"));
         assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));

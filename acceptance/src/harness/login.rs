@@ -180,6 +180,6 @@ mod tests {
             "not logged in: kiro: Not logged in; run `kiro-cli login`"
         );
         let hostile = LoggedOut::new(HarnessName::Codex, "\u{1b}[31m401\u{7}\r\nx");
-        assert_eq!(hostile.evidence, "?[31m401????x");
+        assert_eq!(hostile.evidence, "?[31m401???x");
     }
 }
