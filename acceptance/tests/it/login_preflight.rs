@@ -65,6 +65,14 @@ fn a_signed_out_kiro_is_a_listed_skip_of_every_kiro_trial_under_both_runners() {
         .chain([("NEXTEST", "1"), ("NEXTEST_RUN_ID", "c0ffee-16")])
         .collect();
     let caller = CallerEnv::from_pairs(nextest);
+    // A hostile run directory: a FIFO where the kept answer goes must neither hang the
+    // listing nor be believed (it is replaced by the fresh answer).
+    std::fs::create_dir_all(&run).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(run.join("login-kiro.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
     for words in [
         &["acceptance", "--list", "--format", "terse"][..],
         &["acceptance", "--list", "--format", "terse", "--ignored"][..],
