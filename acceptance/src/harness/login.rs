@@ -31,6 +31,9 @@ const ANYWHERE: &[&str] = &[
     "invalid x-api-key",
     "incorrect api key",
     "missing api key",
+    "api key required",
+    "api key is required",
+    "requires an api key",
     "no api key",
     "api key not found",
     "authentication failed",
@@ -68,15 +71,20 @@ impl LoggedOut {
     pub fn new(harness: HarnessName, evidence: &str) -> Self {
         Self {
             harness,
-            // Harness output may carry terminal escapes: shown as `?`, never replayed.
-            evidence: evidence
-                .chars()
-                .take(200)
-                .map(|c| if c.is_control() { '?' } else { c })
-                .collect(),
+            evidence: printable(evidence, 200),
             fix: super::login_hint(harness),
         }
     }
+}
+
+/// At most `max` characters of harness output, each control character (terminal
+/// escapes, bells, line breaks) shown as `?`: a skip reason is printed, never replayed.
+#[must_use]
+pub fn printable(text: &str, max: usize) -> String {
+    text.chars()
+        .take(max)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// The first line of the harness's own (failed) output that says it has no login.
@@ -139,6 +147,10 @@ mod tests {
             "error: OPENAI_API_KEY: missing API key",
             "Your token has expired",
             "AI_APICallError: Unauthorized",
+            // grok 1.x with no key (measured here, real-auth with an empty HOME).
+            "❌ Error: API key required. Set GROK_API_KEY environment variable",
+            // pi with no key (measured here).
+            "No API key found for the selected model.",
         ] {
             let found = said_by_harness(&format!("starting\n{text}\n"));
             assert_eq!(found.as_deref(), Some(text), "{text}");

@@ -141,6 +141,6 @@ fn probe_now(harness: HarnessName, caller: &CallerEnv) -> Answer {
     Answer {
         harness: harness.as_str().to_owned(),
         unmet,
-        seen: seen.chars().take(300).collect(),
+        seen: crate::harness::login::printable(&seen, 300),
     }
 }
