@@ -109,8 +109,10 @@ pub fn named_anywhere(text: &str) -> Option<String> {
     text.lines().map(str::trim).find_map(|l| {
         let lower = l.to_lowercase();
         let at = ANYWHERE.iter().filter_map(|m| lower.find(m)).min()?;
-        // A window around the phrase: failure messages are long one-liners.
-        let start = floor_char(l, at.saturating_sub(80));
+        // Failure messages are long one-liners: from the bracket that opens the
+        // phrase's clause (the adapter's own error), else from the phrase.
+        let from = floor_char(l, at.saturating_sub(120));
+        let start = l[from..at].rfind(['(', '{']).map_or(at, |i| from + i + 1);
         Some(l[start..].chars().take(200).collect())
     })
 }
