@@ -5,56 +5,17 @@
 //! a failure. The real `studyloop web` relays the error from `studyloop-stub-acp` (a
 //! test double) behind `STUDYLOOP_TEST_ACP_CMD`. Before, both ended as failures.
 
-use std::time::Duration;
-
 use serde_json::Value;
 use studyloop_acceptance::caller_env::CallerEnv;
-use studyloop_acceptance::case::{Case, RunDir, StepFailure, Steps, Transport, converse};
-use studyloop_acceptance::evidence::{Surface, Tier};
+use studyloop_acceptance::evidence::Tier;
 use studyloop_acceptance::runner::{TrialContext, TrialReport, TrialSpec, run_with_words};
-use studyloop_acceptance::scratch::TestHatch;
-use studyloop_acceptance::selection::HarnessName;
-use studyloop_acceptance::web_acp::AcpMentor;
 use studyloop_stubs::acp::knobs;
-
-fn err(e: impl std::fmt::Display) -> StepFailure {
-    StepFailure::from_error(e)
-}
 
 /// A web ACP case whose agent answers every prompt with `error` (a JSON-RPC error).
 fn case(ctx: &TrialContext, error: &'static str) -> TrialReport {
-    Case::new(ctx, HarnessName::Codex, Surface::WebAcp)
-        .run(&RunDir::new(ctx), |c| {
-            c.step(
-                "scratch world",
-                studyloop_acceptance::lane::setup::make_world,
-            )?;
-            let stub = studyloop_acceptance::bins::path("studyloop-stub-acp").map_err(err)?;
-            c.env = std::mem::take(&mut c.env)
-                .with_test_hatch(TestHatch::AcpCmd, format!("'{}'", stub.display()))
-                .with_var(knobs::STUB_ACP_PROMPT_ERROR, error)
-                .map_err(err)?;
-            c.step(
-                "studyloop web",
-                studyloop_acceptance::lane::web_acp::start_server,
-            )?;
-            c.step("session start and socket", |c| {
-                let server = c.server()?;
-                let started = server
-                    .start_acp_session("Login", "codex", 5, Duration::from_secs(60), |_| {})
-                    .map_err(err)?;
-                let mentor =
-                    AcpMentor::attach(&server.addr, &started.ws_url, Duration::from_secs(60))
-                        .map_err(err)?;
-                c.slots.put_acp(mentor);
-                Ok(())
-            })?;
-            c.step("conversation", |c| {
-                c.with_acp(|c, m| converse(c, Transport::Socket(m)))
-                    .map(drop)
-            })
-        })
-        .report()
+    crate::interrupt::stub_acp_case(ctx, "Login", |_| {
+        vec![(knobs::STUB_ACP_PROMPT_ERROR, error.to_owned())]
+    })
 }
 
 #[test]
