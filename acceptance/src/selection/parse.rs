@@ -85,6 +85,15 @@ impl Selection {
             errors.push(e);
             None
         });
+        // Only a stub can be told to fail: elsewhere the knob would do nothing, silently.
+        if let Some(value) = &stub_fault
+            && !auth_mode.stub_mentor()
+        {
+            errors.push(SelectionError::StubFaultWithoutStub {
+                value: value.clone(),
+                mode: auth_mode,
+            });
+        }
         if errors.is_empty() {
             Ok(Self {
                 harnesses,
@@ -166,6 +175,16 @@ pub enum SelectionError {
         value: String,
         /// The stub parser's reason, naming the accepted forms.
         detail: String,
+    },
+    /// `STUDYLOOP_ACC_STUB_FAULT` is set in a mode without a stub provider.
+    #[error(
+        "{ACC_STUB_FAULT}={value} needs the stub provider, but the auth mode is {mode} (fix: unset {ACC_STUB_FAULT}, or run with {ACC_AUTH_MODE}=stub-provider or local-model)"
+    )]
+    StubFaultWithoutStub {
+        /// The fault line.
+        value: String,
+        /// The selected mode.
+        mode: AuthMode,
     },
     /// `STUDYLOOP_ACC_MAX_TURNS` or `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` is out of range.
     #[error(transparent)]

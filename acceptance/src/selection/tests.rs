@@ -237,6 +237,27 @@ fn stub_fault_is_one_line_the_stub_accepts() {
             Some(good.trim())
         );
     }
+    for mode in [
+        ("STUDYLOOP_ACC_REAL_AUTH", "1"),
+        ("STUDYLOOP_ACC_AUTH_MODE", "scrubbed"),
+    ] {
+        let err = Selection::from_env(&env(&[("STUDYLOOP_ACC_STUB_FAULT", "401"), mode]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("STUDYLOOP_ACC_STUB_FAULT=401 needs the stub provider")
+                && err.contains("fix: unset STUDYLOOP_ACC_STUB_FAULT"),
+            "{err}"
+        );
+    }
+    let local = env(&[
+        ("STUDYLOOP_ACC_STUB_FAULT", "401"),
+        ("STUDYLOOP_ACC_AUTH_MODE", "local-model"),
+    ]);
+    assert_eq!(
+        Selection::from_env(&local).unwrap().stub_fault.as_deref(),
+        Some("401")
+    );
     let hostile = format!("401\n500{}", "x".repeat(500));
     for bad in ["404", "stall 0", "401 500", "--api-key x", hostile.as_str()] {
         let err = parsed(bad).unwrap_err().to_string();

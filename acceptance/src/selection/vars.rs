@@ -74,7 +74,7 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: ACC_STUB_FAULT,
-        meaning: "A fault every cell's stub provider answers each model request with, one stub fault-file line: `401` (the not-logged-in drill: every lane ends as the named skip \"not logged in: …\"), `429`, `500`, `stall <ms>` or `truncate <n>`; anything else fails the run",
+        meaning: "A fault every cell's stub provider answers each model request with, one stub fault-file line: `401` (the not-logged-in drill: every lane ends as the named skip \"not logged in: …\"), `429`, `500`, `stall <ms>` or `truncate <n>`, in stub-provider or local-model mode; anything else fails the run",
         default: Some("unset: healthy stubs"),
     },
     EnvVarDoc {
