@@ -35,7 +35,7 @@ pub(crate) const SURFACES: [&str; 6] = [
 pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 
 /// Every acceptance trial.
-pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
+pub fn acceptance(selection: &Selection) -> Vec<TrialSpec> {
     let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
     specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
     // The live proof that a multi-line turn is typed as text (issue 11 §1).
@@ -59,6 +59,17 @@ pub fn acceptance(_selection: &Selection) -> Vec<TrialSpec> {
     // `just certify`'s mechanics, hermetically: the preflight and the real-auth probe
     // through pi, the real LiteLLM proxy and a model (issue 16 item 3).
     specs.push(crate::lane::certify_drill::trial());
+    // A refused key ends a lane as the named skip, over tmux and over ACP (issue 16 item 4).
+    for kind in [
+        crate::lane::logged_out::Kind::CliTmux,
+        crate::lane::logged_out::Kind::WebAcp,
+    ] {
+        specs.push(crate::lane::logged_out::trial(
+            HarnessName::Codex,
+            kind,
+            selection,
+        ));
+    }
     // The study arc over CLI/tmux, one harness (the browser arc is a UAT journey).
     specs.push(crate::lane::arc_tmux::trial());
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
@@ -156,14 +167,17 @@ mod tests {
         assert_eq!(validate(&names), Vec::<String>::new());
         // probe::, cli-tmux::, cli-tmux::<h>::paste and mcp:: per harness, web-acp::
         // and web-acp-browser:: per ACP-capable harness (all but grok), the
-        // two interrupt trials (cli-tmux and web-acp), the CLI study arc and
-        // the meta check; drill::<h> per harness and drill::<h>::acp per
-        // ACP-capable one; the certify drill (probe::pi::certify).
+        // two interrupt trials (cli-tmux and web-acp), the two logged-out
+        // trials (cli-tmux and web-acp), the CLI study arc and the meta check;
+        // drill::<h> per harness and drill::<h>::acp per ACP-capable one; the
+        // certify drill (probe::pi::certify).
         assert_eq!(
             names.len(),
-            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 5
+            HARNESS_ORDER.len() * 5 + (HARNESS_ORDER.len() - 1) * 3 + 7
         );
         assert!(names.iter().any(|n| n == "probe::pi::certify"));
+        assert!(names.iter().any(|n| n == "cli-tmux::codex::logged-out"));
+        assert!(names.iter().any(|n| n == "web-acp::codex::logged-out"));
         assert!(names.iter().any(|n| n == "cli-tmux::codex::study-arc"));
         assert!(names.iter().any(|n| n == "drill::codex::acp"));
         assert!(names.iter().any(|n| n == "web-acp::codex::interrupt"));

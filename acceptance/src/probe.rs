@@ -124,33 +124,12 @@ fn probe(c: &mut Case<'_>) -> Result<(), StepFailure> {
         problem.map_or(Ok(()), |p| Err(StepFailure::errored(p)))
     })?;
     c.binary = Some(binary);
-    if !authenticates(c) {
+    if !c.can_probe_login() {
         c.record.notes.push(PROBE_NOTE.to_owned());
         return Ok(());
     }
     c.record.notes.push(AUTH_PROBE_NOTE.to_owned());
-    c.step(
-        "provision harness for the auth mode",
-        crate::lane::setup::provision_harness,
-    )?;
-    c.step(
-        "authenticated probe (one-shot prompt)",
-        crate::lane::setup::authenticated_probe,
-    )
-}
-
-/// Whether this cell's probe can send a prompt: a model path exists in the auth mode
-/// (not scrubbed), the harness has a one-shot mode, and a stub-mentor mode has the
-/// harness's stub recipe.
-fn authenticates(c: &Case<'_>) -> bool {
-    let mode = c.ctx.selection.auth_mode;
-    let one_shot = matches!(
-        c.spec.probe,
-        crate::harness::ProbeKind::Authenticated { .. }
-    );
-    one_shot
-        && mode != crate::selection::AuthMode::Scrubbed
-        && (!mode.stub_mentor() || c.spec.stub_config.is_some())
+    crate::lane::setup::model_path(c, &[])
 }
 
 fn failed_record(binary: &std::path::Path, err: &RunError) -> ProbeRecord {

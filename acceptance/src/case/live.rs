@@ -2,7 +2,8 @@
 //! what it started ([`Slots`]) and what it recorded ([`Record`]). Every live
 //! trial kind runs on it: cli-tmux and web lanes, probes and UAT journeys.
 //! [`Case::run`] installs the Ctrl-C handler, runs the steps (a panic becomes
-//! an errored step), and always finishes (`finish`): release, cleanup proof,
+//! an errored step), turns a failure caused by a missing login into the named
+//! skip (`auth`), and always finishes (`finish`): release, cleanup proof,
 //! bundle.
 
 use std::path::PathBuf;
@@ -49,6 +50,9 @@ pub struct Case<'a> {
     pub env: Env,
     /// The harness binary as resolved on the scratch PATH.
     pub binary: Option<PathBuf>,
+    /// Whether the model path (stub or the operator's login) was provisioned: from
+    /// then on a failure may be the login's (`auth`).
+    pub provisioned: bool,
     /// What it started, released in a fixed order.
     pub slots: Slots,
     /// What it recorded.
@@ -91,6 +95,7 @@ impl<'a> Case<'a> {
             turn_script: crate::turn_scripts::DEFAULT_TURN_SCRIPT,
             env: Env::default(),
             binary: None,
+            provisioned: false,
             slots: Slots::default(),
             record,
         }
@@ -117,6 +122,8 @@ impl<'a> Case<'a> {
             });
         // Also what failed between steps (a read of a server the interrupt stopped).
         let result = result.map_err(cancelled_if_interrupted);
+        // A harness that is not logged in is a named skip, whichever step met it.
+        let result = result.map_err(|f| self.login_skip(f));
         self.finish(result, dest)
     }
 

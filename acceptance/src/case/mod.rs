@@ -15,13 +15,16 @@
 //!    and released in one fixed reverse order.
 //! 4. [`converse`] is the one conversation over any transport, under one
 //!    budget.
-//! 5. The finish step always runs: release, the cleanup proof (no process, no
+//! 5. A case that failed because its harness is not logged in ends as a named skip
+//!    (`auth`: the failure's words, else the harness's own probe asked again).
+//! 6. The finish step always runs: release, the cleanup proof (no process, no
 //!    tmux server, no scratch tree) and the bundle write to a
 //!    [`Destination`] ([`RunDir`] here, the durable UAT root in `uat`).
 //!
 //! What it is not: the steps of any lane or journey (`crate::lane`,
 //! `crate::lane::web_acp`, `crate::probe`, the uat crate's `journey`).
 
+mod auth;
 pub mod cassette;
 #[cfg(test)]
 mod cassette_tests;
@@ -34,6 +37,7 @@ mod record;
 mod slots;
 mod step;
 
+pub use auth::PROBE_STEP;
 pub use converse::{Conversation, Reply, converse};
 pub use failure::StepFailure;
 pub use faithful::Transport;

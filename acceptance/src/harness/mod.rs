@@ -12,6 +12,7 @@
 pub mod credential_files;
 pub mod credentials;
 mod install_hint;
+pub mod login;
 pub mod probe;
 pub mod provision;
 pub mod reply_source;

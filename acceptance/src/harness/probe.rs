@@ -6,7 +6,8 @@
 //! proves the configured model path works before a TUI is driven.
 //!
 //! A probe that fails because the harness is not signed in (its output says so:
-//! "not logged in", a 401, a missing or invalid API key) is [`ProbeError::NotLoggedIn`],
+//! "not logged in", a 401, a missing or invalid API key; `super::login`) is
+//! [`ProbeError::NotLoggedIn`],
 //! which every caller turns into a named skip ("not logged in: …, run …"), never a lane
 //! error: a missing login is the operator's to fix, not a product failure. kiro's
 //! `whoami` (its probe has no prompt) is read the same way.
@@ -15,7 +16,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use super::{HarnessSpec, ProbeKind, login_hint};
+use super::login::{LoggedOut, said_by_harness};
+use super::{HarnessSpec, ProbeKind};
 use crate::scratch::{Env, Scratch};
 
 /// The prompt the probe sends (short, so the stub's echo is all of it).
@@ -44,15 +46,8 @@ pub enum ProbeError {
     #[error("{0}")]
     Run(String),
     /// It failed and its output says it is not signed in (a skip, not an error).
-    #[error("not logged in: {harness} answered the probe with {evidence:?}; {fix}")]
-    NotLoggedIn {
-        /// The harness.
-        harness: String,
-        /// The output line that says so.
-        evidence: String,
-        /// How to sign in (`login_hint`).
-        fix: &'static str,
-    },
+    #[error(transparent)]
+    NotLoggedIn(LoggedOut),
     /// It ran but printed no reply (or failed).
     #[error(
         "`{command} \"{PROBE_PROMPT}\"` exited {status} without a reply{failed}; stderr: {stderr_tail}"
@@ -118,12 +113,12 @@ pub fn run(
         .map(str::to_owned);
     let stderr = done.stderr_text();
     let answered = done.status.success() && reply.is_some();
-    if !answered && let Some(evidence) = not_logged_in(&out).or_else(|| not_logged_in(&stderr)) {
-        return Err(ProbeError::NotLoggedIn {
-            harness: spec.name.to_string(),
-            evidence,
-            fix: login_hint(spec.name),
-        });
+    // Only a failed probe is read for these, so a reply that mentions a login is no skip.
+    if !answered && let Some(evidence) = said_by_harness(&out).or_else(|| said_by_harness(&stderr))
+    {
+        return Err(ProbeError::NotLoggedIn(LoggedOut::new(
+            spec.name, &evidence,
+        )));
     }
     match (done.status.success(), reply) {
         (true, Some(reply)) => Ok(ProbeResult {
@@ -139,76 +134,18 @@ pub fn run(
     }
 }
 
-/// What harnesses print when they have no usable login or key, lowercased. Only a
-/// failed probe is read for these, so a reply that mentions a login is no skip.
-const NOT_LOGGED_IN: &[&str] = &[
-    "not logged in",
-    "not authenticated",
-    "not signed in",
-    "please log in",
-    "please login",
-    "log in with",
-    "login required",
-    "unauthorized",
-    "401",
-    "invalid api key",
-    "invalid_api_key",
-    "incorrect api key",
-    "missing api key",
-    "no api key",
-    "api key not found",
-    "authentication failed",
-    "authentication_error",
-    "expired token",
-    "token has expired",
-    "credentials",
-];
-
-/// The first line of a failed probe's output that says it is not signed in.
-fn not_logged_in(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .find(|l| {
-            let lower = l.to_lowercase();
-            NOT_LOGGED_IN.iter().any(|m| lower.contains(m))
-        })
-        .map(|l| l.chars().take(200).collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_failed_probe_saying_it_has_no_login_is_recognised_by_its_line() {
-        for text in [
-            "Error: Not logged in. Run kiro-cli login",
-            "stream error: unexpected status 401 Unauthorized",
-            "Invalid API key · Please run /login",
-            "error: OPENAI_API_KEY: missing API key",
-            "Your token has expired",
-        ] {
-            let found = not_logged_in(&format!("starting\n{text}\n"));
-            assert_eq!(found.as_deref(), Some(text), "{text}");
-        }
-        for text in [
-            "MENTOR-REPLY 1 abc: availability probe",
-            "error: connection refused",
-            "",
-        ] {
-            assert_eq!(not_logged_in(text), None, "{text}");
-        }
-    }
-
-    #[test]
     fn the_skip_message_names_the_harness_evidence_and_fix() {
-        let e = ProbeError::NotLoggedIn {
-            harness: "kiro".into(),
-            evidence: "Not logged in".into(),
-            fix: login_hint(crate::selection::HarnessName::Kiro),
-        };
+        let e = ProbeError::NotLoggedIn(LoggedOut::new(
+            crate::selection::HarnessName::Kiro,
+            "Not logged in",
+        ));
         let text = e.to_string();
-        assert!(text.starts_with("not logged in: kiro"), "{text}");
+        assert!(text.starts_with("not logged in: kiro: "), "{text}");
         assert!(text.contains("run `kiro-cli login`"), "{text}");
     }
 }

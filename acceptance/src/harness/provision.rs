@@ -160,7 +160,8 @@ fn codex_catalog(env: &Env) -> Result<String, ProvisionError> {
         .map_err(|e| ProvisionError::CodexCatalog(e.to_string()))
 }
 
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+/// Writes `bytes` to `path` atomically, 0600, its parent made 0700 first.
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     // Every config path is joined onto the scratch home, so it has a parent.
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::private_fs::create_dir(dir).map_err(WriteError::Dir)?;

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::cli_tmux::{
     attach, end, exit_harness, live_pane, pane_failure, start_study, stash_driver, wait_state,
 };
-use super::setup::{make_scratch, provision_harness_with, resolve_binary};
+use super::setup::{make_scratch, model_path, resolve_binary};
 use crate::case::{Case, StepFailure, Steps, Transport, converse};
 use crate::harness::Resume;
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
@@ -58,10 +58,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     c.budget.max_turns = c.budget.max_turns.max(ARC_BUDGET_TURNS);
     c.step("scratch world", make_scratch)?;
     c.step("harness binary and version", resolve_binary)?;
-    c.step(
-        "provision harness (stub: the mentor's scripted log_topic calls)",
-        provision,
-    )?;
+    provision(c)?;
     let (first, session, mut driver) = start_study(c, TOPIC)?;
     let first_id = first["study_session_id"]
         .as_str()
@@ -138,17 +135,18 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     })
 }
 
+/// The model path; with a stub, the mentor's scripted `log_topic` calls.
 fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
     // The stub is the mentor's model in local-model mode too.
     if !c.ctx.selection.auth_mode.stub_mentor() {
-        return provision_harness_with(c, &[]);
+        return model_path(c, &[]);
     }
     let script = tool_script().to_json();
     let path = c.scratch()?.root().join("mentor-tools.json");
     std::fs::write(&path, &script).map_err(err)?;
     c.record.attach("stub/mentor-tools.json", script);
     let path = path.display().to_string();
-    provision_harness_with(c, &["--tool-script", &path])
+    model_path(c, &["--tool-script", &path])
 }
 
 /// `studyloop status --json` shows at least `want` topics in the live feed (only the

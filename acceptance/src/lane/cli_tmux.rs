@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::checks::{db_row, doctor};
-use super::setup::{make_scratch, provision_harness, resolve_binary};
+use super::setup::{make_scratch, model_path, resolve_binary};
 use crate::case::{Case, Checks, PhaseTurn, StepFailure, Steps, Transport, converse};
 use crate::harness::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
@@ -46,13 +46,7 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     let title = format!("Harness Matrix Live: {h}");
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
-    lane.step("provision harness for the auth mode", provision_harness)?;
-    if lane.ctx.selection.auth_mode != crate::selection::AuthMode::Scrubbed {
-        lane.step(
-            "authenticated probe (one-shot prompt)",
-            super::setup::authenticated_probe,
-        )?;
-    }
+    model_path(lane, &[])?;
     let (state, session, mut driver) = start_study(lane, &title)?;
     let result = lane.step("conversation", |l| {
         converse(l, Transport::Pane(&mut driver))

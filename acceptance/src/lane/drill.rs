@@ -15,8 +15,8 @@
 use std::time::{Duration, Instant};
 
 use super::cli_tmux::{end, start_study, stash_driver};
-use super::setup::{make_scratch, provision_harness, resolve_binary};
-use super::web_acp::{attach_socket, start_server, start_session};
+use super::setup::{make_scratch, model_path, resolve_binary};
+use super::web_acp::{open_session, start_server};
 use super::{gated_trial, run_lane};
 use crate::case::{Case, Checks, RunDir, StepFailure, Steps};
 use crate::evidence::Surface;
@@ -80,7 +80,7 @@ fn over_tmux(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     stub_only(lane)?;
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
-    lane.step("provision harness for the auth mode", provision_harness)?;
+    model_path(lane, &[])?;
     let title = format!("Drill proof: {}", lane.harness);
     let (state, session, driver) = start_study(lane, &title)?;
     let told = module_and_check(lane);
@@ -105,19 +105,9 @@ pub fn over_acp(case: &mut Case<'_>) -> Result<(), StepFailure> {
     stub_only(case)?;
     case.step("scratch world", make_scratch)?;
     case.step("harness binary and version", resolve_binary)?;
-    case.step("provision harness for the auth mode", provision_harness)?;
+    model_path(case, &[])?;
     case.step("studyloop web", start_server)?;
-    let started = case.step("POST /api/session/start (acp)", start_session)?;
-    let turn_timeout = case.spec.turn_timeout;
-    case.step("attach the session socket", |c| {
-        attach_socket(c, &started.ws_url, turn_timeout)
-    })?;
-    let persona = started.persona;
-    let told = case
-        .step("persona as the first prompt", |c| {
-            c.with_acp(|_, m| m.deliver_persona(&persona).map_err(StepFailure::from_error))
-        })
-        .and_then(|_| module_and_check(case));
+    let told = open_session(case)?.and_then(|_| module_and_check(case));
     let stopped = case.step("stop the session socket", Case::stop_acp);
     told?;
     stopped.map(drop)

@@ -7,7 +7,8 @@
 //! the case recorded outcome `cancelled`, and afterwards there is no scratch
 //! tree, no tmux server and no harness, product or stub process that mentions
 //! it. The points: the stub provider just started (provisioning), the
-//! authenticated probe running (cli-tmux only: the harness's one-shot call),
+//! authenticated probe running (on the cli-tmux lane: the harness's one-shot call;
+//! every lane runs that same step, `setup::model_path`),
 //! and mid-conversation (the stub has answered learner turn 1).
 
 use std::path::{Path, PathBuf};
@@ -71,7 +72,8 @@ impl Kind {
     fn points(self) -> &'static [Point] {
         match self {
             Self::CliTmux => &[Point::StubStarted, Point::Probe, Point::Conversation],
-            // The web lanes have no authenticated probe.
+            // The web lanes run the same probe step (`setup::model_path`): its
+            // interrupt is proven once, on the cli-tmux lane.
             Self::WebAcp => &[Point::StubStarted, Point::Conversation],
         }
     }

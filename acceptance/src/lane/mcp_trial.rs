@@ -14,7 +14,7 @@
 //! pinned version has no MCP client skips with the harness table's reason.
 
 use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
-use super::setup::{make_scratch, provision_harness_with, resolve_binary};
+use super::setup::{make_scratch, model_path, resolve_binary};
 use super::{gated_trial, run_lane_as};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::evidence::Surface;
@@ -81,9 +81,7 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
         Ok(file)
     })?;
     let file_arg = file.to_string_lossy().into_owned();
-    lane.step("provision harness with the tool script", |l| {
-        provision_harness_with(l, &["--tool-script", &file_arg])
-    })?;
+    model_path(lane, &["--tool-script", &file_arg])?;
     let title = format!("MCP check: {}", lane.harness);
     let (state, session, mut driver) = start_study(lane, &title)?;
     let turn = format!("{TRIGGER}: please log the topic for me, then answer briefly.");

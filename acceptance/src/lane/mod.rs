@@ -1,6 +1,7 @@
 //! The live lanes, as cases on the engine (`crate::case`): the cli-tmux lane
 //! (`cli_tmux`), the web ACP lane (`web_acp`, socket and browser variants),
 //! the paste proof (`paste_trial`), the drill proof (`drill`), the Ctrl-C proof (`interrupt_trial`), the
+//! not-logged-in proof (`logged_out`), the
 //! first steps every live lane shares (`setup`) and the product checks
 //! (`checks`; the validators themselves are `crate::validate`, which the case
 //! engine uses too).
@@ -13,6 +14,7 @@ pub mod cli_tmux;
 pub mod drill;
 mod gate;
 pub mod interrupt_trial;
+pub mod logged_out;
 pub mod mcp_trial;
 pub mod paste_trial;
 pub mod product;

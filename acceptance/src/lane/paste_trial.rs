@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
-use super::setup::{make_scratch, provision_harness, resolve_binary};
+use super::setup::{make_scratch, model_path, resolve_binary};
 use super::{gated_trial, run_lane};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::pane::PaneDriver;
@@ -58,7 +58,7 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     }
     lane.step("scratch world", make_scratch)?;
     lane.step("harness binary and version", resolve_binary)?;
-    lane.step("provision harness for the auth mode", provision_harness)?;
+    model_path(lane, &[])?;
     let title = format!("Paste proof: {}", lane.harness);
     let (_, session, mut driver) = start_study(lane, &title)?;
     let marker = lane.scratch()?.root().join("run-shell-ran");

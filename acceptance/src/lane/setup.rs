@@ -1,14 +1,16 @@
 //! The first steps of every live lane (CLI/tmux and web ACP alike): the
 //! cell's scratch world and its tmux, the harness binary with its version, and
 //! the model path (the cell's own stub provider, or the operator's real auth)
-//! provisioned into the scratch HOME.
+//! provisioned into the scratch HOME and proven by the harness's authenticated probe
+//! ([`model_path`]).
 
 use studyloop_stubs::StubProvider;
 
 use super::cli_tmux::CLI_TIMEOUT;
 use crate::bins;
-use crate::case::{Case, StepFailure};
+use crate::case::{Case, PROBE_STEP, StepFailure, Steps};
 use crate::harness::install_hint;
+use crate::harness::probe::ProbeError;
 use crate::harness::provision;
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
@@ -95,18 +97,44 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
         let scratch = l.scratch()?;
         let dir = scratch.root().join("stub");
         let seed = l.seed.to_string();
+        // STUDYLOOP_ACC_STUB_FAULT: the fault file exists from the start, so every model
+        // request meets the fault (a journey's own `--fault-file` keeps its own switch).
+        let fault_file = dir.join("fault");
+        let selected_fault = l.ctx.selection.stub_fault.as_deref();
+        if let Some(line) = selected_fault {
+            if stub_args.contains(&"--fault-file") {
+                return Err(StepFailure::errored(format!(
+                    "STUDYLOOP_ACC_STUB_FAULT={line:?} cannot apply to this case: it switches its own stub faults (--fault-file); unset it for this cell"
+                )));
+            }
+            provision::write_private(&fault_file, format!("{line}\n").as_bytes()).map_err(|e| {
+                StepFailure::errored(format!(
+                    "cannot write the stub fault file {}: {e}",
+                    fault_file.display()
+                ))
+            })?;
+        }
         // The world's env and its own process group: a Ctrl-C does not kill
         // it under the harness, and its HOME marks it for the reaper.
         let cmd = scratch.command(&binary);
         // Lanes and journeys meet realistic Markdown replies (issue 13), not the echo line.
         let mut args = vec!["--seed", seed.as_str(), "--replies", "realistic"];
         args.extend_from_slice(stub_args);
+        let fault_arg = fault_file.display().to_string();
+        if selected_fault.is_some() {
+            args.extend(["--fault-file", fault_arg.as_str()]);
+        }
         let stub = StubProvider::spawn_command(cmd, &dir, args).map_err(StepFailure::from_error)?;
         if let Some(pid) = stub.pid() {
             scratch.adopt_group(pid);
         }
         l.record.facts.seeds.push(("stub_nonce".into(), l.seed));
         l.slots.put_stub(stub);
+        if let Some(line) = selected_fault {
+            l.record
+                .notes
+                .push(format!("stub fault (STUDYLOOP_ACC_STUB_FAULT): {line}"));
+        }
     }
     let url = l.slots.stub.as_ref().map(StubProvider::base_url);
     let home = l.scratch()?.home().to_owned();
@@ -118,35 +146,41 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
             .map_err(StepFailure::from_error)?;
     }
     l.record.notes.extend(done.notes);
+    l.provisioned = true;
     Ok(())
 }
 
 /// The harness's one-shot mode answers through the provisioned model path
 /// (real-auth: the operator's; stub-provider and local-model: the stub, proven by its
-/// reply). A harness that says it is not signed in is a named skip ("not logged in: …,
+/// reply). A harness that says it is not signed in is a named skip ("not logged in: …;
 /// run …"), never an error.
 /// # Errors
 /// A skip when not logged in; errored when the probe fails otherwise.
 pub fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
-    let binary = l
-        .binary
-        .clone()
-        .ok_or_else(|| StepFailure::errored("no harness binary"))?;
-    let scratch = l.scratch()?;
-    let dir = scratch.root().join("probe");
-    let expect = l.slots.stub.as_ref().map(|_| "MENTOR-REPLY");
-    let done = crate::harness::probe::run(l.spec, scratch, &l.env, &binary, &dir, expect).map_err(
-        |e| match e {
-            crate::harness::probe::ProbeError::NotLoggedIn { .. } => {
-                StepFailure::skipped(e.to_string())
-            }
-            other => StepFailure::from_error(other),
-        },
-    )?;
+    let done = l.probe_login("probe").map_err(|e| match e {
+        ProbeError::NotLoggedIn(out) => StepFailure::skipped(out.to_string()),
+        other => StepFailure::from_error(other),
+    })?;
     l.record.notes.push(format!(
         "authenticated probe: {} ms, reply {:?}",
         done.elapsed.as_millis(),
         done.reply
     ));
+    Ok(())
+}
+
+/// The model path of every lane, as two recorded steps: provisioning for the auth
+/// mode (`stub_args` as in [`provision_harness_with`]), then, wherever the mode allows
+/// (`Case::can_probe_login`), the authenticated probe, so a harness that is not signed
+/// in is a named skip before anything is driven.
+/// # Errors
+/// The failing step's.
+pub fn model_path(l: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
+    l.step("provision harness for the auth mode", |c| {
+        provision_harness_with(c, stub_args)
+    })?;
+    if l.can_probe_login() {
+        l.step(PROBE_STEP, authenticated_probe)?;
+    }
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::case::{Case, Checks, RunDir, StepFailure, Steps, Transport, converse};
 use crate::evidence::Surface;
-use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
+use crate::lane::setup::{make_scratch, model_path, resolve_binary};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 use crate::validate::{self, CheckError};
@@ -99,7 +99,7 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
     let h = case.harness;
     case.step("scratch world", make_scratch)?;
     case.step("harness binary and version", resolve_binary)?;
-    case.step("provision harness for the auth mode", provision_harness)?;
+    model_path(case, &[])?;
     case.step("studyloop web", start_server)?;
     let answered = match variant {
         Variant::Socket => socket_journey(case),
@@ -170,17 +170,29 @@ pub(crate) fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailur
     started.map_err(err)
 }
 
-/// The socket variant; returns the learner turns answered.
-fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
+/// The session's first steps over the socket: `POST /api/session/start`, the socket
+/// attached into the ACP slot, the persona as the first prompt (its reply returned:
+/// the caller decides what a failed persona turn still needs, e.g. stopping the socket).
+///
+/// # Errors
+/// The start or attach step's failure.
+pub(crate) fn open_session(
+    case: &mut Case<'_>,
+) -> Result<Result<String, StepFailure>, StepFailure> {
     let started = case.step("POST /api/session/start (acp)", start_session)?;
     let turn_timeout = case.spec.turn_timeout;
     case.step("attach the session socket", |c| {
         attach_socket(c, &started.ws_url, turn_timeout)
     })?;
     let persona = started.persona;
-    let first = case.step("persona as the first prompt", |c| {
+    Ok(case.step("persona as the first prompt", |c| {
         c.with_acp(|_, m| m.deliver_persona(&persona).map_err(err))
-    });
+    }))
+}
+
+/// The socket variant; returns the learner turns answered.
+fn socket_journey(case: &mut Case<'_>) -> Result<u32, StepFailure> {
+    let first = open_session(case)?;
     let talk = first
         .and_then(|reply| {
             case.check("persona turn proven (stub turn 0)", |c| {

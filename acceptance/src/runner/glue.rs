@@ -123,6 +123,12 @@ fn run_inner(
     }
     let mut specs = catalogue(&selection);
     specs.sort_by(|a, b| a.name.cmp(&b.name));
+    // Real-auth: a harness that is not logged in is a listed skip of all its trials,
+    // decided here so nextest sees a skip, not a failure (`login_preflight`). Not for
+    // a plain `--list`: listing alone never calls a model.
+    if gate_reason.is_none() && (!args.list || nextest) {
+        specs = super::login_preflight::require_logins(specs, &selection, caller, &run_log);
+    }
     // STUDYLOOP_ACC_REPEAT=N: the catalogue builds every trial N times; the
     // attempts of one name run in one trial, one after another (each with its
     // own bundle and results line), so trial names stay what nextest and the

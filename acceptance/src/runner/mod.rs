@@ -28,6 +28,10 @@
 //!   naming the reason under nextest (for the same PASS reason); the skip ledger
 //!   records it either way.
 //!
+//! - In real-auth mode a harness that is not logged in is found before the trials
+//!   are listed (`login_preflight`: its authenticated probe, once per run), so all its
+//!   trials are listed skips "not logged in: <h>: …; <fix>" under both runners.
+//!
 //! Sharding (`partition`): `--partition hash:K/N|count:K/N`, `STUDYLOOP_ACC_PARTITION`
 //! or nextest's own `--partition` deal the trials with nextest's meaning; each run
 //! directory gets a `shard-<tier>.json` (its cells and its part of them), and only this
@@ -37,6 +41,7 @@
 
 mod glue;
 mod junit;
+mod login_preflight;
 pub mod partition;
 mod shard_record;
 mod trial;

@@ -20,6 +20,8 @@
 //!   conversation-wide token cap.
 //! - `STUDYLOOP_ACC_REPEAT` is a trimmed whole number from 1 to 20 (attempts per
 //!   trial); empty or unset means 1.
+//! - `STUDYLOOP_ACC_STUB_FAULT` is one line the stub provider's own fault-file parser
+//!   accepts (`401`, `429`, `500`, `stall <ms>`, `truncate <n>`); empty or unset is none.
 //!
 //! Unknown values are errors naming the value, the accepted set and the fix. This
 //! module only parses; the runner decides that selection errors matter only once
@@ -36,7 +38,8 @@ pub use parse::{REPEAT_RANGE, Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
     ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
-    ACC_PARTITION, ACC_REAL_AUTH, ACC_REPEAT, ACC_RESULTS_DIR, ENV_VARS, UAT, UAT_EVIDENCE_ROOT,
+    ACC_PARTITION, ACC_REAL_AUTH, ACC_REPEAT, ACC_RESULTS_DIR, ACC_STUB_FAULT, ENV_VARS, UAT,
+    UAT_EVIDENCE_ROOT,
 };
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::selection::budget::{self, BudgetVarError, TurnBudget};
 use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
 use crate::selection::vars::{
     ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS, ACC_REAL_AUTH,
-    ACC_REPEAT,
+    ACC_REPEAT, ACC_STUB_FAULT,
 };
 
 /// A parsed, valid selection.
@@ -28,6 +28,9 @@ pub struct Selection {
     pub repeat: u32,
     /// Record or replay of model traffic (`STUDYLOOP_ACC_CASSETTE`); `None` = off.
     pub cassette: Option<CassetteSetting>,
+    /// The fault-file line every cell's stub answers model requests with
+    /// (`STUDYLOOP_ACC_STUB_FAULT`), validated by the stub's own parser.
+    pub stub_fault: Option<String>,
 }
 
 /// What `STUDYLOOP_ACC_REPEAT` accepts: one attempt up to a number a machine
@@ -44,6 +47,7 @@ impl Selection {
             budget: TurnBudget::default(),
             repeat: 1,
             cassette: None,
+            stub_fault: None,
         }
     }
 
@@ -87,6 +91,19 @@ impl Selection {
             });
             None
         });
+        let stub_fault = parse_stub_fault(env.var(ACC_STUB_FAULT).as_deref()).unwrap_or_else(|e| {
+            errors.push(e);
+            None
+        });
+        // Only a stub can be told to fail: elsewhere the knob would do nothing, silently.
+        if let Some(value) = &stub_fault
+            && !auth_mode.stub_mentor()
+        {
+            errors.push(SelectionError::StubFaultWithoutStub {
+                value: value.clone(),
+                mode: auth_mode,
+            });
+        }
         if errors.is_empty() {
             Ok(Self {
                 harnesses,
@@ -95,6 +112,7 @@ impl Selection {
                 budget,
                 repeat,
                 cassette,
+                stub_fault,
             })
         } else {
             Err(SelectionErrors(errors))
@@ -159,6 +177,26 @@ pub enum SelectionError {
         /// The trimmed value.
         value: String,
     },
+    /// `STUDYLOOP_ACC_STUB_FAULT` is not a stub fault line.
+    #[error(
+        "invalid {ACC_STUB_FAULT} value `{value}`: {detail} (fix: set e.g. {ACC_STUB_FAULT}=401, or unset it for healthy stubs)"
+    )]
+    InvalidStubFault {
+        /// The trimmed value (at most 80 characters).
+        value: String,
+        /// The stub parser's reason, naming the accepted forms.
+        detail: String,
+    },
+    /// `STUDYLOOP_ACC_STUB_FAULT` is set in a mode without a stub provider.
+    #[error(
+        "{ACC_STUB_FAULT}={value} needs the stub provider, but the auth mode is {mode} (fix: unset {ACC_STUB_FAULT}, or run with {ACC_AUTH_MODE}=stub-provider or local-model)"
+    )]
+    StubFaultWithoutStub {
+        /// The fault line.
+        value: String,
+        /// The selected mode.
+        mode: AuthMode,
+    },
     /// `STUDYLOOP_ACC_MAX_TURNS` or `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` is out of range.
     #[error(transparent)]
     Budget(#[from] BudgetVarError),
@@ -189,6 +227,20 @@ impl fmt::Display for SelectionErrors {
 }
 
 impl std::error::Error for SelectionErrors {}
+
+/// One stub fault-file line, or `None` when unset or blank.
+fn parse_stub_fault(raw: Option<&str>) -> Result<Option<String>, SelectionError> {
+    let value = raw.unwrap_or("").trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    studyloop_stubs::provider::Faults::from_line(value)
+        .map(|_| Some(value.to_owned()))
+        .map_err(|detail| SelectionError::InvalidStubFault {
+            value: value.chars().take(80).collect(),
+            detail,
+        })
+}
 
 fn parse_harnesses(raw: Option<&str>) -> Result<Vec<HarnessName>, SelectionError> {
     let mut selected = Vec::new();

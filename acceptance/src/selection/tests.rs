@@ -223,3 +223,50 @@ fn repeat_is_a_count_from_1_to_20() {
         );
     }
 }
+
+/// Issue 16: `STUDYLOOP_ACC_STUB_FAULT` is one stub fault line, checked by the stub's
+/// own parser; a bad value names itself, the accepted forms and the fix.
+#[test]
+fn stub_fault_is_one_line_the_stub_accepts() {
+    let parsed = |v: &str| Selection::from_env(&env(&[("STUDYLOOP_ACC_STUB_FAULT", v)]));
+    assert_eq!(Selection::defaults().stub_fault, None);
+    assert_eq!(parsed("  ").unwrap().stub_fault, None);
+    for good in ["401", " 429 ", "stall 50", "truncate 3"] {
+        assert_eq!(
+            parsed(good).unwrap().stub_fault.as_deref(),
+            Some(good.trim())
+        );
+    }
+    for mode in [
+        ("STUDYLOOP_ACC_REAL_AUTH", "1"),
+        ("STUDYLOOP_ACC_AUTH_MODE", "scrubbed"),
+    ] {
+        let err = Selection::from_env(&env(&[("STUDYLOOP_ACC_STUB_FAULT", "401"), mode]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("STUDYLOOP_ACC_STUB_FAULT=401 needs the stub provider")
+                && err.contains("fix: unset STUDYLOOP_ACC_STUB_FAULT"),
+            "{err}"
+        );
+    }
+    let local = env(&[
+        ("STUDYLOOP_ACC_STUB_FAULT", "401"),
+        ("STUDYLOOP_ACC_AUTH_MODE", "local-model"),
+    ]);
+    assert_eq!(
+        Selection::from_env(&local).unwrap().stub_fault.as_deref(),
+        Some("401")
+    );
+    let hostile = format!("401\n500{}", "x".repeat(500));
+    for bad in ["404", "stall 0", "401 500", "--api-key x", hostile.as_str()] {
+        let err = parsed(bad).unwrap_err().to_string();
+        assert!(
+            err.contains("invalid STUDYLOOP_ACC_STUB_FAULT value")
+                && err.contains("`401`, `429`, `500`")
+                && err.contains("fix: set e.g. STUDYLOOP_ACC_STUB_FAULT=401")
+                && err.len() < 400,
+            "{err}"
+        );
+    }
+}

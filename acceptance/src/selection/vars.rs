@@ -18,6 +18,8 @@ pub const ACC_MAX_TURNS: &str = "STUDYLOOP_ACC_MAX_TURNS";
 pub const ACC_MAX_OUTPUT_TOKENS: &str = "STUDYLOOP_ACC_MAX_OUTPUT_TOKENS";
 /// How many attempts each selected trial makes (pass^k, pass@k, flaky).
 pub const ACC_REPEAT: &str = "STUDYLOOP_ACC_REPEAT";
+/// A fault every cell's stub provider answers model requests with (`401`, …).
+pub const ACC_STUB_FAULT: &str = "STUDYLOOP_ACC_STUB_FAULT";
 /// Where the runner writes the skip ledger, results log and acceptance bundles.
 pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
 /// This runner's shard of a partitioned run (`hash:K/N` or `count:K/N`).
@@ -69,6 +71,11 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         name: ACC_REPEAT,
         meaning: "Attempts per selected trial, 1 to 20: each attempt writes its own bundle and results line (with `attempt`); the trial fails unless every attempt passes (pass^k), and the report shows pass^k, pass@k and flaky; anything else fails the run",
         default: Some("1"),
+    },
+    EnvVarDoc {
+        name: ACC_STUB_FAULT,
+        meaning: "A fault every cell's stub provider answers each model request with, one stub fault-file line: `401` (the not-logged-in drill: every lane ends as the named skip \"not logged in: …\"), `429`, `500`, `stall <ms>` or `truncate <n>`, in stub-provider or local-model mode; anything else fails the run",
+        default: Some("unset: healthy stubs"),
     },
     EnvVarDoc {
         name: ACC_RESULTS_DIR,

@@ -174,12 +174,29 @@ fn web_child() -> i32 {
 fn web_case(
     ctx: &studyloop_acceptance::runner::TrialContext,
 ) -> studyloop_acceptance::runner::TrialReport {
+    use studyloop_stubs::acp::knobs;
+    stub_acp_case(ctx, "SIGINT", |scratch| {
+        let frames = scratch.tmp_dir().join("stub-acp-frames.jsonl");
+        vec![
+            (knobs::STUB_ACP_PROMPT_WAIT_FOR_CANCEL, "1".into()),
+            (knobs::STUB_ACP_LOG, frames.display().to_string()),
+        ]
+    })
+}
+
+/// A web ACP case of the real `studyloop web` with `studyloop-stub-acp` as its agent
+/// (`knobs` for the stub, from the scratch world): session start, the socket, then a
+/// conversation under the case engine. Also the ACP auth test's case (`acp_auth`).
+pub(crate) fn stub_acp_case(
+    ctx: &studyloop_acceptance::runner::TrialContext,
+    topic: &'static str,
+    knobs: impl FnOnce(&studyloop_acceptance::scratch::Scratch) -> Vec<(&'static str, String)>,
+) -> studyloop_acceptance::runner::TrialReport {
     use studyloop_acceptance::case::{Case, RunDir, StepFailure, Steps, Transport, converse};
     use studyloop_acceptance::evidence::Surface;
     use studyloop_acceptance::scratch::TestHatch;
     use studyloop_acceptance::selection::HarnessName;
     use studyloop_acceptance::web_acp::AcpMentor;
-    use studyloop_stubs::acp::knobs;
     fn err(e: impl std::fmt::Display) -> StepFailure {
         StepFailure::from_error(e)
     }
@@ -190,12 +207,12 @@ fn web_case(
                 studyloop_acceptance::lane::setup::make_world,
             )?;
             let stub = studyloop_acceptance::bins::path("studyloop-stub-acp").map_err(err)?;
-            let frames = c.scratch()?.tmp_dir().join("stub-acp-frames.jsonl");
-            c.env = std::mem::take(&mut c.env)
-                .with_test_hatch(TestHatch::AcpCmd, format!("'{}'", stub.display()))
-                .with_var(knobs::STUB_ACP_PROMPT_WAIT_FOR_CANCEL, "1")
-                .and_then(|e| e.with_var(knobs::STUB_ACP_LOG, &frames))
-                .map_err(err)?;
+            let mut env = std::mem::take(&mut c.env)
+                .with_test_hatch(TestHatch::AcpCmd, format!("'{}'", stub.display()));
+            for (name, value) in knobs(c.scratch()?) {
+                env = env.with_var(name, &value).map_err(err)?;
+            }
+            c.env = env;
             c.step(
                 "studyloop web",
                 studyloop_acceptance::lane::web_acp::start_server,
@@ -203,7 +220,7 @@ fn web_case(
             c.step("session start and socket", |c| {
                 let server = c.server()?;
                 let started = server
-                    .start_acp_session("SIGINT", "codex", 5, Duration::from_secs(60), |_| {})
+                    .start_acp_session(topic, "codex", 5, Duration::from_secs(60), |_| {})
                     .map_err(err)?;
                 let mentor =
                     AcpMentor::attach(&server.addr, &started.ws_url, Duration::from_secs(120))

@@ -6,10 +6,12 @@
 //! so its tests are named `<name>::<test>`. Add new test files as modules below; the
 //! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
 
+mod acp_auth;
 mod browser_arc;
 mod gate;
 mod interrupt;
 mod layout;
+mod login_preflight;
 mod pane_driver;
 mod readme_env_table;
 mod reaper;

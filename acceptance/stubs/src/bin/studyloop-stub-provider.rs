@@ -48,7 +48,7 @@ struct Args {
     /// Report no usage in any response (an unobservable-usage backend).
     #[arg(long)]
     omit_usage: bool,
-    /// Answer model requests with this status (429 or 500) and the vendor's error body.
+    /// Answer model requests with this status (401, 429 or 500) and the vendor's error body.
     #[arg(long)]
     fail_status: Option<u16>,
     /// Healthy model requests before any injected fault starts.

@@ -12,6 +12,9 @@ use crate::tools::ToolScript;
 /// The status an injected failure answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailStatus {
+    /// 401 with the vendor's authentication error body: what a harness whose key is
+    /// wrong, expired or revoked meets (the "not logged in" drill).
+    Unauthorized,
     /// 429 with the vendor's rate-limit error body.
     TooManyRequests,
     /// 500 with the vendor's server-error body.
@@ -19,13 +22,14 @@ pub enum FailStatus {
 }
 
 impl FailStatus {
-    /// Parses `429` or `500`.
+    /// Parses `401`, `429` or `500`.
     pub fn from_code(code: u16) -> Result<Self, ProviderError> {
         match code {
+            401 => Ok(Self::Unauthorized),
             429 => Ok(Self::TooManyRequests),
             500 => Ok(Self::InternalServerError),
             other => Err(ProviderError::Config(format!(
-                "--fail-status {other} is not supported: expected 429 or 500"
+                "--fail-status {other} is not supported: expected 401, 429 or 500"
             ))),
         }
     }
@@ -33,6 +37,7 @@ impl FailStatus {
     /// The HTTP status code.
     pub fn code(self) -> u16 {
         match self {
+            Self::Unauthorized => 401,
             Self::TooManyRequests => 429,
             Self::InternalServerError => 500,
         }
@@ -106,7 +111,7 @@ impl Faults {
             || self.fault_file.is_some()
     }
 
-    /// One fault-file line: `429`, `500`, `stall <ms>` or `truncate <n>`.
+    /// One fault-file line: `401`, `429`, `500`, `stall <ms>` or `truncate <n>`.
     ///
     /// # Errors
     /// The line and the accepted forms.
@@ -114,6 +119,10 @@ impl Faults {
         let words: Vec<&str> = line.split_whitespace().collect();
         let number = |w: &str| w.parse::<u64>().ok().filter(|n| *n > 0);
         let fault = match words.as_slice() {
+            ["401"] => Some(Self {
+                fail_status: Some(FailStatus::Unauthorized),
+                ..Self::default()
+            }),
             ["429"] => Some(Self {
                 fail_status: Some(FailStatus::TooManyRequests),
                 ..Self::default()
@@ -134,7 +143,7 @@ impl Faults {
         };
         fault.ok_or_else(|| {
             format!(
-                "fault file line {:?} is not a fault: expected `429`, `500`, `stall <ms>` or `truncate <n>` (n, ms > 0)",
+                "fault file line {:?} is not a fault: expected `401`, `429`, `500`, `stall <ms>` or `truncate <n>` (n, ms > 0)",
                 line.chars().take(80).collect::<String>()
             )
         })

@@ -266,6 +266,15 @@ async fn model_answer(
         record.fault = Some(applied.join(", "));
         let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let (kind, message) = match (flavor, status.code()) {
+            // The same bodies a wrong key meets (`authorized`): a harness reads both alike.
+            (Flavor::OpenAi, 401) => (
+                "invalid_api_key",
+                "Incorrect API key provided (studyloop stub: injected fault).",
+            ),
+            (Flavor::Anthropic, 401) => (
+                "authentication_error",
+                "invalid x-api-key (studyloop stub: injected fault).",
+            ),
             (Flavor::OpenAi, 429) => (
                 "rate_limit_exceeded",
                 "Rate limit reached (studyloop stub: injected fault).",

@@ -506,7 +506,7 @@ fn bad_flags_fail_with_one_line_naming_the_fix() {
     for (args, needle) in [
         (
             &["--fail-status", "404"][..],
-            "--fail-status 404 is not supported: expected 429 or 500",
+            "--fail-status 404 is not supported: expected 401, 429 or 500",
         ),
         (
             &["--role", "judge"][..],
@@ -601,4 +601,46 @@ fn realistic_replies_stream_markdown_in_every_protocol_with_exact_usage_and_log(
         "MENTOR-REPLY 1 {}: explain recursion\n",
         nonce(9, 1)
     )));
+}
+
+/// Issue 16 item 4: `401` (flag or fault-file line) refuses the key in each vendor's
+/// auth-error shape, the body a harness meets with a wrong or expired key (the same
+/// words as a `--api-key` mismatch), so a harness reports "not logged in".
+#[test]
+fn a_401_fault_refuses_the_key_in_the_vendors_auth_error_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let stub = start(&dir.path().join("a"), &["--fail-status", "401"]);
+    let body = chat(json!([{"role": "user", "content": "x"}]));
+    let (status, err) = post(stub.port(), "/v1/chat/completions", &body);
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (401, Some("invalid_api_key"))
+    );
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Incorrect API key provided"),
+        "{err}"
+    );
+    let (status, err) = post(
+        stub.port(),
+        "/v1/messages",
+        &json!({"max_tokens": 1, "messages": []}),
+    );
+    assert_eq!(
+        (status, err["error"]["type"].as_str()),
+        (401, Some("authentication_error"))
+    );
+    assert_eq!(
+        stub.records().unwrap()[0].fault.as_deref(),
+        Some("fail-status 401")
+    );
+    let file = dir.path().join("fault");
+    std::fs::write(&file, "401\n").unwrap();
+    let file_arg = file.display().to_string();
+    let stub = start(&dir.path().join("b"), &["--fault-file", &file_arg]);
+    assert_eq!(post(stub.port(), "/v1/chat/completions", &body).0, 401);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(post(stub.port(), "/v1/chat/completions", &body).0, 200);
 }

@@ -1,0 +1,163 @@
+//! `web-acp::<h>::logged-out` and `cli-tmux::<h>::logged-out`: a harness whose model
+//! endpoint refuses its key ends every lane as the named skip "not logged in: <h>: …;
+//! <fix>", never a lane error (issue 16 item 4). The cell's stub answers every model
+//! request 401 with the vendor's auth error body (`STUDYLOOP_ACC_STUB_FAULT=401`), and
+//! the real pinned harness meets it:
+//!
+//! - the lane itself (`web-acp::<h>` over the real ACP adapter, or `cli-tmux::<h>` in
+//!   tmux) runs in-process with the fault: its authenticated probe
+//!   (`setup::model_path`) must end it as the named skip;
+//! - a case without that probe must still end as the named skip, by the case engine's
+//!   rule (`case::auth`), so a login lost after the probe, or met first by the adapter,
+//!   is a skip too: over ACP (provision, `studyloop web`, session start, the persona
+//!   turn: the adapter's error names the refused key) and in tmux (`study`, turn 1: the
+//!   TUI shows the 401 only on its screen, the turn times out, and the probe asked after
+//!   the failure names the login).
+//!
+//! Each trial passes only when every inner case was skipped with the harness's login
+//! fix; anything else (a pass, an error) fails it, naming what it was.
+
+use crate::case::{Case, RunDir, StepFailure, Steps};
+use crate::evidence::Surface;
+use crate::harness::{install_hint, login_hint};
+use crate::lane::cli_tmux::{pane_failure, start_study, stash_driver};
+use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
+use crate::lane::web_acp::{self, Variant, open_session, start_server};
+use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
+use crate::selection::{HarnessName, Selection};
+
+/// A case's steps.
+type CaseSteps = fn(&mut Case<'_>) -> Result<(), StepFailure>;
+
+/// The fault line: a refused key.
+const FAULT: &str = "401";
+
+/// Which lane a trial refuses the login of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `cli-tmux::<h>`.
+    CliTmux,
+    /// `web-acp::<h>` (socket).
+    WebAcp,
+}
+
+/// The trial name.
+#[must_use]
+pub fn trial_name(harness: HarnessName, kind: Kind) -> String {
+    match kind {
+        Kind::CliTmux => format!("{}::logged-out", super::cli_tmux::trial_name(harness)),
+        Kind::WebAcp => format!(
+            "{}::logged-out",
+            web_acp::trial_name(harness, Variant::Socket)
+        ),
+    }
+}
+
+/// The trial: gated, needs the harness (its ACP adapter too, for the web lane) and a
+/// stub mentor (the stub is what refuses the key).
+#[must_use]
+pub fn trial(harness: HarnessName, kind: Kind, selection: &Selection) -> TrialSpec {
+    let mut spec = TrialSpec::gated(trial_name(harness, kind), move |ctx| {
+        run(ctx, harness, kind)
+    })
+    .requires(Requirement::HarnessSelected(harness))
+    .requires(Requirement::BinaryOnScratchPath {
+        binary: harness.binary(),
+        fix: install_hint(harness),
+    })
+    .requires(Requirement::Checked {
+        what: "a stub mentor (the stub refuses the key)".into(),
+        unmet: (!selection.auth_mode.stub_mentor()).then(|| {
+            "the logged-out drill needs the stub provider to refuse the key: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default) or local-model".to_owned()
+        }),
+    });
+    if let (Kind::WebAcp, Some(acp)) = (kind, crate::harness::spec(harness).acp) {
+        spec = spec.requires(Requirement::BinaryOnScratchPath {
+            binary: acp.argv[0],
+            fix: install_hint(harness),
+        });
+    }
+    spec
+}
+
+fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
+    let mut refused = ctx.clone();
+    refused.selection.stub_fault = Some(FAULT.to_owned());
+    let mut outcomes = vec![match kind {
+        Kind::CliTmux => ("the cli-tmux lane", super::cli_tmux::run(&refused, harness)),
+        Kind::WebAcp => (
+            "the web-acp lane",
+            web_acp::run(&refused, harness, Variant::Socket),
+        ),
+    }];
+    let (what, surface, steps): (_, _, CaseSteps) = match kind {
+        Kind::WebAcp => (
+            "an ACP case without the up-front probe",
+            Surface::WebAcp,
+            acp_without_probe,
+        ),
+        Kind::CliTmux => (
+            "a tmux case without the up-front probe",
+            Surface::CliTmux,
+            tmux_without_probe,
+        ),
+    };
+    let report = Case::new(&refused, harness, surface)
+        .run(&RunDir::new(&refused), steps)
+        .report();
+    outcomes.push((what, report));
+    let fix = login_hint(harness);
+    let want = format!("not logged in: {harness}: ");
+    let mut seen = Vec::new();
+    let mut problems = Vec::new();
+    for (what, report) in outcomes {
+        let bundle = report
+            .bundle
+            .as_ref()
+            .map(|b| format!(" (evidence: {})", b.display()))
+            .unwrap_or_default();
+        match &report.verdict {
+            Verdict::Skipped(reason) if reason.contains(&want) && reason.ends_with(fix) => {
+                seen.push(format!("{what}: skipped: {reason}"));
+            }
+            other => problems.push(format!(
+                "{what} should end as the skip \"{want}…; {fix}\", but ended {other:?}{bundle}"
+            )),
+        }
+    }
+    eprintln!("{}: {}", ctx.name, seen.join("; "));
+    if problems.is_empty() {
+        TrialReport::passed()
+    } else {
+        TrialReport::failed(problems.join("; "))
+    }
+}
+
+/// The cli-tmux lane's first steps without its authenticated probe: the TUI meets the
+/// refused key on turn 1 and shows it only on its screen, so the turn times out; the
+/// engine's probe after the failure names the login.
+fn tmux_without_probe(lane: &mut Case<'_>) -> Result<(), StepFailure> {
+    lane.step("scratch world", make_scratch)?;
+    lane.step("harness binary and version", resolve_binary)?;
+    lane.step("provision harness (no probe)", provision_harness)?;
+    let title = format!("Logged out: {}", lane.harness);
+    let (_, _, mut driver) = start_study(lane, &title)?;
+    let sent = lane.step("turn 1", |_| {
+        driver
+            .send_turn("What is a borrow?")
+            .map(drop)
+            .map_err(pane_failure)
+    });
+    stash_driver(lane, &driver, "logged-out");
+    sent
+}
+
+/// The web-acp lane's first steps without its authenticated probe: the adapter is the
+/// first to meet the refused key, on the persona turn.
+fn acp_without_probe(case: &mut Case<'_>) -> Result<(), StepFailure> {
+    case.step("scratch world", make_scratch)?;
+    case.step("harness binary and version", resolve_binary)?;
+    case.step("provision harness (no probe)", provision_harness)?;
+    case.step("studyloop web", start_server)?;
+    open_session(case)?.map(drop)
+}
