@@ -111,11 +111,14 @@ async def user_api_key_auth(request, api_key: str) -> UserAPIKeyAuth:
         return UserAPIKeyAuth(api_key=api_key)
     raise Exception('invalid api key')
 PY
-(cd "$run_dir" && setsid env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$run_dir" \
+# No subshell: `$!` must be the session leader itself, or `stop` signals a process
+# group that does not exist and the proxy outlives the run (`env -C` sets its cwd,
+# where config.yaml and custom_auth.py are).
+setsid env -i -C "$run_dir" PATH=/usr/local/bin:/usr/bin:/bin HOME="$run_dir" \
     LITELLM_MASTER_KEY="$master_key" LOCAL_UPSTREAM_KEY="$upstream_key" \
     LITELLM_LOCAL_MODEL_COST_MAP=True \
     "$litellm" --config config.yaml --host 127.0.0.1 --port "$proxy_port" \
-    >"$run_dir/litellm.log" 2>&1 </dev/null) &
+    >"$run_dir/litellm.log" 2>&1 </dev/null &
 pids+=("$!")
 
 wait_ready() { # name url seconds
