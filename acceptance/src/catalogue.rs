@@ -71,7 +71,7 @@ pub fn acceptance(selection: &Selection) -> Vec<TrialSpec> {
         ));
     }
     // The study arc over CLI/tmux, one harness (the browser arc is a UAT journey).
-    specs.push(crate::lane::arc_tmux::trial());
+    specs.push(crate::lane::arc_tmux::trial(selection));
     // web-acp:: and web-acp-browser:: for every harness with an ACP path (grok has none).
     specs.extend(
         HARNESS_ORDER

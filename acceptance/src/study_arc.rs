@@ -6,6 +6,7 @@
 //! struggle's own words the product's search must find. A leaf: no lane imports.
 
 use serde_json::json;
+use studyloop_actors::ActorKind;
 use studyloop_stubs::{ToolScript, ToolStep};
 
 /// One topic the mentor logs through `log_topic`: (concept, status, note).
@@ -102,6 +103,32 @@ pub fn struggle_item() -> String {
     format!("{}: {}", STRUGGLE.0, STRUGGLE.2)
 }
 
+/// Why the study arc cannot run with `selection`, if it cannot (a requirement of
+/// both arcs, decided when the catalogue is built so it is a listed skip under
+/// nextest too). With the stub as the mentor's model, the mentor's `log_topic`
+/// calls fire on the arc script's own words ([`TRIGGERS`]), which only the
+/// scripted learner says: a model learner talks freely, so the mentor would never
+/// log and the arc would fail for a reason that is not the product's. With a real
+/// mentor model (real auth) the mentor decides itself, and any learner will do.
+#[must_use]
+pub fn learner_unmet(selection: &crate::selection::Selection) -> Option<String> {
+    (selection.auth_mode.stub_mentor() && selection.actor != ActorKind::Scripted).then(|| {
+        format!(
+            "the scripted learner, not `{}`: the stub mentor's log_topic calls fire on the arc script's words (run the arc with STUDYLOOP_ACC_ACTOR=scripted, or with a real mentor model)",
+            selection.actor
+        )
+    })
+}
+
+/// The learner requirement of both arcs ([`learner_unmet`]).
+#[must_use]
+pub fn learner_requirement(selection: &crate::selection::Selection) -> crate::runner::Requirement {
+    crate::runner::Requirement::Checked {
+        what: "a learner that says the arc script's words, or a real mentor model".into(),
+        unmet: learner_unmet(selection),
+    }
+}
+
 /// The mentor's scripted `log_topic` calls: each fires on the learner's turn that
 /// shows the struggle, the win or the tangent; the stub picks the harness's own
 /// name for the tool from the tools its request offers.
@@ -124,6 +151,35 @@ pub fn tool_script() -> ToolScript {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_scripted_learner_runs_the_arc_on_a_stub_mentor() {
+        use crate::selection::{AuthMode, Selection};
+        let with = |actor, auth_mode| Selection {
+            actor,
+            auth_mode,
+            ..Selection::defaults()
+        };
+        assert_eq!(
+            learner_unmet(&with(ActorKind::Scripted, AuthMode::StubProvider)),
+            None
+        );
+        for mode in [AuthMode::StubProvider, AuthMode::LocalModel] {
+            for actor in [ActorKind::Gateway, ActorKind::Direct, ActorKind::Harness] {
+                let why = learner_unmet(&with(actor, mode)).expect("a listed skip");
+                assert!(
+                    why.contains(&format!("not `{actor}`"))
+                        && why.contains("STUDYLOOP_ACC_ACTOR=scripted"),
+                    "{why}"
+                );
+            }
+        }
+        // A real mentor model logs on its own judgement: any learner.
+        assert_eq!(
+            learner_unmet(&with(ActorKind::Gateway, AuthMode::RealAuth)),
+            None
+        );
+    }
 
     #[test]
     fn every_trigger_is_in_exactly_one_turn_of_the_arcs_script() {

@@ -38,10 +38,12 @@ pub fn trial_name() -> String {
     format!("cli-tmux::{HARNESS}::study-arc")
 }
 
-/// The trial: gated, needs the harness selected and on the scratch PATH.
+/// The trial: gated, needs the harness selected and on the scratch PATH, and a
+/// learner the stub mentor's tool calls can follow ([`crate::study_arc::learner_unmet`]).
 #[must_use]
-pub fn trial() -> TrialSpec {
+pub fn trial(selection: &crate::selection::Selection) -> TrialSpec {
     super::gated_trial(trial_name(), HARNESS, run)
+        .requires(crate::study_arc::learner_requirement(selection))
 }
 
 /// Runs the arc; evidence is written whatever happens.

@@ -124,7 +124,9 @@ pub(super) fn journeys(selection: &Selection, caller: &CallerEnv) -> Vec<TrialSp
             unmet,
         });
     }
-    let arc = browser(graded(STUDY_ARC, arc::NOTE, arc::run, selection, caller));
+    let arc = browser(graded(STUDY_ARC, arc::NOTE, arc::run, selection, caller)).requires(
+        studyloop_acceptance::study_arc::learner_requirement(selection),
+    );
     let mut drill_cell = TrialSpec::gated(DRILL, move |ctx| match harness {
         Some(h) => finish(
             ctx,
