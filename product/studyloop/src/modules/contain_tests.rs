@@ -67,7 +67,9 @@ pub(crate) fn visible_scratch() -> PathBuf {
         std::fs::create_dir_all(&d).unwrap();
         std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o1777)).unwrap();
     }
-    d
+    // Canonical, as the product's paths are: `../..` does not resolve inside a
+    // view where the checkout's parents are hidden (a checkout under /tmp).
+    d.canonicalize().unwrap()
 }
 
 /// Every write outside the attempt fails, in a directory the phase sees

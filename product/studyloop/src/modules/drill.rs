@@ -121,7 +121,14 @@ pub(crate) fn plan(env: &Env, phase: &str, drill: &str) -> Result<Plan, ModuleEr
                 s => s,
             },
         })?;
-    let script = snapshot.join(&command.argv[0]);
+    // The canonical path: the phase's view binds back only the real path of its
+    // snapshot, so a config dir reached through `..` or a symlink (HOME under a
+    // link, a checkout in /tmp) would make the exec fail inside it, and the argv
+    // shown for consent must be the one that runs.
+    let script = snapshot
+        .canonicalize()
+        .map_err(super::error::io("cannot resolve", &snapshot))?
+        .join(&command.argv[0]);
     let bytes = report.tree.read(&command.argv[0])?;
     let manifest = report.manifest.unwrap_or_default();
     let prerequisites = manifest

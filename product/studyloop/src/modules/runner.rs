@@ -56,7 +56,11 @@ pub(crate) struct Outcome {
 /// `plan`'s drill under `modules_dir/attempts/<module>_<deck>_<task>` (slugs
 /// never hold `_`, so the name is unambiguous).
 pub(crate) fn attempt(modules_dir: &Path, plan: &Plan) -> Result<Attempt, ModuleError> {
+    // Canonical, as the script's path is (`drill::plan`): the phase's HOME, TMPDIR
+    // and cwd must name paths that exist inside its view.
     let dir = modules_dir
+        .canonicalize()
+        .map_err(io("cannot resolve", modules_dir))?
         .join("attempts")
         .join(plan.drill.replace('/', "_"));
     let id_file = dir.join("attempt-id");

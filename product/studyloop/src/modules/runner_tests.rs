@@ -218,3 +218,23 @@ fn home_tmp_and_cwd_writes_land_in_the_attempt_and_go_with_it() {
     runner::close(&again).unwrap();
     assert!(!again.dir.exists());
 }
+
+/// A modules dir reached through `..` (a HOME or config dir under a link or
+/// spelled with `..`) still gives the phase paths that exist in its view.
+#[test]
+fn the_attempt_dir_is_canonical_whatever_the_modules_dir_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let plan = plan_for(dir.path(), "setup", "#!/bin/sh\nexit 0\n", 10);
+    let spelled = dir.path().join("sub/..");
+    let a = runner::attempt(&spelled, &plan).unwrap();
+    assert!(
+        !a.dir
+            .components()
+            .any(|c| c == std::path::Component::ParentDir),
+        "{}",
+        a.dir.display()
+    );
+    assert_eq!(a.dir, a.dir.canonicalize().unwrap());
+    runner::close(&a).unwrap();
+}
