@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use studyloop_actors::llm::cassette::{CASSETTE_FILE_NAME, CassetteMode};
 use studyloop_stubs::StubProvider;
 
-use super::converse::tests::StubMentor;
+use super::converse::tests::stub_mentor_case;
 use super::faithful::Transport;
 use super::live::Case;
 use super::{StepFailure, Steps, converse};
@@ -56,23 +56,8 @@ fn trap() -> (String, Arc<AtomicUsize>) {
 type Talk = (u64, Vec<(String, studyloop_actors::Usage, String)>);
 
 fn talk(ctx: &TrialContext, dir: &Path) -> (Talk, crate::evidence::Manifest) {
-    let bin = crate::bins::path("studyloop-stub-provider").unwrap();
-    let mut case = Case::new(ctx, HarnessName::Codex, Surface::WebAcp);
-    case.slots.put_scratch(Scratch::create().unwrap());
-    let seed = case.seed.to_string();
-    let args = ["--seed", seed.as_str(), "--replies", "realistic"];
     let mentor_dir = dir.join(format!("mentor-{}", crate::hex::random(4)));
-    let mentor_stub = StubProvider::spawn(&bin, &mentor_dir, args).unwrap();
-    let addr = mentor_stub
-        .base_url()
-        .trim_start_matches("http://")
-        .to_owned();
-    case.slots.put_stub(mentor_stub);
-    let mut mentor = StubMentor {
-        addr,
-        history: Vec::new(),
-        mangle: None,
-    };
+    let (mut case, mut mentor) = stub_mentor_case(ctx, &mentor_dir, None);
     let result: Result<_, StepFailure> = case.step("conversation", |c| {
         converse(c, Transport::Socket(&mut mentor))
     });

@@ -271,6 +271,33 @@ pub(super) mod tests {
         }
     }
 
+    /// A web-ACP codex case with a scratch world, and its mentor: the case's own
+    /// realistic stub (spawned into `dir`, seeded with the case's seed), mangling
+    /// the shown reply of turn `mangle`. The set-up every conversation test shares.
+    pub(in crate::case) fn stub_mentor_case<'a>(
+        ctx: &'a TrialContext,
+        dir: &std::path::Path,
+        mangle: Option<usize>,
+    ) -> (Case<'a>, StubMentor) {
+        let bin = crate::bins::path("studyloop-stub-provider").unwrap();
+        let mut case = Case::new(ctx, HarnessName::Codex, Surface::WebAcp);
+        case.slots.put_scratch(Scratch::create().unwrap());
+        let seed = case.seed.to_string();
+        let args = ["--seed", seed.as_str(), "--replies", "realistic"];
+        let mentor_stub = StubProvider::spawn(&bin, dir, args).unwrap();
+        let addr = mentor_stub
+            .base_url()
+            .trim_start_matches("http://")
+            .to_owned();
+        case.slots.put_stub(mentor_stub);
+        let mentor = StubMentor {
+            addr,
+            history: Vec::new(),
+            mangle,
+        };
+        (case, mentor)
+    }
+
     /// Two learner turns against a mentor on the case's realistic stub;
     /// returns the conversation's result and the case's recorded fidelity.
     fn two_turns(
@@ -284,22 +311,7 @@ pub(super) mod tests {
         let learner = ["What is ownership?", "Why does the borrow checker exist?"];
         let (_learner, ctx) =
             gateway_learner(dir.path(), &learner, ("STUDYLOOP_ACC_MAX_TURNS", "2"));
-        let bin = crate::bins::path("studyloop-stub-provider").unwrap();
-        let mut case = Case::new(&ctx, HarnessName::Codex, Surface::WebAcp);
-        case.slots.put_scratch(Scratch::create().unwrap());
-        let seed = case.seed.to_string();
-        let args = ["--seed", seed.as_str(), "--replies", "realistic"];
-        let mentor_stub = StubProvider::spawn(&bin, &dir.path().join("mentor"), args).unwrap();
-        let addr = mentor_stub
-            .base_url()
-            .trim_start_matches("http://")
-            .to_owned();
-        case.slots.put_stub(mentor_stub);
-        let mut mentor = StubMentor {
-            addr,
-            history: Vec::new(),
-            mangle,
-        };
+        let (mut case, mut mentor) = stub_mentor_case(&ctx, &dir.path().join("mentor"), mangle);
         let result = case.step("conversation", |c| {
             converse(c, Transport::Socket(&mut mentor))
         });
