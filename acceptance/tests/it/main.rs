@@ -8,6 +8,7 @@
 
 mod acp_auth;
 mod browser_arc;
+mod folders;
 mod gate;
 mod interrupt;
 mod layout;

@@ -65,7 +65,7 @@ fn is_stale(binary: &Path) -> bool {
     let Ok(built) = binary.metadata().and_then(|m| m.modified()) else {
         return true;
     };
-    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("../acceptance/stubs/src");
+    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("../common/stubs/src");
     newest_mtime(&sources).is_some_and(|newest| newest > built)
 }
 
