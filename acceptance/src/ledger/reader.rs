@@ -103,7 +103,7 @@ impl std::fmt::Display for Origin {
 }
 
 /// One line of either log, as read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// How it ended (`skipped` for every skip-ledger line).
     pub outcome: TrialOutcome,
@@ -121,10 +121,13 @@ pub struct Record {
     pub origin: Origin,
     /// Attempt, wall time and failure category (results lines only).
     pub meta: ResultMeta,
+    /// The cell's reply fidelity the line recorded (results lines only; `None` when
+    /// the line records none).
+    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
 }
 
 /// What is known about one trial after reading the logs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TrialStatus {
     /// The worst outcome any record gives (failed, then skipped, then passed):
     /// no line, in any log or run, can hide another's failure or skip.
@@ -148,13 +151,15 @@ pub struct RunDir {
     pub dir: PathBuf,
     /// The run key of its marker; `None` when it has no marker.
     pub key: Option<String>,
+    /// When its marker says the run opened it (RFC 3339 UTC); `None` without a marker.
+    pub started: Option<String>,
     /// Its shard records, one per tier whose runner wrote here (empty for a
     /// directory written before shard records).
     pub shards: Vec<ShardRecord>,
 }
 
 /// Every trial's status in one run directory, or several merged.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunRecords {
     trials: BTreeMap<String, TrialStatus>,
     runs: Vec<RunDir>,
@@ -170,7 +175,8 @@ impl RunRecords {
                 path: dir.to_owned(),
             });
         }
-        let key = read_marker(dir)?.map(|m| m.run);
+        let marker = read_marker(dir)?;
+        let (key, started) = marker.map_or((None, None), |m| (Some(m.run), Some(m.time)));
         let mut records: Vec<(String, Record)> = Vec::new();
         for (origin, skip) in read_lines::<SkipRecord>(&dir.join(SKIP_LEDGER))? {
             let record = Record {
@@ -182,6 +188,7 @@ impl RunRecords {
                 dir: dir.to_owned(),
                 origin,
                 meta: ResultMeta::default(),
+                fidelity: None,
             };
             records.push((skip.trial, record));
         }
@@ -199,6 +206,7 @@ impl RunRecords {
                     elapsed_ms: r.elapsed_ms,
                     category: r.category,
                 },
+                fidelity: r.fidelity,
             };
             records.push((r.trial, record));
         }
@@ -215,6 +223,7 @@ impl RunRecords {
             runs: vec![RunDir {
                 dir: dir.to_owned(),
                 key,
+                started,
                 shards: SHARD_TIERS
                     .iter()
                     .filter_map(|tier| read_shard(dir, tier).transpose())

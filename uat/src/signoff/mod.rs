@@ -8,6 +8,7 @@ mod arbitration;
 mod checks;
 #[cfg(test)]
 mod checks_tests;
+mod claims;
 mod error;
 mod evidence;
 mod pins;

@@ -10,7 +10,7 @@ use studyloop_redaction::Redactor;
 use studyloop_rubrics::Facts;
 
 use super::summary::{SignoffParts, signoff_summary};
-use super::{Pins, SignoffError, arbitration, checks, evidence};
+use super::{Pins, SignoffError, arbitration, checks, claims, evidence};
 use crate::bundle::Bundle;
 use crate::council::Arbitration;
 use crate::inputs::{Input, classify};
@@ -92,6 +92,7 @@ pub fn run(
     // definition's: a release is not signed off over a hole in the matrix).
     reasons_extra.extend(studyloop_acceptance::ledger::merge_shards(&records).problems);
     reasons_extra.extend(disagreements(&definition.cells(), &records));
+    reasons_extra.extend(claims::shard_reasons(definition, &records));
 
     let mut direct = Vec::new();
     for input in &inputs {
@@ -142,6 +143,25 @@ pub fn run(
     let mut verdict = evaluate(&definition.cells(), &results);
     verdict.reasons.extend(reasons_extra);
     verdict.reasons.extend(checks::bundle_reasons(&bundles));
+    // Every claim against independent evidence (issue 33 §1).
+    let now = jiff::Timestamp::now();
+    verdict
+        .reasons
+        .extend(claims::unrecorded_reasons(definition, &records, &bundles));
+    verdict.reasons.extend(claims::cassette_reasons(&bundles));
+    verdict
+        .reasons
+        .extend(claims::fidelity_reasons(&records, &bundles));
+    verdict
+        .reasons
+        .extend(claims::real_reasons(definition, &bundles));
+    verdict.reasons.extend(claims::order_reasons(
+        &records,
+        &bundles,
+        &arbitrations,
+        now,
+    ));
+    verdict.reasons.extend(claims::count_reasons(&arbitrations));
     let (grading, notes) = checks::grading_reasons(definition, pins, &bundles, &arbitrations);
     verdict.reasons.extend(grading);
     // Reasons and notes quote recorded messages and paths: rewrite them, then scan all.

@@ -6,7 +6,7 @@ use crate::common;
 use std::process::Output;
 
 use common::{TRANSCRIPT, bundle, good_reply, judges, uat};
-use studyloop_acceptance::ledger::{RunLog, TrialOutcome};
+use studyloop_acceptance::ledger::TrialOutcome;
 
 fn text(out: &Output) -> (String, String) {
     (
@@ -18,8 +18,8 @@ fn text(out: &Output) -> (String, String) {
 #[test]
 fn signoff_prints_the_verdict_every_reason_and_exits_1_on_fail() {
     let tmp = tempfile::tempdir().unwrap();
+    let shard = common::run_log(&tmp.path().join("runs/1"), &["journey::smoke"]);
     let smoke = bundle(&tmp.path().join("durable"), "journey::smoke", TRANSCRIPT);
-    let shard = RunLog::open(tmp.path().join("runs/1")).unwrap();
     shard
         .record_result(
             "journey::smoke",

@@ -39,9 +39,10 @@ struct Run {
 fn run() -> Run {
     let tmp = tempfile::tempdir().unwrap();
     let durable = tmp.path().join("durable");
+    // The run directory first, as the runner writes it.
+    let shard = common::run_log(&tmp.path().join("runs/shard-1"), &[SMOKE, STUDY]);
     let smoke = bundle(&durable, SMOKE, TRANSCRIPT);
     let study = bundle(&durable, STUDY, TRANSCRIPT);
-    let shard = RunLog::open(tmp.path().join("runs/shard-1")).unwrap();
     shard
         .record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke), None)
         .unwrap();
@@ -227,9 +228,10 @@ fn the_shipped_definition_fails_a_smoke_only_run_naming_what_is_missing() {
     let pins = Pins::load_default().unwrap();
     assert_eq!(pins.definition.version(), 3);
     let run = run();
-    let smoke_only = RunLog::open(run.tmp.path().join("runs/smoke-only")).unwrap();
+    let smoke_only = common::run_log(&run.tmp.path().join("runs/smoke-only"), &[SMOKE]);
+    let smoke = bundle(&run.tmp.path().join("durable"), SMOKE, TRANSCRIPT);
     smoke_only
-        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&run.smoke), None)
+        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke), None)
         .unwrap();
     let out = run.tmp.path().join("releases");
     let report = signoff(&pins, &[smoke_only.dir()], &out);
@@ -339,7 +341,7 @@ fn altered_bundles_skips_and_mixed_commits_fail() {
         "rewritten after the run\n",
     )
     .unwrap();
-    let second = RunLog::open(run.tmp.path().join("runs/shard-2")).unwrap();
+    let second = common::run_log(&run.tmp.path().join("runs/shard-2"), &[SMOKE, STUDY]);
     second.record_skip(SMOKE, "STUDYLOOP_UAT is not 1").unwrap();
     let report = signoff(
         &pins,
@@ -365,7 +367,7 @@ fn altered_bundles_skips_and_mixed_commits_fail() {
     std::fs::write(&manifest, text).unwrap();
     let run = self::run();
     grade(&pins, &run.study, "hermetic", 4);
-    let log = RunLog::open(run.tmp.path().join("runs/mixed")).unwrap();
+    let log = common::run_log(&run.tmp.path().join("runs/mixed"), &[SMOKE, STUDY]);
     log.record_result(SMOKE, TrialOutcome::Passed, None, Some(&elsewhere), None)
         .unwrap();
     log.record_result(STUDY, TrialOutcome::Passed, None, Some(&run.study), None)
@@ -375,14 +377,30 @@ fn altered_bundles_skips_and_mixed_commits_fail() {
 }
 
 #[test]
-fn bundles_passed_directly_count_by_their_manifest_and_duplicates_fail() {
+fn bundles_passed_directly_need_their_run_directory_and_duplicates_fail() {
     let pins = pins(3);
     let run = run();
     grade(&pins, &run.study, "hermetic", 4);
     let out = run.tmp.path().join("releases");
+    // A bundle's own manifest is a claim: without the results line that recorded it
+    // (issue 33 §1), each required cell is a named FAIL.
     let report = signoff(&pins, &[&run.smoke, &run.study], &out);
-    assert!(report.verdict.passed(), "{:#?}", report.verdict.reasons);
     assert_eq!(report.inputs, (0, 2));
+    for cell in [SMOKE, STUDY] {
+        assert_reason(
+            &report,
+            &format!("required cell `{cell}` has no results line in any run directory given"),
+        );
+    }
+    assert_eq!(
+        report.verdict.reasons.len(),
+        2,
+        "{:#?}",
+        report.verdict.reasons
+    );
+    // With the run directory too, the same bundles pass.
+    let report = signoff(&pins, &[run.shard.dir(), &run.smoke, &run.study], &out);
+    assert!(report.verdict.passed(), "{:#?}", report.verdict.reasons);
 
     let again = bundle(&run.tmp.path().join("durable"), SMOKE, TRANSCRIPT);
     let report = signoff(&pins, &[run.shard.dir(), &again], &out);
@@ -394,7 +412,7 @@ fn recorded_messages_are_redacted_before_they_reach_reasons_or_the_summary() {
     let pins = pins(3);
     let run = run();
     let secret = format!("ghp_{}", "a1B2".repeat(9));
-    let log = RunLog::open(run.tmp.path().join("runs/leaky")).unwrap();
+    let log = common::run_log(&run.tmp.path().join("runs/leaky"), &[SMOKE, STUDY]);
     log.record_result(
         SMOKE,
         TrialOutcome::Failed,
@@ -440,16 +458,21 @@ fn a_stub_model_conversation_cannot_sign_off_whatever_council_graded_it() {
     let pins = pins(3);
     let tmp = tempfile::tempdir().unwrap();
     let durable = tmp.path().join("durable");
-    let smoke = bundle(&durable, SMOKE, TRANSCRIPT);
     let out = tmp.path().join("releases");
     for (mode, word) in [
         (Some(AuthMode::StubProvider), "stub-provider"),
         (Some(AuthMode::Scrubbed), "scrubbed"),
         (None, "unknown"),
     ] {
+        let log = common::run_log(&tmp.path().join("runs").join(word), &[SMOKE, STUDY]);
+        let smoke = bundle(&durable.join(word), SMOKE, TRANSCRIPT);
         let study = bundle_in_mode(&durable.join(word), STUDY, TRANSCRIPT, mode);
         grade(&pins, &study, "hermetic", 5);
-        let report = signoff(&pins, &[&smoke, &study], &out);
+        for (cell, b) in [(SMOKE, &smoke), (STUDY, &study)] {
+            log.record_result(cell, TrialOutcome::Passed, None, Some(b), None)
+                .unwrap();
+        }
+        let report = signoff(&pins, &[log.dir()], &out);
         assert_eq!(
             report.verdict.reasons.len(),
             1,

@@ -47,8 +47,8 @@ fn reasons(report: &SignoffReport) -> String {
 fn a_missing_shard_and_a_cell_two_shards_disagree_about_are_named_fails() {
     let pins = smoke_only();
     let tmp = tempfile::tempdir().unwrap();
-    let smoke = bundle(&tmp.path().join("durable"), SMOKE, TRANSCRIPT);
     let one = shard(&tmp.path().join("shard-1"), "hash:1/2", &[SMOKE]);
+    let smoke = bundle(&tmp.path().join("durable"), SMOKE, TRANSCRIPT);
     one.record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke), None)
         .unwrap();
     let two = shard(&tmp.path().join("shard-2"), "hash:2/2", &[PROBE]);
@@ -80,6 +80,19 @@ fn a_missing_shard_and_a_cell_two_shards_disagree_about_are_named_fails() {
     assert!(
         text.contains("cell `probe::codex` has different outcomes in different shards")
             && text.contains("shard hash:2/2 was given 2 times"),
+        "{text}"
+    );
+
+    // Issue 33 §1: shard 2 lost *and* shard 1's record deleted. A directory without
+    // its record used to "take no part" and the sign-off PASSed; the runner writes a
+    // record in every run directory, so a missing one is a named FAIL.
+    std::fs::remove_file(one.dir().join("shard-uat.json")).unwrap();
+    let hidden = signoff(&pins, &[one.dir()], &out);
+    assert!(!hidden.verdict.passed());
+    let text = reasons(&hidden);
+    assert!(
+        text.contains("has no shard record (shard-uat.json)")
+            && text.contains(&one.dir().display().to_string()),
         "{text}"
     );
 }

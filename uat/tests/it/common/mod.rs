@@ -45,7 +45,11 @@ pub fn bundle_in_mode(
     manifest.outcome = Outcome::Completed;
     manifest.repo_sha = Some("0123456789abcdef0123456789abcdef01234567".into());
     manifest.dirty = Some(false);
-    manifest.harness = Some("stub-acp".into());
+    // Positive evidence of a real harness (the sign-off demands it of a real-auth
+    // graded cell): its name, the version line it printed and the binary it ran.
+    manifest.harness = Some("claude".into());
+    manifest.harness_version = Some("2.1.3 (Claude Code)".into());
+    manifest.binary_path = Some("/opt/harnesses/node_modules/.bin/claude".into());
     manifest.actor_backend = Some("scripted".into());
     let mut w = BundleWriter::create(root.join(run_id.as_str()), manifest).unwrap();
     w.write_file("transcript.jsonl", transcript.as_bytes())
@@ -58,6 +62,23 @@ pub fn bundle_in_mode(
     w.write_json("db/topics.json", &json!([{"topic": "closures"}]))
         .unwrap();
     w.finish().unwrap()
+}
+
+/// A run directory as the uat runner opens it: its run marker and an unsharded shard
+/// record whose catalogue (and owned cells) are `cells`.
+pub fn run_log(dir: &Path, cells: &[&str]) -> studyloop_acceptance::ledger::RunLog {
+    let log = studyloop_acceptance::ledger::RunLog::open(dir).unwrap();
+    let mut cells: Vec<String> = cells.iter().map(|c| (*c).to_owned()).collect();
+    cells.sort();
+    log.record_shard(&studyloop_acceptance::ledger::ShardRecord {
+        run: log.key().to_owned(),
+        tier: "uat".into(),
+        partition: None,
+        catalogue: cells.clone(),
+        owned: cells,
+    })
+    .unwrap();
+    log
 }
 
 /// A plain two-turn transcript.

@@ -46,6 +46,8 @@ pub struct World {
     pub smoke: PathBuf,
     /// The graded study bundle.
     pub study: PathBuf,
+    /// The bundles of the other required cells ([`UNGRADED`], in order).
+    pub ungraded: Vec<PathBuf>,
 }
 
 impl World {
@@ -53,21 +55,29 @@ impl World {
         let tmp = tempfile::tempdir().unwrap();
         let pins = Pins::load_default().unwrap();
         let durable = tmp.path().join("durable");
+        // In the order the runner writes: the run directory, then the bundles.
+        let mut cells = vec![SMOKE, STUDY];
+        cells.extend(UNGRADED);
+        let run = super::run_log(&tmp.path().join("runs/run-1"), &cells);
         let smoke = bundle(&durable, SMOKE, TRANSCRIPT);
         let study = bundle(&durable, STUDY, TRANSCRIPT);
-        let run = RunLog::open(tmp.path().join("runs/run-1")).unwrap();
+        let ungraded = UNGRADED
+            .iter()
+            .map(|cell| bundle(&durable, cell, TRANSCRIPT))
+            .collect();
         let w = Self {
             tmp,
             pins,
             run,
             smoke,
             study,
+            ungraded,
         };
         w.grade(&[4, 4, 5]);
         w.pass(SMOKE, &w.smoke);
         w.pass(STUDY, &w.study);
-        for cell in UNGRADED {
-            w.pass(cell, &bundle(&durable, cell, TRANSCRIPT));
+        for (cell, b) in UNGRADED.iter().zip(&w.ungraded) {
+            w.pass(cell, b);
         }
         w
     }
@@ -140,7 +150,7 @@ impl World {
             bundle_run_id: b.manifest().run_id.clone(),
             cell: STUDY.to_owned(),
             manifest_digest: b.digest(),
-            date: "2026-11-30T00:00:00Z".into(),
+            date: studyloop_acceptance::clock::now_rfc3339(),
             council: "release".into(),
             council_pin: pin(self.pins.roster.version(), self.pins.roster.sha256()),
             rubric_pin: pin(self.pins.rubric.version(), self.pins.rubric.sha256()),
@@ -184,6 +194,46 @@ impl World {
         if bundle == self.study {
             self.grade(&[4, 4, 5]);
         }
+    }
+}
+
+impl World {
+    /// Rewrites every results line of `cell` (the run directory's own file).
+    pub fn edit_results(&self, cell: &str, edit: impl Fn(&mut Value)) {
+        let path = self.run.dir().join(RESULTS_LOG);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut out = String::new();
+        for line in text.lines() {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            if value["trial"] == cell {
+                edit(&mut value);
+            }
+            out.push_str(&value.to_string());
+            out.push('\n');
+        }
+        std::fs::write(&path, out).unwrap();
+    }
+
+    /// Rewrites one JSON file of the run directory (`run.json`, `shard-uat.json`);
+    /// `None` deletes it.
+    pub fn edit_run_file(&self, name: &str, edit: impl FnOnce(&mut Value) -> bool) {
+        let path = self.run.dir().join(name);
+        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if edit(&mut value) {
+            std::fs::write(&path, value.to_string()).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+
+    /// Adds `rel` with `bytes` to `bundle` and to its inventory (so it verifies).
+    pub fn add_file(&self, bundle: &Path, rel: &str, bytes: &[u8]) {
+        let path = bundle.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        chmod(&path, 0o600);
+        let hash = studyloop_acceptance::evidence::hash_file(&path).unwrap();
+        self.edit_manifest(bundle, |m| m["file_inventory"][rel] = Value::from(hash));
     }
 }
 
