@@ -12,6 +12,7 @@ mod claims;
 mod error;
 mod evidence;
 mod pins;
+pub mod rule;
 mod run;
 mod summary;
 
