@@ -123,8 +123,8 @@ fn main() {
             "{name:>9} {:>13}: {t_new:8.1} µs/turn, baseline {t_old:7.1} µs, ratio {:6.2}; fidelity {:.3} (old screen way {:.3}{})",
             format!("{:?}", new.source),
             t_new / t_old,
-            f_new.ratio,
-            f_old.ratio,
+            f_new.ratio.unwrap_or(f64::NAN),
+            f_old.ratio.unwrap_or(f64::NAN),
             f_old
                 .diff
                 .map(|d| format!(", first diff {d}"))

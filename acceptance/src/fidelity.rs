@@ -1,13 +1,30 @@
-//! Fidelity: how much of what the stub sent a recorded reply kept.
+//! Fidelity: whether a recorded reply is what the stub sent.
 //!
-//! Both texts are normalised only for what a harness legitimately changes
-//! when it renders Markdown and lays it out: whitespace (wrapping, margins,
-//! indentation), list markers, heading hashes, emphasis and inline-code marks,
-//! and code fences. Everything else (a dropped character, a stray border, a
-//! status word) counts. The score is the longest common subsequence of the
-//! two word sequences: `2·common / (sent + recorded)`, 1.0 when they match.
+//! Two measures, by source (issue 33 §3):
+//! - **ACP and session stores** carry the model's own bytes, so the text itself is
+//!   compared after one documented normalisation, [`normalise_exact`]: line endings
+//!   become `\n`, trailing spaces and tabs end no line, and trailing blank lines are
+//!   dropped. Anything less than equality fails, and the first difference is shown
+//!   (line, column and both texts around it).
+//! - **The screen** is a rendering: a TUI drops emphasis and inline-code marks,
+//!   heading hashes and fence lines, redraws list bullets and rewraps lines. Those
+//!   (and only those, [`normalise_screen`]) are undone on both sides, then the two
+//!   character sequences are aligned in order (longest common subsequence over every
+//!   character, punctuation included). It passes when the ratio
+//!   `2·common / (sent + recorded)` meets [`SourceKind::floor`] *and* not one letter or
+//!   digit is unmatched on either side, with at most [`MAX_GLYPH_EDITS`] other
+//!   characters unmatched (a glyph the extractor could not restore): one wrong content
+//!   word cannot pass, however long the reply.
+//!
+//! Either way, an empty recorded reply (or nothing sent) is no measurement: its ratio
+//! is `None` (unknown) and it fails, never 1.0. Recorded lines that occur nowhere in
+//! what was sent are reported as the chrome the reader kept.
 
 use serde::{Deserialize, Serialize};
+
+mod align;
+
+use align::{align, first_difference};
 
 /// Which source a recorded reply came from (recorded per turn in evidence).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -31,46 +48,89 @@ impl SourceKind {
         }
     }
 
-    /// The lowest fidelity ratio a turn from this source may have: 100% for
-    /// ACP and session stores (the model's bytes), 95% for a screen extractor
-    /// (a TUI may still drop a glyph the rules cannot restore).
+    /// The lowest ratio a turn from this source may have: 1.0 (equality) for ACP
+    /// and session stores, 0.99 for the screen (which must also match every letter
+    /// and digit, see the module doc).
     pub fn floor(self) -> f64 {
         match self {
             Self::Acp | Self::SessionStore => 1.0,
-            Self::Screen => 0.95,
+            Self::Screen => 0.99,
         }
     }
 }
 
-/// The largest word count compared (a longer text is cut; replies are
-/// 5–40 lines, a few hundred words).
-const MAX_WORDS: usize = 4096;
+/// The most non-alphanumeric characters a screen reply may leave unmatched.
+pub const MAX_GLYPH_EDITS: usize = 3;
+
+/// The longest differing middle (after the common prefix and suffix) aligned
+/// character by character; a longer one is not aligned and fails, named.
+pub(crate) const MAX_ALIGN_CHARS: usize = 4096;
+
+/// How many kept chrome lines a score lists.
+const MAX_CHROME_LINES: usize = 5;
 
 /// One turn's fidelity.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplyScore {
-    /// `2·common / (sent + recorded)` over normalised words; 1.0 = identical.
-    pub ratio: f64,
-    /// Words compared on each side, and words in common.
-    pub sent_words: usize,
-    /// Words in the recorded reply.
-    pub recorded_words: usize,
-    /// Words in both, in order.
-    pub common_words: usize,
+    /// `exact` (ACP, session store) or `chars` (screen).
+    pub measure: &'static str,
+    /// `2·common / (sent + recorded)` over normalised characters; 1.0 = identical;
+    /// `None` when there is nothing to compare (an empty side): unknown, and a fail.
+    pub ratio: Option<f64>,
+    /// Normalised characters sent.
+    pub sent_chars: usize,
+    /// Normalised characters recorded.
+    pub recorded_chars: usize,
+    /// Characters in both, in order.
+    pub common_chars: usize,
+    /// Letters and digits unmatched on either side (screen: any fails).
+    pub content_edits: usize,
+    /// Other characters unmatched on either side.
+    pub glyph_edits: usize,
     /// The floor for the reply's source.
     pub floor: f64,
-    /// `ratio >= floor`.
+    /// Whether the reply is faithful under its source's measure.
     pub pass: bool,
-    /// The first words that differ (sent vs recorded), for the evidence.
+    /// The first difference (sent vs recorded), for the evidence.
     pub diff: Option<String>,
+    /// Recorded lines found nowhere in what was sent (at most five).
+    pub kept_chrome: Vec<String>,
 }
 
-/// Strips what rendering changes from one line.
-fn normalise_line(line: &str) -> String {
+/// ACP and session-store text as compared: `\r\n` and `\r` become `\n`, trailing
+/// spaces and tabs are cut from every line, trailing blank lines are dropped.
+pub fn normalise_exact(text: &str) -> String {
+    let unix = text.replace("\r\n", "\n").replace('\r', "\n");
+    let lines: Vec<&str> = unix
+        .split('\n')
+        .map(|l| l.trim_end_matches([' ', '\t']))
+        .collect();
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |i| i + 1);
+    lines[..end].join("\n")
+}
+
+/// Whether `rest` (what follows a fence marker) is only a language tag.
+fn language_tag(rest: &str) -> bool {
+    rest.chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '#' | '-' | '_' | '.'))
+}
+
+/// One line with what a TUI's rendering changes undone: margins, a heading's
+/// hashes, a list bullet, emphasis and inline-code marks; a bare fence line (or one
+/// with only its language tag) is dropped, but text behind a fence marker is kept.
+fn screen_line(line: &str) -> String {
     let mut t = line.trim();
-    if t.starts_with("```") || t.starts_with("~~~") {
-        // A fence line carries only its language tag, which TUIs drop.
-        return String::new();
+    for fence in ["```", "~~~"] {
+        if let Some(rest) = t.strip_prefix(fence) {
+            let rest = rest.trim_start_matches(fence.chars().next().unwrap_or('`'));
+            if language_tag(rest.trim()) {
+                return String::new();
+            }
+            t = rest.trim();
+        }
     }
     t = t.trim_start_matches('#').trim_start();
     for marker in ["- ", "* ", "+ ", "• ", "◦ ", "▪ ", "> "] {
@@ -79,101 +139,117 @@ fn normalise_line(line: &str) -> String {
             break;
         }
     }
-    if let Some((n, rest)) = t.split_once(". ")
-        && !n.is_empty()
-        && n.len() < 4
-        && n.bytes().all(|b| b.is_ascii_digit())
-    {
-        t = rest;
-    }
-    t.chars().filter(|c| !matches!(c, '*' | '`')).collect()
+    let kept: String = t.chars().filter(|c| !matches!(c, '*' | '`')).collect();
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The normalised words of `text`.
-pub fn words(text: &str) -> Vec<String> {
-    text.lines()
-        .map(normalise_line)
-        .flat_map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-        .take(MAX_WORDS)
+/// Screen text as compared: [`screen_line`] on every line, blank lines dropped,
+/// lines joined by one space (a TUI rewraps, so line breaks carry no meaning).
+pub fn normalise_screen(text: &str) -> String {
+    normalised_lines(text, SourceKind::Screen).join(" ")
+}
+
+/// The normalised non-blank lines of `text` under `source`'s rules.
+fn normalised_lines(text: &str, source: SourceKind) -> Vec<String> {
+    match source {
+        SourceKind::Screen => text
+            .lines()
+            .map(screen_line)
+            .filter(|l| !l.is_empty())
+            .collect(),
+        SourceKind::Acp | SourceKind::SessionStore => normalise_exact(text)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect(),
+    }
+}
+
+/// Recorded lines that occur nowhere in what was sent (the chrome a reader kept).
+fn kept_chrome(sent: &str, recorded: &str, source: SourceKind) -> Vec<String> {
+    let sent = normalised_lines(sent, source).join("\n");
+    let sent_flat = normalise_screen(&sent);
+    normalised_lines(recorded, source)
+        .into_iter()
+        .filter(|l| !sent.contains(l.as_str()) && !sent_flat.contains(l.as_str()))
+        .take(MAX_CHROME_LINES)
         .collect()
 }
 
-/// Longest common subsequence length (two rows of the table).
-fn lcs(a: &[String], b: &[String]) -> usize {
-    let mut prev = vec![0_usize; b.len() + 1];
-    let mut row = vec![0_usize; b.len() + 1];
-    for x in a {
-        for (j, y) in b.iter().enumerate() {
-            row[j + 1] = if x == y {
-                prev[j] + 1
-            } else {
-                row[j].max(prev[j + 1])
-            };
-        }
-        std::mem::swap(&mut prev, &mut row);
-    }
-    prev[b.len()]
-}
-
-fn first_difference(a: &[String], b: &[String]) -> Option<String> {
-    let at = a
-        .iter()
-        .zip(b)
-        .position(|(x, y)| x != y)
-        .or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))?;
-    let window = |w: &[String]| w[at.min(w.len())..(at + 8).min(w.len())].join(" ");
-    Some(format!(
-        "word {at}: sent {:?} / recorded {:?}",
-        window(a),
-        window(b)
-    ))
-}
-
-/// Scores `recorded` against `sent` under the floor of `source`.
+/// Scores `recorded` against `sent` under the measure and floor of `source`.
 pub fn score(sent: &str, recorded: &str, source: SourceKind) -> ReplyScore {
-    let a = words(sent);
-    let b = words(recorded);
-    let common = lcs(&a, &b);
-    let total = a.len() + b.len();
+    let (a, b, measure) = match source {
+        SourceKind::Screen => (normalise_screen(sent), normalise_screen(recorded), "chars"),
+        SourceKind::Acp | SourceKind::SessionStore => {
+            (normalise_exact(sent), normalise_exact(recorded), "exact")
+        }
+    };
+    let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let floor = source.floor();
+    let mut s = ReplyScore {
+        measure,
+        ratio: None,
+        sent_chars: ac.len(),
+        recorded_chars: bc.len(),
+        common_chars: 0,
+        content_edits: 0,
+        glyph_edits: 0,
+        floor,
+        pass: false,
+        diff: first_difference(&ac, &bc, source),
+        kept_chrome: kept_chrome(sent, recorded, source),
+    };
+    if ac.is_empty() || bc.is_empty() {
+        s.diff = Some(
+            if bc.is_empty() {
+                "the recorded reply is empty: nothing was measured (unknown, a fail)"
+            } else {
+                "nothing was sent to compare with: nothing was measured (unknown, a fail)"
+            }
+            .to_owned(),
+        );
+        return s;
+    }
+    let Some(al) = align(&ac, &bc) else {
+        s.diff = Some(format!(
+            "{}; the differing middle is longer than {MAX_ALIGN_CHARS} characters, so it was not aligned (a fail)",
+            s.diff.unwrap_or_default()
+        ));
+        return s;
+    };
     #[expect(
         clippy::cast_precision_loss,
-        reason = "word counts are capped at 4096, far below f64's exact range"
+        reason = "character counts are far below f64's exact range"
     )]
-    let ratio = if total == 0 {
-        1.0
-    } else {
-        (2 * common) as f64 / total as f64
+    let ratio = (2 * al.common) as f64 / (ac.len() + bc.len()) as f64;
+    s.ratio = Some(ratio);
+    s.common_chars = al.common;
+    s.content_edits = al.content_edits;
+    s.glyph_edits = al.glyph_edits;
+    s.pass = match source {
+        SourceKind::Screen => {
+            ratio >= floor && al.content_edits == 0 && al.glyph_edits <= MAX_GLYPH_EDITS
+        }
+        SourceKind::Acp | SourceKind::SessionStore => ac == bc,
     };
-    let floor = source.floor();
-    ReplyScore {
-        ratio,
-        sent_words: a.len(),
-        recorded_words: b.len(),
-        common_words: common,
-        floor,
-        pass: ratio >= floor,
-        diff: first_difference(&a, &b),
-    }
+    s
 }
 
-/// A cell's fidelity over its turns: common words over all turns against all
-/// words, so a long turn weighs more than a short one; `None` without turns
-/// (unknown, never 0).
+/// A cell's fidelity over its measured turns: common characters over all their
+/// characters, so a long turn weighs more than a short one; `None` without a
+/// measured turn (unknown, never 0 or 1).
 pub fn cell_ratio(verdicts: &[ReplyScore]) -> Option<f64> {
-    let total: usize = verdicts
+    let measured: Vec<&ReplyScore> = verdicts.iter().filter(|v| v.ratio.is_some()).collect();
+    let total: usize = measured
         .iter()
-        .map(|v| v.sent_words + v.recorded_words)
+        .map(|v| v.sent_chars + v.recorded_chars)
         .sum();
-    let common: usize = verdicts.iter().map(|v| v.common_words).sum();
+    let common: usize = measured.iter().map(|v| v.common_chars).sum();
     #[expect(
         clippy::cast_precision_loss,
-        reason = "word counts are far below f64's exact range"
+        reason = "character counts are far below f64's exact range"
     )]
-    match (verdicts.is_empty(), total) {
-        (true, _) => None,
-        (false, 0) => Some(1.0),
-        (false, t) => Some((2 * common) as f64 / t as f64),
-    }
+    (total > 0).then(|| (2 * common) as f64 / total as f64)
 }
 
 /// One turn's recorded reply and its fidelity (a lane's per-turn evidence).
@@ -190,7 +266,7 @@ pub struct TurnFidelity {
     pub verdict: Option<ReplyScore>,
 }
 
-/// A cell's fidelity: the word-weighted ratio over its scored turns, the
+/// A cell's fidelity: the character-weighted ratio over its scored turns, the
 /// strictest floor among its sources, and whether every scored turn and the
 /// ratio meet it (`results.jsonl`, receipts and the COVERAGE column).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

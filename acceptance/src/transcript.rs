@@ -19,9 +19,13 @@
 /// old path stays.
 pub use crate::fidelity;
 pub use crate::fidelity::SourceKind;
+#[cfg(test)]
+mod fidelity_cases;
 pub mod screen;
 #[cfg(test)]
 mod screen_tests;
+#[cfg(test)]
+mod screen_tests_support;
 pub mod store;
 mod store_sqlite;
 #[cfg(test)]

@@ -334,7 +334,7 @@ pub(super) mod tests {
             assert_eq!(t.turn, k as u64 + 1);
             assert!(t.text.starts_with(&format!("MENTOR-REPLY {}", k + 1)));
             let v = t.verdict.as_ref().expect("scored against the stub's log");
-            assert!(v.pass && (v.ratio - 1.0).abs() < f64::EPSILON, "{v:?}");
+            assert!(v.pass && v.ratio == Some(1.0), "{v:?}");
         }
         assert_eq!(checks.len(), 2, "{checks:?}");
         assert!(checks.iter().all(|c| c.ok));
@@ -367,7 +367,7 @@ pub(super) mod tests {
                 .error
                 .as_deref()
                 .unwrap()
-                .contains("below its floor 1.00")
+                .contains("fails its measure `exact` (floor 1.00")
         );
         let cell = crate::transcript::fidelity::CellFidelity::of(&turns);
         assert!(

@@ -140,12 +140,20 @@ pub(crate) fn check_turns(
         let Some(v) = &t.verdict else { continue };
         let error = (!v.pass).then(|| {
             format!(
-                "turn {} ({:?}): fidelity {:.4} below its floor {:.2}; {}",
+                "turn {} ({:?}): fidelity {} fails its measure `{}` (floor {:.2}, {} letter(s)/digit(s) and {} other character(s) unmatched{}); {}",
                 t.turn,
                 t.source,
-                v.ratio,
+                v.ratio.map_or_else(|| "unknown".to_owned(), |r| format!("{r:.4}")),
+                v.measure,
                 v.floor,
-                v.diff.as_deref().unwrap_or("no word differs")
+                v.content_edits,
+                v.glyph_edits,
+                if v.kept_chrome.is_empty() {
+                    String::new()
+                } else {
+                    format!("; chrome kept: {:?}", v.kept_chrome)
+                },
+                v.diff.as_deref().unwrap_or("no character differs")
             )
         });
         if let Some(e) = &error {

@@ -65,7 +65,7 @@ fn assert_store_is_exact(harness: HarnessName, home: &Path) {
         assert_eq!(got.source, SourceKind::SessionStore, "{harness}");
         assert_eq!(got.text, sent(turn), "{harness} turn {turn}");
         let verdict = score(&sent(turn), &got.text, got.source);
-        assert!(verdict.pass && (verdict.ratio - 1.0).abs() < f64::EPSILON);
+        assert!(verdict.pass && verdict.ratio == Some(1.0));
     }
     let err = read_reply(harness, &trace(home, 2).with_turn(3)).unwrap_err();
     assert!(
