@@ -209,3 +209,57 @@ fn a_recorder_killed_mid_write_leaves_a_parseable_cassette() {
     }
     eprintln!("killed recorders: 6, torn tails left and repaired: {torn}");
 }
+
+/// Issue 33 §4: the seal is an unkeyed digest, so it detects corruption, not forgery.
+/// A line forged and re-sealed by hand passes the seal; one that carries a string the
+/// redaction rules would rewrite (a key smuggled into the answer or the request) is
+/// still refused at open, so it never reaches a replayed answer or a bundle.
+#[test]
+fn a_resealed_line_smuggling_a_secret_is_refused() {
+    use super::entry::{Answer, Entry, line};
+    let (_dir, path) = temp();
+    let dir = path.parent().unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let key = format!("ghp_{}", "a1B2".repeat(9));
+    let forged = |name: &str, request: serde_json::Value, text: &str| {
+        let p = dir.join(name);
+        let bytes = line(Entry::Chat {
+            scope: "cell".into(),
+            key: super::entry::key_of(&request),
+            request,
+            answer: Answer {
+                text: text.to_owned(),
+                input_tokens: Some(1),
+                output_tokens: Some(1),
+            },
+        });
+        std::fs::write(&p, bytes).unwrap();
+        (p.clone(), open(CassetteMode::Replay, &p))
+    };
+    let clean = serde_json::json!({"body": {"q": "hi"}, "wire": "openai-chat"});
+    // The control: a forged, re-sealed line with clean text opens (the seal is no
+    // proof of who wrote it; the docs say so).
+    let (_, ok) = forged("clean.jsonl", clean.clone(), "a forged but clean answer");
+    assert!(ok.is_ok(), "{ok:?}");
+    for (name, request, text) in [
+        (
+            "answer.jsonl",
+            clean.clone(),
+            format!("use the token {key}"),
+        ),
+        (
+            "request.jsonl",
+            serde_json::json!({"body": {"q": format!("token={key}")}, "wire": "openai-chat"}),
+            "fine".to_owned(),
+        ),
+        ("home.jsonl", clean, "see /home/alice/notes.txt".to_owned()),
+    ] {
+        let (p, got) = forged(name, request, &text);
+        let err = got.unwrap_err().to_string();
+        assert!(
+            err.contains("redaction rules rewrite") && err.contains(&p.display().to_string()),
+            "{name}: {err}"
+        );
+        assert!(!err.contains(&key), "the error repeats the secret: {err}");
+    }
+}

@@ -175,8 +175,26 @@ pub(crate) enum Refused {
     Tampered(String),
 }
 
-/// Parses and checks one complete line.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Entry, Refused> {
+/// The first string in `value` (keys included) that `redactor` would rewrite.
+fn unredacted<'a>(value: &'a Value, redactor: &Redactor) -> Option<&'a str> {
+    match value {
+        Value::String(s) => (redactor.redact(s) != *s).then_some(s.as_str()),
+        Value::Array(items) => items.iter().find_map(|v| unredacted(v, redactor)),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            (redactor.redact(k) != *k)
+                .then_some(k.as_str())
+                .or_else(|| unredacted(v, redactor))
+        }),
+        _ => None,
+    }
+}
+
+/// Parses and checks one complete line: its format, its seal, its key, plausible
+/// usage, and that no string in it is one the redaction rules would rewrite. The seal
+/// is an unkeyed digest, so it detects corruption, not forgery: a line edited and
+/// re-sealed by hand passes it, and this last check is what keeps a key smuggled
+/// into a re-sealed answer from being replayed into a bundle.
+pub(crate) fn parse(bytes: &[u8], redactor: &Redactor) -> Result<Entry, Refused> {
     let line: Line = serde_json::from_slice(bytes).map_err(|e| Refused::Corrupt(e.to_string()))?;
     if line.v != FORMAT {
         return Err(Refused::Corrupt(format!(
@@ -199,6 +217,13 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Entry, Refused> {
         if key_of(request) != *key {
             return Err(Refused::Tampered(format!(
                 "the request does not hash to its key {key}"
+            )));
+        }
+        let text = Value::String(answer.text.clone());
+        if let Some(s) = unredacted(request, redactor).or_else(|| unredacted(&text, redactor)) {
+            let shown = redactor.redact(s);
+            return Err(Refused::Tampered(format!(
+                "it holds text the redaction rules rewrite (as {shown:?}): a recorder writes every string redacted, so it was written by hand"
             )));
         }
         for (field, n) in [
@@ -281,23 +306,26 @@ mod tests {
             },
         };
         let bytes = line(entry.clone());
-        assert_eq!(parse(bytes.trim_ascii_end()), Ok(entry));
+        assert_eq!(parse(bytes.trim_ascii_end(), &r), Ok(entry));
         let text = String::from_utf8(bytes).unwrap();
         let edited = text.replace("an answer", "an edited answer");
         assert!(matches!(
-            parse(edited.as_bytes()),
+            parse(edited.as_bytes(), &r),
             Err(Refused::Tampered(_))
         ));
         let edited = text.replace("\"model\":\"m\"", "\"model\":\"n\"");
         assert!(matches!(
-            parse(edited.as_bytes()),
+            parse(edited.as_bytes(), &r),
             Err(Refused::Tampered(_))
         ));
         assert!(matches!(
-            parse(&text.as_bytes()[..text.len() / 2]),
+            parse(&text.as_bytes()[..text.len() / 2], &r),
             Err(Refused::Corrupt(_))
         ));
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(matches!(parse(deep.as_bytes()), Err(Refused::Corrupt(_))));
+        assert!(matches!(
+            parse(deep.as_bytes(), &r),
+            Err(Refused::Corrupt(_))
+        ));
     }
 }

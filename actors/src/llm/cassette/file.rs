@@ -96,8 +96,11 @@ pub(crate) struct Loaded {
     pub(crate) torn_tail: bool,
 }
 
-/// Reads and checks every line of `path`.
-pub(crate) fn load(path: &Path) -> Result<Loaded, CassetteError> {
+/// Reads and checks every line of `path` (each string against `redactor`'s rules).
+pub(crate) fn load(
+    path: &Path,
+    redactor: &studyloop_redaction::Redactor,
+) -> Result<Loaded, CassetteError> {
     let bytes =
         studyloop_regular_file::read_regular(path, MAX_CASSETTE_BYTES).map_err(|source| {
             CassetteError::Read {
@@ -116,18 +119,20 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, CassetteError> {
             continue;
         }
         let line = n + 1;
-        entries.push(entry::parse(text).map_err(|refused| match refused {
-            Refused::Corrupt(detail) => CassetteError::Corrupt {
-                path: path.to_owned(),
-                line,
-                detail,
-            },
-            Refused::Tampered(detail) => CassetteError::Tampered {
-                path: path.to_owned(),
-                line,
-                detail,
-            },
-        })?);
+        entries.push(
+            entry::parse(text, redactor).map_err(|refused| match refused {
+                Refused::Corrupt(detail) => CassetteError::Corrupt {
+                    path: path.to_owned(),
+                    line,
+                    detail,
+                },
+                Refused::Tampered(detail) => CassetteError::Tampered {
+                    path: path.to_owned(),
+                    line,
+                    detail,
+                },
+            })?,
+        );
     }
     Ok(Loaded {
         sha256,

@@ -83,8 +83,9 @@ impl Cassette {
         }
         let rules =
             RedactionRules::load_default().map_err(|e| CassetteError::Rules(e.to_string()))?;
+        let redactor = Redactor::new(&rules);
         let loaded = match setting.mode {
-            CassetteMode::Replay => Some(file::load(&path)?),
+            CassetteMode::Replay => Some(file::load(&path, &redactor)?),
             CassetteMode::Record => None,
         };
         let mut answers: HashMap<Slot, Vec<Answer>> = HashMap::new();
@@ -103,7 +104,7 @@ impl Cassette {
         let inner = Arc::new(Inner {
             mode: setting.mode,
             path,
-            redactor: Redactor::new(&rules),
+            redactor,
             loaded,
             answers,
             seeds,
@@ -161,7 +162,7 @@ impl Cassette {
             let Some(text) = line.strip_suffix(b"\n") else {
                 continue; // a torn tail
             };
-            let ours = match super::entry::parse(text) {
+            let ours = match super::entry::parse(text, &self.inner.redactor) {
                 Ok(Entry::Chat { scope: s, .. } | Entry::Seed { scope: s, .. }) => s == scope,
                 Err(_) => false,
             };
