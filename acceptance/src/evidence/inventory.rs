@@ -193,7 +193,7 @@ pub fn read_manifest(dir: &Path) -> Result<(Vec<u8>, Manifest), VerifyError> {
         path: manifest_path.clone(),
         source,
     };
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(invalid)?;
+    let value: serde_json::Value = super::unique_json::from_slice(&bytes).map_err(invalid)?;
     let version = value
         .get("schema_version")
         .cloned()

@@ -18,6 +18,7 @@ mod inventory;
 mod manifest;
 mod repo;
 mod run_id;
+pub mod unique_json;
 mod walk;
 
 pub use bundle::{BundleWriter, EvidenceError, MANIFEST_NAME};

@@ -338,7 +338,7 @@ fn read_record<T: serde::de::DeserializeOwned>(
             });
         }
     };
-    serde_json::from_slice(&bytes)
+    crate::evidence::unique_json::from_slice(&bytes)
         .map(Some)
         .map_err(|source| LedgerError::Malformed {
             path: path.to_owned(),
@@ -369,7 +369,7 @@ fn read_lines<T: serde::de::DeserializeOwned>(
                 path: path.to_owned(),
                 line: i + 1,
             };
-            serde_json::from_str(line)
+            crate::evidence::unique_json::from_str(line)
                 .map(|record| (origin, record))
                 .map_err(|source| LedgerError::Malformed {
                     path: path.to_owned(),

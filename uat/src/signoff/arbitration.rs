@@ -65,7 +65,8 @@ pub(crate) fn read(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(ArbitrationReadError::Read(e)),
         };
-    let stored: Arbitration = serde_json::from_slice(&bytes).map_err(ArbitrationReadError::Json)?;
+    let stored: Arbitration = studyloop_acceptance::evidence::unique_json::from_slice(&bytes)
+        .map_err(ArbitrationReadError::Json)?;
     if stored.schema_version != council::ARBITRATION_SCHEMA {
         return Err(ArbitrationReadError::Schema {
             found: stored.schema_version,

@@ -326,6 +326,57 @@ pub(crate) fn cases() -> Vec<(&'static str, &'static str, Craft)> {
                 vec![]
             },
         ),
+        // --- §2: a duplicate key (serde_json keeps the last) ---------------------------
+        (
+            "smoke inventory lists transcript.jsonl twice, wrong hash first",
+            "duplicate key",
+            |w| {
+                let path = w.smoke.join("manifest.json");
+                let text = std::fs::read_to_string(&path).unwrap();
+                let line = text
+                    .lines()
+                    .find(|l| l.trim_start().starts_with("\"transcript.jsonl\": "))
+                    .unwrap()
+                    .to_owned();
+                let forged = format!("    \"transcript.jsonl\": \"{}\",\n{line}", "0".repeat(64));
+                std::fs::write(&path, text.replacen(&line, &forged, 1)).unwrap();
+                vec![]
+            },
+        ),
+        (
+            "study results line names its outcome twice",
+            "duplicate key",
+            |w| {
+                let path = w.run.dir().join("results.jsonl");
+                let text = std::fs::read_to_string(&path).unwrap();
+                let forged: String = text
+                    .lines()
+                    .map(|l| {
+                        if l.contains(STUDY) {
+                            l.replacen("{", "{\"outcome\":\"failed\",", 1)
+                        } else {
+                            l.to_owned()
+                        }
+                    })
+                    .map(|l| l + "\n")
+                    .collect();
+                std::fs::write(&path, forged).unwrap();
+                vec![]
+            },
+        ),
+        (
+            "arbitration names judge_turns twice",
+            "duplicate key",
+            |w| {
+                let path = studyloop_uat::bundle::Bundle::open(&w.study)
+                    .unwrap()
+                    .arbitration_dir()
+                    .join(studyloop_uat::council::ARBITRATION_JSON);
+                let text = std::fs::read_to_string(&path).unwrap();
+                std::fs::write(&path, text.replacen("{", "{\"judge_turns\":0,", 1)).unwrap();
+                vec![]
+            },
+        ),
         ("results line names another run", "run", |w| {
             w.edit_results(SMOKE, |l| l["run"] = json!("some-other-run"));
             vec![]
