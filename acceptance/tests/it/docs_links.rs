@@ -3,11 +3,12 @@
 //! slug rules. The `docs/….md#…` and `README.md#…` mentions in Rust source, the
 //! justfile and the CI files (skip reasons, doc comments) are held to the same
 //! rule, and every chapter is listed in `docs/SUMMARY.md` (mdBook builds nothing
-//! else). A failure names the file, the line and the fix.
+//! else), and no prose is lost as raw HTML (`<harness>` outside code). A
+//! failure names the file, the line and the fix.
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::markdown::{anchors, book_files, line_of, links, workspace_root};
+use crate::markdown::{anchors, book_files, line_of, links, raw_html, workspace_root};
 
 /// What a link can be checked against: a Markdown file's text by path.
 trait Tree {
@@ -205,6 +206,23 @@ fn every_docs_mention_in_code_resolves() {
     let files = mention_files(&root);
     assert!(files.len() > 100, "too few files scanned: {}", files.len());
     report(&broken_mentions(&Disk(root), &files));
+}
+
+#[test]
+fn no_prose_is_swallowed_as_html() {
+    let root = workspace_root();
+    let disk = Disk(root.clone());
+    let mut problems = Vec::new();
+    for file in book_files(&root) {
+        for (line, html) in raw_html(&disk.read(&file).unwrap_or_default()) {
+            problems.push(format!(
+                "{}:{line}: `{html}` is read as an HTML tag and shown as nothing; put it in \
+                 backticks or write `\\<`",
+                file.display()
+            ));
+        }
+    }
+    report(&problems);
 }
 
 #[test]

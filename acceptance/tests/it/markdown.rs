@@ -119,6 +119,20 @@ pub(crate) fn links(text: &str) -> Vec<Link> {
         .collect()
 }
 
+/// Raw HTML a file holds outside code (comments aside), with lines: Markdown
+/// treats `<harness>` in prose as a tag, so GitHub and mdBook show nothing of it.
+pub(crate) fn raw_html(text: &str) -> Vec<(usize, String)> {
+    parser(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::InlineHtml(h) | Event::Html(h) if !h.trim_start().starts_with("<!--") => {
+                Some((line_of(text, range.start), h.trim().to_owned()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The rows of the first table after the heading `title` (and before the next
 /// heading), header row excluded: each cell's source text, trimmed, with `\|`
 /// unescaped. `None` when there is no such heading or it holds no table.
@@ -207,4 +221,15 @@ fn a_table_is_read_from_its_source_cells() {
         [["`A_B`", "one | two, *so*"], ["`C`", "—"]].map(|r| r.map(str::to_owned).to_vec())
     );
     assert!(table_under(text, "Missing").is_none());
+}
+
+#[test]
+fn a_placeholder_outside_code_is_raw_html() {
+    let text =
+        "Run `just x <harness>`.\n\nnot logged in: <harness>: <what it said>\n\n<!-- a note -->\n";
+    let found: Vec<String> = raw_html(text)
+        .into_iter()
+        .map(|(l, h)| format!("{l}:{h}"))
+        .collect();
+    assert_eq!(found, ["3:<harness>", "3:<what it said>"]);
 }
