@@ -33,6 +33,12 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "6d41b428906fb819c4dd2b60a001e264a0630ece6c0806ac8472e8150a36994a",
     ),
     (
+        "redaction/registry.json",
+        "redaction/rules_v3.yaml",
+        3,
+        "2aead517d5f3d742c8a7225e4feb8c0f51b9d0e39ed47a38b1638d84cd7c6fc2",
+    ),
+    (
         "rubrics/registry.json",
         "rubrics/rubric_v1.md",
         1,
