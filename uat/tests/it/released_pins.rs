@@ -36,7 +36,7 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "redaction/registry.json",
         "redaction/rules_v3.yaml",
         3,
-        "2aead517d5f3d742c8a7225e4feb8c0f51b9d0e39ed47a38b1638d84cd7c6fc2",
+        "70a7026688beae5d61cff676a12c9d7b469c626c76b59f074d91861836e21683",
     ),
     (
         "rubrics/registry.json",
