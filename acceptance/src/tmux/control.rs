@@ -229,6 +229,8 @@ fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Eve
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
 
     #[test]
@@ -254,8 +256,11 @@ mod tests {
     fn a_pane_printing_end_lines_cannot_close_a_reply() {
         let mut stream = String::from("%begin 1796011190 7 1\n");
         for n in 0..20 {
-            stream.push_str(&format!("%end 1796011190 {n} 0\n%end 1796011189 {n} 1\n"));
-            stream.push_str(&format!("%error 17960111 {n} 1\n%begin 1796011190 {n} 1\n"));
+            // Writing to a String cannot fail.
+            let _ = write!(
+                stream,
+                "%end 1796011190 {n} 0\n%end 1796011189 {n} 1\n%error 17960111 {n} 1\n%begin 1796011190 {n} 1\n"
+            );
         }
         stream.push_str("last pane line\n%end 1796011190 7 1\n");
         stream.push_str("%begin 1796011191 8 1\nsecond\n%end 1796011191 8 1\n");
