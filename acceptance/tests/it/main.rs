@@ -11,7 +11,6 @@ mod browser_arc;
 mod folders;
 mod gate;
 mod interrupt;
-mod layout;
 mod login_preflight;
 mod pane_driver;
 mod readme_env_table;
