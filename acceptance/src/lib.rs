@@ -20,7 +20,7 @@ pub mod fidelity;
 pub mod gate;
 #[cfg(test)]
 mod guards;
-pub mod harness;
+pub mod harness_spec;
 pub mod hex;
 pub mod interrupt;
 pub mod lane;
@@ -28,7 +28,7 @@ pub mod ledger;
 pub mod markup;
 pub mod pane;
 pub mod private_fs;
-pub mod probe;
+pub mod probe_trials;
 pub mod procfs;
 pub mod runner;
 pub mod scratch;

@@ -24,6 +24,16 @@ impl AllowedCircle {
     }
 }
 
+/// Circles between a crate's top-level modules (`files` holds module names here).
+pub(crate) const ALLOWED_MODULE_CIRCLES: &[AllowedCircle] = &[AllowedCircle {
+    package: "studyloop-uat",
+    files: &["definition", "signoff"],
+    reason: "made on main by the rename strict.rs -> signoff/rule.rs (issue 26 part 4): \
+             definition.rs names signoff::rule::Cell, signoff/* names SignoffDefinition; \
+             move Cell to a leaf module both use (or definition under signoff/), then drop this",
+}];
+
+/// File circles.
 pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     AllowedCircle {
         package: "studyloop",
@@ -109,7 +119,7 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     },
     AllowedCircle {
         package: "studyloop-actors",
-        files: &["src/harness/error.rs", "src/harness/screen.rs"],
+        files: &["src/harness_actor/error.rs", "src/harness_actor/screen.rs"],
         reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: DONE_SENTINEL parked in screen.rs, named by the error",
     },
     AllowedCircle {

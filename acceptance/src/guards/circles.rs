@@ -16,8 +16,8 @@ use super::tree::{Tree, TreeError};
 /// The circles of one crate (a lib or bin target), files relative to `base`.
 #[derive(Debug, Default)]
 pub(crate) struct Circles {
-    /// Each top-level module circle as a report.
-    pub(crate) modules: Vec<String>,
+    /// Each top-level module circle: its sorted modules and its report.
+    pub(crate) modules: Vec<(Vec<String>, String)>,
     /// Each file circle: its sorted files and its report.
     pub(crate) files: Vec<(Vec<String>, String)>,
 }
@@ -29,8 +29,11 @@ pub(crate) fn circles_of(root: &Path, base: &Path) -> Result<Circles, TreeError>
     let modules = module_edges(&tree, base, &files);
     Ok(Circles {
         modules: circles(&modules)
-            .iter()
-            .map(|c| describe(c, &modules))
+            .into_iter()
+            .map(|c| {
+                let report = describe(&c, &modules);
+                (c, report)
+            })
             .collect(),
         files: circles(&files)
             .into_iter()
@@ -42,18 +45,20 @@ pub(crate) fn circles_of(root: &Path, base: &Path) -> Result<Circles, TreeError>
     })
 }
 
-/// Every problem with the file circles `found` (`(package, files, report)`) against
-/// the allow-list: a circle not listed, and a listed circle that no longer exists.
+/// Every problem with the circles `found` (`(package, members, report)`; `what` names
+/// the members, "file" or "module") against the allow-list: a circle not listed, and a
+/// listed circle that no longer exists.
 pub(crate) fn judge(
     found: &[(String, Vec<String>, String)],
     allowed: &[AllowedCircle],
+    what: &str,
 ) -> Vec<String> {
     let mut out: Vec<String> = found
         .iter()
         .filter(|(pkg, files, _)| !allowed.iter().any(|a| a.is(pkg, files)))
         .map(|(pkg, _, report)| {
             format!(
-                "{pkg}: file circle not in the allow-list (move the shared name into a leaf \
+                "{pkg}: {what} circle not in the allow-list (move the shared name into a leaf \
                  module both use, or list it with its reason in acceptance/src/guards/allowed.rs):\n  {}",
                 report.replace('\n', "\n  ")
             )
@@ -62,7 +67,7 @@ pub(crate) fn judge(
     for a in allowed {
         if !found.iter().any(|(pkg, files, _)| a.is(pkg, files)) {
             out.push(format!(
-                "{}: allowed circle {} no longer exists (opened, or its files changed): drop or \
+                "{}: allowed {what} circle {} no longer exists (opened, or its files changed): drop or \
                  update its entry in acceptance/src/guards/allowed.rs",
                 a.package,
                 a.files.join(" <-> ")

@@ -328,8 +328,8 @@ fn an_unlisted_circle_and_a_stale_allow_list_entry_both_fail() {
         files: &["src/b.rs", "src/a.rs"],
         reason: "deliberate",
     }];
-    assert!(judge(&found, &listed).is_empty());
-    let unlisted = judge(&found, &[]);
+    assert!(judge(&found, &listed, "file").is_empty());
+    let unlisted = judge(&found, &[], "file");
     assert!(
         unlisted.len() == 1 && unlisted[0].contains("not in the allow-list"),
         "{unlisted:?}"
@@ -339,7 +339,7 @@ fn an_unlisted_circle_and_a_stale_allow_list_entry_both_fail() {
         files: &["src/a.rs", "src/c.rs"],
         reason: "was deliberate",
     }];
-    let problems = judge(&found, &stale);
+    let problems = judge(&found, &stale, "file");
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(
         problems.iter().any(|p| p.contains("no longer exists")),

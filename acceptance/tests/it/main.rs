@@ -8,12 +8,15 @@
 
 mod acp_auth;
 mod browser_arc;
+mod docs_links;
+mod env_chapter;
+mod env_literals;
 mod folders;
 mod gate;
 mod interrupt;
 mod login_preflight;
+mod markdown;
 mod pane_driver;
-mod readme_env_table;
 mod reaper;
 mod reexec;
 mod repeats;
