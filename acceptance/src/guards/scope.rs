@@ -228,37 +228,32 @@ impl Scopes {
     }
 
     fn lookup_uncached(&self, k: usize, name: &str, hops: usize) -> Option<Target> {
-        if let Some(&child) = self.children[k].get(name) {
-            return Some(Target::Module(child));
-        }
-        if self.defs[k].contains(name) {
-            return Some(Target::Item(k, name.to_owned()));
-        }
-        if let Some(path) = self.imports[k].get(name) {
-            return Some(
-                self.resolve_hops(k, path, hops + 1)
-                    .unwrap_or(Target::Outside),
-            );
-        }
-        // Glob imports, breadth first, each module once: `use super::*` webs loop.
+        // Module `k` itself, then its glob imports, breadth first, each module once
+        // (`use super::*` webs loop).
         let mut seen = BTreeSet::from([k]);
-        let mut todo: Vec<usize> = self.glob_modules(k, hops, &mut seen);
+        let mut todo = vec![k];
         while let Some(g) = todo.pop() {
-            if let Some(&child) = self.children[g].get(name) {
-                return Some(Target::Module(child));
-            }
-            if self.defs[g].contains(name) {
-                return Some(Target::Item(g, name.to_owned()));
-            }
-            if let Some(path) = self.imports[g].get(name) {
-                return Some(
-                    self.resolve_hops(g, path, hops + 1)
-                        .unwrap_or(Target::Outside),
-                );
+            if let Some(found) = self.named_in(g, name, hops) {
+                return Some(found);
             }
             todo.extend(self.glob_modules(g, hops, &mut seen));
         }
         None
+    }
+
+    /// `name` as a child module, an item or an explicit import of module `g`.
+    fn named_in(&self, g: usize, name: &str, hops: usize) -> Option<Target> {
+        if let Some(&child) = self.children[g].get(name) {
+            return Some(Target::Module(child));
+        }
+        if self.defs[g].contains(name) {
+            return Some(Target::Item(g, name.to_owned()));
+        }
+        let path = self.imports[g].get(name)?;
+        Some(
+            self.resolve_hops(g, path, hops + 1)
+                .unwrap_or(Target::Outside),
+        )
     }
 
     /// The modules module `k` glob-imports, not yet `seen`.
