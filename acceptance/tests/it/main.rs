@@ -14,7 +14,6 @@ mod env_literals;
 mod folders;
 mod gate;
 mod interrupt;
-mod layout;
 mod login_preflight;
 mod markdown;
 mod pane_driver;
