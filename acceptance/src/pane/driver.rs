@@ -206,14 +206,24 @@ impl PaneDriver {
             }
         }
         let (idle, busy) = (self.markers.idle.clone(), self.markers.busy.clone());
+        let proved = |s: &str| match &marker {
+            Some(m) => screen::squash(s).contains(m.as_str()),
+            None => !screen::new_lines(&baseline, s, prompt).is_empty(),
+        };
+        // Idle with the proof, or idle with a refused login and no proof: after that
+        // no reply comes (the harness gave up), so waiting out the turn timeout would
+        // only cost time (a logged-out codex took the whole 90 s).
         let done = |s: &str| {
-            let proved = match &marker {
-                Some(m) => screen::squash(s).contains(m.as_str()),
-                None => !screen::new_lines(&baseline, s, prompt).is_empty(),
-            };
-            proved && screen::is_idle(s, idle.as_ref(), busy.as_ref())
+            (proved(s) || screen::login_refusal(&baseline, s, prompt).is_some())
+                && screen::is_idle(s, idle.as_ref(), busy.as_ref())
         };
         let waited = self.wait(start + self.limits.turn_timeout, self.limits.quiet, done);
+        let refused = match &waited {
+            Ok(Settled { screen: s, .. }) if !proved(s) => {
+                screen::login_refusal(&baseline, s, prompt)
+            }
+            _ => None,
+        };
         let elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut record = TurnRecord {
             turn,
@@ -226,6 +236,17 @@ impl PaneDriver {
             settle_ms: None,
             outcome: TurnOutcome::TimedOut,
         };
+        if let (Some(evidence), Ok(Settled { screen: s, .. })) = (refused, &waited) {
+            record.screen = s.clone();
+            record.outcome = TurnOutcome::LoginRefused;
+            self.records.push(record);
+            self.turn_ends.push(self.cast.len());
+            return Err(PaneError::LoginRefused {
+                turn,
+                pane: self.pane.clone(),
+                evidence,
+            });
+        }
         match waited {
             Ok(Settled { screen: s, settle }) => {
                 record.reply = screen::extract_reply(
