@@ -61,15 +61,17 @@ pub(crate) fn new_lines(baseline: &str, screen: &str, prompt: &str) -> Vec<Strin
         .collect()
 }
 
-/// The first new line (relative to `baseline`, the prompt's echo left out) in which
-/// the harness says its login was refused (`harness::login::said_by_harness`: a 401,
-/// "Unauthorized", an invalid API key), printable. A TUI that meets a refused key
-/// shows it only on its screen; seeing it lets a turn end in seconds, not at its
-/// timeout.
-pub(crate) fn login_refusal(baseline: &str, screen: &str, prompt: &str) -> Option<String> {
-    let new = new_lines(baseline, screen, prompt).join("\n");
-    crate::harness::login::said_by_harness(&new)
-        .map(|line| crate::harness::login::printable(&line, 200))
+/// What `refusal` finds in the lines of `screen` that are new relative to `baseline`
+/// (the prompt's echo left out): the line in which the harness says its login was
+/// refused. A TUI that meets a refused key shows it only on its screen; seeing it lets
+/// a turn end in seconds, not at its timeout. `None` without a `refusal`.
+pub(crate) fn login_refusal(
+    refusal: Option<super::Refusal>,
+    baseline: &str,
+    screen: &str,
+    prompt: &str,
+) -> Option<String> {
+    refusal?(&new_lines(baseline, screen, prompt).join("\n"))
 }
 
 /// The mentor's reply as shown: the lines after the first echo of `prompt` at

@@ -294,7 +294,9 @@ fn an_echo_alone_is_not_a_reply_and_the_timeout_records_the_screen_first() {
 #[test]
 fn a_refused_login_ends_the_turn_in_seconds_not_at_its_timeout() {
     let fake = Fake::start("refused", 0);
-    let mut driver = fake.driver(limits(60_000, 3), stub_proof(1));
+    let mut driver = fake
+        .driver(limits(60_000, 3), stub_proof(1))
+        .with_refusal(studyloop_acceptance::harness::login::said_by_harness);
     driver.wait_ready().unwrap();
     let started = std::time::Instant::now();
     let err = driver.send_turn("what is a borrow").unwrap_err();
@@ -320,7 +322,9 @@ fn a_refused_login_ends_the_turn_in_seconds_not_at_its_timeout() {
 fn a_reply_that_talks_about_a_401_is_still_a_reply() {
     // The stub marker is the proof: a reply quoting "401 Unauthorized" is a reply.
     let fake = Fake::start("reply", 0);
-    let mut driver = fake.driver(limits(10_000, 3), stub_proof(1));
+    let mut driver = fake
+        .driver(limits(10_000, 3), stub_proof(1))
+        .with_refusal(studyloop_acceptance::harness::login::said_by_harness);
     driver.wait_ready().unwrap();
     let record = driver.send_turn("explain 401 Unauthorized please").unwrap();
     assert_eq!(record.outcome, TurnOutcome::Replied);
