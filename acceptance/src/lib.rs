@@ -18,7 +18,7 @@ pub(crate) mod command;
 pub mod evidence;
 pub mod fidelity;
 pub mod gate;
-pub mod harness;
+pub mod harness_spec;
 pub mod hex;
 #[cfg(test)]
 mod import_graph;
@@ -30,7 +30,7 @@ pub mod markup;
 mod mod_rs_rule;
 pub mod pane;
 pub mod private_fs;
-pub mod probe;
+pub mod probe_trials;
 pub mod procfs;
 pub mod runner;
 pub mod scratch;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::checks::{db_row, doctor};
 use super::setup::{make_scratch, model_path, resolve_binary};
 use crate::case::{Case, Checks, PhaseTurn, StepFailure, Steps, Transport, converse};
-use crate::harness::Resume;
+use crate::harness_spec::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
@@ -241,8 +241,8 @@ pub(crate) fn attach(
     .map_err(pane_failure)?
     .with_paste(l.spec.paste)
     .with_refusal(|text| {
-        crate::harness::login::said_by_harness(text)
-            .map(|line| crate::harness::login::printable(&line, 200))
+        crate::harness_spec::login::said_by_harness(text)
+            .map(|line| crate::harness_spec::login::printable(&line, 200))
     });
     driver.wait_ready().map_err(pane_failure)?;
     Ok(driver)

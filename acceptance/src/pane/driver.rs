@@ -120,7 +120,7 @@ impl PaneDriver {
     /// A turn whose new screen lines show a refused login (as `refusal` reads them),
     /// with no reply and the harness idle, ends at once as [`PaneError::LoginRefused`]
     /// instead of at its timeout: no reply can follow (the lanes pass the harness
-    /// login phrases, `harness::login`).
+    /// login phrases, `harness_spec::login`).
     #[must_use]
     pub fn with_refusal(mut self, refusal: Refusal) -> Self {
         self.refusal = Some(refusal);

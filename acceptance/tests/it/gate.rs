@@ -342,7 +342,7 @@ fn a_present_binary_is_probed_inside_scratch_and_leaves_verified_evidence() {
     // The probe sent its prompt through the provisioned stub provider (issue 16).
     let notes = manifest["notes"].to_string();
     assert!(
-        notes.contains(studyloop_acceptance::probe::AUTH_PROBE_NOTE),
+        notes.contains(studyloop_acceptance::probe_trials::AUTH_PROBE_NOTE),
         "{notes}"
     );
     assert!(notes.contains("MENTOR-REPLY"), "{notes}");

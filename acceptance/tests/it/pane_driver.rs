@@ -296,7 +296,7 @@ fn a_refused_login_ends_the_turn_in_seconds_not_at_its_timeout() {
     let fake = Fake::start("refused", 0);
     let mut driver = fake
         .driver(limits(60_000, 3), stub_proof(1))
-        .with_refusal(studyloop_acceptance::harness::login::said_by_harness);
+        .with_refusal(studyloop_acceptance::harness_spec::login::said_by_harness);
     driver.wait_ready().unwrap();
     let started = std::time::Instant::now();
     let err = driver.send_turn("what is a borrow").unwrap_err();
@@ -324,7 +324,7 @@ fn a_reply_that_talks_about_a_401_is_still_a_reply() {
     let fake = Fake::start("reply", 0);
     let mut driver = fake
         .driver(limits(10_000, 3), stub_proof(1))
-        .with_refusal(studyloop_acceptance::harness::login::said_by_harness);
+        .with_refusal(studyloop_acceptance::harness_spec::login::said_by_harness);
     driver.wait_ready().unwrap();
     let record = driver.send_turn("explain 401 Unauthorized please").unwrap();
     assert_eq!(record.outcome, TurnOutcome::Replied);
