@@ -112,10 +112,10 @@ actionlint: deps-actionlint
 # Build every binary and test once and archive the two matrix runners (acceptance,
 # uat) with the workspace's binaries they drive into a nextest archive (FILE), which
 # shards on other machines or in other target dirs run without rebuilding.
-archive FILE="target/studyloop/tests.tar.zst": deps-nextest
+archive $FILE="target/studyloop/tests.tar.zst": deps-nextest
     cargo build --workspace --bins
-    mkdir -p "$(dirname "{{FILE}}")"
-    cargo nextest archive --workspace --archive-file "{{FILE}}" \
+    mkdir -p "$(dirname -- "$FILE")"
+    cargo nextest archive --workspace --archive-file "$FILE" \
         -E 'binary_id(studyloop-acceptance::acceptance) | binary_id(studyloop-uat::uat)'
 
 
@@ -125,20 +125,22 @@ archive FILE="target/studyloop/tests.tar.zst": deps-nextest
 # extracted into RUN.target/ (its own target dir, beside the run dir so an upload of
 # RUN carries no binaries; nothing rebuilt); without, it builds.
 # Exit status: nextest's (a shard with no trial of its own passes).
-shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": deps harnesses deps-nextest
+shard $TIER $PARTITION $RUN $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ARCHIVE="": deps harnesses deps-nextest
     #!/usr/bin/env bash
     set -euo pipefail
-    case "{{TIER}}" in acceptance|uat) ;; *) echo "shard: TIER must be acceptance or uat, not \`{{TIER}}\`" >&2; exit 2;; esac
-    run="$(realpath -m "{{RUN}}")"
+    # Every parameter arrives as an environment variable ($TIER, ...), never spliced
+    # into this text, so a value like `run$(cmd)` is data.
+    case "$TIER" in acceptance|uat) ;; *) echo "shard: TIER must be acceptance or uat, not \`$TIER\`" >&2; exit 2;; esac
+    run="$(realpath -m -- "$RUN")"
     mkdir -p "$run" "$run.target"
-    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="{{HARNESS}}" STUDYLOOP_ACC_RESULTS_DIR="$run" \
-        STUDYLOOP_ACC_PARTITION="{{PARTITION}}" PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
-    if [ "{{TIER}}" = uat ]; then
+    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_RESULTS_DIR="$run" \
+        STUDYLOOP_ACC_PARTITION="$PARTITION" PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
+    if [ "$TIER" = uat ]; then
         # The journeys' bundles inside the run dir, so uploading it carries them.
         export STUDYLOOP_UAT=1 STUDYLOOP_UAT_EVIDENCE_ROOT="$run/uat-evidence"
     fi
-    if [ -n "{{ARCHIVE}}" ]; then
-        src=(--archive-file "{{ARCHIVE}}" --workspace-remap "$PWD" --extract-to "$run.target" --extract-overwrite)
+    if [ -n "$ARCHIVE" ]; then
+        src=(--archive-file "$ARCHIVE" --workspace-remap "$PWD" --extract-to "$run.target" --extract-overwrite)
     else
         cargo build --workspace --bins
         src=(--workspace)
@@ -148,7 +150,7 @@ shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": de
     # 2-core machine pushes `studyloop doctor`'s 10 s version probe over its timeout.
     cargo nextest run "${src[@]}" --profile "${NEXTEST_PROFILE:-default}" --no-tests=pass --no-fail-fast \
         --test-threads "${NEXTEST_TEST_THREADS:-num-cpus}" \
-        -E 'binary_id(studyloop-{{TIER}}::{{TIER}})' --partition "{{PARTITION}}"
+        -E "binary_id(studyloop-$TIER::$TIER)" --partition "$PARTITION"
 
 # N shards of the hermetic acceptance matrix at once, as separate processes, from one
 # archive (each extracted into its own target dir), each with its own run dir and
@@ -156,10 +158,10 @@ shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": de
 # cell once and no failure. BASELINE=1 also runs the unsharded matrix first and
 # requires the merge to equal it. Prints each phase's wall; removes the extracted
 # target dirs (the run dirs stay, under target/studyloop/drill/).
-shard-drill N BASELINE="0": deps harnesses deps-nextest
+shard-drill $N $BASELINE="0": deps harnesses deps-nextest
     #!/usr/bin/env bash
     set -uo pipefail
-    n="{{N}}"
+    n="$N"
     if ! [[ "$n" =~ ^[1-9][0-9]?$ ]]; then echo "shard-drill: N must be 1 to 99, not \`$n\`" >&2; exit 2; fi
     el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
     root="$PWD/target/studyloop/drill/$(date -u +%Y%m%dT%H%M%SZ)-$$"
@@ -169,7 +171,7 @@ shard-drill N BASELINE="0": deps harnesses deps-nextest
     t1=$(date +%s.%N)
     echo "shard-drill: archive built in $(el "$t0") s"
     expect=()
-    if [ "{{BASELINE}}" = 1 ]; then
+    if [ "$BASELINE" = 1 ]; then
         just shard acceptance hash:1/1 "$root/unsharded" "" "$root/tests.tar.zst" >"$root/unsharded.log" 2>&1
         rc=$?
         echo "shard-drill: unsharded exit $rc in $(el "$t1") s"
@@ -309,10 +311,12 @@ clean-scratch:
 
 # The HTML run report (opens from file://, no server): ARGS are run directories and
 # flags (--out DIR, --redacted); with no run directory, the latest target/studyloop/runs/*.
+[positional-arguments]
 report *ARGS:
     #!/usr/bin/env bash
     set -euo pipefail
-    args=({{ARGS}})
+    # The arguments arrive as "$@" (positional-arguments), never spliced into this text.
+    args=("$@")
     for a in "${args[@]}"; do
         if [ -f "$a/run.json" ] || [ -f "$a/results.jsonl" ]; then run_given=1; fi
     done
@@ -328,8 +332,12 @@ report *ARGS:
 
 # Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
 # receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.
+[positional-arguments]
 receipts *RUNS:
-    cargo run -q --bin studyloop-uat -- receipts {{RUNS}}
+    #!/usr/bin/env bash
+    set -euo pipefail
+    # The run directories arrive as "$@" (positional-arguments), never spliced into this text.
+    cargo run -q --bin studyloop-uat -- receipts "$@"
 
 # What CI runs: the ungated suite, the hermetic acceptance matrix, then the UAT
 # journeys. A hermetic UAT run must end with trials passed and the verdict FAIL

@@ -16,6 +16,7 @@ mod login_preflight;
 mod pane_driver;
 mod readme_env_table;
 mod reaper;
+mod recipes;
 mod reexec;
 mod repeats;
 mod scratch;
