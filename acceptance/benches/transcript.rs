@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use studyloop_acceptance::harness;
+use studyloop_acceptance::harness_spec;
 use studyloop_acceptance::pane::screen::extract_reply;
 use studyloop_acceptance::selection::HarnessName;
 use studyloop_acceptance::transcript::{SourceKind, TurnTrace, fidelity, read_reply};
@@ -92,7 +92,7 @@ fn main() {
             prompt,
         };
         let new = read_reply(name, &trace).expect("reply");
-        let spec = harness::spec(name);
+        let spec = harness_spec::spec(name);
         let idle = spec.markers().and_then(|m| m.idle);
         let marker = format!(
             "MENTOR-REPLY {turn} {}: {}",

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use studyloop_actors::turn_script::TurnScript;
 
-use crate::probe;
+use crate::probe_trials;
 use crate::runner::{TrialReport, TrialSpec};
 use crate::selection::{HARNESS_ORDER, HarnessName, RELEASE_HARNESSES, Selection};
 
@@ -36,7 +36,10 @@ pub(crate) const CATALOG_TRIAL: &str = "meta::catalog_is_valid";
 
 /// Every acceptance trial.
 pub fn acceptance(selection: &Selection) -> Vec<TrialSpec> {
-    let mut specs: Vec<TrialSpec> = HARNESS_ORDER.into_iter().map(probe::probe_trial).collect();
+    let mut specs: Vec<TrialSpec> = HARNESS_ORDER
+        .into_iter()
+        .map(probe_trials::probe_trial)
+        .collect();
     specs.extend(HARNESS_ORDER.into_iter().map(crate::lane::cli_tmux::trial));
     // The live proof that a multi-line turn is typed as text (issue 11 §1).
     specs.extend(
@@ -110,7 +113,7 @@ pub fn validate(names: &[String]) -> Vec<String> {
         }
     }
     for harness in HARNESS_ORDER {
-        let probe = probe::trial_name(harness);
+        let probe = probe_trials::trial_name(harness);
         if !seen.contains(probe.as_str()) {
             problems.push(format!(
                 "no availability probe for {harness} (expected {probe})"

@@ -48,7 +48,7 @@ const MAX_WORDS: usize = 4096;
 
 /// One turn's fidelity.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
+pub struct ReplyScore {
     /// `2·common / (sent + recorded)` over normalised words; 1.0 = identical.
     pub ratio: f64,
     /// Words compared on each side, and words in common.
@@ -130,7 +130,7 @@ fn first_difference(a: &[String], b: &[String]) -> Option<String> {
 }
 
 /// Scores `recorded` against `sent` under the floor of `source`.
-pub fn score(sent: &str, recorded: &str, source: SourceKind) -> Verdict {
+pub fn score(sent: &str, recorded: &str, source: SourceKind) -> ReplyScore {
     let a = words(sent);
     let b = words(recorded);
     let common = lcs(&a, &b);
@@ -145,7 +145,7 @@ pub fn score(sent: &str, recorded: &str, source: SourceKind) -> Verdict {
         (2 * common) as f64 / total as f64
     };
     let floor = source.floor();
-    Verdict {
+    ReplyScore {
         ratio,
         sent_words: a.len(),
         recorded_words: b.len(),
@@ -159,7 +159,7 @@ pub fn score(sent: &str, recorded: &str, source: SourceKind) -> Verdict {
 /// A cell's fidelity over its turns: common words over all turns against all
 /// words, so a long turn weighs more than a short one; `None` without turns
 /// (unknown, never 0).
-pub fn cell_ratio(verdicts: &[Verdict]) -> Option<f64> {
+pub fn cell_ratio(verdicts: &[ReplyScore]) -> Option<f64> {
     let total: usize = verdicts
         .iter()
         .map(|v| v.sent_words + v.recorded_words)
@@ -187,7 +187,7 @@ pub struct TurnFidelity {
     pub text: String,
     /// Its score against what the stub sent; `None` when the stub's log has
     /// no answer for the turn (real-auth, or a lost log): unknown, not 0.
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<ReplyScore>,
 }
 
 /// A cell's fidelity: the word-weighted ratio over its scored turns, the
@@ -215,7 +215,7 @@ pub struct CellFidelity {
 impl CellFidelity {
     /// Sums up a cell's turns.
     pub fn of(turns: &[TurnFidelity]) -> Self {
-        let verdicts: Vec<Verdict> = turns.iter().filter_map(|t| t.verdict.clone()).collect();
+        let verdicts: Vec<ReplyScore> = turns.iter().filter_map(|t| t.verdict.clone()).collect();
         let ratio = cell_ratio(&verdicts);
         let floor = turns
             .iter()

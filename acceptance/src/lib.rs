@@ -19,19 +19,17 @@ pub(crate) mod command;
 pub mod evidence;
 pub mod fidelity;
 pub mod gate;
-pub mod harness;
-pub mod hex;
 #[cfg(test)]
-mod import_graph;
+mod guards;
+pub mod harness_spec;
+pub mod hex;
 pub mod interrupt;
 pub mod lane;
 pub mod ledger;
 pub mod markup;
-#[cfg(test)]
-mod mod_rs_rule;
 pub mod pane;
 pub mod private_fs;
-pub mod probe;
+pub mod probe_trials;
 pub mod procfs;
 pub mod runner;
 pub mod scratch;

@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::selection::HarnessName;
 
-pub use crate::harness::reply_source::ReplySource;
+pub use crate::harness_spec::reply_source::ReplySource;
 
 /// One turn's mentor reply as recorded, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -136,7 +136,7 @@ pub fn read_reply(
     harness: HarnessName,
     trace: &TurnTrace<'_>,
 ) -> Result<RecordedReply, TranscriptError> {
-    match crate::harness::spec(harness).reply_source {
+    match crate::harness_spec::spec(harness).reply_source {
         ReplySource::Store(format) => Ok(RecordedReply {
             text: store::reply(format, trace.home, trace.turn)?,
             source: SourceKind::SessionStore,

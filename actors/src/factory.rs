@@ -16,7 +16,7 @@ use crate::direct::{self, DirectSettings};
 use crate::env::{self, EnvSource, setting};
 use crate::error::{ActorError, SkipReason};
 use crate::gateway::GatewaySettings;
-use crate::harness::{self, DEFAULT_ENV_ALLOW_LIST, HarnessActor, HarnessSettings};
+use crate::harness_actor::{self, DEFAULT_ENV_ALLOW_LIST, HarnessActor, HarnessSettings};
 use crate::kind::ActorKind;
 use crate::llm::cassette::Tap;
 use crate::llm_actor::{LlmActor, LlmActorOptions};
@@ -79,7 +79,7 @@ pub fn available(
             if setting(env, env::STUDYLOOP_ACC_HARNESS_ACTOR_CMD).is_none() {
                 return missing(vec![env::STUDYLOOP_ACC_HARNESS_ACTOR_CMD]);
             }
-            if harness::find_on_path("tmux", env.var("PATH").as_deref()).is_none() {
+            if harness_actor::find_on_path("tmux", env.var("PATH").as_deref()).is_none() {
                 return Ok(Err(SkipReason::MissingProgram {
                     backend: kind,
                     program: "tmux",
@@ -132,7 +132,7 @@ pub fn build(
                 .iter()
                 .find(|(k, _)| k == "PATH")
                 .map(|(_, v)| v.to_string_lossy().into_owned());
-            let tmux = harness::find_on_path("tmux", path.as_deref()).ok_or(
+            let tmux = harness_actor::find_on_path("tmux", path.as_deref()).ok_or(
                 ActorError::Unavailable(SkipReason::MissingProgram {
                     backend: kind,
                     program: "tmux",
@@ -145,7 +145,7 @@ pub fn build(
                 env: child_env,
                 reply_timeout: options
                     .harness_reply_timeout
-                    .unwrap_or(harness::DEFAULT_REPLY_TIMEOUT),
+                    .unwrap_or(harness_actor::DEFAULT_REPLY_TIMEOUT),
             })?)
         }
     })

@@ -20,7 +20,7 @@ pub mod error;
 pub mod factory;
 pub mod fake;
 pub mod gateway;
-pub mod harness;
+pub mod harness_actor;
 pub mod kind;
 pub mod llm;
 pub mod llm_actor;

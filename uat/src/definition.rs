@@ -14,7 +14,7 @@ use studyloop_rubrics::Rubric;
 use studyloop_acceptance::selection::{AuthMode, TurnBudget};
 
 use crate::pinned_yaml::{self, PinnedFileError};
-use crate::strict::Cell;
+use crate::signoff::rule::Cell;
 
 /// The definition shipped with this crate.
 pub(crate) const DEFAULT_SIGNOFF_FILE: &str = "signoff_v3.yaml";

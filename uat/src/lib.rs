@@ -11,6 +11,7 @@
 
 mod atomic;
 pub mod bundle;
+pub mod bundle_summary;
 pub mod certify;
 pub mod council;
 pub mod definition;
@@ -24,5 +25,3 @@ pub mod receipts;
 pub mod report;
 pub(crate) mod secrets;
 pub mod signoff;
-pub mod strict;
-pub mod summary;

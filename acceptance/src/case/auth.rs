@@ -7,7 +7,7 @@
 //! out of budget; never a skip or a Ctrl-C):
 //!
 //! 1. its failure message is read for phrases that name a missing login wherever they
-//!    appear (`harness::login::named_anywhere`: an ACP adapter's `authRequired`
+//!    appear (`harness_spec::login::named_anywhere`: an ACP adapter's `authRequired`
 //!    "Authentication required" at initialize or session/new, an invalid API key);
 //! 2. otherwise, once the model path was provisioned, the harness itself is asked: its
 //!    one-shot probe runs again in the same world with the same login. A harness that
@@ -26,9 +26,9 @@
 use super::StepFailure;
 use super::live::Case;
 use crate::evidence::Outcome;
-use crate::harness::ProbeKind;
-use crate::harness::login::{self, LoggedOut};
-use crate::harness::probe::{self, ProbeError, ProbeResult};
+use crate::harness_spec::ProbeKind;
+use crate::harness_spec::auth_probe::{self, ProbeError, ProbeResult};
+use crate::harness_spec::login::{self, LoggedOut};
 use crate::selection::AuthMode;
 
 /// The name of the authenticated-probe step (the probe and every lane).
@@ -62,7 +62,7 @@ impl Case<'_> {
             .map_err(|e| ProbeError::Run(e.message.clone()))?;
         let dir = scratch.root().join(dir_name);
         let expect = self.slots.stub.as_ref().map(|_| "MENTOR-REPLY");
-        probe::run(self.spec, scratch, &self.env, binary, &dir, expect)
+        auth_probe::run(self.spec, scratch, &self.env, binary, &dir, expect)
     }
 
     /// An authentication failure becomes the named skip; any other failure is kept

@@ -19,7 +19,7 @@ use studyloop_actors::{Mentor, MentorError, MentorReply};
 use studyloop_stubs::StubProvider;
 
 use super::record::CheckRecord;
-use super::{Record, StepFailure};
+use super::{CaseRecord, StepFailure};
 use crate::pane::{PaneDriver, TurnRecord};
 use crate::selection::HarnessName;
 use crate::transcript::fidelity::{CellFidelity, TurnFidelity};
@@ -132,7 +132,7 @@ impl Mentor for Faithful<'_, '_> {
 /// # Errors
 /// An errored failure listing each turn below its floor and its diff.
 pub(crate) fn check_turns(
-    record: &mut Record,
+    record: &mut CaseRecord,
     turns: Vec<TurnFidelity>,
 ) -> Result<(), StepFailure> {
     let mut failed = Vec::new();
@@ -173,7 +173,7 @@ pub(crate) fn check_turns(
 
 /// The cell's fidelity over every recorded turn; `None` when it recorded no
 /// turn (nothing to measure, not 0).
-pub(crate) fn cell(record: &Record) -> Option<CellFidelity> {
+pub(crate) fn cell(record: &CaseRecord) -> Option<CellFidelity> {
     (!record.fidelity.is_empty()).then(|| CellFidelity::of(&record.fidelity))
 }
 

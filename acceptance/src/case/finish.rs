@@ -1,7 +1,7 @@
 //! The one finish step of every case: release the slots in their fixed
 //! order, prove nothing is left (no process mentions the scratch root — tmux
 //! server, harness, stub and product included — and no scratch tree), then
-//! write the bundle to a [`Destination`]: the run directory ([`RunDir`]) or,
+//! write the bundle to a [`Destination`]: the run directory ([`RunDirBundle`]) or,
 //! for UAT cells, the durable UAT root (the uat crate's destination).
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::StepFailure;
 use super::live::Case;
-use super::record::Record;
+use super::record::CaseRecord;
 use super::step::{Checks, Steps};
 use crate::bins;
 use crate::caller_env::CallerEnv;
@@ -33,7 +33,7 @@ pub trait Destination {
     /// Why the bundle could not be written.
     fn write(
         &self,
-        record: &Record,
+        record: &CaseRecord,
         manifest: Manifest,
         result: Result<(), &StepFailure>,
     ) -> Result<PathBuf, BundleError>;
@@ -184,12 +184,12 @@ impl Case<'_> {
 /// The acceptance layout in the run directory: `steps.json`, `turns.json`,
 /// `transcript.json` and the attached files; counts say one case.
 #[derive(Debug)]
-pub struct RunDir {
+pub struct RunDirBundle {
     run_id: RunId,
     dir: PathBuf,
 }
 
-impl RunDir {
+impl RunDirBundle {
     /// A fresh bundle directory under `ctx`'s run directory.
     #[must_use]
     pub fn new(ctx: &crate::runner::TrialContext) -> Self {
@@ -199,14 +199,14 @@ impl RunDir {
     }
 }
 
-impl Destination for RunDir {
+impl Destination for RunDirBundle {
     fn run_id(&self) -> &RunId {
         &self.run_id
     }
 
     fn write(
         &self,
-        record: &Record,
+        record: &CaseRecord,
         mut m: Manifest,
         result: Result<(), &StepFailure>,
     ) -> Result<PathBuf, BundleError> {

@@ -1,5 +1,5 @@
 //! [`Case`]: one live trial run — what it is (harness, surface, seed, budget),
-//! what it started ([`Slots`]) and what it recorded ([`Record`]). Every live
+//! what it started ([`Slots`]) and what it recorded ([`CaseRecord`]). Every live
 //! trial kind runs on it: cli-tmux and web lanes, probes and UAT journeys.
 //! [`Case::run`] installs the Ctrl-C handler, runs the steps (a panic becomes
 //! an errored step), turns a failure caused by a missing login into the named
@@ -12,11 +12,11 @@ use studyloop_actors::ActorKind;
 
 use super::StepFailure;
 use super::finish::{Destination, Finished};
-use super::record::Record;
+use super::record::CaseRecord;
 use super::slots::{Slots, keep_socket_evidence};
 use super::step::{Steps, cancelled_if_interrupted};
 use crate::evidence::Surface;
-use crate::harness::{self, HarnessSpec};
+use crate::harness_spec::{self, HarnessSpec};
 use crate::runner::TrialContext;
 use crate::scratch::{Env, Scratch};
 use crate::selection::{HarnessName, TurnBudget};
@@ -56,11 +56,11 @@ pub struct Case<'a> {
     /// What it started, released in a fixed order.
     pub slots: Slots,
     /// What it recorded.
-    pub record: Record,
+    pub record: CaseRecord,
 }
 
 impl Steps for Case<'_> {
-    fn record_mut(&mut self) -> &mut Record {
+    fn record_mut(&mut self) -> &mut CaseRecord {
         &mut self.record
     }
 }
@@ -74,7 +74,7 @@ impl<'a> Case<'a> {
         // A failed getrandom leaves seed 0: still a valid, recorded seed.
         let _ = getrandom::fill(&mut seed_bytes);
         let (cassette, seed) = super::cassette::with_seed(ctx, u64::from_le_bytes(seed_bytes) >> 1);
-        let mut record = Record::new(&ctx.name);
+        let mut record = CaseRecord::new(&ctx.name);
         if let Ok(Some(c)) = &cassette {
             record.facts.cassette = Some(c.evidence());
         }
@@ -87,7 +87,7 @@ impl<'a> Case<'a> {
         Self {
             ctx,
             harness,
-            spec: harness::spec(harness),
+            spec: harness_spec::spec(harness),
             surface,
             seed,
             cassette,

@@ -19,10 +19,10 @@
 //!    (`auth`: the failure's words, else the harness's own probe asked again).
 //! 6. The finish step always runs: release, the cleanup proof (no process, no
 //!    tmux server, no scratch tree) and the bundle write to a
-//!    [`Destination`] ([`RunDir`] here, the durable UAT root in `uat`).
+//!    [`Destination`] ([`RunDirBundle`] here, the durable UAT root in `uat`).
 //!
 //! What it is not: the steps of any lane or journey (`crate::lane`,
-//! `crate::lane::web_acp`, `crate::probe`, the uat crate's `journey`).
+//! `crate::lane::web_acp`, `crate::probe_trials`, the uat crate's `journey`).
 
 mod auth;
 pub mod cassette;
@@ -41,8 +41,8 @@ pub use auth::PROBE_STEP;
 pub use converse::{Conversation, Reply, converse};
 pub use failure::StepFailure;
 pub use faithful::Transport;
-pub use finish::{BundleError, Destination, Finished, RunDir};
+pub use finish::{BundleError, Destination, Finished, RunDirBundle};
 pub use live::Case;
-pub use record::{CheckRecord, Facts, PhaseTurn, Record, StepRecord};
+pub use record::{CaseRecord, CheckRecord, Facts, PhaseTurn, StepRecord};
 pub use slots::{Released, Slots, Unserialisable};
 pub use step::{Checks, Steps};

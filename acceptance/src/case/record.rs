@@ -1,7 +1,7 @@
 //! What a case records while it runs, independent of what it drives: the step
 //! records (each with every check outcome), the driven turns, the learner
 //! transcript, named evidence files, manifest notes and the facts of who ran
-//! it. Destinations turn a [`Record`] into a bundle (`finish`).
+//! it. Destinations turn a [`CaseRecord`] into a bundle (`finish`).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -85,7 +85,7 @@ pub struct Facts {
 
 /// Everything a case recorded so far.
 #[derive(Debug, Default)]
-pub struct Record {
+pub struct CaseRecord {
     /// The cell (trial) name.
     pub cell: String,
     /// Steps so far.
@@ -110,7 +110,7 @@ pub struct Record {
     pub(crate) pending_checks: Vec<CheckRecord>,
 }
 
-impl Record {
+impl CaseRecord {
     /// An empty record for `cell`.
     #[must_use]
     pub fn new(cell: &str) -> Self {

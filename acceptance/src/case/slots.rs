@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use studyloop_stubs::StubProvider;
 
-use super::record::Record;
+use super::record::CaseRecord;
 use crate::interrupt::{self, Stop, Watch};
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
@@ -101,7 +101,7 @@ impl Slots {
 
     /// Releases every slot in the fixed order, keeping what the resources
     /// left (socket frames, server log, stub request log) in `record`.
-    pub fn release(&mut self, record: &mut Record) -> Released {
+    pub fn release(&mut self, record: &mut CaseRecord) -> Released {
         let mut out = Released {
             root: self.scratch.as_ref().map(|s| s.root().to_owned()),
             ..Released::default()
@@ -150,7 +150,7 @@ impl Slots {
 ///
 /// # Errors
 /// [`Unserialisable`] naming the file (nothing empty is written for it).
-pub fn keep_socket_evidence(record: &mut Record, done: &Stopped) -> Result<(), Unserialisable> {
+pub fn keep_socket_evidence(record: &mut CaseRecord, done: &Stopped) -> Result<(), Unserialisable> {
     let failed = |file| {
         move |e: serde_json::Error| Unserialisable {
             file,
@@ -182,7 +182,7 @@ impl Drop for Slots {
     fn drop(&mut self) {
         // Only reached when a case never finished (a panic in the engine
         // itself): release in the same order, the evidence is lost anyway.
-        let mut scrap = Record::default();
+        let mut scrap = CaseRecord::default();
         let _ = self.release(&mut scrap);
     }
 }

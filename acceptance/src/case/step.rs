@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::StepFailure;
-use super::record::{CheckRecord, Record, StepRecord};
+use super::record::{CaseRecord, CheckRecord, StepRecord};
 use crate::evidence::Outcome;
 
 /// One check: a name and the closure that verifies it.
@@ -62,11 +62,11 @@ impl<'c, S: ?Sized> Checks<'c, S> {
     }
 }
 
-/// Anything that runs steps into a [`Record`]: a live `Case`, or a bare
-/// `Record` (tests, and bookkeeping without resources).
+/// Anything that runs steps into a [`CaseRecord`]: a live `Case`, or a bare
+/// `CaseRecord` (tests, and bookkeeping without resources).
 pub trait Steps {
     /// Where the steps are recorded.
-    fn record_mut(&mut self) -> &mut Record;
+    fn record_mut(&mut self) -> &mut CaseRecord;
 
     /// Runs the step `name`, recording it; a failure ends the case with its
     /// outcome, its message prefixed with the step's name.
@@ -154,8 +154,8 @@ pub trait Steps {
     }
 }
 
-impl Steps for Record {
-    fn record_mut(&mut self) -> &mut Record {
+impl Steps for CaseRecord {
+    fn record_mut(&mut self) -> &mut CaseRecord {
         self
     }
 }
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn a_check_step_reports_every_failed_check_not_only_the_first() {
-        let mut r = Record::new("cell");
+        let mut r = CaseRecord::new("cell");
         let err = r
             .verify(
                 "three checks",
@@ -234,7 +234,7 @@ mod tests {
                     .check("first", |_| Err("one is wrong"))
                     .check("passes", |_| Ok::<(), String>(()))
                     .check("second", |_| Err("two is wrong"))
-                    .check("third", |r: &mut Record| {
+                    .check("third", |r: &mut CaseRecord| {
                         r.notes.push("the third ran".into());
                         Err("three is wrong")
                     }),
@@ -275,7 +275,7 @@ mod tests {
 
     #[test]
     fn steps_are_numbered_with_detail_and_a_failure_names_its_step() {
-        let mut r = Record::new("cell");
+        let mut r = CaseRecord::new("cell");
         let got = r.step_doing("first", "does one thing", |r| {
             r.detail(serde_json::json!({"seen": 1}));
             Ok(7)

@@ -16,7 +16,7 @@ use super::cli_tmux::{
 };
 use super::setup::{make_scratch, model_path, resolve_binary};
 use crate::case::{Case, StepFailure, Steps, Transport, converse};
-use crate::harness::Resume;
+use crate::harness_spec::Resume;
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 use crate::study_arc::{

@@ -2,7 +2,7 @@
 //! real-auth HOME (a temporary one) holds pi's real configuration: a
 //! `models.json` provider whose `apiKey` names `LITELLM_API_KEY`, pointing at a real
 //! LiteLLM proxy that enforces its master key. The credential preflight
-//! (`harness::credentials`) must name the unset key as a skip, then find it once
+//! (`harness_spec::credentials`) must name the unset key as a skip, then find it once
 //! set; the authenticated probe must then get a model's answer through pi, the
 //! proxy and the model, in a real-auth scratch world (`STUDYLOOP_ACC_REAL_AUTH`'s env:
 //! the owner's HOME and keys); a wrong key must be the probe's "not logged in"
@@ -25,10 +25,10 @@ use std::process::Child;
 
 use super::certify_proxy::{self, Proxy, litellm, local_proxy, stub_proxy};
 use crate::caller_env::CallerEnv;
-use crate::case::{Case, RunDir, StepFailure, Steps};
+use crate::case::{Case, RunDirBundle, StepFailure, Steps};
 use crate::evidence::Surface;
-use crate::harness::credentials;
-use crate::harness::probe::{self, ProbeError};
+use crate::harness_spec::auth_probe::{self, ProbeError};
+use crate::harness_spec::credentials;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::scratch::{Env, Scratch};
 use crate::selection::{AuthMode, HarnessName};
@@ -42,7 +42,7 @@ pub fn trial() -> TrialSpec {
         .requires(Requirement::HarnessSelected(HarnessName::Pi))
         .requires(Requirement::BinaryOnScratchPath {
             binary: "pi",
-            fix: crate::harness::install_hint(HarnessName::Pi),
+            fix: crate::harness_spec::install_hint(HarnessName::Pi),
         })
         .requires(Requirement::Checked {
             what: "the LiteLLM proxy venv".into(),
@@ -62,7 +62,7 @@ fn run(ctx: &TrialContext) -> TrialReport {
         .map(str::to_owned);
     let secret = run_sh_key.unwrap_or_else(secret);
     let finished = Case::new(ctx, HarnessName::Pi, Surface::Probe)
-        .run(&RunDir::new(ctx), |c| drill(c, &secret));
+        .run(&RunDirBundle::new(ctx), |c| drill(c, &secret));
     // The planted key must not be in the bundle, whatever the outcome.
     if let Ok(bundle) = &finished.bundle
         && let Some(file) = holds(bundle, &secret)
@@ -175,7 +175,7 @@ fn certify_steps(
         |c| {
             let env = pi_offline(c.env.clone())?;
             let scratch = c.scratch()?;
-            let done = probe::run(
+            let done = auth_probe::run(
                 c.spec,
                 scratch,
                 &env,
@@ -197,7 +197,7 @@ fn certify_steps(
             .with_var("LITELLM_API_KEY", "sk-certify-wrong-0000000000000000")
             .map_err(StepFailure::from_error)?;
         let scratch = c.scratch()?;
-        match probe::run(
+        match auth_probe::run(
             c.spec,
             scratch,
             &env,
@@ -275,7 +275,7 @@ fn owner_env(caller: &CallerEnv, home: &Path, key: Option<&str>) -> CallerEnv {
 
 /// pi's offline switches (no update check, no tool downloads), as the owner would set.
 fn pi_offline(env: Env) -> Result<Env, StepFailure> {
-    crate::harness::stub_config::PI_OFFLINE_ENV
+    crate::harness_spec::stub_config::PI_OFFLINE_ENV
         .iter()
         .try_fold(env, |env, (k, v)| env.with_var(k, v))
         .map_err(StepFailure::from_error)

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::checks::{db_row, doctor};
 use super::setup::{make_scratch, model_path, resolve_binary};
 use crate::case::{Case, Checks, PhaseTurn, StepFailure, Steps, Transport, converse};
-use crate::harness::Resume;
+use crate::harness_spec::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;

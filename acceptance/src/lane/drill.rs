@@ -18,7 +18,7 @@ use super::cli_tmux::{end, start_study, stash_driver};
 use super::setup::{make_scratch, model_path, resolve_binary};
 use super::web_acp::{open_session, start_server};
 use super::{gated_trial, run_lane};
-use crate::case::{Case, Checks, RunDir, StepFailure, Steps};
+use crate::case::{Case, Checks, RunDirBundle, StepFailure, Steps};
 use crate::evidence::Surface;
 use crate::runner::{Requirement, TrialContext, TrialSpec};
 use crate::selection::{AuthMode, HarnessName};
@@ -48,13 +48,13 @@ pub fn trials(harness: HarnessName) -> Vec<TrialSpec> {
         harness,
         |ctx, h| run_lane(ctx, h, over_tmux),
     )];
-    if let Some(acp) = crate::harness::spec(harness).acp {
+    if let Some(acp) = crate::harness_spec::spec(harness).acp {
         out.push(
             TrialSpec::gated(trial_name(harness, true), move |ctx| run_acp(ctx, harness))
                 .requires(Requirement::HarnessSelected(harness))
                 .requires(Requirement::BinaryOnScratchPath {
                     binary: acp.argv[0],
-                    fix: crate::harness::install_hint(harness),
+                    fix: crate::harness_spec::install_hint(harness),
                 }),
         );
     }
@@ -63,7 +63,7 @@ pub fn trials(harness: HarnessName) -> Vec<TrialSpec> {
 
 fn run_acp(ctx: &TrialContext, harness: HarnessName) -> crate::runner::TrialReport {
     Case::new(ctx, harness, Surface::WebAcp)
-        .run(&RunDir::new(ctx), over_acp)
+        .run(&RunDirBundle::new(ctx), over_acp)
         .report()
 }
 

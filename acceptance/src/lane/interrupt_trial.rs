@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::sigint::{ForegroundJob, JobError, cancelled_cleanly, wait_for};
-use crate::harness::install_hint;
+use crate::harness_spec::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::{self, HarnessName};
 
@@ -92,7 +92,7 @@ impl Kind {
 #[must_use]
 pub fn trial(harness: HarnessName, kind: Kind) -> TrialSpec {
     let name = format!("{}::interrupt", kind.lane(harness));
-    let binary = match (kind, crate::harness::spec(harness).acp) {
+    let binary = match (kind, crate::harness_spec::spec(harness).acp) {
         (Kind::WebAcp, Some(acp)) => acp.argv[0],
         _ => harness.binary(),
     };

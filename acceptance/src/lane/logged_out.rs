@@ -17,9 +17,9 @@
 //! Each trial passes only when every inner case was skipped with the harness's login
 //! fix; anything else (a pass, an error) fails it, naming what it was.
 
-use crate::case::{Case, RunDir, StepFailure, Steps};
+use crate::case::{Case, RunDirBundle, StepFailure, Steps};
 use crate::evidence::Surface;
-use crate::harness::{install_hint, login_hint};
+use crate::harness_spec::{install_hint, login_hint};
 use crate::lane::cli_tmux::{pane_failure, start_study, stash_driver};
 use crate::lane::setup::{make_scratch, provision_harness, resolve_binary};
 use crate::lane::web_acp::{self, Variant, open_session, start_server};
@@ -71,7 +71,7 @@ pub fn trial(harness: HarnessName, kind: Kind, selection: &Selection) -> TrialSp
             "the logged-out drill needs the stub provider to refuse the key: run it with STUDYLOOP_ACC_AUTH_MODE=stub-provider (the default) or local-model".to_owned()
         }),
     });
-    if let (Kind::WebAcp, Some(acp)) = (kind, crate::harness::spec(harness).acp) {
+    if let (Kind::WebAcp, Some(acp)) = (kind, crate::harness_spec::spec(harness).acp) {
         spec = spec.requires(Requirement::BinaryOnScratchPath {
             binary: acp.argv[0],
             fix: install_hint(harness),
@@ -103,7 +103,7 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
         ),
     };
     let report = Case::new(&refused, harness, surface)
-        .run(&RunDir::new(&refused), steps)
+        .run(&RunDirBundle::new(&refused), steps)
         .report();
     outcomes.push((what, report));
     let fix = login_hint(harness);

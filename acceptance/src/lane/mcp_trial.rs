@@ -3,7 +3,7 @@
 //! The real `studyloop study --agent H` starts the pinned harness in tmux in
 //! a scratch world; the product has registered `studyloop-mcp` as `studyloop`
 //! in the harness's own config. The cell's stub provider runs with a tool
-//! script (`studyloop_stubs::tools`): one learner turn carrying the trigger
+//! script (`studyloop_stubs::tool_script`): one learner turn carrying the trigger
 //! makes the stub "model" ask for the tool ending in `log_topic`, in the
 //! protocol's own shape. The harness runs it through `studyloop-mcp`, sends
 //! the result back, and the stub answers that follow-up with the turn's
@@ -18,7 +18,7 @@ use super::setup::{make_scratch, model_path, resolve_binary};
 use super::{gated_trial, run_lane_as};
 use crate::case::{Case, Checks, StepFailure, Steps};
 use crate::evidence::Surface;
-use crate::harness::McpSupport;
+use crate::harness_spec::McpSupport;
 use crate::runner::{Requirement, TrialSpec};
 use crate::selection::HarnessName;
 use crate::validate::{self, CheckError};
@@ -36,7 +36,7 @@ pub fn trial_name(harness: HarnessName) -> String {
 /// built, not at run time: under nextest a run-time skip must be reported as a
 /// failure (`mcp::pi` failed a sharded run so), a listed skip is just a skip.
 pub fn trial(harness: HarnessName) -> TrialSpec {
-    let unmet = match crate::harness::spec(harness).mcp {
+    let unmet = match crate::harness_spec::spec(harness).mcp {
         McpSupport::Supported => None,
         McpSupport::Unsupported { reason } => Some(reason.to_owned()),
     };
@@ -123,7 +123,7 @@ fn call_and_result(l: &Case<'_>) -> Result<(), CheckError> {
                 records.len()
             ))
         })?;
-    if !studyloop_stubs::tools::name_matches(&call.name, "log_topic") {
+    if !studyloop_stubs::tool_script::name_matches(&call.name, "log_topic") {
         return Err(CheckError::Mcp(format!("the stub called {}", call.name)));
     }
     let result = records

@@ -12,7 +12,7 @@ mod certify_proxy;
 pub(crate) mod checks;
 pub mod cli_tmux;
 pub mod drill;
-mod gate;
+mod entry;
 pub mod interrupt_trial;
 pub mod logged_out;
 pub mod mcp_trial;
@@ -22,4 +22,4 @@ pub mod setup;
 pub mod sigint;
 pub mod web_acp;
 
-pub(crate) use gate::{gated_trial, run_lane, run_lane_as};
+pub(crate) use entry::{gated_trial, run_lane, run_lane_as};

@@ -9,9 +9,9 @@ use studyloop_stubs::StubProvider;
 use super::cli_tmux::CLI_TIMEOUT;
 use crate::bins;
 use crate::case::{Case, PROBE_STEP, StepFailure, Steps};
-use crate::harness::install_hint;
-use crate::harness::probe::ProbeError;
-use crate::harness::provision;
+use crate::harness_spec::auth_probe::ProbeError;
+use crate::harness_spec::install_hint;
+use crate::harness_spec::provision;
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
 

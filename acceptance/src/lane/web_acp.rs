@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use crate::case::{Case, Checks, RunDir, StepFailure, Steps, Transport, converse};
+use crate::case::{Case, Checks, RunDirBundle, StepFailure, Steps, Transport, converse};
 use crate::evidence::Surface;
 use crate::lane::setup::{make_scratch, model_path, resolve_binary};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
@@ -49,10 +49,10 @@ pub fn trial_name(harness: HarnessName, variant: Variant) -> String {
 /// Both trials of `harness`, or none when it has no ACP path.
 #[must_use]
 pub fn trials(harness: HarnessName) -> Vec<TrialSpec> {
-    let Some(acp) = crate::harness::spec(harness).acp else {
+    let Some(acp) = crate::harness_spec::spec(harness).acp else {
         return Vec::new();
     };
-    let fix = crate::harness::install_hint(harness);
+    let fix = crate::harness_spec::install_hint(harness);
     [Variant::Socket, Variant::Browser]
         .into_iter()
         .map(|variant| {
@@ -87,7 +87,7 @@ pub fn run(ctx: &TrialContext, harness: HarnessName, variant: Variant) -> TrialR
         Variant::Browser => Surface::WebAcpBrowser,
     };
     Case::new(ctx, harness, surface)
-        .run(&RunDir::new(ctx), |case| drive(case, variant))
+        .run(&RunDirBundle::new(ctx), |case| drive(case, variant))
         .report()
 }
 

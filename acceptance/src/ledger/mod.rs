@@ -22,7 +22,7 @@ mod shards;
 mod writer;
 
 pub use category::{FAILURE_CATEGORIES, FailureCategory};
-pub use reader::{LedgerError, MAX_LOG_BYTES, Origin, Record, RunDir, RunRecords, TrialStatus};
+pub use reader::{LedgerDir, LedgerError, LogLine, MAX_LOG_BYTES, Origin, RunRecords, TrialStatus};
 pub use records::{ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome};
 pub use shards::{MergedCells, merge as merge_shards};
 pub use writer::{

@@ -104,7 +104,7 @@ impl std::fmt::Display for Origin {
 
 /// One line of either log, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
+pub struct LogLine {
     /// How it ended (`skipped` for every skip-ledger line).
     pub outcome: TrialOutcome,
     /// The skip reason or failure message, if any.
@@ -138,12 +138,12 @@ pub struct TrialStatus {
     /// The run directory that record came from.
     pub source: PathBuf,
     /// Every record of the trial, skip ledger first then results, in file order.
-    pub records: Vec<Record>,
+    pub records: Vec<LogLine>,
 }
 
 /// One run directory as read: where, and which run its marker names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunDir {
+pub struct LedgerDir {
     /// The directory.
     pub dir: PathBuf,
     /// The run key of its marker; `None` when it has no marker.
@@ -157,7 +157,7 @@ pub struct RunDir {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunRecords {
     trials: BTreeMap<String, TrialStatus>,
-    runs: Vec<RunDir>,
+    runs: Vec<LedgerDir>,
 }
 
 impl RunRecords {
@@ -171,9 +171,9 @@ impl RunRecords {
             });
         }
         let key = read_marker(dir)?.map(|m| m.run);
-        let mut records: Vec<(String, Record)> = Vec::new();
+        let mut records: Vec<(String, LogLine)> = Vec::new();
         for (origin, skip) in read_lines::<SkipRecord>(&dir.join(SKIP_LEDGER))? {
-            let record = Record {
+            let record = LogLine {
                 outcome: TrialOutcome::Skipped,
                 message: Some(skip.reason),
                 bundle: None,
@@ -186,7 +186,7 @@ impl RunRecords {
             records.push((skip.trial, record));
         }
         for (origin, r) in read_lines::<ResultRecord>(&dir.join(RESULTS_LOG))? {
-            let record = Record {
+            let record = LogLine {
                 outcome: r.outcome,
                 message: r.message,
                 bundle: r.bundle,
@@ -202,7 +202,7 @@ impl RunRecords {
             };
             records.push((r.trial, record));
         }
-        let mut by_trial: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+        let mut by_trial: BTreeMap<String, Vec<LogLine>> = BTreeMap::new();
         for (trial, record) in records {
             by_trial.entry(trial).or_default().push(record);
         }
@@ -212,7 +212,7 @@ impl RunRecords {
             .collect();
         Ok(Self {
             trials,
-            runs: vec![RunDir {
+            runs: vec![LedgerDir {
                 dir: dir.to_owned(),
                 key,
                 shards: SHARD_TIERS
@@ -236,7 +236,7 @@ impl RunRecords {
     /// all (failed, then skipped, then passed), so a shard can never hide
     /// another shard's failure or skip.
     pub fn merge(runs: impl IntoIterator<Item = RunRecords>) -> Self {
-        let mut by_trial: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+        let mut by_trial: BTreeMap<String, Vec<LogLine>> = BTreeMap::new();
         let mut dirs = Vec::new();
         for run in runs {
             dirs.extend(run.runs);
@@ -262,7 +262,7 @@ impl RunRecords {
     }
 
     /// The run directories read, with the run their marker names.
-    pub fn runs(&self) -> &[RunDir] {
+    pub fn runs(&self) -> &[LedgerDir] {
         &self.runs
     }
 
@@ -282,7 +282,7 @@ impl RunRecords {
 
 /// The status of a non-empty list of records: the worst outcome wins; among
 /// records with it, the last one read.
-fn status(records: Vec<Record>) -> TrialStatus {
+fn status(records: Vec<LogLine>) -> TrialStatus {
     let worst = records
         .iter()
         .map(|r| r.outcome)

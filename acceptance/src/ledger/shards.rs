@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::ledger::reader::{RunDir, RunRecords};
+use crate::ledger::reader::{LedgerDir, RunRecords};
 use crate::ledger::records::{ShardRecord, TrialOutcome};
 use crate::ledger::writer::RESULTS_LOG;
 
@@ -43,13 +43,13 @@ type GroupKey = (String, String, Vec<String>);
 
 /// Merges the shard records and logs that `records` read.
 pub fn merge(records: &RunRecords) -> MergedCells {
-    let sharded: Vec<(&RunDir, &ShardRecord)> = records
+    let sharded: Vec<(&LedgerDir, &ShardRecord)> = records
         .runs()
         .iter()
         .flat_map(|run| run.shards.iter().map(move |shard| (run, shard)))
         .collect();
     let mut problems = Vec::new();
-    let mut groups: BTreeMap<GroupKey, Vec<(&RunDir, &ShardRecord)>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<(&LedgerDir, &ShardRecord)>> = BTreeMap::new();
     for (run, shard) in &sharded {
         let kind_total = shard
             .partition
@@ -166,7 +166,7 @@ pub fn merge(records: &RunRecords) -> MergedCells {
 fn worst(
     records: &RunRecords,
     cell: &str,
-    run: &RunDir,
+    run: &LedgerDir,
     results_only: bool,
 ) -> Option<TrialOutcome> {
     records

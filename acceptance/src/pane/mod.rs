@@ -24,7 +24,7 @@
 //!    screen after each turn is also rendered from those bytes (`render`).
 //!
 //! What it is not: it knows nothing about the product or a harness's name; the
-//! markers and the proof come from `crate::harness` and the lane.
+//! markers and the proof come from `crate::harness_spec` and the lane.
 
 pub mod cast;
 mod driver;

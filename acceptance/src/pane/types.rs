@@ -59,7 +59,7 @@ impl Default for Limits {
 }
 
 /// How a harness takes a turn that spans lines (declared per harness in
-/// `crate::harness::SPECS`). Either way the text travels to tmux in a buffer
+/// `crate::harness_spec::SPECS`). Either way the text travels to tmux in a buffer
 /// loaded from a private file, never on the control-mode command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PasteMode {

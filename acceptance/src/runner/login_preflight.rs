@@ -5,7 +5,7 @@
 //! `cargo test` but must be reported as a failure under nextest, which shows a run-time
 //! ignore as PASS (see `runner`). Only a skip decided before the trials are listed is a
 //! skip under both. In real-auth mode the login is the operator's, outside any case, so
-//! it can be asked up front: the harness's authenticated probe (`harness::probe`: a
+//! it can be asked up front: the harness's authenticated probe (`harness_spec::auth_probe`: a
 //! one-shot prompt, or kiro's `whoami`) runs in a throwaway real-auth scratch world. A
 //! probe that says "not logged in" makes the requirement "<h> logged in" unmet, with the
 //! reason "not logged in: <h>: <evidence>; <fix>". Any other probe result leaves the
@@ -27,8 +27,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::caller_env::CallerEnv;
-use crate::harness::probe::{self, ProbeError};
-use crate::harness::{self, ProbeKind};
+use crate::harness_spec::auth_probe::{self, ProbeError};
+use crate::harness_spec::{self, ProbeKind};
 use crate::ledger::RunLog;
 use crate::runner::approval_gate;
 use crate::runner::trial::{Requirement, TrialSpec};
@@ -104,7 +104,7 @@ fn cache_file(run_log: &RunLog, harness: HarnessName) -> PathBuf {
 /// when the harness cannot be probed here (no authenticated probe, not installed: its
 /// own requirements say so).
 fn answer(harness: HarnessName, caller: &CallerEnv, run_log: &RunLog) -> Option<Answer> {
-    let spec = harness::spec(harness);
+    let spec = harness_spec::spec(harness);
     if !matches!(spec.probe, ProbeKind::Authenticated { .. }) {
         return None;
     }
@@ -128,7 +128,7 @@ fn answer(harness: HarnessName, caller: &CallerEnv, run_log: &RunLog) -> Option<
 
 /// The harness's probe in a throwaway real-auth scratch world (swept when dropped).
 fn probe_now(harness: HarnessName, caller: &CallerEnv) -> Answer {
-    let spec = harness::spec(harness);
+    let spec = harness_spec::spec(harness);
     let result = Scratch::create_with(caller.clone(), AuthMode::RealAuth)
         .map_err(|e| ProbeError::Run(format!("no scratch world for the probe: {e}")))
         .and_then(|scratch| {
@@ -137,7 +137,7 @@ fn probe_now(harness: HarnessName, caller: &CallerEnv) -> Answer {
                 .find_binary(harness.binary())
                 .ok_or_else(|| ProbeError::Run(format!("{} not on PATH", harness.binary())))?;
             let dir = scratch.root().join("probe");
-            probe::run(spec, &scratch, &env, &binary, &dir, None)
+            auth_probe::run(spec, &scratch, &env, &binary, &dir, None)
         });
     let (unmet, seen) = match result {
         Ok(r) => (None, format!("answered in {} ms", r.elapsed.as_millis())),
@@ -147,6 +147,6 @@ fn probe_now(harness: HarnessName, caller: &CallerEnv) -> Answer {
     Answer {
         harness: harness.as_str().to_owned(),
         unmet,
-        seen: crate::harness::login::printable(&seen, 300),
+        seen: crate::harness_spec::login::printable(&seen, 300),
     }
 }

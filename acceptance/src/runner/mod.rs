@@ -41,7 +41,7 @@
 //! directory gets a `shard-<tier>.json` (its cells and its part of them), and only this
 //! shard's skips are ledgered, so merged shards account for every cell once.
 //!
-//! This module runs trials; it does not define any (see `catalogue`, `probe`).
+//! This module runs trials; it does not define any (see `catalogue`, `probe_trials`).
 
 mod approval_gate;
 mod glue;

@@ -14,7 +14,7 @@ use regex::Regex;
 
 use crate::pane::screen::{echo_probe, squash};
 
-pub use crate::harness::reply_source::{Chrome, GROK, UNMEASURED};
+pub use crate::harness_spec::reply_source::{Chrome, GROK, UNMEASURED};
 
 /// Display columns of `c`: 2 for East Asian wide and fullwidth characters
 /// (CJK, Hangul, kana, fullwidth forms, most emoji), 0 for combining marks,

@@ -30,7 +30,7 @@ use serde_json::Value;
 /// The largest session file read (a 3-turn lane writes well under 1 MiB).
 const MAX_STORE_BYTES: u64 = 64 * 1024 * 1024;
 
-pub use crate::harness::reply_source::StoreFormat;
+pub use crate::harness_spec::reply_source::StoreFormat;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -210,7 +210,7 @@ fn malformed_and_partial_lines_are_skipped_not_fatal() {
 #[test]
 fn every_installable_harness_declares_its_reply_source() {
     use super::ReplySource;
-    for spec in &crate::harness::SPECS {
+    for spec in &crate::harness_spec::SPECS {
         let want = match spec.name {
             HarnessName::Codex => ReplySource::Store(StoreFormat::CodexRollout),
             HarnessName::Claude => ReplySource::Store(StoreFormat::ClaudeProjects),

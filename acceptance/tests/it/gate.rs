@@ -119,7 +119,7 @@ fn without_opting_in_every_trial_is_ignored_naming_studyloop_acc() {
     assert!(run.output.status.success(), "{stdout}\n{}", run.stderr());
     assert!(
         GATE_OFF_REASON.contains("STUDYLOOP_ACC")
-            && GATE_OFF_REASON.contains("README.md#acceptance-tier")
+            && GATE_OFF_REASON.contains("docs/run-the-matrix.md#acceptance-tier")
     );
     let gated = assert_all_gated_ignored(&run);
     // The only trial that runs is the catalogue check, which needs nothing.
@@ -342,7 +342,7 @@ fn a_present_binary_is_probed_inside_scratch_and_leaves_verified_evidence() {
     // The probe sent its prompt through the provisioned stub provider (issue 16).
     let notes = manifest["notes"].to_string();
     assert!(
-        notes.contains(studyloop_acceptance::probe::AUTH_PROBE_NOTE),
+        notes.contains(studyloop_acceptance::probe_trials::AUTH_PROBE_NOTE),
         "{notes}"
     );
     assert!(notes.contains("MENTOR-REPLY"), "{notes}");

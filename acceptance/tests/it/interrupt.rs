@@ -192,7 +192,7 @@ pub(crate) fn stub_acp_case(
     topic: &'static str,
     knobs: impl FnOnce(&studyloop_acceptance::scratch::Scratch) -> Vec<(&'static str, String)>,
 ) -> studyloop_acceptance::runner::TrialReport {
-    use studyloop_acceptance::case::{Case, RunDir, StepFailure, Steps, Transport, converse};
+    use studyloop_acceptance::case::{Case, RunDirBundle, StepFailure, Steps, Transport, converse};
     use studyloop_acceptance::evidence::Surface;
     use studyloop_acceptance::scratch::TestHatch;
     use studyloop_acceptance::selection::HarnessName;
@@ -201,7 +201,7 @@ pub(crate) fn stub_acp_case(
         StepFailure::from_error(e)
     }
     Case::new(ctx, HarnessName::Codex, Surface::WebAcp)
-        .run(&RunDir::new(ctx), |c| {
+        .run(&RunDirBundle::new(ctx), |c| {
             c.step(
                 "scratch world",
                 studyloop_acceptance::lane::setup::make_world,

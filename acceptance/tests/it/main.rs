@@ -8,20 +8,24 @@
 
 mod acp_auth;
 mod browser_arc;
+mod docs_links;
+mod env_chapter;
+mod env_literals;
 mod folders;
 mod gate;
 mod interrupt;
-mod layout;
 mod login_preflight;
+mod markdown;
 mod pane_driver;
-mod readme_env_table;
 mod reaper;
 mod recipes;
 mod reexec;
 mod repeats;
 mod scratch;
+mod scratch_sockets;
 mod shards;
 mod sweep;
+mod sweep_sentinel;
 mod web_acp_browser;
 mod web_acp_driver;
 mod workflow;

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use studyloop_actors::fake::{FakeMentor, FakeStep};
-use studyloop_actors::harness::{HarnessActor, HarnessSettings, find_on_path};
+use studyloop_actors::harness_actor::{HarnessActor, HarnessSettings, find_on_path};
 use studyloop_actors::{
     Actor, ActorKind, ActorOptions, Budget, CancelToken, Outcome, Transcript, Usage,
 };

@@ -18,7 +18,7 @@ pub mod recall;
 pub mod reply;
 pub mod roles;
 pub mod spawn;
-pub mod tools;
+pub mod tool_script;
 
 pub use log::{LogRecord, Protocol, RequestLog, ToolCallRecord, UsageRecord};
 pub use practice::{PracticeCheck, practice_check};
@@ -26,4 +26,4 @@ pub use realistic::{marker_line, realistic_reply};
 pub use reply::{is_boilerplate, mentor_reply, nonce, persona, real_user_text, text_sha256};
 pub use roles::{Role, RolesParseError, RolesScript};
 pub use spawn::{SpawnError, StubProvider};
-pub use tools::{ToolScript, ToolScriptError, ToolStep};
+pub use tool_script::{ToolScript, ToolScriptError, ToolStep};

@@ -4,7 +4,7 @@
 //! harness name against the accepted set, the approvals (`STUDYLOOP_ACC_APPROVE`,
 //! through the one policy), the source tree (a certification proves one commit, so a
 //! dirty tree is refused naming its paths), the harness's credentials
-//! (`acceptance::harness::credentials`) and the keys of every approved seat of the
+//! (`acceptance::harness_spec::credentials`) and the keys of every approved seat of the
 //! council the sign-off grades real-auth runs with. Then the harness's acceptance
 //! cells and UAT journeys with `STUDYLOOP_ACC_REAL_AUTH=1`, the sign-off, and the
 //! receipts (which refuse a real-auth bundle of a dirty or unknown tree).

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use studyloop_acceptance::approval::{self, Approvals, Capability};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::evidence::RepoIdentity;
-use studyloop_acceptance::harness::credentials;
+use studyloop_acceptance::harness_spec::credentials;
 use studyloop_acceptance::selection::{HARNESS_ORDER, HarnessName};
 
 use crate::council::Roster;

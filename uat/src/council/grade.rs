@@ -13,12 +13,12 @@ use studyloop_redaction::{RedactionError, RedactionRules, Redactor};
 use studyloop_rubrics::{Facts, Rubric};
 
 use crate::bundle::Bundle;
+use crate::bundle_summary;
 use crate::council::arbitrate::{
     ARBITRATION_SCHEMA, Arbitration, Pin, SeatResult, SeatStatus, arbitrate,
 };
 use crate::council::roster::{Roster, Seat, StubTarget};
 use crate::council::{prompt, reply, report};
-use crate::summary;
 
 /// The arbitration's machine-readable file.
 pub const ARBITRATION_JSON: &str = "arbitration.json";
@@ -113,7 +113,9 @@ impl Grader<'_> {
                     name: e.name,
                     known: e.known,
                 })?;
-        let summary = self.redactor.summary(&summary::bundle_summary(bundle))?;
+        let summary = self
+            .redactor
+            .summary(&bundle_summary::bundle_summary(bundle))?;
         let limits = council.evidence.unwrap_or(prompt::DEFAULT_LIMITS);
         let prompt = prompt::build_within(self.rubric, &summary, bundle, self.redactor, limits);
         let citable = bundle.citable();

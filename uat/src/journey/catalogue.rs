@@ -9,7 +9,7 @@ use super::{arc, architect, drill, faults, mcp, now};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::Finished;
 use studyloop_acceptance::evidence::Outcome;
-use studyloop_acceptance::harness;
+use studyloop_acceptance::harness_spec;
 use studyloop_acceptance::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use studyloop_acceptance::scratch::{Env, find_on_path};
 use studyloop_acceptance::selection::{AuthMode, HarnessName, Selection};
@@ -227,8 +227,8 @@ pub fn study_harness(
     let path = Env::scratch_path(caller);
     let mut why = Vec::new();
     for h in study::CANDIDATES {
-        let spec = harness::spec(h);
-        let fix = studyloop_acceptance::harness::install_hint(h);
+        let spec = harness_spec::spec(h);
+        let fix = studyloop_acceptance::harness_spec::install_hint(h);
         let acp = spec.acp.map(|a| a.argv[0]);
         let missing = [Some(h.binary()), acp]
             .into_iter()

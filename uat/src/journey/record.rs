@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use studyloop_acceptance::bins;
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::{
-    BundleError, CheckRecord, Destination as CaseDestination, Record, StepFailure, StepRecord,
+    BundleError, CaseRecord, CheckRecord, Destination as CaseDestination, StepFailure, StepRecord,
 };
 use studyloop_acceptance::evidence::{
     BundleWriter, DurableRootError, EvidenceError, Manifest, RepoIdentity, RunId, Surface, Tier,
@@ -23,8 +23,8 @@ use studyloop_acceptance::evidence::{
 use studyloop_actors::Transcript;
 use studyloop_redaction::{RedactionError, Redactor};
 
+use crate::bundle_summary;
 use crate::signoff::Pins;
-use crate::summary;
 
 /// The transcript file a graded journey writes (one turn per line).
 pub const TRANSCRIPT: &str = "transcript.jsonl";
@@ -109,7 +109,7 @@ impl CaseDestination for UatBundle<'_> {
 
     fn write(
         &self,
-        record: &Record,
+        record: &CaseRecord,
         manifest: Manifest,
         result: Result<(), &StepFailure>,
     ) -> Result<PathBuf, BundleError> {
@@ -135,7 +135,7 @@ impl UatBundle<'_> {
     /// Adds the pins, step counts and failure artefacts to the engine's manifest.
     fn manifest(
         &self,
-        record: &Record,
+        record: &CaseRecord,
         mut m: Manifest,
         result: Result<(), &StepFailure>,
     ) -> Manifest {
@@ -166,7 +166,7 @@ impl UatBundle<'_> {
 /// Why the bundle could not be written, naming the file or check that failed.
 #[expect(clippy::too_many_arguments, reason = "the bundle's every input, named")]
 pub fn write_bundle(
-    record: &Record,
+    record: &CaseRecord,
     arbitration_note: &str,
     dest: &Destination,
     caller: &CallerEnv,
@@ -188,7 +188,7 @@ pub fn write_bundle(
 }
 
 fn write_with(
-    record: &Record,
+    record: &CaseRecord,
     arbitration_note: &str,
     dir: &Path,
     manifest: Manifest,
@@ -210,8 +210,8 @@ fn write_with(
     }
     // Rewrite first (a home path in a version line becomes a placeholder), then let
     // the summary check keep the allow-listed keys and prove nothing leaks.
-    let candidate = summary::rewritten(
-        summary::journey_summary(w.manifest_mut(), arbitration_note),
+    let candidate = bundle_summary::rewritten(
+        bundle_summary::journey_summary(w.manifest_mut(), arbitration_note),
         redactor,
     );
     let redacted = redactor.summary(&candidate)?;

@@ -144,7 +144,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
 pub(super) fn resolve(c: &mut Case<'_>) -> Result<(), StepFailure> {
     resolve_binary(c)?;
     let h = c.harness;
-    let fix = studyloop_acceptance::harness::install_hint(h);
+    let fix = studyloop_acceptance::harness_spec::install_hint(h);
     let acp = c
         .spec
         .acp

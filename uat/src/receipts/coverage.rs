@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use studyloop_acceptance::harness::{self, Install};
+use studyloop_acceptance::harness_spec::{self, Install};
 use studyloop_acceptance::selection::{AuthMode, HARNESS_ORDER, Maturity};
 
 use super::{REQUIRED_CLEAN_RUNS, Receipt};
@@ -40,7 +40,7 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for h in HARNESS_ORDER {
-        let spec = harness::spec(h);
+        let spec = harness_spec::spec(h);
         let tier = match h.maturity() {
             Maturity::Core => "core",
             Maturity::Preview => "preview",
@@ -117,7 +117,7 @@ fn real_auth_section(receipts: &[Receipt]) -> String {
          |---|---|---|---|---|---|\n",
     );
     for h in HARNESS_ORDER {
-        for surface in harness::spec(h).surfaces() {
+        for surface in harness_spec::spec(h).surfaces() {
             let runs: Vec<&Receipt> = receipts
                 .iter()
                 .filter(|r| {

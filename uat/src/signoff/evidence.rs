@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use studyloop_acceptance::evidence::{Outcome, RunId, Surface, Tier};
 use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
 
+use super::rule::{CellResult, Results};
 use crate::bundle::Bundle;
 use crate::definition::SignoffDefinition;
-use crate::strict::{CellResult, Results};
 
 /// Each cell's one bundle, and every reason found on the way.
 pub(crate) struct Collected {

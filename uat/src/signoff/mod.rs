@@ -11,6 +11,7 @@ mod checks_tests;
 mod error;
 mod evidence;
 mod pins;
+pub mod rule;
 mod run;
 mod summary;
 

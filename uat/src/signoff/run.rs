@@ -9,13 +9,13 @@ use studyloop_acceptance::ledger::{RunRecords, TrialOutcome};
 use studyloop_redaction::Redactor;
 use studyloop_rubrics::Facts;
 
+use super::rule::{Results, Verdict, disagreements, evaluate};
 use super::summary::{SignoffParts, signoff_summary};
 use super::{Pins, SignoffError, arbitration, checks, evidence};
 use crate::bundle::Bundle;
+use crate::bundle_summary::rewritten;
 use crate::council::Arbitration;
 use crate::inputs::{Input, classify};
-use crate::strict::{Results, Verdict, disagreements, evaluate};
-use crate::summary::rewritten;
 
 /// One definition cell as the sign-off saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]

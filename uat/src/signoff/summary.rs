@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 use studyloop_acceptance::ledger::TrialOutcome;
 
+use super::rule::CellResult;
 use crate::bundle::Bundle;
+use crate::bundle_summary::{SUMMARY_SCHEMA, run_facts};
 use crate::council::Arbitration;
 use crate::definition::CellSpec;
-use crate::strict::CellResult;
-use crate::summary::{SUMMARY_SCHEMA, run_facts};
 
 /// Everything the sign-off summary is assembled from.
 pub(crate) struct SignoffParts<'a> {

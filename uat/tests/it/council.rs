@@ -397,7 +397,7 @@ fn seats_see_redacted_evidence_only_and_what_they_say_is_redacted_too() {
         .with_secret("CANARY", "canary-plain-value-123")
         .unwrap();
     let summary = redactor
-        .summary(&studyloop_uat::summary::bundle_summary(&b))
+        .summary(&studyloop_uat::bundle_summary::bundle_summary(&b))
         .unwrap();
     let prompt = council::build_prompt(&world.rubric, &summary, &b, &redactor);
     let all = format!("{}{}", prompt.system, prompt.user);

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use studyloop_acceptance::caller_env::CallerEnv;
-use studyloop_acceptance::case::{Record, StepFailure, Steps};
+use studyloop_acceptance::case::{CaseRecord, StepFailure, Steps};
 use studyloop_acceptance::evidence::{self, Outcome, Surface, Tier};
 use studyloop_acceptance::selection::AuthMode;
 use studyloop_actors::{Outcome as ActorOutcome, Transcript, Turn, Usage};
@@ -45,8 +45,8 @@ fn transcript() -> Transcript {
 
 /// A journey's record that ran start, talk and end, with the record files a graded one
 /// writes.
-fn journey() -> Record {
-    let mut j = Record::new(CELL);
+fn journey() -> CaseRecord {
+    let mut j = CaseRecord::new(CELL);
     j.facts.harness = Some("codex".into());
     j.facts.auth_mode = Some(AuthMode::StubProvider);
     j.facts.actor_backend = Some("scripted".into());
@@ -64,7 +64,7 @@ fn journey() -> Record {
 
 /// Writes `j` as a UAT bundle under `root` with the shipped pins.
 fn write(
-    j: &Record,
+    j: &CaseRecord,
     note: &str,
     root: &Path,
     result: Result<(), &StepFailure>,
@@ -92,7 +92,7 @@ fn manifest(dir: &Path) -> Value {
 
 #[test]
 fn steps_are_numbered_with_their_detail_and_a_failure_names_its_step() {
-    let mut j = Record::new(CELL);
+    let mut j = CaseRecord::new(CELL);
     let got = j.step_doing("first", "does one thing", |j| {
         j.detail(json!({"seen": 1}));
         Ok(7)

@@ -85,7 +85,7 @@ fn a_councils_evidence_caps_bound_what_each_seat_is_sent() {
     let dir = bundle_in_mode(tmp.path(), CELL, &long, Some(AuthMode::LocalModel));
     let b = Bundle::open(&dir).unwrap();
     let summary = redactor
-        .summary(&studyloop_uat::summary::bundle_summary(&b))
+        .summary(&studyloop_uat::bundle_summary::bundle_summary(&b))
         .unwrap();
     let wide = council::build_prompt(&rubric, &summary, &b, &redactor);
     let caps = EvidenceLimits {

@@ -26,5 +26,5 @@ mod report_player;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;
+mod signoff_rule;
 mod signoff_shards;
-mod strict;

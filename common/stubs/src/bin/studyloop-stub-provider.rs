@@ -65,7 +65,7 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     fault_file: Option<PathBuf>,
     /// Scripted tool calls: a JSON array of {"trigger", "tool" (name suffix),
-    /// "arguments"}; see the `studyloop_stubs::tools` docs.
+    /// "arguments"}; see the `studyloop_stubs::tool_script` docs.
     #[arg(long, value_name = "tools.json")]
     tool_script: Option<PathBuf>,
 }

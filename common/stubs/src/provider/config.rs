@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::log::LogError;
 use crate::roles::{Role, RolesScript};
-use crate::tools::ToolScript;
+use crate::tool_script::ToolScript;
 
 /// The status an injected failure answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,7 +176,7 @@ pub struct ProviderConfig {
     pub omit_usage: bool,
     /// Injected faults.
     pub faults: Faults,
-    /// Scripted tool calls (`crate::tools`).
+    /// Scripted tool calls (`crate::tool_script`).
     pub tools: Option<ToolScript>,
 }
 

@@ -17,7 +17,7 @@ use super::render::{self, Answer, Rendered};
 use super::render_tool::{self, Call};
 use super::{Faults, ProviderConfig, answer, request};
 use crate::log::{LogRecord, Protocol, RequestLog, ToolCallRecord, UsageRecord};
-use crate::tools::Pick;
+use crate::tool_script::Pick;
 
 /// The model names `GET /models` lists.
 const MODELS: [&str; 4] = ["stub-model", "stub-mini", "gpt-5", "claude-sonnet-4-5"];

@@ -9,7 +9,7 @@
 //!
 //! This module holds the configuration and the server lifecycle; `request`
 //! reads bodies, `answer` picks the reply text, `render` shapes it per protocol
-//! (`render_tool` a scripted tool call, `crate::tools`),
+//! (`render_tool` a scripted tool call, `crate::tool_script`),
 //! `http` handles requests, `body` sends answers and `server` runs the listener.
 
 mod answer;

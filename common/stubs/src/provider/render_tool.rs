@@ -1,4 +1,4 @@
-//! A scripted tool call (`crate::tools`) in each protocol's native shape, as
+//! A scripted tool call (`crate::tool_script`) in each protocol's native shape, as
 //! a JSON body or the SSE frames a streaming client expects:
 //! Chat Completions `tool_calls` (arguments streamed as string pieces,
 //! `finish_reason: tool_calls`), Responses `function_call` (with

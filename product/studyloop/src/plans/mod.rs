@@ -20,7 +20,7 @@ mod input;
 pub mod now;
 mod parse;
 mod record;
-mod tools;
+mod tool_names;
 mod views;
 
 pub use app::{CreateRequest, PlanApp, PlanPatch};
@@ -28,7 +28,7 @@ pub use doc::{Milestone, Plan, PlanStatus};
 pub use error::PlanError;
 
 pub use id::PlanId;
-pub use tools::PLAN_TOOL_NAMES;
+pub use tool_names::PLAN_TOOL_NAMES;
 pub use views::{Readiness, readiness, summary};
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
-use super::credential_files::{self, Format, Verdict};
+use super::credential_files::{self, CredentialFinding, Format};
 use super::{install_hint, login_hint};
 use crate::caller_env::CallerEnv;
 use crate::scratch::{Env, find_on_path};
@@ -194,9 +194,9 @@ pub fn check(harness: HarnessName, caller: &CallerEnv, now_ms: i64) -> Credentia
             continue;
         };
         match credential_files::judge(&path, f.format, caller, now_ms) {
-            Verdict::Usable(what) => found.push(format!("{shown}: {what}")),
-            Verdict::Absent => missing.push(format!("{shown} absent")),
-            Verdict::Unusable(why) => missing.push(format!("{shown} unusable: {why}")),
+            CredentialFinding::Usable(what) => found.push(format!("{shown}: {what}")),
+            CredentialFinding::Absent => missing.push(format!("{shown} absent")),
+            CredentialFinding::Unusable(why) => missing.push(format!("{shown} unusable: {why}")),
         }
     }
     let (set, unset): (Vec<&str>, Vec<&str>) = needs

@@ -180,7 +180,7 @@ impl HarnessSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::{SPECS, spec};
+    use crate::harness_spec::{SPECS, spec};
     use crate::selection::HARNESS_ORDER;
 
     #[test]

@@ -36,7 +36,7 @@ pub enum Format {
 
 /// What one file proved: a usable credential (described), or why it did not.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum CredentialFinding {
     /// A credential the harness can use, described without its value.
     Usable(String),
     /// The file is absent.
@@ -47,17 +47,17 @@ pub enum Verdict {
 
 /// Reads `path` as `format`, judging expiry against `now_ms` (Unix ms) and
 /// variable references against `env`.
-pub fn judge(path: &Path, format: Format, env: &CallerEnv, now_ms: i64) -> Verdict {
+pub fn judge(path: &Path, format: Format, env: &CallerEnv, now_ms: i64) -> CredentialFinding {
     let bytes = match studyloop_regular_file::read_regular(path, MAX_AUTH_FILE_BYTES) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Verdict::Absent,
-        Err(e) => return Verdict::Unusable(format!("not read ({})", io_reason(&e))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CredentialFinding::Absent,
+        Err(e) => return CredentialFinding::Unusable(format!("not read ({})", io_reason(&e))),
     };
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         // serde_json's syntax errors name a line and column, never the text.
         Err(e) => {
-            return Verdict::Unusable(format!(
+            return CredentialFinding::Unusable(format!(
                 "not valid JSON (line {}, column {})",
                 e.line(),
                 e.column()
@@ -74,8 +74,8 @@ pub fn judge(path: &Path, format: Format, env: &CallerEnv, now_ms: i64) -> Verdi
             .unwrap_or_else(|| Err("no apiKey".to_owned())),
     };
     match found {
-        Ok(what) => Verdict::Usable(what),
-        Err(why) => Verdict::Unusable(why),
+        Ok(what) => CredentialFinding::Usable(what),
+        Err(why) => CredentialFinding::Unusable(why),
     }
 }
 

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use studyloop_acceptance::ledger::{RunLog, RunRecords, TrialOutcome};
-use studyloop_uat::strict::{Cell, CellResult, Results, evaluate};
+use studyloop_uat::signoff::rule::{Cell, CellResult, Results, evaluate};
 
 fn cells(spec: &[(&str, bool)]) -> Vec<Cell> {
     spec.iter()

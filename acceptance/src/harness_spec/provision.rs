@@ -171,7 +171,7 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), WriteError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::spec;
+    use crate::harness_spec::spec;
 
     fn env() -> Env {
         Env::default()

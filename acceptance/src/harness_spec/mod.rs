@@ -9,11 +9,11 @@
 //! against `studyloop-stub-provider`; see `shared/reference/harness-offline-*`.
 //! The types are here, the rows in `table.rs`.
 
+pub mod auth_probe;
 pub mod credential_files;
 pub mod credentials;
 mod install_hint;
 pub mod login;
-pub mod probe;
 pub mod provision;
 pub mod reply_source;
 mod row;

@@ -1,9 +1,9 @@
 //! The common gate and entry of the cli-tmux lanes: a trial that needs its
 //! harness selected and on the scratch PATH, run as a case into the run dir.
 
-use crate::case::{Case, RunDir, StepFailure};
+use crate::case::{Case, RunDirBundle, StepFailure};
 use crate::evidence::Surface;
-use crate::harness::install_hint;
+use crate::harness_spec::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 
@@ -39,6 +39,6 @@ pub(crate) fn run_lane_as(
     steps: fn(&mut Case<'_>) -> Result<(), StepFailure>,
 ) -> TrialReport {
     Case::new(ctx, harness, surface)
-        .run(&RunDir::new(ctx), steps)
+        .run(&RunDirBundle::new(ctx), steps)
         .report()
 }

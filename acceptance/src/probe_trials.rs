@@ -5,7 +5,7 @@
 //! `--version` inside a fresh scratch world with a deadline, then, wherever the
 //! auth mode allows, its authenticated probe: the harness provisioned for the mode
 //! (stub-provider and local-model: the case's own stub provider; real-auth: the
-//! operator's login) and one one-shot prompt through it (`harness::probe`). A harness
+//! operator's login) and one one-shot prompt through it (`harness_spec::auth_probe`). A harness
 //! that is not signed in is a named skip ("not logged in: …, run …"), never an error.
 //! In scrubbed mode, or for a harness with no recipe for the mode, it stays a
 //! presence-and-version probe and the manifest says so in its notes. It writes an
@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::case::{Case, RunDir, StepFailure, Steps};
+use crate::case::{Case, RunDirBundle, StepFailure, Steps};
 use crate::command::RunError;
 use crate::evidence::Surface;
-use crate::harness::install_hint;
+use crate::harness_spec::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 
@@ -61,7 +61,7 @@ struct ProbeRecord {
 
 fn run_probe(ctx: &TrialContext, harness: HarnessName) -> TrialReport {
     Case::new(ctx, harness, Surface::Probe)
-        .run(&RunDir::new(ctx), probe)
+        .run(&RunDirBundle::new(ctx), probe)
         .report()
 }
 

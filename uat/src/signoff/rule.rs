@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use studyloop_acceptance::ledger::{Record, RunRecords, TrialOutcome};
+use studyloop_acceptance::ledger::{LogLine, RunRecords, TrialOutcome};
 
 /// One cell a sign-off considers: a trial name and whether the sign-off needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,7 +174,8 @@ pub(crate) fn disagreements(cells: &[Cell], records: &RunRecords) -> Vec<String>
             continue;
         };
         let all = &status.records;
-        let differs = |f: fn(&Record) -> Option<&str>| all.windows(2).any(|w| f(&w[0]) != f(&w[1]));
+        let differs =
+            |f: fn(&LogLine) -> Option<&str>| all.windows(2).any(|w| f(&w[0]) != f(&w[1]));
         let outcomes = differs(|r| Some(r.outcome.as_str()));
         // Skip-ledger lines name no bundle; compare the bundles of result lines.
         let bundles = {

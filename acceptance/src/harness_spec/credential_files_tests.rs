@@ -7,7 +7,7 @@ fn env(pairs: &[(&str, &str)]) -> CallerEnv {
     CallerEnv::from_pairs(pairs.iter().copied())
 }
 
-fn judge_text(text: &str, format: Format, e: &CallerEnv) -> Verdict {
+fn judge_text(text: &str, format: Format, e: &CallerEnv) -> CredentialFinding {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("auth.json");
     std::fs::write(&path, text).unwrap();
@@ -36,7 +36,7 @@ fn base64url_encode(bytes: &[u8]) -> String {
     out
 }
 
-fn text_of(v: &Verdict) -> String {
+fn text_of(v: &CredentialFinding) -> String {
     format!("{v:?}")
 }
 
@@ -49,7 +49,7 @@ fn codex_auth_json_key_login_and_expiry() {
         &e,
     );
     assert!(
-        matches!(&key, Verdict::Usable(w) if w.contains("API key")),
+        matches!(&key, CredentialFinding::Usable(w) if w.contains("API key")),
         "{key:?}"
     );
     let valid = format!(
@@ -58,7 +58,7 @@ fn codex_auth_json_key_login_and_expiry() {
     );
     let v = judge_text(&valid, Format::CodexAuth, &e);
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("valid until 2027-01-15T09:00:00Z")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("valid until 2027-01-15T09:00:00Z")),
         "{v:?}"
     );
     // Expired, nothing to renew it: a problem naming when.
@@ -68,7 +68,7 @@ fn codex_auth_json_key_login_and_expiry() {
     );
     let v = judge_text(&expired, Format::CodexAuth, &e);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("expired at 2027-01-15T07:59:00Z") && w.contains("no refresh token")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("expired at 2027-01-15T07:59:00Z") && w.contains("no refresh token")),
         "{v:?}"
     );
     // Expired but renewable: the harness refreshes it itself.
@@ -78,12 +78,12 @@ fn codex_auth_json_key_login_and_expiry() {
     );
     let v = judge_text(&renewable, Format::CodexAuth, &e);
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("renews it")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("renews it")),
         "{v:?}"
     );
     let none = judge_text("{\"OPENAI_API_KEY\":null}", Format::CodexAuth, &e);
     assert!(
-        matches!(&none, Verdict::Unusable(w) if w.contains("no API key")),
+        matches!(&none, CredentialFinding::Unusable(w) if w.contains("no API key")),
         "{none:?}"
     );
     for v in [key, none] {
@@ -101,20 +101,20 @@ fn claude_credentials_expires_at_decides() {
     };
     let v = judge_text(&at(NOW + 1, ""), Format::ClaudeCredentials, &e);
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("valid until")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("valid until")),
         "{v:?}"
     );
     let v = judge_text(&at(NOW - 1, ""), Format::ClaudeCredentials, &e);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("expired at")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("expired at")),
         "{v:?}"
     );
     assert!(!text_of(&v).contains(SECRET));
     let v = judge_text(&at(NOW - 1, SECRET), Format::ClaudeCredentials, &e);
-    assert!(matches!(&v, Verdict::Usable(_)), "{v:?}");
+    assert!(matches!(&v, CredentialFinding::Usable(_)), "{v:?}");
     let v = judge_text("{\"other\":1}", Format::ClaudeCredentials, &e);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("no claudeAiOauth")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("no claudeAiOauth")),
         "{v:?}"
     );
 }
@@ -128,7 +128,7 @@ fn provider_maps_and_pi_models() {
         &e,
     );
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("`anthropic`: an API key")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("`anthropic`: an API key")),
         "{v:?}"
     );
     let oauth = format!(
@@ -137,23 +137,23 @@ fn provider_maps_and_pi_models() {
     );
     let v = judge_text(&oauth, Format::ProviderMap, &e);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("expired at")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("expired at")),
         "{v:?}"
     );
     let models = |key: &str| format!("{{\"providers\":{{\"litellm\":{{\"apiKey\":\"{key}\"}}}}}}");
     let v = judge_text(&models("LITELLM_API_KEY"), Format::PiModels, &e);
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("from $LITELLM_API_KEY")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("from $LITELLM_API_KEY")),
         "{v:?}"
     );
     let v = judge_text(&models("LITELLM_API_KEY"), Format::PiModels, &env(&[]));
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("$LITELLM_API_KEY, which is unset")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("$LITELLM_API_KEY, which is unset")),
         "{v:?}"
     );
     let v = judge_text(&models(SECRET), Format::PiModels, &env(&[]));
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("literal")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("literal")),
         "{v:?}"
     );
     assert!(!text_of(&v).contains(SECRET));
@@ -164,7 +164,7 @@ fn provider_maps_and_pi_models() {
         &env(&[]),
     );
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("command")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("command")),
         "{v:?}"
     );
     // A provider name carrying a secret-shaped or odd value is not printed.
@@ -181,7 +181,7 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
     let garbage = format!("{{\"OPENAI_API_KEY\": \"{SECRET}\" garbage");
     let v = judge_text(&garbage, Format::CodexAuth, &e);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.starts_with("not valid JSON (line 1")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.starts_with("not valid JSON (line 1")),
         "{v:?}"
     );
     assert!(!text_of(&v).contains(SECRET));
@@ -193,12 +193,15 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
         "{\"tokens\":{\"access_token\":7}}",
     ] {
         let v = judge_text(shape, Format::CodexAuth, &e);
-        assert!(matches!(v, Verdict::Unusable(_)), "{shape}: {v:?}");
+        assert!(
+            matches!(v, CredentialFinding::Unusable(_)),
+            "{shape}: {v:?}"
+        );
     }
     let deep = "[".repeat(100_000);
     let v = judge_text(&deep, Format::ProviderMap, &e);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("not valid JSON")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("not valid JSON")),
         "{v:?}"
     );
     // A JWT whose payload is not base64 or not JSON: a login of unknown expiry.
@@ -208,7 +211,7 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
         &e,
     );
     assert!(
-        matches!(&v, Verdict::Usable(w) if w.contains("expiry not recorded")),
+        matches!(&v, CredentialFinding::Usable(w) if w.contains("expiry not recorded")),
         "{v:?}"
     );
 
@@ -218,7 +221,7 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
     f.set_len(MAX_AUTH_FILE_BYTES + 1).unwrap();
     let v = judge(&huge, Format::CodexAuth, &e, NOW);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.starts_with("not read")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.starts_with("not read")),
         "{v:?}"
     );
 
@@ -227,7 +230,7 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
     let t = std::time::Instant::now();
     let v = judge(&fifo, Format::CodexAuth, &e, NOW);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.starts_with("not read")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.starts_with("not read")),
         "{v:?}"
     );
     assert!(
@@ -241,13 +244,13 @@ fn hostile_auth_files_are_named_problems_never_hangs_or_leaks() {
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let v = judge(&link, Format::CodexAuth, &e, NOW);
     assert!(
-        matches!(&v, Verdict::Unusable(w) if w.contains("symlink")),
+        matches!(&v, CredentialFinding::Unusable(w) if w.contains("symlink")),
         "{v:?}"
     );
 
     assert_eq!(
         judge(&dir.path().join("absent.json"), Format::CodexAuth, &e, NOW),
-        Verdict::Absent
+        CredentialFinding::Absent
     );
 }
 
