@@ -55,43 +55,6 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     if [ "$trials" -ne 0 ]; then exit "$trials"; fi
     exit "$verdict"
 
-<<<<<<< HEAD
-=======
-# With your own vendor login (docs/certify-a-harness.md#real-auth-certification-just-certify). First the preflight, before anything launches: HARNESS must be one of the six, the
-# tree clean (a certification proves one commit; dirty paths are named), the harness's
-# login or key present and unexpired, and every seat of the `release` council keyed.
-# A missing credential exits 3 (skipped: what is missing and how to fix it), a bad
-# name or dirty tree 2. Then the harness's acceptance cells and the UAT journeys with
-# STUDYLOOP_ACC_REAL_AUTH=1 (the graded journey by the `release` council), the
-# sign-off, and the receipts (refused for a dirty tree) with COVERAGE.md regenerated.
-# Exit status: the preflight's, else the trials' when they failed, else the sign-off's.
-# Real-auth certification of one harness in one command: `just certify codex`.
-certify $HARNESS:
-    #!/usr/bin/env bash
-    set -uo pipefail
-    cargo build --workspace --bins || exit
-    uat="${CARGO_TARGET_DIR:-$PWD/target}/debug/studyloop-uat"
-    export PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
-    # HARNESS reaches nothing but this argument until the preflight accepted it.
-    "$uat" preflight -- "$HARNESS" || exit
-    just deps harnesses || exit
-    run="$PWD/target/studyloop/runs/certify-$HARNESS-$(date -u +%Y%m%dT%H%M%SZ)-$$"
-    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_REAL_AUTH=1 STUDYLOOP_ACC_HARNESS="$HARNESS"
-    STUDYLOOP_ACC_RESULTS_DIR="$run-acceptance" cargo test --workspace --test acceptance
-    lanes=$?
-    STUDYLOOP_UAT=1 STUDYLOOP_ACC_RESULTS_DIR="$run-uat" cargo test --workspace --test uat
-    journeys=$?
-    echo
-    "$uat" signoff "$run-uat"
-    verdict=$?
-    "$uat" receipts "$run-acceptance" || exit
-    echo "certify: run directories $run-acceptance, $run-uat"
-    echo "certify: lanes exit $lanes; journeys exit $journeys; sign-off exit $verdict (0 PASS, 1 FAIL, 2 no verdict)"
-    if [ "$lanes" -ne 0 ]; then exit "$lanes"; fi
-    if [ "$journeys" -ne 0 ]; then exit "$journeys"; fi
-    exit "$verdict"
-
->>>>>>> main
 # Everything the live trials need on this machine; each part is idempotent.
 deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-embed
 
