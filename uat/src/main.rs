@@ -1,7 +1,8 @@
 //! `studyloop-uat`: sign off a UAT run (`signoff`), grade one bundle with the council
 //! (`grade`), build the HTML run report (`report`), merge a partitioned run's shards
-//! (`merge`), prune old durable bundles (`prune`), and check what `just certify`
-//! needs before anything launches (`preflight`).
+//! (`merge`), prune old durable bundles (`prune`), certify one harness with real
+//! auth by hand (`certify HARNESS --real-auth`), and check what certify needs before
+//! anything launches (`preflight`).
 //!
 //! Exit codes: 0 = PASS / graded / pruned / ready; 1 = FAIL / rejected; 2 = the command
 //! could not reach a verdict (bad input, a tampered pinned file, an unwritable output, a
@@ -83,9 +84,21 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         expect: Option<PathBuf>,
     },
-    /// Before `just certify HARNESS` launches anything: the name, a clean tree, the
+    /// Before `studyloop-uat certify HARNESS --real-auth` launches anything: the name, a clean tree, the
     /// harness's real credentials and the release council's keys. Exit 0 ready,
     /// 3 skipped (what is missing and how to fix it), 2 refused (bad name, dirty tree).
+    /// Real-auth certification of one harness, by hand (never in CI): preflight,
+    /// the harness's cells, the UAT journeys, sign-off, receipts and COVERAGE.md.
+    Certify {
+        /// The harness to certify (codex, claude, kiro, pi, opencode, grok).
+        harness: String,
+        /// Required: says you mean to bill your own login.
+        #[arg(long)]
+        real_auth: bool,
+        /// The checkout whose commit the run certifies.
+        #[arg(long, value_name = "DIR", default_value_os_t = studyloop_acceptance::bins::workspace_root())]
+        repo: PathBuf,
+    },
     Preflight {
         /// The harness to certify (codex, claude, kiro, pi, opencode, grok).
         harness: String,
@@ -125,6 +138,11 @@ fn main() -> ExitCode {
         } => run_grade(&bundle, council.as_deref(), stub_url, &env, &out),
         Command::Receipts { runs, out: dir } => run_receipts(runs, &dir, &out),
         Command::Preflight { harness, repo } => run_preflight(&harness, &repo, &env, &out),
+        Command::Certify {
+            harness,
+            real_auth,
+            repo,
+        } => run_certify(&harness, real_auth, &repo, &env, &out),
         Command::Merge { runs, expect } => run_merge(&runs, expect.as_deref(), &out),
         Command::Prune {
             older_than,
@@ -338,40 +356,48 @@ fn run_prune(
     Ok(ExitCode::SUCCESS)
 }
 
+fn preflight_result(
+    harness: &str,
+    repo: &std::path::Path,
+    env: &CallerEnv,
+    out: &Out,
+) -> anyhow::Result<Result<studyloop_uat::certify::Ready, ExitCode>> {
+    let pins = Pins::load_default()?;
+    let council = pins.definition.council();
+    let now = jiff::Timestamp::now().as_millisecond();
+    let result = studyloop_uat::certify::preflight(harness, env, repo, &pins.roster, council, now);
+    Ok(studyloop_uat::certify::report_preflight(result, out))
+}
+
 fn run_preflight(
     harness: &str,
     repo: &std::path::Path,
     env: &CallerEnv,
     out: &Out,
 ) -> anyhow::Result<ExitCode> {
-    use studyloop_uat::certify::{PreflightError, preflight};
-    let pins = Pins::load_default()?;
-    let council = pins.definition.council();
-    let now = jiff::Timestamp::now().as_millisecond();
-    match preflight(harness, env, repo, &pins.roster, council, now) {
-        Ok(ready) => {
-            out.line(format!(
-                "certify preflight: {} ready on commit {} ({}); credentials: {}; council `{}`: every seat has its key",
-                ready.harness,
-                ready.commit,
-                ready.binary.display(),
-                ready.found.join(", "),
-                ready.council
-            ));
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(PreflightError::Skip { reasons }) => {
-            out.line("certify preflight: SKIPPED (nothing launched):");
-            for r in &reasons {
-                out.line(format!("  - {r}"));
-            }
-            Ok(ExitCode::from(studyloop_uat::certify::EXIT_SKIPPED))
-        }
-        Err(e) => {
-            out.err(format!("certify preflight: refused: {e}"));
-            Ok(ExitCode::from(e.exit_code()))
-        }
+    Ok(match preflight_result(harness, repo, env, out)? {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(code) => code,
+    })
+}
+
+fn run_certify(
+    harness: &str,
+    real_auth: bool,
+    repo: &std::path::Path,
+    env: &CallerEnv,
+    out: &Out,
+) -> anyhow::Result<ExitCode> {
+    if let Err(refusal) = studyloop_uat::certify::refusal(harness, real_auth, env) {
+        out.err(format!("certify: refused (nothing launched): {refusal}"));
+        return Ok(ExitCode::from(2));
     }
+    let ready = match preflight_result(harness, repo, env, out)? {
+        Ok(ready) => ready,
+        Err(code) => return Ok(code),
+    };
+    let exe = std::env::current_exe().context("cannot find this binary to sign off with")?;
+    studyloop_uat::certify::run(&ready, repo, &exe, out)
 }
 
 fn run_merge(

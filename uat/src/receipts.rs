@@ -115,7 +115,7 @@ pub enum ReceiptError {
     /// A real-auth bundle of a dirty or unknown tree: a certification proves one
     /// commit, so it gets no receipt.
     #[error(
-        "{} is a real-auth run on a {} tree: a certification receipt must prove one commit; commit or stash your changes (`git status` names them), then re-run `just certify`",
+        "{} is a real-auth run on a {} tree: a certification receipt must prove one commit; commit or stash your changes (`git status` names them), then re-run `studyloop-uat certify`",
         bundle.display(),
         match dirty { Some(true) => "dirty", _ => "unknown" }
     )]

@@ -110,6 +110,10 @@ fn a_gateway_conversation_replays_identically_with_the_endpoint_gone() {
                 "sk-planted-0123456789abcdefghij".to_owned(),
             ),
             ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
+            (
+                "STUDYLOOP_ACC_APPROVE",
+                "learner:gateway/studyloop-stub".to_owned(),
+            ),
         ]
     };
     let mut pairs = common(model.base_url());

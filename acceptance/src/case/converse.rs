@@ -72,6 +72,10 @@ pub fn converse(
     if let Err(reason) = factory::available(kind, env).map_err(StepFailure::from_error)? {
         return Err(StepFailure::skipped(reason.to_string()));
     }
+    // A billed learner is asked of the one approval policy before it is built.
+    if let Some(reason) = crate::approval::learner_unapproved(&case.ctx.selection, env) {
+        return Err(StepFailure::skipped(reason));
+    }
     let local = case.ctx.selection.auth_mode == crate::selection::AuthMode::LocalModel;
     let cassette = case.cassette.clone().map_err(StepFailure::errored)?;
     let options = ActorOptions {
@@ -178,13 +182,22 @@ pub(super) mod tests {
             "k",
         ];
         let stub = StubProvider::spawn(&bin, &dir.join("learner"), args).unwrap();
-        let caller = CallerEnv::from_pairs([
+        let mut pairs = vec![
             ("STUDYLOOP_ACC_ACTOR", "gateway".to_owned()),
             (knob.0, knob.1.to_owned()),
             ("LITELLM_BASE_URL", stub.base_url()),
             ("LITELLM_API_KEY", "k".to_owned()),
             ("STUDYLOOP_ACC_GATEWAY_MODEL", "studyloop-stub".to_owned()),
-        ]);
+        ];
+        // The gateway learner bills whoever holds the proxy's key: approved here,
+        // unless the test sets the approvals itself.
+        if knob.0 != "STUDYLOOP_ACC_APPROVE" {
+            pairs.push((
+                "STUDYLOOP_ACC_APPROVE",
+                "learner:gateway/studyloop-stub".to_owned(),
+            ));
+        }
+        let caller = CallerEnv::from_pairs(pairs);
         let ctx = TrialContext {
             name: "case::converse".into(),
             tier: Tier::Acceptance,
@@ -228,6 +241,40 @@ pub(super) mod tests {
         let t = case.record.transcript.as_ref().unwrap();
         assert_eq!(t.turns.len(), 2);
         case.slots.scratch.take().unwrap().close().unwrap();
+    }
+
+    /// Issue 29: an unapproved billed learner is a named skip that makes 0 requests
+    /// (the stub counts every request it receives), whatever else is approved.
+    #[test]
+    fn an_unapproved_learner_is_a_named_skip_and_its_model_is_never_asked() {
+        for approve in [
+            "",
+            "harness:codex",
+            "learner:gateway/studyloop-stu",
+            "learner:gateway/studyloop-stub[chargeable]",
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let (stub, ctx) =
+                gateway_learner(dir.path(), &["hi", "x"], ("STUDYLOOP_ACC_APPROVE", approve));
+            let mut case = Case::new(&ctx, HarnessName::Codex, Surface::CliTmux);
+            case.slots.put_scratch(Scratch::create().unwrap());
+            let err = converse(&mut case, Transport::Socket(&mut FakeMentor::echo())).unwrap_err();
+            assert_eq!(err.outcome, CaseOutcome::Skipped, "{approve:?}: {err}");
+            assert!(
+                err.message
+                    .contains("capability `learner:gateway/studyloop-stub` is not approved")
+                    && err
+                        .message
+                        .contains("add the entry `learner:gateway/studyloop-stub`"),
+                "{approve:?}: {err}"
+            );
+            assert_eq!(
+                stub.records().unwrap().len(),
+                0,
+                "{approve:?}: the learner's model was asked"
+            );
+            case.slots.scratch.take().unwrap().close().unwrap();
+        }
     }
 
     /// A mentor over the cell's own stub provider (the faithful ACP text the

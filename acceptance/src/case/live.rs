@@ -80,6 +80,7 @@ impl<'a> Case<'a> {
         }
         record.facts.harness = Some(harness.to_string());
         record.facts.auth_mode = Some(ctx.selection.auth_mode);
+        record.facts.approvals = Some(ctx.selection.approvals.in_force());
         record.facts.actor_backend = Some(ctx.selection.actor.as_str().to_owned());
         // Which budget applies, and why, is part of what the case was.
         record.notes.push(ctx.selection.budget.note());

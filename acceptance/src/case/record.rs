@@ -79,6 +79,8 @@ pub struct Facts {
     pub seeds: Vec<(String, u64)>,
     /// The model-traffic cassette the case recorded into or replayed from.
     pub cassette: Option<studyloop_actors::llm::cassette::CassetteEvidence>,
+    /// The approvals in force for the run.
+    pub approvals: Option<Vec<crate::approval::ApprovalRecord>>,
 }
 
 /// Everything a case recorded so far.
@@ -156,6 +158,7 @@ impl CaseRecord {
         m.harness_version.clone_from(&f.harness_version);
         m.binary_path.clone_from(&f.binary_path);
         m.auth_mode = f.auth_mode;
+        m.approvals.clone_from(&f.approvals);
         m.actor_backend.clone_from(&f.actor_backend);
         m.actor_model.clone_from(&f.actor_model);
         m.repo_sha = repo.sha;

@@ -131,6 +131,11 @@ pub struct Manifest {
     /// absent = none). `mode: replay` marks a cell no model answered live.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cassette: Option<studyloop_actors::llm::cassette::CassetteEvidence>,
+    /// The approvals in force for the run (`STUDYLOOP_ACC_APPROVE`: ids and reasons,
+    /// never a key; additive: absent = not recorded, e.g. an older bundle). The
+    /// sign-off refuses a real-auth bundle whose harness is not among them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<Vec<crate::approval::ApprovalRecord>>,
 }
 
 impl Manifest {
@@ -167,6 +172,7 @@ impl Manifest {
             notes: Vec::new(),
             fidelity: None,
             cassette: None,
+            approvals: None,
         }
     }
 

@@ -1,4 +1,4 @@
-//! The real-auth credential preflight (`just certify`): what each harness needs to
+//! The real-auth credential preflight (`studyloop-uat certify`): what each harness needs to
 //! reach its vendor with the operator's own login, checked from the real HOME and
 //! environment BEFORE anything launches. Nothing here starts a process; it stats the
 //! harness binary on the scratch PATH, reads the auth files (`credential_files`) and

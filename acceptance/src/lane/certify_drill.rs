@@ -1,4 +1,4 @@
-//! `probe::pi::certify`: the mechanics of `just certify`, hermetically. An owner's
+//! `probe::pi::certify`: the mechanics of `studyloop-uat certify`, hermetically. An owner's
 //! real-auth HOME (a temporary one) holds pi's real configuration: a
 //! `models.json` provider whose `apiKey` names `LITELLM_API_KEY`, pointing at a real
 //! LiteLLM proxy that enforces its master key. The credential preflight
@@ -94,7 +94,7 @@ fn drill(c: &mut Case<'_>, secret: &str) -> Result<(), StepFailure> {
         ));
     }
     let local = uses_local_model(mode);
-    // The owner's env: HOME and the key (what `just certify` reads), nothing else of ours.
+    // The owner's env: HOME and the key (what `studyloop-uat certify` reads), nothing else of ours.
     let with_key = owner_env(&c.ctx.caller, &owner_home, Some(secret));
     c.step("real-auth scratch world for the owner", |c| {
         let scratch = Scratch::create_with(with_key, AuthMode::RealAuth)

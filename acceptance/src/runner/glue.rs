@@ -126,6 +126,19 @@ fn run_inner(
     // Real-auth: a harness that is not logged in is a listed skip of all its trials,
     // decided here so nextest sees a skip, not a failure (`login_preflight`). Not for
     // a plain `--list`: listing alone never calls a model.
+    // Real-auth: every harness trial needs its capability approved (before the login
+    // probe, which itself bills: an unapproved harness is never probed).
+    if gate_reason.is_none() {
+        specs = super::approval_gate::require_approvals(specs, &selection);
+        if !args.list || nextest {
+            for record in selection.approvals.in_force() {
+                eprintln!(
+                    "{label}: approved by STUDYLOOP_ACC_APPROVE: {}",
+                    record.entry()
+                );
+            }
+        }
+    }
     if gate_reason.is_none() && (!args.list || nextest) {
         specs = super::login_preflight::require_logins(specs, &selection, caller, &run_log);
     }

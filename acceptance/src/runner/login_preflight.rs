@@ -30,6 +30,7 @@ use crate::caller_env::CallerEnv;
 use crate::harness_spec::auth_probe::{self, ProbeError};
 use crate::harness_spec::{self, ProbeKind};
 use crate::ledger::RunLog;
+use crate::runner::approval_gate;
 use crate::runner::trial::{Requirement, TrialSpec};
 use crate::scratch::{Env, Scratch, find_on_path};
 use crate::selection::{AuthMode, HarnessName, Selection};
@@ -63,7 +64,12 @@ pub(crate) fn require_logins(
         .filter(|s| s.gated)
         .flat_map(|s| s.requirements.iter())
         .filter_map(|r| match r {
-            Requirement::HarnessSelected(h) if selection.selects(*h) => Some(*h),
+            // An unapproved harness is never probed: the probe bills too.
+            Requirement::HarnessSelected(h)
+                if selection.selects(*h) && approval_gate::harness_approved(selection, *h) =>
+            {
+                Some(*h)
+            }
             _ => None,
         })
         .collect();

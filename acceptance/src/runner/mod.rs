@@ -32,6 +32,10 @@
 //!   are listed (`login_preflight`: its authenticated probe, once per run), so all its
 //!   trials are listed skips "not logged in: <h>: …; <fix>" under both runners.
 //!
+//! - In real-auth mode every harness trial also needs `harness:<h>` approved
+//!   (`approval_gate`, through `crate::approval::decide`); an unapproved harness is a
+//!   listed skip naming the entry that would approve it, and is never probed.
+//!
 //! Sharding (`partition`): `--partition hash:K/N|count:K/N`, `STUDYLOOP_ACC_PARTITION`
 //! or nextest's own `--partition` deal the trials with nextest's meaning; each run
 //! directory gets a `shard-<tier>.json` (its cells and its part of them), and only this
@@ -39,6 +43,7 @@
 //!
 //! This module runs trials; it does not define any (see `catalogue`, `probe_trials`).
 
+mod approval_gate;
 mod glue;
 mod junit;
 mod login_preflight;

@@ -15,6 +15,8 @@
 //!   `STUDYLOOP_ACC_AUTH_MODE` says; empty or unset is off; anything else is an
 //!   error, so a typo never falls back to a scrubbed run silently.
 //!
+//! - `STUDYLOOP_ACC_APPROVE` is the operator's standing approvals, parsed by
+//!   [`crate::approval::Approvals`] (never trimmed; every bad entry an error).
 //! - `STUDYLOOP_ACC_MAX_TURNS` and `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` are trimmed
 //!   whole numbers in a range ([`budget`]); empty or unset means 3 turns and no
 //!   conversation-wide token cap.
@@ -37,7 +39,7 @@ pub use names::{AuthMode, HARNESS_ORDER, HarnessName, Maturity, RELEASE_HARNESSE
 pub use parse::{REPEAT_RANGE, Selection, SelectionError, SelectionErrors};
 pub use studyloop_actors::EnvVarDoc;
 pub use vars::{
-    ACC, ACC_ACTOR, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
+    ACC, ACC_ACTOR, ACC_APPROVE, ACC_AUTH_MODE, ACC_HARNESS, ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS,
     ACC_PARTITION, ACC_REAL_AUTH, ACC_REPEAT, ACC_RESULTS_DIR, ACC_STUB_FAULT, ENV_VARS, UAT,
     UAT_EVIDENCE_ROOT,
 };

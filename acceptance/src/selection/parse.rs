@@ -5,6 +5,7 @@ use std::fmt;
 use studyloop_actors::ActorKind;
 use studyloop_actors::llm::cassette::CassetteSetting;
 
+use crate::approval::{ApprovalErrors, Approvals};
 use crate::caller_env::CallerEnv;
 use crate::selection::budget::{self, BudgetVarError, TurnBudget};
 use crate::selection::names::{AuthMode, HARNESS_ORDER, HarnessName};
@@ -31,6 +32,9 @@ pub struct Selection {
     /// The fault-file line every cell's stub answers model requests with
     /// (`STUDYLOOP_ACC_STUB_FAULT`), validated by the stub's own parser.
     pub stub_fault: Option<String>,
+    /// The operator's standing approvals (`STUDYLOOP_ACC_APPROVE`), asked through
+    /// [`crate::approval::decide`] before anything billed launches.
+    pub approvals: Approvals,
 }
 
 /// What `STUDYLOOP_ACC_REPEAT` accepts: one attempt up to a number a machine
@@ -48,6 +52,7 @@ impl Selection {
             repeat: 1,
             cassette: None,
             stub_fault: None,
+            approvals: Approvals::default(),
         }
     }
 
@@ -95,6 +100,10 @@ impl Selection {
             errors.push(e);
             None
         });
+        let approvals = Approvals::from_env(env).unwrap_or_else(|e| {
+            errors.push(SelectionError::Approval(e));
+            Approvals::default()
+        });
         // Only a stub can be told to fail: elsewhere the knob would do nothing, silently.
         if let Some(value) = &stub_fault
             && !auth_mode.stub_mentor()
@@ -113,6 +122,7 @@ impl Selection {
                 repeat,
                 cassette,
                 stub_fault,
+                approvals,
             })
         } else {
             Err(SelectionErrors(errors))
@@ -197,6 +207,10 @@ pub enum SelectionError {
         /// The selected mode.
         mode: AuthMode,
     },
+    /// `STUDYLOOP_ACC_APPROVE` holds malformed or unknown entries (each named, with
+    /// the accepted forms).
+    #[error("{0}")]
+    Approval(ApprovalErrors),
     /// `STUDYLOOP_ACC_MAX_TURNS` or `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` is out of range.
     #[error(transparent)]
     Budget(#[from] BudgetVarError),

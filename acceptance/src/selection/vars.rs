@@ -10,6 +10,8 @@ pub const ACC_HARNESS: &str = "STUDYLOOP_ACC_HARNESS";
 pub const ACC_ACTOR: &str = "STUDYLOOP_ACC_ACTOR";
 /// Exactly `1` forces real-auth mode.
 pub const ACC_REAL_AUTH: &str = "STUDYLOOP_ACC_REAL_AUTH";
+/// The operator's standing approvals, one capability per entry (`approval`).
+pub const ACC_APPROVE: &str = "STUDYLOOP_ACC_APPROVE";
 /// `stub-provider` (default) or `scrubbed`.
 pub const ACC_AUTH_MODE: &str = "STUDYLOOP_ACC_AUTH_MODE";
 /// Learner turns per live conversation.
@@ -56,6 +58,11 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
         name: ACC_REAL_AUTH,
         meaning: "Exactly `1`: the harness keeps your real HOME and credentials while every StudyLoop pointer stays scratch (may bill); any other non-empty value fails the run",
         default: Some("unset: off"),
+    },
+    EnvVarDoc {
+        name: ACC_APPROVE,
+        meaning: "Standing approvals of what may bill, one capability per comma-separated entry: `harness:<h>` (the mentor's model calls and probes under real-auth), `learner:<provider>/<model>` (gateway and direct learners), `judge:<council>/<seat>`; optionally `[chargeable,credentialed,writes-real-home]` to approve only those reasons; no wildcard, no prefix, no whitespace; a malformed or unknown entry fails the run before any trial; an unapproved capability is a named skip",
+        default: Some("unset: nothing billed is approved"),
     },
     EnvVarDoc {
         name: ACC_MAX_TURNS,

@@ -54,6 +54,7 @@ fn a_signed_out_kiro_is_a_listed_skip_of_every_kiro_trial_under_both_runners() {
         ("STUDYLOOP_ACC", "1"),
         ("STUDYLOOP_ACC_REAL_AUTH", "1"),
         ("STUDYLOOP_ACC_HARNESS", "kiro"),
+        ("STUDYLOOP_ACC_APPROVE", "harness:kiro"),
         ("STUDYLOOP_ACC_RESULTS_DIR", run.to_str().unwrap()),
         ("HOME", home.to_str().unwrap()),
         ("PATH", path.as_str()),
@@ -138,4 +139,110 @@ fn a_signed_out_kiro_is_a_listed_skip_of_every_kiro_trial_under_both_runners() {
         2,
         "the fresh run asked whoami once more"
     );
+}
+
+/// A `kiro-cli` that logs every invocation, whatever its arguments, to `calls`.
+fn counting_kiro(bin: &Path, calls: &Path) {
+    std::fs::create_dir_all(bin).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\necho 'kiro-cli 1.20.0'\n",
+        calls.display()
+    );
+    let path = bin.join("kiro-cli");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Issue 29: under real-auth an unapproved harness is a listed skip of every one of
+/// its trials, naming the capability, its reasons and the entry that would approve
+/// it, and the harness binary is never started (the counting stand-in logs 0 calls:
+/// no probe, no lane). A malformed approval refuses the whole run before any trial,
+/// also with 0 calls. Nothing else stands in for an approval: an approval of another
+/// capability, a prefix, or one reason short all leave it unapproved.
+#[test]
+fn an_unapproved_real_auth_harness_is_a_listed_skip_that_never_starts_it() {
+    for approve in [
+        "",
+        "harness:pi",
+        "judge:release/openai-gpt4o",
+        "harness:kiro[chargeable,credentialed]",
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (bin, home, calls) = (
+            tmp.path().join("bin"),
+            tmp.path().join("home"),
+            tmp.path().join("calls"),
+        );
+        counting_kiro(&bin, &calls);
+        std::fs::create_dir_all(&home).unwrap();
+        let path = format!("{}:/usr/bin:/bin", bin.display());
+        let run = tmp.path().join("run");
+        let caller = CallerEnv::from_pairs([
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_ACC_REAL_AUTH", "1"),
+            ("STUDYLOOP_ACC_HARNESS", "kiro"),
+            ("STUDYLOOP_ACC_APPROVE", approve),
+            ("STUDYLOOP_ACC_RESULTS_DIR", run.to_str().unwrap()),
+            ("HOME", home.to_str().unwrap()),
+            ("PATH", path.as_str()),
+        ]);
+        let code = run_with_words(
+            Tier::Acceptance,
+            &caller,
+            &["acceptance", "--format", "terse"],
+            catalogue::acceptance,
+        );
+        assert_eq!(code, ExitCode::SUCCESS, "{approve:?}");
+        let skips = lines(&run.join("skip-ledger.jsonl"));
+        let kiro: Vec<&Value> = skips
+            .iter()
+            .filter(|s| s["trial"].as_str().unwrap().split("::").nth(1) == Some("kiro"))
+            .collect();
+        assert!(kiro.len() >= 5, "{approve:?}: {skips:?}");
+        for s in &kiro {
+            let reason = s["reason"].as_str().unwrap();
+            assert!(
+                reason.contains("capability `harness:kiro` is not approved")
+                    && reason.contains("writes-real-home")
+                    && reason.contains("add the entry `harness:kiro`"),
+                "{approve:?}: {reason}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(&calls).unwrap_or_default(),
+            "",
+            "{approve:?}: the unapproved harness was started"
+        );
+    }
+    for bad in ["harness:*", "harness:kir", "harness:kiro ,harness:pi"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (bin, calls) = (tmp.path().join("bin"), tmp.path().join("calls"));
+        counting_kiro(&bin, &calls);
+        let path = format!("{}:/usr/bin:/bin", bin.display());
+        let run = tmp.path().join("run");
+        let caller = CallerEnv::from_pairs([
+            ("STUDYLOOP_ACC", "1"),
+            ("STUDYLOOP_ACC_REAL_AUTH", "1"),
+            ("STUDYLOOP_ACC_HARNESS", "kiro"),
+            ("STUDYLOOP_ACC_APPROVE", bad),
+            ("STUDYLOOP_ACC_RESULTS_DIR", run.to_str().unwrap()),
+            ("PATH", path.as_str()),
+        ]);
+        let code = run_with_words(
+            Tier::Acceptance,
+            &caller,
+            &["acceptance"],
+            catalogue::acceptance,
+        );
+        assert_eq!(code, ExitCode::from(2), "{bad:?}");
+        assert!(
+            !run.join("skip-ledger.jsonl").exists(),
+            "{bad:?}: trials were decided"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&calls).unwrap_or_default(),
+            "",
+            "{bad:?}"
+        );
+    }
 }

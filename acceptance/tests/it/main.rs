@@ -18,6 +18,7 @@ mod login_preflight;
 mod markdown;
 mod pane_driver;
 mod reaper;
+mod recipes;
 mod reexec;
 mod repeats;
 mod scratch;

@@ -1,5 +1,9 @@
 //! The certification preflight: every check that needs no process but git, in the
-//! order a fix is cheapest (name, tree, credentials). Ready = every check passed;
+//! order a fix is cheapest (name, approvals, tree, credentials). Approvals go through
+//! the one policy (`studyloop_acceptance::approval::decide`): `harness:<h>` unapproved
+//! is a named skip; an unapproved judge seat is not (the harness lanes and ungraded
+//! journeys still certify; the graded journey is then the named skip), and only an
+//! approved seat's missing key is reported. Ready = every check passed;
 //! a missing or expired credential is a named skip ([`PreflightError::Skip`], exit
 //! [`EXIT_SKIPPED`], distinct from a failure); a bad name or a dirty tree is a
 //! failure. Messages name files and variables, never their values.
@@ -8,6 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use studyloop_acceptance::approval::{self, Approvals, Capability};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::evidence::RepoIdentity;
 use studyloop_acceptance::harness_spec::credentials;
@@ -33,8 +38,11 @@ pub struct Ready {
     pub binary: PathBuf,
     /// The credential sources found (names only).
     pub found: Vec<String>,
-    /// The council that will grade the journey (every seat has its key).
+    /// The council that will grade the journey (every approved seat has its key).
     pub council: String,
+    /// The council's seats not approved (each a named skip reason): the graded
+    /// journey will be a named skip naming them, and the sign-off cannot PASS.
+    pub unapproved_judges: Vec<String>,
 }
 
 /// Why certification cannot start.
@@ -42,7 +50,7 @@ pub struct Ready {
 pub enum PreflightError {
     /// Not one of the six harnesses.
     #[error(
-        "unknown harness {name:?}; accepted: {accepted} (fix: `just certify codex`, for example)"
+        "unknown harness {name:?}; accepted: {accepted} (fix: `studyloop-uat certify codex --real-auth`, for example)"
     )]
     UnknownHarness {
         /// The name given (debug-quoted: it may hold anything).
@@ -61,7 +69,7 @@ pub enum PreflightError {
     },
     /// Uncommitted changes: the run would prove no commit.
     #[error(
-        "{}: the tree is dirty, so a certification would prove no commit: {}; commit or stash them (`git stash -u`), then re-run `just certify`",
+        "{}: the tree is dirty, so a certification would prove no commit: {}; commit or stash them (`git stash -u`), then re-run `studyloop-uat certify`",
         repo.display(),
         shown(paths)
     )]
@@ -71,6 +79,9 @@ pub enum PreflightError {
         /// Every path `git status` lists.
         paths: Vec<String>,
     },
+    /// `STUDYLOOP_ACC_APPROVE` holds malformed or unknown entries.
+    #[error("{0}")]
+    Approvals(String),
     /// Credentials missing or expired: a named skip, nothing launched.
     #[error("skipped: {}", reasons.join("; "))]
     Skip {
@@ -102,7 +113,7 @@ fn shown(paths: &[String]) -> String {
     text
 }
 
-/// Checks everything `just certify NAME` needs, in `caller`'s environment, for the
+/// Checks everything `studyloop-uat certify NAME --real-auth` needs, in `caller`'s environment, for the
 /// repository at `repo`, with `council` of `roster` as the graded journey's judges.
 /// Starts no process but git.
 ///
@@ -120,6 +131,16 @@ pub fn preflight(
         name: name.chars().take(80).collect(),
         accepted: HARNESS_ORDER.map(HarnessName::as_str).join(", "),
     })?;
+    let approvals = Approvals::from_env(caller)
+        .and_then(|a| {
+            a.check_judges(|c, s| {
+                roster
+                    .council(c)
+                    .is_ok_and(|c| c.seats.iter().any(|seat| seat.id == s))
+            })?;
+            Ok(a)
+        })
+        .map_err(|e| PreflightError::Approvals(e.to_string()))?;
     let (commit, paths) =
         RepoIdentity::dirty_paths(repo, caller).ok_or_else(|| PreflightError::NoCommit {
             repo: repo.to_owned(),
@@ -130,9 +151,14 @@ pub fn preflight(
             paths,
         });
     }
+    let mut reasons: Vec<String> = approval::decide(&approvals, &Capability::Harness(harness))
+        .unmet()
+        .into_iter()
+        .collect();
     let check = credentials::check(harness, caller, now_ms);
-    let mut reasons: Vec<String> = check.skip_reason().into_iter().collect();
-    reasons.extend(council_gaps(roster, council, caller));
+    reasons.extend(check.skip_reason());
+    let (gaps, unapproved_judges) = council_gaps(roster, council, caller, &approvals);
+    reasons.extend(gaps);
     match (reasons.is_empty(), check.binary) {
         (true, Some(binary)) => Ok(Ready {
             harness,
@@ -140,27 +166,56 @@ pub fn preflight(
             binary,
             found: check.found,
             council: council.to_owned(),
+            unapproved_judges,
         }),
         _ => Err(PreflightError::Skip { reasons }),
     }
 }
 
-/// Every seat of `council` that would be absent for want of a key, by name, with
-/// the variable to set (the grading records such a seat as absent, and the sign-off
-/// then refuses the run: better said before any spend).
-fn council_gaps(roster: &Roster, council: &str, caller: &CallerEnv) -> Vec<String> {
+/// Every approved seat of `council` that would be absent for want of a key, by name,
+/// with the variable to set (the grading records such a seat as absent, and the
+/// sign-off then refuses the run: better said before any spend); and every seat not
+/// approved (its named skip), which no key check is made for.
+fn council_gaps(
+    roster: &Roster,
+    council: &str,
+    caller: &CallerEnv,
+    approvals: &Approvals,
+) -> (Vec<String>, Vec<String>) {
     let Ok(c) = roster.council(council) else {
-        return vec![format!(
-            "council `{council}` is not in the pinned roster; the sign-off definition names it"
-        )];
+        return (
+            vec![format!(
+                "council `{council}` is not in the pinned roster; the sign-off definition names it"
+            )],
+            Vec::new(),
+        );
     };
+    let unapproved: Vec<String> = c
+        .seats
+        .iter()
+        .filter_map(|seat| {
+            let cap = Capability::Judge {
+                council: council.to_owned(),
+                seat: seat.id.clone(),
+            };
+            approval::decide(approvals, &cap).unmet()
+        })
+        .collect();
     let keys: BTreeMap<String, String> = caller
         .iter()
         .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
         .filter(|(_, v)| !v.trim().is_empty())
         .collect();
-    c.seats
+    let gaps = c
+        .seats
         .iter()
+        .filter(|seat| {
+            let cap = Capability::Judge {
+                council: council.to_owned(),
+                seat: seat.id.clone(),
+            };
+            approval::decide(approvals, &cap).unmet().is_none()
+        })
         .filter_map(|seat| {
             let absent = seat.endpoint(&keys, None).err()?;
             Some(format!(
@@ -168,7 +223,8 @@ fn council_gaps(roster: &Roster, council: &str, caller: &CallerEnv) -> Vec<Strin
                 seat.id
             ))
         })
-        .collect()
+        .collect();
+    (gaps, unapproved)
 }
 
 #[cfg(test)]

@@ -71,9 +71,59 @@ fn caller(w: &World, extra: &[(&str, &str)]) -> CallerEnv {
     CallerEnv::from_pairs(pairs)
 }
 
+/// Codex and every `release` seat approved, unless `extra` sets the approvals.
+const APPROVE_ALL: &str = "harness:codex,judge:release/anthropic-sonnet,judge:release/openai-gpt4o,judge:release/gemini-flash";
+
 fn run(w: &World, name: &str, extra: &[(&str, &str)]) -> Result<Ready, PreflightError> {
     let roster = Roster::load_default().unwrap();
-    preflight(name, &caller(w, extra), &w.repo, &roster, "release", NOW)
+    let mut extra = extra.to_vec();
+    if !extra.iter().any(|(k, _)| *k == "STUDYLOOP_ACC_APPROVE") {
+        extra.push(("STUDYLOOP_ACC_APPROVE", APPROVE_ALL));
+    }
+    preflight(name, &caller(w, &extra), &w.repo, &roster, "release", NOW)
+}
+
+/// Issue 29: the harness unapproved is a named skip naming the entry; judges not
+/// approved are no skip (their keys are not even asked for), but listed for the
+/// graded journey; a malformed or unknown entry refuses before anything else.
+#[test]
+fn approvals_decide_what_the_preflight_asks_for() {
+    let w = world();
+    let e = run(&w, "codex", &[("STUDYLOOP_ACC_APPROVE", "harness:pi")]).unwrap_err();
+    let PreflightError::Skip { reasons } = &e else {
+        panic!("{e}")
+    };
+    assert!(
+        reasons[0].contains("capability `harness:codex` is not approved")
+            && reasons[0].contains("add the entry `harness:codex`"),
+        "{reasons:?}"
+    );
+    // Only the harness approved, every harness credential present: ready, judges
+    // listed as unapproved, no judge key demanded.
+    let ready = run(
+        &w,
+        "codex",
+        &[
+            ("STUDYLOOP_ACC_APPROVE", "harness:codex"),
+            ("OPENAI_API_KEY", SECRET),
+        ],
+    )
+    .unwrap();
+    assert_eq!(ready.unapproved_judges.len(), 3, "{ready:?}");
+    assert!(
+        ready.unapproved_judges[0].contains("judge:release/anthropic-sonnet"),
+        "{ready:?}"
+    );
+    for bad in [
+        "harness:*",
+        "judge:release/ghost",
+        "harness:codex,harness:codex",
+    ] {
+        let e = run(&w, "codex", &[("STUDYLOOP_ACC_APPROVE", bad)]).unwrap_err();
+        assert!(matches!(e, PreflightError::Approvals(_)), "{bad}: {e}");
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("accepted forms"), "{e}");
+    }
 }
 
 const COUNCIL_KEYS: [(&str, &str); 3] = [

@@ -267,7 +267,8 @@ pub(super) fn auth_unmet(mode: AuthMode) -> Option<String> {
 pub(super) fn actor_unmet(selection: &Selection, caller: &CallerEnv) -> Option<String> {
     match factory::available(selection.actor, caller) {
         Ok(Err(reason)) => Some(reason.to_string()),
-        Ok(Ok(())) | Err(_) => None,
+        Ok(Ok(())) => studyloop_acceptance::approval::learner_unapproved(selection, caller),
+        Err(_) => None,
     }
 }
 

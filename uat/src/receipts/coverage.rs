@@ -106,12 +106,12 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
 }
 
 /// The real-auth rows: per harness × surface, the latest real-auth receipt (its
-/// date, outcome and commit) or `never`. `just certify HARNESS` makes these; its
+/// date, outcome and commit) or `never`. `studyloop-uat certify HARNESS --real-auth` makes these; its
 /// receipts refuse a dirty tree, so every commit shown is one clean checkout.
 fn real_auth_section(receipts: &[Receipt]) -> String {
     let mut md = String::from(
         "\n## Real-auth certification\n\n\
-         The latest real-auth receipt per harness and surface (`just certify HARNESS`: the\n\
+         The latest real-auth receipt per harness and surface (`studyloop-uat certify HARNESS --real-auth`: the\n\
          operator's own vendor login, receipts only from a clean tree), or `never`.\n\n\
          | Harness | Surface | Last real-auth run | Outcome | Commit | Real-auth runs |\n\
          |---|---|---|---|---|---|\n",

@@ -1,4 +1,4 @@
-//! Issue 16 item 3, `just certify`: the preflight through the real `studyloop-uat`
+//! Issue 16 item 3, `studyloop-uat certify`: the preflight through the real `studyloop-uat`
 //! binary (nothing launched on a skip: stand-in harness, tmux, node and server
 //! binaries on PATH record any run; planted secret-shaped values never printed),
 //! the clean-tree refusal in a temporary git repo, and real-auth receipts that
@@ -13,10 +13,14 @@ use studyloop_redaction::{RedactionRules, Redactor};
 use studyloop_uat::receipts::{collect_all, coverage_markdown, load_all};
 
 const SECRET: &str = "sk-ant-PLANTEDsecretVALUE0123456789abcdefXYZ";
+/// pi and every seat of the `release` council approved.
+const APPROVE_ALL: &str = "harness:pi,judge:release/anthropic-sonnet,judge:release/openai-gpt4o,judge:release/gemini-flash";
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 /// Every program a launch would run first: the harnesses, tmux, node, the product,
 /// the stub provider and the proxy.
-const STAND_INS: [&str; 8] = [
+const STAND_INS: [&str; 10] = [
+    "just",
+    "cargo",
     "pi",
     "codex",
     "tmux",
@@ -79,13 +83,18 @@ fn world() -> World {
 
 impl World {
     fn preflight(&self, harness: &str, env: &[(&str, &str)]) -> Output {
+        self.uat(&["preflight"], harness, env)
+    }
+
+    fn uat(&self, command: &[&str], harness: &str, env: &[(&str, &str)]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_studyloop-uat"))
             .env_clear()
             .env("HOME", &self.home)
             .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
             .env("TMUX_TMPDIR", self.root.join("tmux"))
             .envs(env.iter().copied())
-            .args(["preflight", "--repo"])
+            .args(command)
+            .arg("--repo")
             .arg(&self.repo)
             .arg("--")
             .arg(harness)
@@ -124,7 +133,11 @@ fn issue16_certify_preflight_without_credentials_is_a_named_skip_that_launches_n
     // qualify (blank pi keys are absent keys), and in one it never needs.
     let out = w.preflight(
         "pi",
-        &[("MY_SERVICE_TOKEN", SECRET), ("OPENAI_API_KEY", " ")],
+        &[
+            ("MY_SERVICE_TOKEN", SECRET),
+            ("OPENAI_API_KEY", " "),
+            ("STUDYLOOP_ACC_APPROVE", APPROVE_ALL),
+        ],
     );
     let all = text(&out);
     assert_eq!(out.status.code(), Some(3), "{all}");
@@ -158,6 +171,7 @@ fn issue16_certify_preflight_with_keys_is_ready_and_prints_no_value() {
         ("ANTHROPIC_API_KEY", SECRET),
         ("OPENAI_API_KEY", SECRET),
         ("GEMINI_API_KEY", SECRET),
+        ("STUDYLOOP_ACC_APPROVE", APPROVE_ALL),
     ];
     let out = w.preflight("pi", &keys);
     let all = text(&out);
@@ -201,6 +215,61 @@ fn issue16_certify_refuses_a_dirty_tree_and_a_hostile_name_before_anything_else(
         );
     }
     assert!(!pwned.exists());
+    w.assert_nothing_launched();
+}
+
+/// Issue 29 item 2: `certify` refuses without `--real-auth` and whenever CI is set,
+/// before the preflight; with the flag, an empty HOME and no approval it exits with
+/// the named skips (the capability and the entry that approves it; not logged in)
+/// and launches nothing (no `just`, no `cargo`, no harness, no tmux).
+#[test]
+fn issue29_certify_refuses_without_the_flag_or_in_ci_and_skips_by_name_launching_nothing() {
+    let w = world();
+    let cert = |flag: bool, env: &[(&str, &str)]| {
+        let cmd: &[&str] = if flag {
+            &["certify", "--real-auth"]
+        } else {
+            &["certify"]
+        };
+        let out = w.uat(cmd, "pi", env);
+        (out.status.code(), text(&out))
+    };
+    let (code, all) = cert(false, &[("STUDYLOOP_ACC_APPROVE", APPROVE_ALL)]);
+    assert_eq!(code, Some(2), "{all}");
+    assert!(
+        all.contains(
+            "never starts without the explicit flag: run `studyloop-uat certify pi --real-auth`"
+        ),
+        "{all}"
+    );
+    for ci in ["true", "1", "0"] {
+        let (code, all) = cert(true, &[("CI", ci), ("STUDYLOOP_ACC_APPROVE", APPROVE_ALL)]);
+        assert_eq!(code, Some(2), "{ci}: {all}");
+        assert!(all.contains("never a CI job"), "{all}");
+    }
+    let (code, all) = cert(true, &[]);
+    assert_eq!(code, Some(3), "{all}");
+    assert!(
+        all.contains("certify preflight: SKIPPED (nothing launched):"),
+        "{all}"
+    );
+    assert!(
+        all.contains("capability `harness:pi` is not approved")
+            && all.contains("add the entry `harness:pi`"),
+        "{all}"
+    );
+    assert!(all.contains("pi: not logged in: "), "{all}");
+    // Only the harness approved: no judge key is asked for.
+    let (code, all) = cert(true, &[("STUDYLOOP_ACC_APPROVE", "harness:pi")]);
+    assert_eq!(code, Some(3), "{all}");
+    assert!(!all.contains("council `release` seat"), "{all}");
+    assert!(!all.contains("harness:pi` is not approved"), "{all}");
+    let (code, all) = cert(true, &[("STUDYLOOP_ACC_APPROVE", "harness:*")]);
+    assert_eq!(code, Some(2), "{all}");
+    assert!(
+        all.contains("a wildcard") && all.contains("accepted forms"),
+        "{all}"
+    );
     w.assert_nothing_launched();
 }
 

@@ -1,0 +1,93 @@
+//! Issue 34 item 4: `just report`, `just receipts` and `just shard` take every
+//! parameter as data (positional arguments or environment variables), never spliced
+//! into shell text: a hostile value `run$(touch CANARY)` reaches the program as
+//! those very bytes and creates no canary. Before, each of the three ran the command.
+//! `--no-deps` keeps the installs out of it (they take parameters of their own).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use studyloop_acceptance::bins::workspace_root;
+
+fn just(root: &Path, args: &[&str]) -> Output {
+    Command::new("just")
+        .arg("--justfile")
+        .arg(root.join("justfile"))
+        .arg("--working-directory")
+        .arg(root)
+        .arg("--no-deps")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `just` ({e}): `.ci/ensure-just` installs it"))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn recipe_parameters_are_data_never_shell_text() {
+    let root = workspace_root();
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = tmp.path().join("CANARY");
+    let hostile = format!("run$(touch {})", canary.display());
+    let backticks = format!("run`touch {}`", canary.display());
+    let out_dir = tmp.path().join("out");
+    let out_arg = out_dir.to_str().unwrap();
+    for (recipe, args) in [
+        (
+            "shard",
+            vec!["shard", hostile.as_str(), "hash:1/2", out_arg],
+        ),
+        (
+            "shard",
+            vec!["shard", backticks.as_str(), "hash:1/2", out_arg],
+        ),
+        ("report", vec!["report", hostile.as_str(), "--out", out_arg]),
+        (
+            "report",
+            vec!["report", backticks.as_str(), "--out", out_arg],
+        ),
+        (
+            "receipts",
+            vec!["receipts", hostile.as_str(), "--out", out_arg],
+        ),
+    ] {
+        let out = just(&root, &args);
+        let all = text(&out);
+        assert!(!out.status.success(), "{recipe}: {all}");
+        assert!(
+            !canary.exists(),
+            "{recipe} ran the command in {args:?}: {all}"
+        );
+    }
+    // The shard's refusal quotes the value as given: it was data all along.
+    let out = just(&root, &["shard", hostile.as_str(), "hash:1/2", out_arg]);
+    assert!(
+        text(&out).contains(&format!("TIER must be acceptance or uat, not `{hostile}`")),
+        "{}",
+        text(&out)
+    );
+    assert!(!canary.exists());
+    // No recipe of these splices a parameter: no `{{` in their bodies.
+    let justfile = std::fs::read_to_string(root.join("justfile")).unwrap();
+    for recipe in ["report", "receipts", "shard", "shard-drill", "archive"] {
+        let start = justfile
+            .lines()
+            .position(|l| l.starts_with(&format!("{recipe} ")))
+            .unwrap_or_else(|| panic!("no recipe {recipe}"));
+        let body: Vec<&str> = justfile
+            .lines()
+            .skip(start + 1)
+            .take_while(|l| l.starts_with("    ") || l.is_empty())
+            .collect();
+        assert!(
+            !body.iter().any(|l| l.contains("{{")),
+            "{recipe} splices a parameter into its shell text: {body:?}"
+        );
+    }
+}
