@@ -1,5 +1,5 @@
 # StudyLoop-rs tasks. Parameters are positional: `just testacc kiro scripted`.
-# README.md explains each tier; docs/architecture.md the shared contracts.
+# README.md and the docs book (docs/SUMMARY.md) explain each tier; docs/architecture.md the layout and where each contract lives.
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
@@ -33,7 +33,7 @@ testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
 
 # Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
 # status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no
-# verdict): a FAIL is never a success (a hermetic run is FAIL by design, README#uat-tier).
+# verdict): a FAIL is never a success (a hermetic run is FAIL by design, docs/sign-off-a-release.md#uat-tier).
 # The UAT sign-off tier: both gates, the journeys, then the verdict with every reason.
 testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="": deps harnesses
     #!/usr/bin/env bash
@@ -55,7 +55,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     if [ "$trials" -ne 0 ]; then exit "$trials"; fi
     exit "$verdict"
 
-# With your own vendor login (README#certify). First the preflight, before anything launches: HARNESS must be one of the six, the
+# With your own vendor login (docs/certify-a-harness.md#real-auth-certification-just-certify). First the preflight, before anything launches: HARNESS must be one of the six, the
 # tree clean (a certification proves one commit; dirty paths are named), the harness's
 # login or key present and unexpired, and every seat of the `release` council keyed.
 # A missing credential exits 3 (skipped: what is missing and how to fix it), a bad
@@ -313,6 +313,21 @@ harnesses:
 # Benchmarks: plain bench binaries printing medians and ratios.
 bench:
     cargo bench --workspace --bench '*'
+
+# Installs mdbook into .deps/mdbook with cargo when missing (a few minutes, once); optional,
+# never part of `just test` or CI.
+# The docs book (docs/SUMMARY.md, docs/book.toml) into target/book/ with mdBook.
+docs:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    want=0.5.4
+    bin=.deps/mdbook/bin/mdbook
+    if [ "$("$bin" --version 2>/dev/null | awk '{print $2}')" != "v$want" ]; then
+        echo "docs: installing mdbook $want into .deps/mdbook (a few minutes, once)"
+        cargo install mdbook --locked --version "$want" --no-default-features --features search --root .deps/mdbook
+    fi
+    "$bin" build docs
+    echo "docs: open file://$PWD/target/book/index.html"
 
 # Every run does this first. Worlds of live runners and worlds without an owner record
 # are listed, never touched; a dead runner's tmux server, harness, sidebar and stub go too.

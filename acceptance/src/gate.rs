@@ -32,13 +32,13 @@ impl Gates {
 }
 
 /// The reason every gated acceptance trial carries while `STUDYLOOP_ACC` is off.
-pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (README.md#acceptance-tier; run `just testacc`)";
+pub const GATE_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: acceptance trials are opt-in (docs/run-the-matrix.md#acceptance-tier; run `just testacc`)";
 /// The reason every UAT trial carries while `STUDYLOOP_UAT` is off (and `STUDYLOOP_ACC` on).
-pub const UAT_GATE_OFF_REASON: &str = "STUDYLOOP_UAT is not 1: UAT journeys need their own opt-in on top of STUDYLOOP_ACC=1 (README.md#uat-tier; run `just testuat`)";
+pub const UAT_GATE_OFF_REASON: &str = "STUDYLOOP_UAT is not 1: UAT journeys need their own opt-in on top of STUDYLOOP_ACC=1 (docs/sign-off-a-release.md#uat-tier; run `just testuat`)";
 /// The reason every UAT trial carries while `STUDYLOOP_ACC` is off (and `STUDYLOOP_UAT` on).
-pub const UAT_ACC_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: UAT journeys need it as well as STUDYLOOP_UAT=1 (README.md#uat-tier; run `just testuat`, which sets both)";
+pub const UAT_ACC_OFF_REASON: &str = "STUDYLOOP_ACC is not 1: UAT journeys need it as well as STUDYLOOP_UAT=1 (docs/sign-off-a-release.md#uat-tier; run `just testuat`, which sets both)";
 /// The reason every UAT trial carries while both gates are off.
-pub const UAT_GATES_OFF_REASON: &str = "STUDYLOOP_ACC and STUDYLOOP_UAT are not 1: UAT journeys need both opt-ins (README.md#uat-tier; run `just testuat`, which sets both)";
+pub const UAT_GATES_OFF_REASON: &str = "STUDYLOOP_ACC and STUDYLOOP_UAT are not 1: UAT journeys need both opt-ins (docs/sign-off-a-release.md#uat-tier; run `just testuat`, which sets both)";
 
 /// The closed gate's reason, naming every missing opt-in of the tier.
 pub(crate) fn closed_reason(tier: Tier, gates: Gates) -> Option<&'static str> {
@@ -89,7 +89,7 @@ mod tests {
         assert_eq!(both, UAT_GATES_OFF_REASON);
         assert!(
             both.starts_with("STUDYLOOP_ACC and STUDYLOOP_UAT are not 1")
-                && both.contains("README.md#uat-tier")
+                && both.contains("docs/sign-off-a-release.md#uat-tier")
         );
         assert_eq!(closed_reason(Tier::Acceptance, acc_only), None);
         assert_eq!(
@@ -98,7 +98,7 @@ mod tests {
         );
         assert!(
             UAT_GATE_OFF_REASON.contains("STUDYLOOP_UAT")
-                && UAT_GATE_OFF_REASON.contains("README.md#uat-tier")
+                && UAT_GATE_OFF_REASON.contains("docs/sign-off-a-release.md#uat-tier")
         );
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Every trial is opt-in: without `STUDYLOOP_ACC=1` each one is reported
 //! ignored with a reason naming that variable. See `runner` for how skips are
-//! shown under `cargo test` and nextest, and README.md#acceptance-tier.
+//! shown under `cargo test` and nextest, and docs/run-the-matrix.md#acceptance-tier.
 
 use std::process::ExitCode;
 

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-/// The run outcomes a bundle manifest can record (see `docs/architecture.md`, "Evidence
-/// bundles"); `bundle_outcome_in` may only name these. The UAT crate checks this list
+/// The run outcomes a bundle manifest can record (see
+/// `docs/evidence-format.md#evidence-bundles-acceptanceevidence-one-schema-for-every-tier`); `bundle_outcome_in` may only name these. The UAT crate checks this list
 /// against the evidence schema's own enum so the two cannot drift.
 pub const BUNDLE_OUTCOMES: &[&str] = &[
     "completed",

@@ -34,8 +34,6 @@ pub enum TestHatch {
     AgentCmd,
     /// `STUDYLOOP_TEST_ACP_CMD`: replaces the ACP agent argv.
     AcpCmd,
-    /// `STUDYLOOP_TEST_AGENT`: registers the product's fake adapter.
-    Agent,
 }
 
 impl TestHatch {
@@ -44,7 +42,6 @@ impl TestHatch {
         match self {
             TestHatch::AgentCmd => "STUDYLOOP_TEST_AGENT_CMD",
             TestHatch::AcpCmd => "STUDYLOOP_TEST_ACP_CMD",
-            TestHatch::Agent => "STUDYLOOP_TEST_AGENT",
         }
     }
 }

@@ -119,7 +119,7 @@ fn without_opting_in_every_trial_is_ignored_naming_studyloop_acc() {
     assert!(run.output.status.success(), "{stdout}\n{}", run.stderr());
     assert!(
         GATE_OFF_REASON.contains("STUDYLOOP_ACC")
-            && GATE_OFF_REASON.contains("README.md#acceptance-tier")
+            && GATE_OFF_REASON.contains("docs/run-the-matrix.md#acceptance-tier")
     );
     let gated = assert_all_gated_ignored(&run);
     // The only trial that runs is the catalogue check, which needs nothing.

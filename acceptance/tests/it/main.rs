@@ -8,13 +8,16 @@
 
 mod acp_auth;
 mod browser_arc;
+mod docs_links;
+mod env_chapter;
+mod env_literals;
 mod folders;
 mod gate;
 mod interrupt;
 mod layout;
 mod login_preflight;
+mod markdown;
 mod pane_driver;
-mod readme_env_table;
 mod reaper;
 mod reexec;
 mod repeats;

@@ -1,5 +1,5 @@
 //! The derived facts of a `practice_check` block (a drill's result handed to
-//! the mentor, docs/modules.md) found in a request's last user text: the
+//! the mentor, docs/drills.md) found in a request's last user text: the
 //! request log records whether it arrived bounded and labelled, never the
 //! block's text.
 

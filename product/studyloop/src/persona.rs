@@ -97,7 +97,7 @@ pub struct Persona {
     pub hash: String,
 }
 
-/// The marker line that opens every persona (docs/architecture.md).
+/// The marker line that opens every persona (docs/runner.md#product-persona-marker).
 pub fn marker(mode: Mode) -> String {
     format!("<!-- PERSONA=studyloop-{} -->", mode.as_str())
 }

@@ -50,7 +50,7 @@ pub enum StateError {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[expect(
     missing_docs,
-    reason = "field names are the documented state schema (docs/architecture.md, reference §3.2)"
+    reason = "field names are the documented state schema (docs/product-internals.md#product-cli-phase-1-studyloop-tmux, reference §3.2)"
 )]
 pub struct SessionState {
     #[serde(default, skip_serializing_if = "Option::is_none")]

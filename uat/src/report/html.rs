@@ -61,9 +61,12 @@ pub(crate) fn page(
     let mut out = String::with_capacity(body.len() + 4096);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     // No remote anything; no script at all, or (a page with recordings) only
-    // the report's own player files: never an inline one.
+    // the report's own player files: never an inline one. The player's terminal is
+    // WebAssembly, which `script-src 'self'` alone refuses to compile:
+    // `'wasm-unsafe-eval'` allows compiling WebAssembly and nothing else (no `eval`, no
+    // inline script), so the recording plays.
     let scripts = if player {
-        "; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self' data:"
+        "; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; font-src 'self' data:"
     } else {
         "; style-src 'unsafe-inline'"
     };

@@ -117,7 +117,7 @@ fn without_either_gate_every_journey_is_ignored_naming_both_variables() {
     for needle in [
         "STUDYLOOP_ACC",
         "STUDYLOOP_UAT",
-        "README.md#uat-tier",
+        "docs/sign-off-a-release.md#uat-tier",
         "just testuat",
     ] {
         assert!(UAT_GATES_OFF_REASON.contains(needle), "{needle}");

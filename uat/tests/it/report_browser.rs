@@ -122,3 +122,82 @@ fn issue17_chromium_parses_every_page_type_with_headings_and_no_script() {
         "{cell}"
     );
 }
+
+/// Issue 28: press Play on a cell page and see the terminal's frames change (a test that
+/// only finds the player's element passed while the page's policy blocked the player's
+/// WebAssembly and nothing could play).
+#[test]
+fn issue28_play_advances_the_recording_on_a_cell_page() {
+    use std::time::{Duration, Instant};
+    use studyloop_acceptance::scratch::Scratch;
+    use studyloop_acceptance::web_acp::browser::{self, Browser};
+
+    if let Err(e) = browser::available() {
+        panic!("the player test needs Chromium and chromedriver: {e}");
+    }
+    let f = super::report::fixture();
+    let site = f.tmp.path().join("site");
+    let o = super::report::report(
+        &[f.run.dir().as_os_str(), "--out".as_ref(), site.as_os_str()],
+        f.tmp.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let scratch = Scratch::create().unwrap();
+    let profile = browser::profile_dir(scratch.tmp_dir()).unwrap();
+    let chrome = Browser::launch(&scratch, &profile).unwrap();
+    let page = site.join("cells/cli-tmux..pi.html");
+    chrome.goto(&format!("file://{}", page.display())).unwrap();
+    chrome
+        .wait_for(".ap-player .ap-play-button", Duration::from_secs(10))
+        .unwrap();
+    let screen = |c: &Browser| {
+        c.eval(
+            "var t = document.querySelector('.ap-player .ap-term'); return t ? t.innerText : null;",
+            vec![],
+        )
+        .unwrap()
+        .as_str()
+        .map(str::to_owned)
+    };
+    let before = screen(&chrome);
+    assert!(
+        !before.as_deref().unwrap_or("").contains("READY"),
+        "the recording's first frame is on screen before Play: {before:?}"
+    );
+    chrome.click(".ap-player .ap-play-button").unwrap();
+    // The cast prints READY at 0.5 s and the hostile line at 1.25 s: both frames must
+    // reach the terminal, in that order.
+    let mut frames = vec![before.clone()];
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        let now = screen(&chrome);
+        if frames.last() != Some(&now) {
+            frames.push(now.clone());
+        }
+        if now
+            .as_deref()
+            .is_some_and(|t| t.contains("READY") && t.contains("</textarea>"))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let last = frames.last().cloned().flatten().unwrap_or_default();
+    assert!(
+        last.contains("READY") && last.contains("</textarea>"),
+        "Play did not advance the terminal through the recording; frames seen: {frames:?}"
+    );
+    assert!(
+        frames.len() >= 3,
+        "fewer than two frame changes: {frames:?}"
+    );
+    // The hostile text arrived as terminal text, never as page elements.
+    let injected = chrome
+        .eval(
+            "return document.querySelectorAll('.ap-player script, .ap-player img').length;",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(injected, serde_json::json!(0));
+    chrome.close();
+}

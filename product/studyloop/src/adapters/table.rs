@@ -79,7 +79,7 @@ pub enum Harness {
     Grok,
 }
 
-/// The six, in the workspace's canonical order (docs/architecture.md).
+/// The six, in the workspace's canonical order (docs/runner.md#selection-acceptanceselection).
 pub const HARNESS_ORDER: [Harness; 6] = [
     Harness::Codex,
     Harness::Claude,

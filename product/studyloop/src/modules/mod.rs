@@ -32,7 +32,7 @@ pub(crate) mod manifest;
 pub(crate) mod runner;
 #[expect(
     unsafe_code,
-    reason = "containment must act between fork and exec (Command::pre_exec is unsafe by nature); docs/modules.md, Containment"
+    reason = "containment must act between fork and exec (Command::pre_exec is unsafe by nature); docs/drills.md#containment-of-a-phase"
 )]
 pub(crate) mod sandbox;
 pub(crate) mod scaffold;

@@ -1,4 +1,4 @@
-//! The network of a phase (docs/modules.md "Network"): a drill with no
+//! The network of a phase (docs/drills.md#network-of-a-phase): a drill with no
 //! network prerequisite runs in a network namespace of its own, so a TCP
 //! service on the machine's loopback (a running `studyloop web`, the stub
 //! provider, LiteLLM) and an abstract Unix socket opened outside are out of

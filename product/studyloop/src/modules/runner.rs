@@ -236,7 +236,7 @@ fn stop(child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// The network a phase gets (docs/modules.md "Network"): a drill that
+/// The network a phase gets (docs/drills.md#network-of-a-phase): a drill that
 /// declares a prerequisite (docker, kind, kubectl: each talks to a daemon or
 /// a cluster) or targets a cluster shares the machine's; every other drill is
 /// offline by contract and gets only a loopback of its own.

@@ -51,7 +51,7 @@ pub(super) const DEVICES: [&CStr; 5] = [
     c"/dev/urandom",
 ];
 
-/// The network a phase gets (docs/modules.md "Network").
+/// The network a phase gets (docs/drills.md#network-of-a-phase).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Network {
     /// The caller's network namespace (a drill with a network prerequisite).

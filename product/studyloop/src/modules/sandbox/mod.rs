@@ -1,4 +1,4 @@
-//! Containment of a phase script (docs/modules.md "Containment"): the phase
+//! Containment of a phase script (docs/drills.md#containment-of-a-phase): the phase
 //! runs in its own user, mount and PID namespaces (and, for an offline drill,
 //! a network namespace with only loopback), so that as a class
 //!

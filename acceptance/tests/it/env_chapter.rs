@@ -1,17 +1,28 @@
-//! The README's environment-variable table and the code's `ENV_VARS` lists stay
-//! in step, both directions: every variable a crate documents has exactly one
-//! README row with the same owner, meaning and default, and every README row
-//! is documented by its owner.
+//! The environment chapter (`docs/environment.md`) and the code stay in step.
+//! Its table of every variable StudyLoop reads and the code's `ENV_VARS` lists
+//! agree both directions: every variable a crate documents has exactly one row
+//! with the same owner, meaning and default, and every row is documented by its
+//! owner. And every variable-name literal of the crates' non-test source (see
+//! `env_literals`) is in that table or in the table of variables StudyLoop sets
+//! for its children, which lists only names the source holds.
 //!
 //! Owners are the crates exporting `ENV_VARS`: `studyloop-acceptance`,
 //! `studyloop-actors` and `studyloop` (the product; linked here as a
 //! dev-dependency used only by this test), plus `studyloop-stubs`, whose
 //! `acp::KNOBS` lists the stub ACP agent's `STUB_ACP_*` knobs. The product's
-//! `EnvVarDoc` and the knobs have no default field, so those README default
-//! cells are prose and not compared. On a
+//! `EnvVarDoc` and the knobs have no default field, so those default cells are
+//! prose and not compared. On a
 //! mismatch the test prints the rows the code expects, ready to paste.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::env_literals::{NOT_VARIABLES, variable_literals};
+use crate::markdown::{table_under, workspace_root};
+
+/// The chapter, and the headings of its two tables.
+const CHAPTER: &str = "docs/environment.md";
+const READ_TABLE: &str = "Every variable StudyLoop reads";
+const SET_TABLE: &str = "Variables StudyLoop sets for its children";
 
 /// One expected row: `None` default means "not documented in code".
 struct Expected {
@@ -19,7 +30,7 @@ struct Expected {
     default: Option<String>,
 }
 
-/// A README row.
+/// A row of the chapter's table.
 struct Row {
     meaning: String,
     default: String,
@@ -72,20 +83,30 @@ fn expected() -> BTreeMap<(String, &'static str), Expected> {
     rows
 }
 
-/// Rows of the table under `## Environment variables`, keyed by (name, owner).
-fn readme_rows() -> BTreeMap<(String, String), Row> {
-    let readme =
-        std::fs::read_to_string(studyloop_acceptance::bins::workspace_root().join("README.md"))
-            .unwrap();
-    let section = readme
-        .split("\n## Environment variables\n")
-        .nth(1)
-        .expect("README.md has no `## Environment variables` section");
-    let section = section.split("\n## ").next().unwrap();
+fn chapter() -> String {
+    std::fs::read_to_string(workspace_root().join(CHAPTER)).unwrap()
+}
+
+/// The names in the first column of the table under `title`.
+fn names_under(text: &str, title: &str) -> Vec<String> {
+    table_under(text, title)
+        .unwrap_or_else(|| panic!("{CHAPTER} has no table under `## {title}`"))
+        .into_iter()
+        .map(|row| row[0].trim_matches('`').to_owned())
+        .collect()
+}
+
+/// Rows of the table under `## Every variable StudyLoop reads`, keyed by (name, owner).
+fn chapter_rows() -> BTreeMap<(String, String), Row> {
     let mut rows = BTreeMap::new();
-    for line in section.lines().filter(|l| l.starts_with("| `")) {
-        let cells = split_row(line);
-        assert_eq!(cells.len(), 4, "README row does not have 4 cells: {line}");
+    let table = table_under(&chapter(), READ_TABLE)
+        .unwrap_or_else(|| panic!("{CHAPTER} has no table under `## {READ_TABLE}`"));
+    for cells in table {
+        assert_eq!(
+            cells.len(),
+            4,
+            "{CHAPTER} row does not have 4 cells: {cells:?}"
+        );
         let name = cells[0].trim_matches('`').to_owned();
         let key = (name, cells[1].clone());
         let row = Row {
@@ -94,28 +115,10 @@ fn readme_rows() -> BTreeMap<(String, String), Row> {
         };
         assert!(
             rows.insert(key.clone(), row).is_none(),
-            "duplicate README row for {key:?}"
+            "duplicate {CHAPTER} row for {key:?}"
         );
     }
     rows
-}
-
-/// Splits a markdown table row on unescaped `|`, unescaping `\|`.
-fn split_row(line: &str) -> Vec<String> {
-    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-    let mut cells = vec![String::new()];
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                cells.last_mut().unwrap().push('|');
-                chars.next();
-            }
-            '|' => cells.push(String::new()),
-            other => cells.last_mut().unwrap().push(other),
-        }
-    }
-    cells.into_iter().map(|c| c.trim().to_owned()).collect()
 }
 
 fn render(name: &str, owner: &str, e: &Expected) -> String {
@@ -131,17 +134,17 @@ fn render(name: &str, owner: &str, e: &Expected) -> String {
 }
 
 #[test]
-fn readme_env_table_matches_every_crates_env_vars() {
+fn env_chapter_matches_every_crates_env_vars() {
     let expected = expected();
-    let readme = readme_rows();
+    let documented = chapter_rows();
     let mut problems = Vec::new();
     for ((name, owner), e) in &expected {
-        match readme.get(&(name.clone(), (*owner).to_owned())) {
+        match documented.get(&(name.clone(), (*owner).to_owned())) {
             None => problems.push(format!("missing row: {}", render(name, owner, e))),
             Some(row) => {
                 if row.meaning != e.meaning {
                     problems.push(format!(
-                        "meaning differs for {name} ({owner}):\n  README: {}\n  code:   {}",
+                        "meaning differs for {name} ({owner}):\n  chapter: {}\n  code:    {}",
                         row.meaning, e.meaning
                     ));
                 }
@@ -149,17 +152,17 @@ fn readme_env_table_matches_every_crates_env_vars() {
                     && &row.default != default
                 {
                     problems.push(format!(
-                        "default differs for {name} ({owner}):\n  README: {}\n  code:   {default}",
+                        "default differs for {name} ({owner}):\n  chapter: {}\n  code:    {default}",
                         row.default
                     ));
                 }
             }
         }
     }
-    for (name, owner) in readme.keys() {
+    for (name, owner) in documented.keys() {
         if !expected.keys().any(|(n, o)| n == name && o == owner) {
             problems.push(format!(
-                "README row {name} ({owner}) is not in {owner}'s ENV_VARS"
+                "{CHAPTER} row {name} ({owner}) is not in {owner}'s ENV_VARS"
             ));
         }
     }
@@ -180,7 +183,7 @@ fn readme_env_table_matches_every_crates_env_vars() {
 
 #[test]
 fn every_seed_table_variable_is_documented() {
-    // The seed's "Every environment variable" table, which the README must cover.
+    // The seed's "Every environment variable" table, which the chapter must cover.
     let seed = [
         "STUDYLOOP_ACC",
         "STUDYLOOP_ACC_HARNESS",
@@ -195,11 +198,39 @@ fn every_seed_table_variable_is_documented() {
         "STUDYLOOP_UAT",
         "STUDYLOOP_UAT_EVIDENCE_ROOT",
     ];
-    let readme = readme_rows();
+    let documented = chapter_rows();
     for name in seed {
         assert!(
-            readme.keys().any(|(n, _)| n == name),
-            "{name} is missing from the README env table"
+            documented.keys().any(|(n, _)| n == name),
+            "{name} is missing from the table of {CHAPTER}"
         );
     }
+}
+
+#[test]
+fn every_variable_named_in_the_source_is_in_the_chapter() {
+    let text = chapter();
+    let read: BTreeSet<String> = names_under(&text, READ_TABLE).into_iter().collect();
+    let set: BTreeSet<String> = names_under(&text, SET_TABLE).into_iter().collect();
+    let found = variable_literals(&workspace_root());
+    let mut problems = Vec::new();
+    for (name, at) in &found {
+        if !read.contains(name) && !set.contains(name) && !NOT_VARIABLES.contains(&name.as_str()) {
+            problems.push(format!(
+                "{at}: `{name}` is not in {CHAPTER}: add it to its crate's ENV_VARS (and the row \
+                 under `## {READ_TABLE}`) if the code reads it, or a row under `## {SET_TABLE}` \
+                 if it only sets it for a child"
+            ));
+        }
+    }
+    for name in &set {
+        if !found.contains_key(name) {
+            problems.push(format!(
+                "{CHAPTER}: `{name}` is under `## {SET_TABLE}` but no non-test source names it; \
+                 drop the row"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(found.len() >= 60, "too few names found: {}", found.len());
 }
