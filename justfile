@@ -7,29 +7,34 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 default:
     @just --list
 
-# Formatting, lints, a build of every binary, then every ungated test. `deps` first:
-# the ungated suite drives real tmux, a real LiteLLM proxy and real Chromium.
-# Every cargo command of every recipe selects the whole workspace (`--workspace`, or a
+# Formatting, lints, then every ungated test. `deps` first: the ungated suite drives
+# real tmux, a real LiteLLM proxy and real Chromium. Each crate is compiled once
+# (docs/dependencies.md#compile-once): `.ci/cargo-lint` is cargo with clippy's lints
+# denied on every workspace crate it compiles, so one build of every target (lib,
+# bins, tests, benches) is both `cargo clippy --all-targets -- -D warnings` and the
+# codegen the tests run; nextest's build and the doc tests then find it all built
+# (the bins the integration tests drive are built for them by cargo). Every cargo
+# command of every recipe selects the whole workspace (`--workspace`, or a
 # `--bin`/`--test` without `-p`), so all resolve one feature set and no recipe
 # recompiles a dependency another built (docs/dependencies.md#one-feature-set).
 test: deps
     cargo fmt --all -- --check
-    cargo clippy --workspace --all-targets -- -D warnings
-    cargo build --workspace --bins
+    .ci/cargo-lint test --workspace --all-targets --no-run
     # nextest runs each test in its own process; acceptance trials show as SKIP
     # (reasons in the skip ledger). Plain cargo test is the fallback without it.
-    if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --profile "${NEXTEST_PROFILE:-default}"; else cargo test --workspace; fi
-    cargo test --workspace --doc
+    if cargo nextest --version >/dev/null 2>&1; then .ci/cargo-lint nextest run --workspace --profile "${NEXTEST_PROFILE:-default}"; else .ci/cargo-lint test --workspace; fi
+    .ci/cargo-lint test --workspace --doc
 
 # Opt-in acceptance trials: HARNESS list ("" = all six), ACTOR, TESTS filter, REPEAT
 # attempts per trial (pass^k, pass@k and flaky in `just report`).
+# Through `.ci/cargo-lint` like `just test`, so after it nothing is rebuilt.
 testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="" $REPEAT=env("STUDYLOOP_ACC_REPEAT", "1"): deps harnesses
-    cargo build --workspace --bins
+    .ci/cargo-lint build --workspace --bins
     # TESTS is split on purpose, so "probe::kiro --exact" passes two arguments.
     # With STUDYLOOP_ACC_AUTH_MODE=local-model the local model serves behind LiteLLM.
     STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" STUDYLOOP_ACC_REPEAT="$REPEAT" \
         PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        actors/local-model/run.sh --if-local-model -- cargo test --workspace --test acceptance -- $TESTS
+        actors/local-model/run.sh --if-local-model -- .ci/cargo-lint test --workspace --test acceptance -- $TESTS
 
 # Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
 # status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no
@@ -38,12 +43,12 @@ testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
 testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted") $TESTS="": deps harnesses
     #!/usr/bin/env bash
     set -uo pipefail
-    cargo build --workspace --bins || exit
+    .ci/cargo-lint build --workspace --bins || exit
     run="$PWD/target/studyloop/runs/uat-$(date -u +%Y%m%dT%H%M%SZ)-$$"
     # TESTS is split on purpose, so "journey::smoke --exact" passes two arguments.
     STUDYLOOP_ACC=1 STUDYLOOP_UAT=1 STUDYLOOP_ACC_HARNESS="$HARNESS" STUDYLOOP_ACC_ACTOR="$ACTOR" \
         STUDYLOOP_ACC_RESULTS_DIR="$run" PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        actors/local-model/run.sh --if-local-model -- cargo test --workspace --test uat -- $TESTS
+        actors/local-model/run.sh --if-local-model -- .ci/cargo-lint test --workspace --test uat -- $TESTS
     trials=$?
     echo
     # The binary the build above made: the same build the trials ran against.
@@ -310,9 +315,19 @@ deps-browser:
 harnesses:
     bash harnesses/install.sh
 
-# Benchmarks: plain bench binaries printing medians and ratios.
-bench:
-    cargo bench --workspace --bench '*'
+# WHAT `code` (default) runs the plain bench binaries printing medians and ratios;
+# `build` times the compile steps of `just test`, old way against new, in SCENARIO
+# workspace (our crates cold), touch (one library file) or cold (nothing reused): CPU
+# and wall seconds with the load average (benches/build-steps.sh).
+# Benchmarks: `just bench` (bench binaries) or `just bench build [SCENARIO]`.
+bench WHAT="code" SCENARIO="workspace":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    case "{{WHAT}}" in
+        code) cargo bench --workspace --bench '*' ;;
+        build) benches/build-steps.sh "{{SCENARIO}}" ;;
+        *) echo "bench: WHAT must be code or build, not \`{{WHAT}}\`" >&2; exit 2 ;;
+    esac
 
 # Installs mdbook into .deps/mdbook with cargo when missing (a few minutes, once); optional,
 # never part of `just test` or CI.

@@ -19,16 +19,14 @@ pub mod door;
 pub mod evidence;
 pub mod fidelity;
 pub mod gate;
+#[cfg(test)]
+mod guards;
 pub mod harness_spec;
 pub mod hex;
-#[cfg(test)]
-mod import_graph;
 pub mod interrupt;
 pub mod lane;
 pub mod ledger;
 pub mod markup;
-#[cfg(test)]
-mod mod_rs_rule;
 pub mod pane;
 pub mod private_fs;
 pub mod probe_trials;

@@ -5,7 +5,11 @@
 //! a value holding `"`, `\` or `/` appears as `\"`, `\\\"`, `\\\\`, `\/` and so on, once per
 //! level of quoting. Each literal is therefore matched as a pattern that accepts any
 //! number of backslashes before those characters (any escaping depth, not a fixed list of
-//! spellings), plus its percent-encoded form (a URL query).
+//! spellings), any character as a `\uXXXX` escape (Python's `json.dumps`, JavaScript's
+//! `JSON.stringify` of a lone surrogate, hand-escaped HTML-safe JSON), the HTML entities
+//! of an attribute value, and a URL form in which every byte may be raw or
+//! percent-encoded in either hex case (`encodeURIComponent`, `quote`, form encoding with
+//! `+` for a space, a fully `%`-encoded value).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -32,13 +36,7 @@ impl Literals {
         secrets.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
         let alternation = secrets
             .iter()
-            .map(|(_, v)| {
-                format!(
-                    "({}|{})",
-                    any_escaping(v),
-                    regex::escape(&percent_encode(v))
-                )
-            })
+            .map(|(_, v)| format!("({}|{})", any_escaping(v), url_encoded(v)))
             .collect::<Vec<_>>()
             .join("|");
         self.regex = Some(Regex::new(&alternation)?);
@@ -65,43 +63,81 @@ impl Literals {
     }
 }
 
-/// A pattern for `value` as written raw or JSON-escaped to any depth.
+/// A pattern for `value` as written raw, JSON-escaped to any depth (each character also
+/// as a `\uXXXX` escape) or as an HTML attribute value (entities).
 fn any_escaping(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() * 2);
+    let mut out = String::with_capacity(value.len() * 16);
     for c in value.chars() {
-        match c {
-            '"' => out.push_str(r#"\\*""#),
-            '\\' => out.push_str(r"\\+"),
-            '/' => out.push_str(r"\\*/"),
-            '\n' => out.push_str(r"(?:\n|\\+n)"),
-            '\r' => out.push_str(r"(?:\r|\\+r)"),
-            '\t' => out.push_str(r"(?:\t|\\+t)"),
-            c if c.is_control() => {
-                let _ = write!(
-                    out,
-                    r"(?:{}|\\+u{:04x})",
-                    regex::escape(&c.to_string()),
-                    u32::from(c)
-                );
+        let raw = match c {
+            '"' => r#"\\*"|&quot;|&#0*34;|&#[xX]0*22;"#.to_owned(),
+            '\'' => r"'|&#0*39;|&#[xX]0*27;|&apos;".to_owned(),
+            '&' => r"&|&amp;".to_owned(),
+            '<' => r"<|&lt;".to_owned(),
+            '>' => r">|&gt;".to_owned(),
+            '\\' => r"\\+".to_owned(),
+            '/' => r"\\*/".to_owned(),
+            '\n' => r"\n|\\+n".to_owned(),
+            '\r' => r"\r|\\+r".to_owned(),
+            '\t' => r"\t|\\+t".to_owned(),
+            c => regex::escape(c.encode_utf8(&mut [0; 4])),
+        };
+        let _ = write!(out, "(?:{raw}|{})", unicode_escape(c));
+    }
+    out
+}
+
+/// `c` as JSON `\uXXXX` escapes (a surrogate pair beyond the BMP), behind any number of
+/// backslashes, hex digits in either case.
+fn unicode_escape(c: char) -> String {
+    let mut units = [0u16; 2];
+    c.encode_utf16(&mut units)
+        .iter()
+        .map(|unit| format!(r"\\+u{}", hex_any_case(&format!("{unit:04x}"))))
+        .collect()
+}
+
+/// `value` in a URL or form body: each byte raw or `%XX` in either hex case, a space
+/// also `+`. Raw is allowed for every printable ASCII character but `%` and `+` (whose
+/// raw form means something else there), so `quote`'s kept `/` and
+/// `encodeURIComponent`'s kept `!'()*` match as well as a value encoded whole.
+fn url_encoded(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() * 16);
+    for c in value.chars() {
+        let mut bytes = [0u8; 4];
+        let encoded: String = c
+            .encode_utf8(&mut bytes)
+            .bytes()
+            .map(|b| format!("%{}", hex_any_case(&format!("{b:02x}"))))
+            .collect();
+        let raw = match c {
+            ' ' => Some(r"\+".to_owned()),
+            '%' | '+' => None,
+            c if c.is_ascii_graphic() => Some(regex::escape(c.encode_utf8(&mut [0; 4]))),
+            _ => None,
+        };
+        match raw {
+            Some(raw) => {
+                let _ = write!(out, "(?:{raw}|{encoded})");
             }
-            c => out.push_str(&regex::escape(&c.to_string())),
+            None => {
+                let _ = write!(out, "(?:{encoded})");
+            }
         }
     }
     out
 }
 
-/// `value` percent-encoded, RFC 3986 unreserved characters kept.
-fn percent_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            // Writing to a String cannot fail.
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
-    out
+/// A hex string as a pattern accepting each letter digit in either case.
+fn hex_any_case(hex: &str) -> String {
+    hex.chars()
+        .map(|d| {
+            if d.is_ascii_alphabetic() {
+                format!("[{}{}]", d.to_ascii_lowercase(), d.to_ascii_uppercase())
+            } else {
+                d.to_string()
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -128,8 +164,74 @@ mod tests {
             );
             spelled = escape(&spelled);
         }
-        let url = format!("?k={}&z", percent_encode(value));
+        let url = format!("?k={}&z", percent_encode(value, false));
         assert_eq!(literals.replace(&url, |_| {}), "?k=[SECRET:S]&z");
+    }
+
+    /// Every byte `%XX`-encoded, hex in the given case.
+    fn percent_all(value: &str, lower: bool) -> String {
+        value
+            .bytes()
+            .map(|b| {
+                if lower {
+                    format!("%{b:02x}")
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect()
+    }
+
+    /// RFC 3986 unreserved bytes kept, the rest `%XX` (`form`: a space as `+`).
+    fn percent_encode(value: &str, form: bool) -> String {
+        value
+            .bytes()
+            .map(|b| match b {
+                b' ' if form => "+".to_owned(),
+                b if b.is_ascii_alphanumeric() || b"-._~".contains(&b) => char::from(b).to_string(),
+                b => format!("%{b:02X}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_url_encoding_and_unicode_escape_is_found() {
+        let value = "q\"ab (c)/d\\e'f*g!h é+";
+        let mut literals = Literals::default();
+        literals.add("S", value).unwrap();
+        // encodeURIComponent keeps A-Z a-z 0-9 - _ . ! ~ * ' ( ) raw.
+        let uri_component: String = value
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.!~*'()".contains(c) {
+                    c.to_string()
+                } else {
+                    percent_all(c.encode_utf8(&mut [0; 4]), false)
+                }
+            })
+            .collect();
+        let unicode: String = value
+            .chars()
+            .map(|c| format!("\\u{:04x}", u32::from(c)))
+            .collect();
+        let html = value.replace('"', "&quot;").replace('\'', "&#39;");
+        for spelled in [
+            percent_all(value, false),
+            percent_all(value, true),
+            uri_component,
+            percent_encode(value, true),
+            unicode.clone(),
+            unicode.to_uppercase().replace("\\U", "\\u"),
+            escape(&unicode),
+            html,
+        ] {
+            let text = format!("x={spelled}&y");
+            assert_eq!(
+                literals.replace(&text, |_| {}),
+                "x=[SECRET:S]&y",
+                "{spelled}"
+            );
+        }
     }
 
     #[test]

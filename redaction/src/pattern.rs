@@ -23,6 +23,10 @@ pub struct Pattern {
     /// such a character is left alone (a lookbehind the `regex` crate does not have).
     pub(crate) not_after: Option<Regex>,
     pub(crate) placeholder: String,
+    /// Literals every match contains (`crate::trigger`); `None`: always run.
+    pub(crate) trigger: Option<regex::bytes::Regex>,
+    /// How far a trigger literal can reach past a block boundary.
+    pub(crate) reach: usize,
 }
 
 impl Pattern {

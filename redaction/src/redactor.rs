@@ -28,6 +28,7 @@ use crate::error::RedactionError;
 use crate::literal::Literals;
 use crate::pattern::{Pattern, shielded};
 use crate::rules::RedactionRules;
+use crate::trigger;
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
 /// value such as `1` or `true`) would shred ordinary text.
@@ -124,7 +125,9 @@ impl Redactor {
         to_fixpoint(text, |t| self.rewrite_once(t))
     }
 
-    /// One pass of the literals, then every pattern in rule order.
+    /// One pass of the literals, then every pattern in rule order that the gate arms
+    /// (`crate::trigger`: a pattern none of whose trigger literals is in the text cannot
+    /// match it, so its pass is skipped).
     fn rewrite_once(&self, text: &str) -> (String, Vec<Finding>) {
         let (start, mut findings) = self.replace_literals(text);
         // The text so far and a spare buffer: a pattern that rewrites writes into the
@@ -133,11 +136,28 @@ impl Redactor {
             Cow::Owned(owned) => (Some(owned), String::new()),
             Cow::Borrowed(_) => (None, String::new()),
         };
-        for pattern in &self.patterns {
+        let triggers: Vec<_> = self
+            .patterns
+            .iter()
+            .map(|p| (p.trigger.as_ref(), p.reach))
+            .collect();
+        let mut armed = trigger::armed(current.as_deref().unwrap_or(text), &triggers);
+        let mut inserted = Vec::new();
+        for (i, pattern) in self.patterns.iter().enumerate() {
+            if !armed[i] {
+                continue;
+            }
             let text = current.as_deref().unwrap_or(text);
-            if rewrite_into(pattern, text, &mut spare, &mut findings) {
+            inserted.clear();
+            if rewrite_into(pattern, text, &mut spare, &mut findings, &mut inserted) {
                 let previous = current.replace(std::mem::take(&mut spare));
                 spare = previous.unwrap_or_default();
+                // A placeholder and its neighbours can spell a later pattern's trigger:
+                // arm it then, as the sequential reference would run it on this text.
+                let now = current.as_deref().unwrap_or_default();
+                for (later, on) in self.patterns.iter().zip(armed.iter_mut()).skip(i + 1) {
+                    *on = *on || trigger::found_near(later, now, &inserted);
+                }
             }
         }
         (current.unwrap_or_else(|| text.to_owned()), findings)
@@ -228,13 +248,14 @@ fn replace_pattern(pattern: &Pattern, text: &str, findings: &mut Vec<Finding>) -
 }
 
 /// [`replace_pattern`] writing into `out` (cleared first, its capacity reused) and
-/// computing the shields only for a match nothing else keeps; `false` (and `out` left
-/// empty) when nothing is replaced.
+/// computing the shields only for a match nothing else keeps, and recording where each
+/// placeholder landed in `out`; `false` (and `out` left empty) when nothing is replaced.
 fn rewrite_into(
     pattern: &Pattern,
     text: &str,
     out: &mut String,
     findings: &mut Vec<Finding>,
+    inserted: &mut Vec<(usize, usize)>,
 ) -> bool {
     out.clear();
     let mut shields = None;
@@ -250,7 +271,9 @@ fn rewrite_into(
             out.reserve(text.len());
         }
         out.push_str(&text[copied..part.0]);
+        let at = out.len();
         out.push_str(pattern.placeholder());
+        inserted.push((at, out.len()));
         (copied, replaced) = (part.1, true);
         findings.push(Finding {
             rule: pattern.id().to_owned(),

@@ -1,4 +1,4 @@
-//! The pinned rules files (`rules_v1.yaml`, `rules_v2.yaml`): the summary allow-list and
+//! The pinned rules files (`rules_v1.yaml`, `rules_v2.yaml`, `rules_v3.yaml`): the summary allow-list and
 //! the ordered detection patterns, loaded only when their bytes match `registry.json`.
 //!
 //! The rules are data, not code, so that the exact patterns a run was redacted with are
@@ -20,16 +20,17 @@ use crate::error::RedactionError;
 use crate::pinned::{self, Loaded};
 
 /// The rules version the redactor uses and manifests record: the one place to switch it.
-pub const CURRENT_VERSION: u32 = 2;
+pub const CURRENT_VERSION: u32 = 3;
 /// The current rules file shipped with this crate.
-pub const DEFAULT_RULES_FILE: &str = "rules_v2.yaml";
+pub const DEFAULT_RULES_FILE: &str = "rules_v3.yaml";
 /// The registry shipped with this crate.
 pub const DEFAULT_REGISTRY_FILE: &str = "registry.json";
 /// Every released rules file, by version: superseded ones stay loadable so a manifest
 /// that names them can be checked again.
-const SHIPPED: [(u32, &str, &[u8]); 2] = [
+const SHIPPED: [(u32, &str, &[u8]); 3] = [
     (1, "rules_v1.yaml", include_bytes!("../rules_v1.yaml")),
     (2, "rules_v2.yaml", include_bytes!("../rules_v2.yaml")),
+    (3, "rules_v3.yaml", include_bytes!("../rules_v3.yaml")),
 ];
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
 /// The lazy DFA's cache per pattern (the crate default is 2 MiB): the PEM patterns'
@@ -292,7 +293,11 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
                 .map_err(|e| format!("pattern `{}`: `not_after` does not compile: {e}", doc.id))
         })
         .transpose()?;
+    let trigger = crate::trigger::trigger(&doc.regex);
+    let reach = trigger.as_ref().map_or(0, crate::trigger::overlap);
     Ok(Pattern {
+        trigger,
+        reach,
         id: doc.id,
         description: doc.description,
         regex,

@@ -4,8 +4,12 @@
 //! kept key and value, recursively through nested maps and arrays, and fails with every
 //! violation at once. Each map entry is also scanned as the pair it is (`{"key":value}`),
 //! because a secret is often recognisable only by the name it is stored under
-//! (`{"aws_secret_access_key": "..."}`): keys and values scanned apart would both pass. It never rewrites a value into a "clean" one: a summary that needed
-//! rewriting was built wrong, and the fix belongs where it was built.
+//! (`{"aws_secret_access_key": "..."}`): keys and values scanned apart would both pass.
+//! Then the combinations a reader sees (`crate::joined`: a value under a name further
+//! up, a name/value sibling pair, a secret cut across array items), and last the
+//! summary as written, compact and pretty. It never rewrites a value into a "clean"
+//! one: a summary that needed rewriting was built wrong, and the fix belongs where it
+//! was built.
 
 use serde_json::{Map, Value};
 
@@ -54,6 +58,14 @@ impl Redactor {
             // Allow-listed keys are fixed words, but scanning them keeps the rule simple:
             // every key that leaves is scanned.
             self.scan_entry("$", key, value, &mut violations);
+        }
+        let whole = Value::Object(kept.clone());
+        self.scan_joined("$", &whole, &mut Vec::new(), &mut violations);
+        if violations.is_empty() {
+            // Last, the files as written: compact and pretty JSON are what leave.
+            for text in [whole.to_string(), pretty(&whole)] {
+                self.report_new("$", &[], &text, &mut violations);
+            }
         }
         if violations.is_empty() {
             Ok(kept)
@@ -123,6 +135,11 @@ impl Redactor {
             Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
     }
+}
+
+fn pretty(value: &Value) -> String {
+    // Serialising a `Value` cannot fail; an empty text would scan clean, so say so.
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 fn kind(value: &Value) -> &'static str {

@@ -246,7 +246,11 @@ pub(crate) fn attach(
         proof,
     )
     .map_err(pane_failure)?
-    .with_paste(l.spec.paste);
+    .with_paste(l.spec.paste)
+    .with_refusal(|text| {
+        crate::harness_spec::login::said_by_harness(text)
+            .map(|line| crate::harness_spec::login::printable(&line, 200))
+    });
     driver.wait_ready().map_err(pane_failure)?;
     Ok(driver)
 }

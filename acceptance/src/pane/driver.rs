@@ -34,7 +34,12 @@ pub struct PaneDriver {
     /// The private directory multi-line turns are loaded from (on first use).
     pub(super) paste_dir: Option<tempfile::TempDir>,
     pub(super) pastes: u64,
+    /// Reads a turn's new screen lines for a refused login (`with_refusal`).
+    pub(super) refusal: Option<Refusal>,
 }
+
+/// Finds, in the text a harness printed, the line saying its login was refused.
+pub type Refusal = fn(&str) -> Option<String>;
 
 struct Settled {
     screen: String,
@@ -70,6 +75,7 @@ impl PaneDriver {
             paste: PasteMode::Bracketed,
             paste_dir: None,
             pastes: 0,
+            refusal: None,
         };
         driver.size = driver.query_size();
         Ok(driver)
@@ -108,6 +114,16 @@ impl PaneDriver {
     #[must_use]
     pub fn with_paste(mut self, paste: PasteMode) -> Self {
         self.paste = paste;
+        self
+    }
+
+    /// A turn whose new screen lines show a refused login (as `refusal` reads them),
+    /// with no reply and the harness idle, ends at once as [`PaneError::LoginRefused`]
+    /// instead of at its timeout: no reply can follow (the lanes pass the harness
+    /// login phrases, `harness_spec::login`).
+    #[must_use]
+    pub fn with_refusal(mut self, refusal: Refusal) -> Self {
+        self.refusal = Some(refusal);
         self
     }
 
@@ -206,14 +222,25 @@ impl PaneDriver {
             }
         }
         let (idle, busy) = (self.markers.idle.clone(), self.markers.busy.clone());
+        let refusal = self.refusal;
+        let proved = |s: &str| match &marker {
+            Some(m) => screen::squash(s).contains(m.as_str()),
+            None => !screen::new_lines(&baseline, s, prompt).is_empty(),
+        };
+        // Idle with the proof, or idle with a refused login and no proof: after that
+        // no reply comes (the harness gave up), so waiting out the turn timeout would
+        // only cost time (a logged-out codex took the whole 90 s).
         let done = |s: &str| {
-            let proved = match &marker {
-                Some(m) => screen::squash(s).contains(m.as_str()),
-                None => !screen::new_lines(&baseline, s, prompt).is_empty(),
-            };
-            proved && screen::is_idle(s, idle.as_ref(), busy.as_ref())
+            (proved(s) || screen::login_refusal(refusal, &baseline, s, prompt).is_some())
+                && screen::is_idle(s, idle.as_ref(), busy.as_ref())
         };
         let waited = self.wait(start + self.limits.turn_timeout, self.limits.quiet, done);
+        let refused = match &waited {
+            Ok(Settled { screen: s, .. }) if !proved(s) => {
+                screen::login_refusal(refusal, &baseline, s, prompt)
+            }
+            _ => None,
+        };
         let elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut record = TurnRecord {
             turn,
@@ -226,6 +253,17 @@ impl PaneDriver {
             settle_ms: None,
             outcome: TurnOutcome::TimedOut,
         };
+        if let (Some(evidence), Ok(Settled { screen: s, .. })) = (refused, &waited) {
+            record.screen = s.clone();
+            record.outcome = TurnOutcome::LoginRefused;
+            self.records.push(record);
+            self.turn_ends.push(self.cast.len());
+            return Err(PaneError::LoginRefused {
+                turn,
+                pane: self.pane.clone(),
+                evidence,
+            });
+        }
         match waited {
             Ok(Settled { screen: s, settle }) => {
                 record.reply = screen::extract_reply(

@@ -38,4 +38,4 @@ pub use types::{
     Key, Limits, MarkerFn, Markers, PaneError, PasteMode, Proof, TurnOutcome, TurnRecord,
 };
 
-pub use driver::PaneDriver;
+pub use driver::{PaneDriver, Refusal};

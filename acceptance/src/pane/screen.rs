@@ -61,6 +61,19 @@ pub(crate) fn new_lines(baseline: &str, screen: &str, prompt: &str) -> Vec<Strin
         .collect()
 }
 
+/// What `refusal` finds in the lines of `screen` that are new relative to `baseline`
+/// (the prompt's echo left out): the line in which the harness says its login was
+/// refused. A TUI that meets a refused key shows it only on its screen; seeing it lets
+/// a turn end in seconds, not at its timeout. `None` without a `refusal`.
+pub(crate) fn login_refusal(
+    refusal: Option<super::Refusal>,
+    baseline: &str,
+    screen: &str,
+    prompt: &str,
+) -> Option<String> {
+    refusal?(&new_lines(baseline, screen, prompt).join("\n"))
+}
+
 /// The mentor's reply as shown: the lines after the first echo of `prompt` at
 /// or below line `from` (where the input box sat before typing; a reply that
 /// quotes the prompt comes after the echo, so the first match is the echo), up

@@ -109,6 +109,8 @@ pub enum TurnOutcome {
     Replied,
     /// The per-turn timeout passed first.
     TimedOut,
+    /// The harness showed a refused login and went idle without a reply.
+    LoginRefused,
 }
 
 /// One turn as evidence (`turns.json` holds a list of these).
@@ -162,6 +164,19 @@ pub enum PaneError {
         pane: String,
         /// The limit that passed.
         timeout: Duration,
+    },
+    /// The harness answered the turn with a refused login on its screen and went idle:
+    /// no reply can follow, so the turn ends now instead of at its timeout.
+    #[error(
+        "turn {turn} on pane {pane} got no reply: the harness showed a refused login ({evidence}) and went idle (screen recorded)"
+    )]
+    LoginRefused {
+        /// The 1-based turn.
+        turn: u32,
+        /// The pane id.
+        pane: String,
+        /// The screen line that says so (printable, at most 200 characters).
+        evidence: String,
     },
     /// The ceiling was reached; the turn was not sent.
     #[error(

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Component, Path};
 
 use rustix::fs::{AtFlags, Mode, OFlags, openat, unlinkat};
 
@@ -68,9 +68,9 @@ fn check_sentinel(root: &OwnedFd, target: &SweepTarget<'_>) -> Result<(), SweepE
         sentinel: sentinel.clone(),
         source,
     };
-    let home_rel = home_rel(target).map_err(|_| {
+    let home_rel = home_rel(target).ok_or_else(|| {
         missing(std::io::Error::other(
-            "the scratch home is not inside the scratch root",
+            "the scratch home is not a plain path inside the scratch root (no `..` or `.` steps)",
         ))
     })?;
     let mut dir = root.try_clone().map_err(missing)?;
@@ -110,7 +110,13 @@ fn check_sentinel(root: &OwnedFd, target: &SweepTarget<'_>) -> Result<(), SweepE
     Ok(())
 }
 
-/// The scratch home relative to the root.
-fn home_rel<'a>(target: &SweepTarget<'a>) -> Result<&'a Path, std::path::StripPrefixError> {
-    target.home.strip_prefix(target.root)
+/// The scratch home relative to the root, by plain names only: a `..` (or `.`)
+/// step could walk out of the root being deleted and read another world's
+/// sentinel (`home=<root>/../<other world>/home`), so the check would vouch for
+/// a root it never looked in.
+fn home_rel<'a>(target: &SweepTarget<'a>) -> Option<&'a Path> {
+    let rel = target.home.strip_prefix(target.root).ok()?;
+    rel.components()
+        .all(|part| matches!(part, Component::Normal(_)))
+        .then_some(rel)
 }

@@ -182,7 +182,8 @@ impl Drop for ControlClient {
 }
 
 fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Event>) {
-    let mut block: Option<(u64, bool, Vec<String>)> = None;
+    // The open block: its `%begin` header and the lines so far.
+    let mut block: Option<(parse::Header, Vec<String>)> = None;
     let mut buf = Vec::with_capacity(4096);
     loop {
         buf.clear();
@@ -193,10 +194,12 @@ fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Eve
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
-        if let Some((number, ours, lines)) = block.as_mut() {
+        if let Some((begin, lines)) = block.as_mut() {
             match parse::parse_line(&buf) {
-                Line::End { number: n, error } if n == *number => {
-                    if *ours {
+                // Only the line repeating this block's own header closes it: any
+                // other `%end` inside is text the command printed (a pane's).
+                Line::End { header, error } if header == *begin => {
+                    if begin.ours() {
                         let lines = std::mem::take(lines);
                         let _ = replies.send(Reply { error, lines });
                     }
@@ -207,7 +210,7 @@ fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Eve
             continue;
         }
         match parse::parse_line(&buf) {
-            Line::Begin { number, ours } => block = Some((number, ours, Vec::new())),
+            Line::Begin(header) => block = Some((header, Vec::new())),
             Line::Output { pane, bytes } => {
                 let _ = events.send(Event::Output {
                     pane,
@@ -226,6 +229,8 @@ fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Eve
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
 
     #[test]
@@ -243,5 +248,36 @@ mod tests {
             let err = check_line(bad).unwrap_err().to_string();
             assert!(err.contains(named), "{bad:?}: {err}");
         }
+    }
+
+    /// Issue 34 §3: a `capture-pane` reply of a pane that printed `%end` lines for
+    /// every block number, with other times and flags, arrives whole and alone.
+    #[test]
+    fn a_pane_printing_end_lines_cannot_close_a_reply() {
+        let mut stream = String::from("%begin 1796011190 7 1\n");
+        for n in 0..20 {
+            // Writing to a String cannot fail.
+            let _ = write!(
+                stream,
+                "%end 1796011190 {n} 0\n%end 1796011189 {n} 1\n%error 17960111 {n} 1\n%begin 1796011190 {n} 1\n"
+            );
+        }
+        stream.push_str("last pane line\n%end 1796011190 7 1\n");
+        stream.push_str("%begin 1796011191 8 1\nsecond\n%end 1796011191 8 1\n");
+        let (reply_tx, reply_rx) = mpsc::channel();
+        let (event_tx, _events) = mpsc::channel();
+        read_loop(stream.as_bytes(), &reply_tx, &event_tx);
+        let first = reply_rx.try_recv().unwrap();
+        assert!(!first.error);
+        assert_eq!(first.lines.len(), 81, "{:?}", first.lines);
+        assert_eq!(
+            first.lines.last().map(String::as_str),
+            Some("last pane line")
+        );
+        assert_eq!(reply_rx.try_recv().unwrap().lines, ["second"]);
+        assert!(
+            reply_rx.try_recv().is_err(),
+            "a spoofed block produced a reply"
+        );
     }
 }

@@ -10,16 +10,36 @@
 /// One line of control-mode output, classified.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Line {
-    /// `%begin`: a command reply starts. `ours` is set when flags bit 1 is set.
-    Begin { number: u64, ours: bool },
-    /// `%end` (`error == false`) or `%error` (`error == true`) closing block `number`.
-    End { number: u64, error: bool },
+    /// `%begin`: a command reply starts; its header (time, number, flags) is what
+    /// the closing line repeats. Flags bit 1: the command came from this client.
+    Begin(Header),
+    /// `%end` (`error == false`) or `%error` (`error == true`) closing the block
+    /// whose `%begin` carried the same header.
+    End { header: Header, error: bool },
     /// `%output %<pane> …` or `%extended-output %<pane> <ms> : …`, bytes decoded.
     Output { pane: String, bytes: Vec<u8> },
     /// `%exit [reason]`: the control client is about to exit.
     Exit { reason: Option<String> },
     /// Any other notification (`%session-changed`, `%window-add`, …) or text.
     Other,
+}
+
+/// The three numbers of a `%begin`/`%end`/`%error` line. A block ends only at a
+/// line repeating its `%begin`'s header exactly: a reply's own lines are pane text
+/// (`capture-pane`), and a pane can print `%end <anything>`; matching the number
+/// alone let a harness that printed `%end` for every number cut replies short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) time: u64,
+    pub(crate) number: u64,
+    pub(crate) flags: u64,
+}
+
+impl Header {
+    /// Whether the command came from this client (flags bit 1).
+    pub(crate) fn ours(self) -> bool {
+        self.flags & 1 == 1
+    }
 }
 
 /// Classifies one line (without its trailing newline).
@@ -29,20 +49,11 @@ pub(crate) fn parse_line(line: &[u8]) -> Line {
     };
     let (word, args) = split_word(rest);
     match word {
-        b"begin" => match block_header(args) {
-            Some((number, flags)) => Line::Begin {
-                number,
-                ours: flags & 1 == 1,
-            },
-            None => Line::Other,
-        },
-        b"end" | b"error" => match block_header(args) {
-            Some((number, _)) => Line::End {
-                number,
-                error: word == b"error",
-            },
-            None => Line::Other,
-        },
+        b"begin" => block_header(args).map_or(Line::Other, Line::Begin),
+        b"end" | b"error" => block_header(args).map_or(Line::Other, |header| Line::End {
+            header,
+            error: word == b"error",
+        }),
         b"output" => {
             let (pane, data) = split_word(args);
             Line::Output {
@@ -96,13 +107,20 @@ fn split_word(s: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
-fn block_header(args: &[u8]) -> Option<(u64, u64)> {
+fn block_header(args: &[u8]) -> Option<Header> {
     let text = std::str::from_utf8(args).ok()?;
     let mut parts = text.split(' ');
-    let _time = parts.next()?;
+    let time = parts.next()?.parse().ok()?;
     let number = parts.next()?.parse().ok()?;
     let flags = parts.next()?.parse().ok()?;
-    Some((number, flags))
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(Header {
+        time,
+        number,
+        flags,
+    })
 }
 
 fn find_sub(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -129,36 +147,36 @@ pub(crate) fn quote(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn header(time: u64, number: u64, flags: u64) -> Header {
+        Header {
+            time,
+            number,
+            flags,
+        }
+    }
+
     #[test]
-    fn begin_and_end_carry_number_and_ownership() {
+    fn begin_and_end_carry_their_whole_header() {
         assert_eq!(
             parse_line(b"%begin 1796011190 269 1"),
-            Line::Begin {
-                number: 269,
-                ours: true
-            }
+            Line::Begin(header(1_796_011_190, 269, 1))
         );
-        assert_eq!(
-            parse_line(b"%begin 1796011190 264 0"),
-            Line::Begin {
-                number: 264,
-                ours: false
-            }
-        );
+        assert!(header(1, 2, 1).ours() && !header(1, 2, 0).ours());
         assert_eq!(
             parse_line(b"%end 1796011190 269 1"),
             Line::End {
-                number: 269,
+                header: header(1_796_011_190, 269, 1),
                 error: false
             }
         );
         assert_eq!(
             parse_line(b"%error 1796011190 270 1"),
             Line::End {
-                number: 270,
+                header: header(1_796_011_190, 270, 1),
                 error: true
             }
         );
+        assert_eq!(parse_line(b"%end 1796011190 270 1 trailing"), Line::Other);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! one line per turn, and then, by mode: replies with the stub-style marker
 //! `MENTOR-REPLY <n> nonce<n>: <text>` after a short "thinking…" pause, stays
 //! silent (only the terminal's echo), spins forever, or exits; or, in
+//! `refused` mode, shows a refused login (a 401) instead of a reply; or, in
 //! `drop-first-enter` mode, swallows the first Enter and then replies; or, in
 //! `paste` mode, enables bracketed paste and reads a turn key by key the way a
 //! TUI does (a bracketed paste is kept whole, `M-Enter` is a newline, a bare
@@ -68,6 +69,7 @@ while true; do
     silent) ;;
     spinner) while true; do for c in '|' '/' '-' '+'; do printf '\r%s working' "$c"; sleep 0.05; done; done ;;
     exit) exit 3 ;;
+    refused) printf 'thinking...\n'; sleep 0.3; printf 'stream error: unexpected status 401 Unauthorized\n' ;;
     *) printf 'thinking...\n'; sleep 0.3; printf 'MENTOR-REPLY %d nonce%d: %s\n' "$n" "$n" "$line" ;;
   esac
 done
@@ -287,6 +289,45 @@ fn an_echo_alone_is_not_a_reply_and_the_timeout_records_the_screen_first() {
         "screen: {}",
         record.screen
     );
+}
+
+#[test]
+fn a_refused_login_ends_the_turn_in_seconds_not_at_its_timeout() {
+    let fake = Fake::start("refused", 0);
+    let mut driver = fake
+        .driver(limits(60_000, 3), stub_proof(1))
+        .with_refusal(studyloop_acceptance::harness_spec::login::said_by_harness);
+    driver.wait_ready().unwrap();
+    let started = std::time::Instant::now();
+    let err = driver.send_turn("what is a borrow").unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(&err, PaneError::LoginRefused { turn: 1, evidence, .. } if evidence.contains("401 Unauthorized")),
+        "{err}"
+    );
+    assert!(
+        took < Duration::from_secs(20),
+        "took {took:?} of the 60 s timeout"
+    );
+    let record = &driver.records()[0];
+    assert_eq!(record.outcome, TurnOutcome::LoginRefused);
+    assert!(
+        record.screen.contains("401 Unauthorized"),
+        "{}",
+        record.screen
+    );
+}
+
+#[test]
+fn a_reply_that_talks_about_a_401_is_still_a_reply() {
+    // The stub marker is the proof: a reply quoting "401 Unauthorized" is a reply.
+    let fake = Fake::start("reply", 0);
+    let mut driver = fake
+        .driver(limits(10_000, 3), stub_proof(1))
+        .with_refusal(studyloop_acceptance::harness_spec::login::said_by_harness);
+    driver.wait_ready().unwrap();
+    let record = driver.send_turn("explain 401 Unauthorized please").unwrap();
+    assert_eq!(record.outcome, TurnOutcome::Replied);
 }
 
 #[test]

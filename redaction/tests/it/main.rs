@@ -9,6 +9,7 @@ mod canary;
 mod common;
 mod corpus;
 mod engine_identity;
+mod issue34;
 mod loader;
 mod patterns;
 mod regressions;

@@ -33,6 +33,12 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "6d41b428906fb819c4dd2b60a001e264a0630ece6c0806ac8472e8150a36994a",
     ),
     (
+        "redaction/registry.json",
+        "redaction/rules_v3.yaml",
+        3,
+        "70a7026688beae5d61cff676a12c9d7b469c626c76b59f074d91861836e21683",
+    ),
+    (
         "rubrics/registry.json",
         "rubrics/rubric_v1.md",
         1,

@@ -14,4 +14,4 @@ pub use kiro::{KIRO_AGENT_NAME, kiro_agents_dir};
 pub use placement::{PrepareInput, preflight, prepare, teardown};
 pub(crate) use table::io_err;
 pub use table::{AdapterError, HARNESS_ORDER, Harness, Placement, detect};
-pub(crate) use trust::{claude_config_file, toml_string};
+pub(crate) use trust::claude_config_file;

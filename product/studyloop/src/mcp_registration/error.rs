@@ -26,6 +26,17 @@ pub enum RegistrationError {
         "not registering studyloop-mcp: {0} is not a JSON object (left untouched); fix the file or add the `studyloop` entry by hand"
     )]
     Unparsable(PathBuf),
+    /// Codex's `config.toml` is not valid TOML (or its `mcp_servers` is not
+    /// a table); left untouched.
+    #[error(
+        "not registering studyloop-mcp: {path} is not valid TOML for codex ({reason}); left untouched; fix the file (`codex` refuses it too) or add the `[mcp_servers.studyloop]` table by hand"
+    )]
+    BadToml {
+        /// The config path.
+        path: PathBuf,
+        /// The parser's message, or what is not a table.
+        reason: String,
+    },
     /// A read or write failed.
     #[error("not registering studyloop-mcp: cannot {action} {path}: {source}")]
     Io {

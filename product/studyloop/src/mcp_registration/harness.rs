@@ -163,7 +163,11 @@ pub fn register(
         let root = env_dir(t.env, env::CODEX_HOME)?.unwrap_or_else(|| t.home.join(".codex"));
         let target = confined(&root.join("config.toml"), &root)?;
         let text = read(&target)?.unwrap_or_default();
-        let (new, previous) = codex_toml::upsert(&text, spec);
+        let (new, previous) =
+            codex_toml::upsert(&text, spec).map_err(|reason| RegistrationError::BadToml {
+                path: target.clone(),
+                reason,
+            })?;
         let changed = new != text;
         if changed {
             write(&target, &new)?;

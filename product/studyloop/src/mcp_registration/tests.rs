@@ -224,6 +224,24 @@ fn symlinks_are_never_followed_out_of_the_configs_tree_and_bad_files_are_left_al
         fs::read_to_string(home.join(".kiro/agents/study-mentor.json")).unwrap(),
         "// jsonc {"
     );
+    // Codex's config.toml that is not TOML: refused by name, left byte for byte.
+    fs::remove_file(home.join(".codex")).unwrap();
+    fs::create_dir_all(home.join(".codex")).unwrap();
+    let broken = "model = \"o3\"\n[mcp_servers.studyloop\ncommand = \"x\"\n";
+    fs::write(home.join(".codex/config.toml"), broken).unwrap();
+    let err = register(Harness::Codex, &spec(), &t).unwrap_err();
+    assert!(matches!(err, RegistrationError::BadToml { .. }), "{err}");
+    let err = err.to_string();
+    assert!(
+        err.contains("config.toml")
+            && err.contains("not valid TOML")
+            && err.contains("left untouched"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(home.join(".codex/config.toml")).unwrap(),
+        broken
+    );
 }
 
 #[test]

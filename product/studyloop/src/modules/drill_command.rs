@@ -13,6 +13,7 @@ use super::drill::{self, Plan};
 use super::error::ModuleError;
 use super::runner::{self, Outcome};
 use super::store::Store;
+use super::usage;
 use crate::context::Ctx;
 
 /// `studyloop drill` arguments.
@@ -74,7 +75,9 @@ pub(crate) fn run(ctx: &Ctx, args: &DrillArgs) -> Result<u8, ModuleError> {
 
 fn show(o: &Outcome) {
     let mut text = String::new();
-    for line in o.output.lines() {
+    // The learner's terminal gets the output inert (no escape sequences, no
+    // break or bidi control posing as a line of StudyLoop's own).
+    for line in crate::term::text(&o.output).lines() {
         text.push_str("| ");
         text.push_str(line);
         text.push('\n');
@@ -91,6 +94,11 @@ fn show(o: &Outcome) {
 /// (exit code, verdict, detail). A timeout is an error, never a fail.
 fn verdict(plan: &Plan, o: &Outcome) -> (u8, &'static str, String) {
     let detail = match (o.timed_out, o.code) {
+        _ if o.over_disk.is_some() => format!(
+            "stopped: the attempt outgrew its disk bound ({} MiB in {} entries at most); an error, not a fail",
+            usage::MAX_ATTEMPT_BYTES >> 20,
+            usage::MAX_ATTEMPT_ENTRIES
+        ),
         (true, _) => format!(
             "timed out after {} s; a timeout is an error, not a fail",
             plan.timeout_seconds
@@ -98,7 +106,11 @@ fn verdict(plan: &Plan, o: &Outcome) -> (u8, &'static str, String) {
         (false, Some(c)) => format!("exit {c}"),
         (false, None) => "killed by a signal".to_owned(),
     };
-    let code = if o.timed_out { None } else { o.code };
+    let code = if o.timed_out || o.over_disk.is_some() {
+        None
+    } else {
+        o.code
+    };
     match (plan.phase, code) {
         ("check", Some(0)) => (0, "passed", detail),
         ("check", Some(1)) => (1, "failed", detail),

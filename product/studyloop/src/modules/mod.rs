@@ -11,7 +11,8 @@
 //! - [`digest`], [`store`], [`git`]: snapshots, the lockfile and add/list/remove;
 //! - [`drill`], [`runner`], [`block`], [`deliver`]: one drill phase with typed
 //!   consent, run without a shell in a scratch attempt, its result handed to
-//!   the mentor as a bounded `practice_check` block;
+//!   the mentor as a bounded `practice_check` block; [`usage`], the
+//!   attempt's disk bound;
 //! - [`labs`]: the web console's read-only catalogue of installed drills;
 //! - [`command`], [`drill_command`]: `studyloop module …` and `studyloop drill`.
 
@@ -38,6 +39,7 @@ pub(crate) mod sandbox;
 pub(crate) mod scaffold;
 pub(crate) mod store;
 pub(crate) mod tree;
+pub(crate) mod usage;
 
 pub use command::ModuleCommand;
 pub use drill_command::DrillArgs;
@@ -49,6 +51,8 @@ mod bomb_tests;
 mod check_tests;
 #[cfg(test)]
 mod contain_tests;
+#[cfg(test)]
+mod learner_tests;
 #[cfg(test)]
 mod net_tests;
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! `STUDYLOOP_MODULE_ID`, `STUDYLOOP_DRILL_ID`, `STUDYLOOP_ATTEMPT_ID`).
 //! Output (stdout and stderr, one pipe) is capped and redacted. The phase
 //! runs contained (`sandbox`): nothing outside its attempt is writable, and
-//! its own PID namespace ends with it — at its exit, its timeout or the
-//! CLI's death — so no process survives a phase.
+//! its own PID namespace ends with it — at its exit, its timeout, the
+//! attempt's disk bound (`usage`) or the CLI's death — so no process
+//! survives a phase.
 //!
 //! Attempts: `setup` opens a fresh attempt; `check` uses the open one (or
 //! opens one); `cleanup` closes it whatever its exit: the attempt directory,
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 use super::drill::Plan;
 use super::error::{ModuleError, io};
 use super::sandbox::{self, Network, Report, Sandbox};
+use super::usage::{self, Usage};
 use crate::fsutil;
 
 /// The most output bytes kept from a phase (the rest is read and dropped).
@@ -43,6 +45,9 @@ pub(crate) struct Outcome {
     pub(crate) code: Option<i32>,
     /// Whether the timeout killed it.
     pub(crate) timed_out: bool,
+    /// What the attempt held when the runner ended the phase at the disk
+    /// bound (`usage`); `None` when it did not.
+    pub(crate) over_disk: Option<Usage>,
     /// Capped, redacted output.
     pub(crate) output: String,
     /// Whether output was dropped past [`MAX_OUTPUT`].
@@ -152,6 +157,12 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         .stderr(writer2)
         .process_group(0);
     jail.install(&mut cmd);
+    let watch = usage::Watch::start(
+        sandbox::ATTEMPT_DIRS
+            .iter()
+            .map(|d| a.dir.join(d))
+            .collect(),
+    );
     let spawned = cmd.spawn();
     // The report pipe's write end lives in the command's hook: drop it so
     // the read end sees the end once the init is gone.
@@ -176,6 +187,8 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
         let _ = done_tx.send(());
     });
     let deadline = Instant::now() + Duration::from_secs(plan.timeout_seconds);
+    let mut next_measure = Instant::now();
+    let mut over_disk = None;
     // Killing the outer process kills the namespace's init, and the kernel
     // then kills every process in the namespace.
     let timed_out = loop {
@@ -185,12 +198,25 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
                 stop(&mut child);
                 break true;
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                if Instant::now() >= next_measure {
+                    let u = watch.measure();
+                    if u.over() {
+                        stop(&mut child);
+                        over_disk = Some(u);
+                        break false;
+                    }
+                    next_measure = Instant::now() + usage::EVERY;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
             Err(source) => return Err(spawn_error(plan, source)),
         }
     };
     let (code, stopped) = match sandbox::read_report(&report) {
-        Some(Report::Ended { code, stopped, .. }) if !timed_out => (code, Some(stopped as usize)),
+        Some(Report::Ended { code, stopped, .. }) if !timed_out && over_disk.is_none() => {
+            (code, Some(stopped as usize))
+        }
         _ => (None, None),
     };
     // Every writer was in the namespace, now gone; the wait is bounded anyway.
@@ -203,6 +229,7 @@ pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
     Ok(Outcome {
         code,
         timed_out,
+        over_disk,
         output,
         truncated,
         stopped,

@@ -181,6 +181,59 @@ impl Journal {
             })
     }
 
+    /// Refuses a record naming what no start or end records (a forged or
+    /// foreign journal): a repair acts on what the record names — it kills
+    /// the tmux session, removes the session dir, writes the DB — so each
+    /// must be what StudyLoop itself creates: a tmux session named
+    /// `study-<topic slug>-<8 hex>` ([`crate::ids::session_name`]), a
+    /// session dir (and persona file) inside the state tree's sessions root,
+    /// and a DB that is absent or already StudyLoop's (a `user_version`, or
+    /// no table at all): never the user's `work` session or a foreign DB.
+    pub fn vet(&self, paths: &SessionPaths) -> Result<(), SessionError> {
+        let refuse = |message: String| SessionError::JournalCorrupt {
+            path: paths.journal(),
+            message,
+        };
+        if let Some(name) = &self.tmux_session
+            && !is_session_name(name)
+        {
+            return Err(refuse(format!(
+                "it names tmux session {name:?}, which StudyLoop does not create (study-<topic>-<8 hex>)"
+            )));
+        }
+        let root = paths.sessions_root();
+        let inside = |p: &Path, root: &Path| {
+            p.starts_with(root)
+                && p != root
+                && p.components()
+                    .all(|c| !matches!(c, std::path::Component::ParentDir))
+        };
+        if let Some(d) = &self.session_dir
+            && !inside(d, &root)
+        {
+            return Err(refuse(format!(
+                "its session dir {} is not inside {}",
+                d.display(),
+                root.display()
+            )));
+        }
+        if let Some(pf) = &self.persona_file
+            && !self.session_dir.as_deref().is_some_and(|d| inside(pf, d))
+        {
+            return Err(refuse(format!(
+                "its persona file {} is not inside its session dir",
+                pf.display()
+            )));
+        }
+        if !is_studyloop_db(&self.db) {
+            return Err(refuse(format!(
+                "its DB {} is not a StudyLoop history DB (no schema version, other tables)",
+                self.db.display()
+            )));
+        }
+        Ok(())
+    }
+
     /// Write (atomically, 0600) the record as it stands.
     pub fn write(&self, paths: &SessionPaths) -> Result<(), SessionError> {
         let path = paths.journal();
@@ -213,6 +266,35 @@ impl Journal {
     pub fn finish(paths: &SessionPaths) -> Result<(), SessionError> {
         let path = paths.journal();
         fsutil::remove_if_exists(&path).map_err(io("remove", &path))
+    }
+}
+
+/// Whether `name` has the shape of [`crate::ids::session_name`].
+fn is_session_name(name: &str) -> bool {
+    let Some((slug, id8)) = name.strip_prefix("study-").and_then(|r| r.rsplit_once('-')) else {
+        return false;
+    };
+    !slug.is_empty()
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && id8.len() == 8
+        && id8
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// An absent DB (a start killed before creating it), or one that is
+/// StudyLoop's: a schema version, or an empty file. Unreadable: not ours.
+fn is_studyloop_db(db: &Path) -> bool {
+    match crate::store::Store::open_read_only(db) {
+        Ok(None) => true,
+        Ok(Some(store)) => match store.schema_version() {
+            Ok(v) if v > 0 => true,
+            Ok(_) => store.table_count().is_ok_and(|n| n == 0),
+            Err(_) => false,
+        },
+        Err(_) => false,
     }
 }
 
@@ -277,6 +359,7 @@ pub(crate) fn repair_locked(
     let Some(journal) = Journal::read(paths)? else {
         return Ok(None);
     };
+    journal.vet(paths)?;
     let kill = KillAt::from_env(&ctx.env)?;
     let id = journal.study_session_id.clone();
     match journal.op {
@@ -320,6 +403,92 @@ mod tests {
             "{err}"
         );
         assert_eq!(KillAt::from_env(&Env::default()).unwrap(), KillAt(None));
+    }
+
+    /// A forged record that names the user's own tmux session, a directory
+    /// outside the state tree or a foreign SQLite file is refused before any
+    /// repair acts on it; what a start records itself passes.
+    #[test]
+    fn a_journal_naming_what_no_operation_records_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = SessionPaths {
+            dir: dir.path().to_owned(),
+        };
+        let root = paths.sessions_root();
+        let name = crate::ids::session_name("SQL joins", &crate::ids::uuid_v4());
+        let mut good = Journal::new(Op::Start, "id", &dir.path().join("sessions.db"), dir.path());
+        good.tmux_session = Some(name.clone());
+        good.session_dir = Some(root.join(&name));
+        good.persona_file = Some(root.join(&name).join("studyloop-persona.md"));
+        good.vet(&paths).unwrap();
+        let foreign = dir.path().join("foreign.db");
+        rusqlite::Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE mine (x);")
+            .unwrap();
+        let ours = dir.path().join("ours.db");
+        drop(crate::store::Store::open(&ours).unwrap());
+        let mut ok_db = good.clone();
+        ok_db.db = ours;
+        ok_db.vet(&paths).unwrap();
+        let forged: Vec<(Journal, &str)> = vec![
+            (
+                Journal {
+                    tmux_session: Some("work".into()),
+                    ..good.clone()
+                },
+                "\"work\"",
+            ),
+            (
+                Journal {
+                    tmux_session: Some("study-x-1234567".into()),
+                    ..good.clone()
+                },
+                "tmux",
+            ),
+            (
+                Journal {
+                    session_dir: Some(dir.path().join("elsewhere")),
+                    ..good.clone()
+                },
+                "not inside",
+            ),
+            (
+                Journal {
+                    session_dir: Some(root.join("../..")),
+                    ..good.clone()
+                },
+                "not inside",
+            ),
+            (
+                Journal {
+                    persona_file: Some("/etc/passwd".into()),
+                    ..good.clone()
+                },
+                "persona",
+            ),
+            (
+                Journal {
+                    db: foreign.clone(),
+                    ..good.clone()
+                },
+                "not a StudyLoop history DB",
+            ),
+        ];
+        for (j, needle) in forged {
+            let err = j.vet(&paths).unwrap_err().to_string();
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+        // The foreign DB was not migrated.
+        let tables: i64 = rusqlite::Connection::open(&foreign)
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 1);
     }
 
     #[test]

@@ -150,6 +150,18 @@ impl Store {
             .map_err(q("reading the schema version"))
     }
 
+    /// How many tables the DB holds (a file that is not StudyLoop's has some
+    /// but no schema version).
+    pub fn table_count(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(q("counting the tables"))
+    }
+
     /// The underlying connection, for this crate's tests.
     #[cfg(test)]
     pub(crate) fn conn(&self) -> &Connection {

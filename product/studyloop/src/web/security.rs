@@ -7,7 +7,9 @@
 //! case-insensitively (RFC 7617), the user name is ignored and the password
 //! compared in constant time. Failures are rate-limited per client IP (see
 //! `auth_limit`): after [`FREE_FAILURES`] wrong passwords the client gets `429`
-//! with `Retry-After` until the lockout ends, whatever it sends.
+//! with `Retry-After` until the lockout ends, whatever it sends; past a global
+//! budget of failures from all clients together, every client not known good
+//! is locked out too.
 
 use std::sync::Arc;
 

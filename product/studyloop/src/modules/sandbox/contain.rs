@@ -14,6 +14,8 @@ use super::prepare::{self, Ids};
 use super::sys::{self, count_others, wait_for, write_all, write_file};
 use crate::modules::error::ModuleError;
 
+/// `close_range`'s flag: mark close-on-exec instead of closing.
+const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
 /// The most processes the phase may have at once (a fork bomb stops here).
 pub(crate) const MAX_PROCESSES: u64 = 256;
 /// The largest file the phase may write.
@@ -26,7 +28,7 @@ pub(crate) const ATTEMPT_DIRS: [&str; 3] = ["home", "tmp", "work"];
 
 /// What each step does, for the refusal (`could not <step>`); the index is
 /// what the failing child reports.
-pub(super) const STEPS: [&str; 15] = [
+pub(super) const STEPS: [&str; 16] = [
     "create the phase's user, mount, PID (and network) namespaces (a user namespace is needed)",
     "map the user and group ids into the user namespace",
     "start the namespace's first process",
@@ -42,6 +44,7 @@ pub(super) const STEPS: [&str; 15] = [
     "become uid/gid 65534 (a root user's phase never runs as root)",
     "bring up the loopback interface of the phase's own network namespace",
     "give the attempt's home, tmp and work to uid/gid 65534 (a root user's phase never runs as root, so the user namespace must map uid 65534)",
+    "mark every inherited descriptor above 2 close-on-exec (close_range, Linux 5.11 or later)",
 ];
 pub(super) const DEVICES: [&CStr; 5] = [
     c"/dev/null",
@@ -81,6 +84,11 @@ pub(crate) struct Sandbox {
     pub(super) hide: Vec<CString>,
     pub(super) work: CString,
     pub(super) report: OwnedFd,
+    /// The caller's environment block (`/proc/self/stat` env_start..env_end,
+    /// the same addresses in the forked child), which the init wipes: the
+    /// init is never exec'd, so without this it would hold the caller's
+    /// whole environment for `/proc/1/environ`.
+    pub(super) env_block: Option<(usize, usize)>,
 }
 
 /// How the contained phase ended, as its init reported it.
@@ -146,7 +154,7 @@ impl Sandbox {
                 keep.push((dir, false));
             }
         }
-        let view = prepare::view(&keep, &ids, prepare::account_home())?;
+        let view = prepare::view(&keep, &ids, prepare::private_dirs())?;
         let kept = view
             .keep
             .iter()
@@ -182,6 +190,7 @@ impl Sandbox {
                     .collect::<io::Result<_>>()?,
                 work: cstring(&attempt.join("work"))?,
                 report: w,
+                env_block: sys::env_block(),
             },
             r,
         ))
@@ -236,6 +245,12 @@ impl Sandbox {
                     return Err(self.fail(1));
                 }
             }
+            // No process of the phase works in the caller's directory: a cwd
+            // is reachable through /proc/<pid>/cwd under every tmpfs laid on
+            // top of it later.
+            if libc::chdir(c"/".as_ptr()) != 0 {
+                return Err(self.fail(2));
+            }
             // G's line to C: it sees the end of this pipe when C is gone.
             let mut life = [-1; 2];
             if libc::pipe2(life.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
@@ -263,6 +278,17 @@ impl Sandbox {
             }
             // G: pid 1 of the new PID namespace; dies with C.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // The script cannot read its init (pid 1 in its /proc): not
+            // dumpable, so /proc/1/environ, mem, fd, cwd and root need
+            // CAP_SYS_PTRACE, which nothing in the phase holds; and G holds
+            // no byte of the caller's environment block anyway (its copy is
+            // wiped). The script's own exec makes it dumpable again.
+            if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+                return Err(self.fail(2));
+            }
+            if let Some((start, end)) = self.env_block {
+                sys::wipe(start, end);
+            }
             // A session of its own is a scheduler autogroup of its own (where
             // the kernel groups by session): the whole phase then weighs as
             // one session against the learner's, not as one task per process.
@@ -280,6 +306,13 @@ impl Sandbox {
                 // S: the script.
                 if libc::chdir(self.work.as_ptr()) != 0 {
                     return Err(self.fail(11));
+                }
+                // Nothing `studyloop drill` inherited or opened reaches the
+                // script: every descriptor above 2 closes at its exec (not
+                // now: the spawn's error pipe must still report a failed
+                // exec).
+                if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
+                    return Err(self.fail(15));
                 }
                 return Ok(());
             }

@@ -20,8 +20,16 @@
 //! - it holds no privilege: every capability dropped (bounding set included),
 //!   `no_new_privs`, at most [`MAX_PROCESSES`] processes (root's phase runs
 //!   as uid 65534: the kernel exempts real uid 0 from that limit, `prepare`),
-//!   files of at most [`MAX_FILE_BYTES`], nice [`PHASE_NICE`] in a session of
-//!   its own; its environment is the runner's, built from nothing.
+//!   files of at most [`MAX_FILE_BYTES`] (the attempt's total: `usage`),
+//!   nice [`PHASE_NICE`] in a session of its own; its environment is the
+//!   runner's, built from nothing;
+//! - it cannot read the learner through its own parents: the init is not
+//!   dumpable (no `/proc/1/environ`, `mem`, `fd`, `cwd`, `root` without
+//!   `CAP_SYS_PTRACE`) and wipes its copy of the caller's environment block,
+//!   C and the init work in `/`, the caller's working directory and the
+//!   outermost dot-directory holding it are hidden like the home, and every
+//!   descriptor above 2 closes at the script's exec (the init keeps only its
+//!   report pipe).
 //!
 //! `contain` holds the [`Sandbox`] and its init; `prepare` decides the ids
 //! and the view before `fork`; `view` builds the

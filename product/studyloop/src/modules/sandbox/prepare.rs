@@ -21,6 +21,12 @@ pub(crate) const UNPRIVILEGED: u32 = 65534;
 /// Directories replaced by an empty read-only tmpfs (when they exist), on
 /// top of the user's home.
 const HIDDEN: [&str; 3] = ["/tmp", "/var/tmp", "/run"];
+/// The system's own trees: a caller working in one of them keeps it in
+/// view (hiding `/usr/bin` would take the phase's shell away).
+const SYSTEM: [&str; 12] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/sys",
+    "/dev", "/boot",
+];
 /// The most directories hidden (the child's fixed array holds one more, for
 /// `/dev`).
 pub(super) const MAX_HIDDEN: usize = 15;
@@ -102,14 +108,33 @@ pub(super) struct View {
     pub(super) keep: Vec<Keep>,
 }
 
+/// The outermost ancestor of `path` that `ids` could not pass through.
+fn outermost_closed(ids: &Ids, path: &Path) -> Option<PathBuf> {
+    let mut ancestors: Vec<&Path> = path.ancestors().skip(1).collect();
+    ancestors.reverse();
+    ancestors
+        .into_iter()
+        .find(|a| *a != Path::new("/") && !ids.can_pass(a))
+        .map(Path::to_path_buf)
+}
+
 /// The view for `keep` (canonical paths, writable or not) seen by `ids`,
-/// with `home` (the caller's account home) hidden.
-pub(super) fn view(keep: &[(PathBuf, bool)], ids: &Ids, home: Option<PathBuf>) -> io::Result<View> {
+/// with `private` (the caller's account home, working directory...) hidden.
+pub(super) fn view(keep: &[(PathBuf, bool)], ids: &Ids, private: Vec<PathBuf>) -> io::Result<View> {
     let mut hide: Vec<PathBuf> = HIDDEN
         .iter()
         .map(PathBuf::from)
         .filter_map(|p| p.canonicalize().ok())
-        .chain(home)
+        .chain(private.into_iter().map(|p| {
+            // Root's phase (65534) mounts the tmpfs: where it cannot reach
+            // `p`, the closed directory on the way goes instead (it could see
+            // nothing behind it anyway).
+            if ids.from_root {
+                outermost_closed(ids, &p).unwrap_or(p)
+            } else {
+                p
+            }
+        }))
         .collect();
     hide.retain(|h| h.is_dir() && h != Path::new("/"));
     if ids.from_root {
@@ -118,13 +143,8 @@ pub(super) fn view(keep: &[(PathBuf, bool)], ids: &Ids, home: Option<PathBuf>) -
                 continue;
             }
             // The outermost directory the phase could not pass through.
-            let mut ancestors: Vec<&Path> = path.ancestors().skip(1).collect();
-            ancestors.reverse();
-            if let Some(a) = ancestors
-                .into_iter()
-                .find(|a| *a != Path::new("/") && !ids.can_pass(a))
-            {
-                hide.push(a.to_path_buf());
+            if let Some(a) = outermost_closed(ids, path) {
+                hide.push(a);
             }
         }
     }
@@ -173,8 +193,34 @@ pub(super) fn view(keep: &[(PathBuf, bool)], ids: &Ids, home: Option<PathBuf>) -
     Ok(View { hide, keep })
 }
 
+/// What of the caller's own the phase must not see: its account home, its
+/// working directory (a drill is often started from a project) and the
+/// outermost hidden (dot) directory holding that (`~/.config/x`,
+/// `/srv/.secrets/proj`: its siblings, `../.ssh`, go with it). A cwd in the
+/// system's trees stays in view.
+pub(super) fn private_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = account_home().into_iter().collect();
+    let Ok(cwd) = std::env::current_dir().and_then(|d| d.canonicalize()) else {
+        return dirs;
+    };
+    if cwd == Path::new("/") || SYSTEM.iter().any(|s| cwd.starts_with(s)) {
+        return dirs;
+    }
+    let dot = cwd
+        .ancestors()
+        .filter(|a| {
+            a.file_name()
+                .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."))
+        })
+        .last()
+        .map(Path::to_path_buf);
+    dirs.extend(dot);
+    dirs.push(cwd);
+    dirs
+}
+
 /// The user's home, from the account (not `$HOME`, which a caller sets).
-pub(super) fn account_home() -> Option<PathBuf> {
+fn account_home() -> Option<PathBuf> {
     let uid = rustix::process::getuid().as_raw();
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
     passwd

@@ -198,3 +198,28 @@ pub(super) unsafe fn loopback_up() -> bool {
         ok
     }
 }
+
+/// The address range of this process's environment block (fields 50 and 51
+/// of `/proc/self/stat`), read before `fork`.
+pub(super) fn env_block() -> Option<(usize, usize)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at 3.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut f = rest.split_whitespace().skip(50 - 3);
+    let start = f.next()?.parse::<usize>().ok()?;
+    let end = f.next()?.parse::<usize>().ok()?;
+    (start > 0 && end > start).then_some((start, end))
+}
+
+/// Zeroes `start..end` of this process's memory (its environment block, a
+/// forked copy: the caller's own is untouched).
+pub(super) unsafe fn wipe(start: usize, end: usize) {
+    // SAFETY: the range is the environment block the kernel mapped at exec
+    // (writable stack); after fork it is this process's private copy.
+    unsafe {
+        let p = start as *mut u8;
+        for i in 0..end - start {
+            std::ptr::write_volatile(p.add(i), 0);
+        }
+    }
+}

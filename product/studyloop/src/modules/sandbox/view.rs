@@ -70,6 +70,10 @@ impl Sandbox {
             // then make sure C did not die in between.
             if self.ids.from_root {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                // Not left to `suid_dumpable`: never dumpable (`enter`).
+                if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+                    return Err(self.fail(12));
+                }
                 let mut p = libc::pollfd {
                     fd: life,
                     events: 0,

@@ -6,12 +6,12 @@ use serde_json::json;
 
 use super::{LITERAL_NAME, Rng};
 
-const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+pub(super) const B62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+pub(super) const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+pub(super) const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 const UPPER_DIGITS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-const HEX: &str = "0123456789abcdef";
-const DIGITS: &str = "0123456789";
+pub(super) const HEX: &str = "0123456789abcdef";
+pub(super) const DIGITS: &str = "0123456789";
 
 /// One planted secret.
 pub struct Secret {
@@ -56,11 +56,9 @@ fn pct(value: &str) -> String {
         .collect()
 }
 
-/// Every vendor kind, generated from `rng`.
-#[must_use]
-pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
-    let mut out = Vec::new();
-    let token = |kind: &'static str, name: &'static str, value: String| Secret {
+/// A self-identifying kind: its value is its own carrier.
+pub(super) fn token(kind: &'static str, name: &'static str, value: String) -> Secret {
+    Secret {
         kind,
         name,
         carrier: value.clone(),
@@ -71,7 +69,36 @@ pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
         secret: value.clone(),
         value,
         self_identifying: true,
-    };
+    }
+}
+
+/// A kind only its name (or its context) identifies.
+pub(super) fn named(
+    kind: &'static str,
+    name: &'static str,
+    value: String,
+    carrier: String,
+    secret: String,
+) -> Secret {
+    let url = format!(
+        "https://app.example.test/callback?state=ok&{name}={}&next=%2F",
+        pct(&value)
+    );
+    Secret {
+        kind,
+        name,
+        value,
+        carrier,
+        url,
+        secret,
+        self_identifying: false,
+    }
+}
+
+/// Every vendor kind, generated from `rng`.
+#[must_use]
+pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
+    let mut out = Vec::new();
     let tokens = [
         (
             "openai-key",
@@ -207,22 +234,6 @@ pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
     for (kind, name, value) in tokens {
         out.push(token(kind, name, value));
     }
-    let named =
-        |kind: &'static str, name: &'static str, value: String, carrier: String, secret: String| {
-            let url = format!(
-                "https://app.example.test/callback?state=ok&{name}={}&next=%2F",
-                pct(&value)
-            );
-            Secret {
-                kind,
-                name,
-                value,
-                carrier,
-                url,
-                secret,
-                self_identifying: false,
-            }
-        };
     let v = rng.draw(B64, 40);
     out.push(named(
         "aws-secret-access-key",
@@ -329,5 +340,7 @@ pub fn secrets(rng: &mut Rng) -> Vec<Secret> {
         format!("the value is {v} today"),
         v,
     ));
+    super::kinds_v3::tokens(rng, &mut out);
+    super::kinds_v3::contextual(rng, &mut out);
     out
 }
