@@ -16,6 +16,7 @@ pub mod case;
 pub mod catalogue;
 pub mod clock;
 pub(crate) mod command;
+pub mod door;
 pub mod evidence;
 pub mod fidelity;
 pub mod gate;

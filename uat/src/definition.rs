@@ -8,13 +8,22 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use studyloop_rubrics::Rubric;
 
 use studyloop_acceptance::selection::{AuthMode, TurnBudget};
 
 use crate::pinned_yaml::{self, PinnedFileError};
-use crate::signoff::rule::Cell;
+
+/// One cell a sign-off considers: a trial name and whether the sign-off needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cell {
+    /// The trial name exactly as the runner records it.
+    pub id: String,
+    /// Whether a missing, skipped or failed result fails the sign-off.
+    pub required: bool,
+}
 
 /// The definition shipped with this crate.
 pub(crate) const DEFAULT_SIGNOFF_FILE: &str = "signoff_v3.yaml";

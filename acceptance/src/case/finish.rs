@@ -16,7 +16,6 @@ use crate::caller_env::CallerEnv;
 use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId};
 use crate::runner::TrialReport;
 use crate::transcript::fidelity::CellFidelity;
-use crate::validate;
 
 /// Why a bundle could not be written.
 pub type BundleError = Box<dyn std::error::Error + Send + Sync>;
@@ -156,7 +155,7 @@ impl Case<'_> {
             .check(
                 "no process left (tmux server, harness, stub, product)",
                 |_| {
-                    let left = validate::leftover_processes(&root);
+                    let left = crate::scratch::leftovers::leftover_processes(&root);
                     if left.is_empty() {
                         Ok(())
                     } else {

@@ -16,7 +16,6 @@ use super::record::CaseRecord;
 use crate::interrupt::{self, Stop, Watch};
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
-use crate::validate;
 use crate::web_acp::browser::Browser;
 use crate::web_acp::{AcpMentor, Stopped, WebServer};
 
@@ -132,7 +131,7 @@ impl Slots {
         if let Some(root) = &out.root {
             // A harness may have forked out of its pane's process group, or be
             // flushing its session files; stop it before the sweep races it.
-            out.stopped = validate::stop_leftovers(root, LEFTOVER_GRACE);
+            out.stopped = crate::scratch::leftovers::stop_leftovers(root, LEFTOVER_GRACE);
         }
         if let Some(scratch) = self.scratch.take() {
             out.sweep = scratch

@@ -5,63 +5,10 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::evidence::Manifest;
-use crate::evidence::inventory::{self, InventoryError};
+use crate::evidence::error::EvidenceError;
+use crate::evidence::inventory;
+use crate::evidence::manifest::MANIFEST_NAME;
 use crate::evidence::manifest::Outcome;
-
-/// The manifest's file name; written last, by [`BundleWriter::finish`] only.
-pub const MANIFEST_NAME: &str = "manifest.json";
-
-/// Why a bundle could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum EvidenceError {
-    /// A name inside the bundle is not a plain relative path.
-    #[error("refusing bundle path {rel:?}: {why} (use a plain relative path such as turns/1.json)")]
-    UnsafePath {
-        /// The name as given.
-        rel: String,
-        /// What is wrong with it.
-        why: &'static str,
-    },
-    /// A path inside the bundle goes through a symlink.
-    #[error("refusing bundle path {rel:?}: {through} is a symlink, which could escape the bundle")]
-    SymlinkEscape {
-        /// The name as given.
-        rel: String,
-        /// The symlink on the way.
-        through: PathBuf,
-    },
-    /// The bundle directory already exists with content (or is not a directory).
-    #[error(
-        "refusing to write a bundle into {dir}: it already exists and is not an empty directory (a run id belongs to one run; generate a new run id)"
-    )]
-    Taken {
-        /// The directory.
-        dir: PathBuf,
-    },
-    /// A filesystem operation failed; no partial file is left at its final name.
-    #[error("failed to {action} {path}: {source}")]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// The path concerned.
-        path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The inventory could not be built.
-    #[error(transparent)]
-    Inventory(#[from] InventoryError),
-    /// A value could not be serialised.
-    #[error("failed to serialise {rel}: {source}")]
-    Json {
-        /// The bundle file.
-        rel: String,
-        /// The serde error.
-        #[source]
-        source: serde_json::Error,
-    },
-}
 
 /// Writes one bundle. Dropping it unfinished still writes the manifest, with
 /// outcome `errored` and a note, so a run that died early leaves evidence.

@@ -6,37 +6,12 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::evidence::bundle::MANIFEST_NAME;
-use crate::evidence::manifest::{Manifest, SCHEMA_VERSION};
+use crate::evidence::error::InventoryError;
+use crate::evidence::manifest::{MANIFEST_NAME, Manifest, SCHEMA_VERSION};
 use crate::evidence::walk::walk;
 
 /// Read size for hashing: large enough that syscalls do not dominate.
 const CHUNK: usize = 256 * 1024;
-
-/// Why an inventory could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum InventoryError {
-    /// Reading a directory or file failed.
-    #[error("failed to read {path}: {source}")]
-    Io {
-        /// The path concerned.
-        path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The bundle holds a symlink or special file, which an inventory of
-    /// regular files cannot vouch for.
-    #[error(
-        "bundle {path} holds an entry an inventory cannot vouch for: {what} (remove it; bundles hold regular files with UTF-8 names only)"
-    )]
-    Irregular {
-        /// The bundle directory.
-        path: PathBuf,
-        /// The entry and what it is.
-        what: String,
-    },
-}
 
 /// Why `verify` could not even compare (as opposed to finding differences).
 #[derive(Debug, thiserror::Error)]

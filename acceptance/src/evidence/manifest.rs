@@ -4,8 +4,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::evidence::{EvidenceError, MANIFEST_NAME, RunId};
+use crate::evidence::error::EvidenceError;
+use crate::evidence::run_id::RunId;
 use crate::selection::AuthMode;
+
+/// The manifest's file name; written last, by `BundleWriter::finish` only.
+pub const MANIFEST_NAME: &str = "manifest.json";
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -14,6 +14,7 @@
 
 mod bundle;
 mod durable;
+mod error;
 mod inventory;
 mod manifest;
 mod repo;
@@ -21,7 +22,8 @@ mod run_id;
 pub mod unique_json;
 mod walk;
 
-pub use bundle::{BundleWriter, EvidenceError, MANIFEST_NAME};
+pub use bundle::BundleWriter;
+pub use error::EvidenceError;
 // One private atomic writer for the crate (harness provisioning uses it too).
 pub(crate) use bundle::atomic_write;
 pub use durable::{DurableRootError, durable_root};
@@ -29,6 +31,8 @@ pub use inventory::{
     MAX_MANIFEST_BYTES, Mismatch, VerifyError, VerifyReport, hash_bytes, hash_file, inventory,
     read_manifest, verify,
 };
-pub use manifest::{Counts, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform, sorted};
+pub use manifest::{
+    Counts, MANIFEST_NAME, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform, sorted,
+};
 pub use repo::RepoIdentity;
 pub use run_id::{InvalidRunId, RunId};

@@ -11,8 +11,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::evidence::bundle::MANIFEST_NAME;
-use crate::evidence::inventory::InventoryError;
+use crate::evidence::error::InventoryError;
+use crate::evidence::manifest::MANIFEST_NAME;
 
 /// A bundle's files: owner read/write only.
 pub(crate) const FILE_MODE: u32 = 0o600;

@@ -25,13 +25,7 @@ impl AllowedCircle {
 }
 
 /// Circles between a crate's top-level modules (`files` holds module names here).
-pub(crate) const ALLOWED_MODULE_CIRCLES: &[AllowedCircle] = &[AllowedCircle {
-    package: "studyloop-uat",
-    files: &["definition", "signoff"],
-    reason: "made on main by the rename strict.rs -> signoff/rule.rs (issue 26 part 4): \
-             definition.rs names signoff::rule::Cell, signoff/* names SignoffDefinition; \
-             move Cell to a leaf module both use (or definition under signoff/), then drop this",
-}];
+pub(crate) const ALLOWED_MODULE_CIRCLES: &[AllowedCircle] = &[];
 
 /// File circles.
 pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
@@ -45,46 +39,13 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
         reason: "deliberate: the session journal replays an interrupted start or end (finish_live, roll_back, run_steps), and start and end write the journal; one concept in three files",
     },
     AllowedCircle {
-        package: "studyloop-acceptance",
-        files: &[
-            "src/evidence/bundle.rs",
-            "src/evidence/inventory.rs",
-            "src/evidence/manifest.rs",
-            "src/evidence/walk.rs",
-        ],
-        reason: "opened by issue 26 part 3 (helper h-structure): drop this entry when that lands (MANIFEST_NAME parked in the writer)",
-    },
-    AllowedCircle {
-        package: "studyloop-acceptance",
-        files: &["src/ledger/reader.rs", "src/ledger/writer.rs"],
-        reason: "opened by issue 26 part 3 (helper h-structure): drop this entry when that lands (layout in the writer, error type in the reader)",
-    },
-    AllowedCircle {
-        package: "studyloop-acceptance",
-        files: &[
-            "src/lane/checks.rs",
-            "src/lane/cli_tmux.rs",
-            "src/lane/product.rs",
-            "src/lane/setup.rs",
-        ],
-        reason: "opened by issue 26 part 3 (helper h-structure): drop this entry when that lands (CLI_TIMEOUT parked in lane/cli_tmux.rs)",
-    },
-    AllowedCircle {
         package: "studyloop",
         files: &[
+            "src/web/app_state.rs",
             "src/web/guard.rs",
-            "src/web/labs.rs",
             "src/web/listen.rs",
-            "src/web/plans.rs",
-            "src/web/practice.rs",
-            "src/web/resume.rs",
-            "src/web/security.rs",
-            "src/web/server.rs",
-            "src/web/start.rs",
-            "src/web/start_prep.rs",
-            "src/web/ws.rs",
         ],
-        reason: "opened by issue 26 part 3 (helper h-structure): drop this entry when that lands (AppState in the router's file; start.rs <-> start_prep.rs split by size)",
+        reason: "left by issue 26 part 3: the shared state holds the guard's HostPolicy and listen's Limits, the guard middleware reads the state and listen the guard's ConnAddrs; what is left of the 11-file circle once AppState left the router's file",
     },
     AllowedCircle {
         package: "studyloop-acceptance",

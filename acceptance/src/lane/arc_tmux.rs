@@ -62,10 +62,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     c.step("harness binary and version", resolve_binary)?;
     provision(c)?;
     let (first, session, mut driver) = start_study(c, TOPIC)?;
-    let first_id = first["study_session_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let first_id = first.study_session_id().unwrap_or_default().to_owned();
     let talked = c.step("conversation", |c| {
         converse(c, Transport::Pane(&mut driver))
     });
@@ -91,21 +88,18 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     c.step("study --end", |c| end(c, &session))?;
     let ended = c.step("the first day's ended_at", |c| {
         let state = wait_state(c, false)?;
-        state["ended_at"]
-            .as_str()
+        state
+            .ended_at()
             .map(str::to_owned)
             .ok_or_else(|| err(format!("the ended state has no ended_at: {state}")))
     })?;
     let next = c.step("STUDYLOOP_NOW: the next day", |c| next_day(c, &ended))?;
     c.step("study --resume (the next day)", |c| {
-        super::product::studyloop(c, "study-resume", &["study", "--resume"]).map(drop)
+        crate::door::studyloop(c, "study-resume", &["study", "--resume"]).map(drop)
     })?;
     let resumed = c.step("resumed session state", |c| wait_state(c, true))?;
     let (session, pane) = c.step("resumed live main pane", |c| live_pane(c, &resumed))?;
-    let started = resumed["started_at"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let started = resumed.started_at().unwrap_or_default().to_owned();
     c.record
         .notes
         .push(format!("resumed at {started} (STUDYLOOP_NOW {next})"));
@@ -154,17 +148,17 @@ fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
 /// `studyloop status --json` shows at least `want` topics in the live feed (only the
 /// mentor's `log_topic` calls write it here).
 fn topics_logged(c: &mut Case<'_>, tag: &str, want: usize) -> Result<(), StepFailure> {
-    let out = super::product::studyloop(c, tag, &["status", "--json"])?;
-    let st: serde_json::Value = serde_json::from_str(&out).map_err(err)?;
-    let n = st["topics_logged"].as_u64().unwrap_or(0);
+    let st = crate::door::status(c, tag)?;
+    let n = st.topics_logged().unwrap_or(0);
     c.record
-        .detail(json!({"active": st["active"], "topics_logged": n}));
-    if st["active"] == true && n >= want as u64 {
+        .detail(json!({"active": st.active(), "topics_logged": n}));
+    if st.active() == Some(true) && n >= want as u64 {
         return Ok(());
     }
     Err(err(format!(
         "the mentor logged {n} topic(s) through studyloop-mcp, expected {want} (active {}): the harness made no log_topic call (is studyloop-mcp registered in its config?)",
-        st["active"]
+        st.active()
+            .map_or_else(|| "unknown".to_owned(), |a| a.to_string())
     )))
 }
 
@@ -216,7 +210,7 @@ fn reviewed(c: &mut Case<'_>, review: &str) -> Result<(), String> {
 }
 
 fn search(c: &mut Case<'_>, first_id: &str) -> Result<(), StepFailure> {
-    let out = super::product::studyloop(c, "search", &["search", SEARCH_WORDS, "--json"])?;
+    let out = crate::door::studyloop(c, "search", &["search", SEARCH_WORDS, "--json"])?;
     let (found, detail) = search_hit(&out, first_id).map_err(err)?;
     c.record
         .detail(json!({"query": SEARCH_WORDS, "result": detail}));

@@ -11,17 +11,16 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::checks::{db_row, doctor};
+use super::checks::db_row;
 use super::setup::{make_scratch, model_path, resolve_binary};
 use crate::case::{Case, Checks, PhaseTurn, StepFailure, Steps, Transport, converse};
+use crate::door::{SessionState, StateField, doctor};
 use crate::harness_spec::Resume;
 use crate::pane::{PaneDriver, PaneError, Proof};
 use crate::runner::{TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
 use crate::validate::{self, STUDY_PERSONA};
 
-/// How long one `studyloop` CLI call may take.
-pub(crate) const CLI_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the state file, the tmux session and the pane child get to appear.
 const APPEAR_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -117,7 +116,7 @@ fn drive(lane: &mut Case<'_>) -> Result<(), StepFailure> {
 pub(crate) fn start_study(
     lane: &mut Case<'_>,
     title: &str,
-) -> Result<(serde_json::Value, String, PaneDriver), StepFailure> {
+) -> Result<(SessionState, String, PaneDriver), StepFailure> {
     let h = lane.harness;
     lane.step("study start", |l| {
         cli(l, "study-start", &["study", title, "--agent", h.as_str()])
@@ -130,27 +129,27 @@ pub(crate) fn start_study(
 
 /// Runs `studyloop <args>` in the cell's env; its output goes to the bundle.
 fn cli(l: &mut Case<'_>, tag: &str, args: &[&str]) -> Result<(), StepFailure> {
-    super::product::studyloop(l, tag, args).map(drop)
+    crate::door::studyloop(l, tag, args).map(drop)
 }
 
 fn state_path(l: &Case<'_>) -> Result<PathBuf, StepFailure> {
-    Ok(l.scratch()?.config_dir().join("session-state.json"))
+    Ok(SessionState::path_in(l.scratch()?.config_dir()))
 }
 
 /// Waits for the state file to show an active (`active == true`) or ended session.
-pub(crate) fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::Value, StepFailure> {
+pub(crate) fn wait_state(l: &mut Case<'_>, active: bool) -> Result<SessionState, StepFailure> {
     let path = state_path(l)?;
     let deadline = Instant::now() + APPEAR_TIMEOUT;
     loop {
         crate::interrupt::check("the session state")
             .map_err(|e| StepFailure::cancelled(e.to_string()))?;
-        let state = validate::read_state(&path);
-        if let Ok(s) = &state {
-            let ended = s.get("mode").and_then(|m| m.as_str()) == Some("ended");
-            if ended != active {
-                l.record.attach_json("product/session-state.json", s)?;
-                return Ok(s.clone());
-            }
+        let state = SessionState::read(&path);
+        if let Ok(s) = &state
+            && s.is_ended() != active
+        {
+            l.record
+                .attach_json("product/session-state.json", s.raw())?;
+            return Ok(s.clone());
         }
         if Instant::now() >= deadline {
             let seen = state.map_or_else(|e| e.to_string(), |s| s.to_string());
@@ -171,10 +170,18 @@ pub(crate) fn wait_state(l: &mut Case<'_>, active: bool) -> Result<serde_json::V
 /// The `study-*` session exists and its main pane runs a live child.
 pub(crate) fn live_pane(
     l: &mut Case<'_>,
-    state: &serde_json::Value,
+    state: &SessionState,
 ) -> Result<(String, String), StepFailure> {
-    let session = validate::state_str(state, "mux_session").map_err(StepFailure::from_error)?;
-    let pane = validate::state_str(state, "mux_main_pane").map_err(StepFailure::from_error)?;
+    let field = |f| {
+        state
+            .require(f)
+            .map(str::to_owned)
+            .map_err(StepFailure::from_error)
+    };
+    let (session, pane) = (
+        field(StateField::MuxSession)?,
+        field(StateField::MuxMainPane)?,
+    );
     if !session.starts_with("study-") {
         return Err(StepFailure::errored(format!(
             "tmux session {session:?} does not start with study-"

@@ -87,7 +87,7 @@ fn over_tmux(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     stash_driver(lane, &driver, "drill");
     // What the agent's pane shows after the delivery (the driver reads only
     // while it waits for a turn, so its stream stops before the paste).
-    if let (Ok(tmux), Some(pane)) = (lane.tmux(), state["mux_main_pane"].as_str())
+    if let (Ok(tmux), Some(pane)) = (lane.tmux(), state.mux_main_pane())
         && let Ok(screen) = tmux.run(&["capture-pane", "-p", "-t", pane])
     {
         lane.record.attach("screens/drill-pane.txt", screen);
@@ -117,10 +117,10 @@ pub fn over_acp(case: &mut Case<'_>) -> Result<(), StepFailure> {
 /// checks on the CLI's words and on the stub's log.
 fn module_and_check(c: &mut Case<'_>) -> Result<(), StepFailure> {
     c.step("module new my-drills", |l| {
-        super::product::studyloop(l, "module-new", &["module", "new", "my-drills"]).map(drop)
+        crate::door::studyloop(l, "module-new", &["module", "new", "my-drills"]).map(drop)
     })?;
     c.step("module add my-drills", |l| {
-        super::product::studyloop(l, "module-add", &["module", "add", "my-drills"]).map(drop)
+        crate::door::studyloop(l, "module-add", &["module", "add", "my-drills"]).map(drop)
     })?;
     let before = c.stub_records().map_err(StepFailure::from_error)?.len();
     let said = c.step("drill check, yes typed on a terminal", typed_check)?;
@@ -179,7 +179,7 @@ fn typed_check(l: &mut Case<'_>) -> Result<String, StepFailure> {
         &line,
     ]);
     let done = scratch
-        .run(&mut cmd, super::cli_tmux::CLI_TIMEOUT)
+        .run(&mut cmd, crate::door::CLI_TIMEOUT)
         .map_err(StepFailure::from_error)?;
     let out = done.stdout_text().replace('\r', "");
     l.record.attach(

@@ -17,11 +17,12 @@ use super::cli_tmux::{end, pane_failure, start_study, stash_driver};
 use super::setup::{make_scratch, model_path, resolve_binary};
 use super::{gated_trial, run_lane_as};
 use crate::case::{Case, Checks, StepFailure, Steps};
+use crate::door::{ProductDb, SessionState, StateField, TOPIC_FEED};
 use crate::evidence::Surface;
 use crate::harness_spec::McpSupport;
 use crate::runner::{Requirement, TrialSpec};
 use crate::selection::HarnessName;
-use crate::validate::{self, CheckError};
+use crate::validate::CheckError;
 
 /// The text the stub's tool script fires on.
 const TRIGGER: &str = "MCP-CHECK";
@@ -151,14 +152,10 @@ fn call_and_result(l: &Case<'_>) -> Result<(), CheckError> {
     Ok(())
 }
 
-fn db_progress(l: &Case<'_>, state: &serde_json::Value, topic: &str) -> Result<(), CheckError> {
-    let id = validate::state_str(state, "study_session_id")?;
-    let db = l
-        .scratch()
-        .map_err(|_| CheckError::NoScratch)?
-        .config_dir()
-        .join("sessions.db");
-    let row = validate::db_progress(&db, topic)?;
+fn db_progress(l: &Case<'_>, state: &SessionState, topic: &str) -> Result<(), CheckError> {
+    let id = state.require(StateField::StudySessionId)?;
+    let db = ProductDb::path_in(l.scratch().map_err(|_| CheckError::NoScratch)?.config_dir());
+    let row = ProductDb::open(&db)?.progress(topic)?;
     match row {
         Some((confidence, sid)) if confidence == "confident" && sid == id => Ok(()),
         Some(other) => Err(CheckError::Mcp(format!(
@@ -176,7 +173,7 @@ fn topic_feed(l: &mut Case<'_>, topic: &str) -> Result<(), CheckError> {
         .scratch()
         .map_err(|_| CheckError::NoScratch)?
         .config_dir()
-        .join("session-topics.md");
+        .join(TOPIC_FEED);
     let text = std::fs::read_to_string(&feed)
         .map_err(|e| CheckError::Mcp(format!("cannot read {}: {e}", feed.display())))?;
     l.record.attach("product/session-topics.md", text.clone());

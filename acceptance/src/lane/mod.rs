@@ -17,7 +17,6 @@ pub mod interrupt_trial;
 pub mod logged_out;
 pub mod mcp_trial;
 pub mod paste_trial;
-pub mod product;
 pub mod setup;
 pub mod sigint;
 pub mod web_acp;

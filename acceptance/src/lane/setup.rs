@@ -4,9 +4,10 @@
 //! provisioned into the scratch HOME and proven by the harness's authenticated probe
 //! ([`model_path`]).
 
+use std::time::Duration;
+
 use studyloop_stubs::StubProvider;
 
-use super::cli_tmux::CLI_TIMEOUT;
 use crate::bins;
 use crate::case::{Case, PROBE_STEP, StepFailure, Steps};
 use crate::harness_spec::auth_probe::ProbeError;
@@ -14,6 +15,10 @@ use crate::harness_spec::install_hint;
 use crate::harness_spec::provision;
 use crate::scratch::Scratch;
 use crate::tmux::Tmux;
+
+/// How long a harness's `--version` may take (a cold npm shim starts slowly; the
+/// product's own calls have `crate::door::CLI_TIMEOUT`, of the same length).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A scratch world for the cell's auth mode in its slot, and its env.
 ///
@@ -59,7 +64,7 @@ pub fn resolve_binary(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let mut cmd = scratch.command(&binary);
     cmd.arg("--version");
     let done = scratch
-        .run(&mut cmd, CLI_TIMEOUT)
+        .run(&mut cmd, VERSION_TIMEOUT)
         .map_err(StepFailure::from_error)?;
     let text = format!("{}{}", done.stdout_text(), done.stderr_text());
     l.record.facts.harness_version = text

@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use crate::validate;
-
 const STEP: Duration = Duration::from_millis(20);
 
 /// Why driving the foreground job failed.
@@ -184,7 +182,7 @@ pub fn cancelled_cleanly(
             root.display()
         ));
     }
-    let left = validate::leftover_processes(root);
+    let left = crate::scratch::leftovers::leftover_processes(root);
     if !left.is_empty() {
         problems.push(format!("processes left: {}", left.join("; ")));
     }

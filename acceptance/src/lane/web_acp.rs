@@ -13,6 +13,7 @@
 use std::time::Duration;
 
 use crate::case::{Case, Checks, RunDirBundle, StepFailure, Steps, Transport, converse};
+use crate::door::SessionState;
 use crate::evidence::Surface;
 use crate::lane::setup::{make_scratch, model_path, resolve_binary};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
@@ -109,7 +110,7 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
         let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(err)?;
         c.record
             .attach_json("product/session-state.json", &state.body)?;
-        Ok(state.body)
+        Ok(SessionState::from(state.body))
     });
     let answered = answered?;
     let state = state?;
@@ -127,9 +128,11 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
                 },
             )
             .check("state: the session ended", |_| {
-                match state["mode"].as_str() {
-                    Some("ended") => Ok(()),
-                    other => Err(format!("state mode is {other:?}, expected ended: {state}")),
+                if state.is_ended() {
+                    Ok(())
+                } else {
+                    let mode = state.mode();
+                    Err(format!("state mode is {mode:?}, expected ended: {state}"))
                 }
             })
             .check("db: study_sessions row with persona_hash", |c| {

@@ -16,16 +16,17 @@
 //! not decide verdicts (the UAT sign-off does).
 
 mod category;
+mod error;
+mod layout;
 mod reader;
 mod records;
 mod shards;
 mod writer;
 
 pub use category::{FAILURE_CATEGORIES, FailureCategory};
-pub use reader::{LedgerDir, LedgerError, LogLine, MAX_LOG_BYTES, Origin, RunRecords, TrialStatus};
+pub use error::LedgerError;
+pub use layout::{RESULTS_LOG, RUN_MARKER, SHARD_TIERS, SKIP_LEDGER, shard_record_file};
+pub use reader::{LedgerDir, LogLine, MAX_LOG_BYTES, Origin, RunRecords, TrialStatus};
 pub use records::{ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome};
 pub use shards::{MergedCells, merge as merge_shards};
-pub use writer::{
-    RESULTS_LOG, RUN_MARKER, RunLog, SHARD_TIERS, SKIP_LEDGER, open_run, results_dir, run_key,
-    shard_record_file,
-};
+pub use writer::{RunLog, open_run, results_dir, run_key};

@@ -22,9 +22,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::ledger::layout::RESULTS_LOG;
 use crate::ledger::reader::{LedgerDir, RunRecords};
 use crate::ledger::records::{ShardRecord, TrialOutcome};
-use crate::ledger::writer::RESULTS_LOG;
 
 /// The merged view of several shards.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -14,28 +14,14 @@ use std::sync::OnceLock;
 use crate::caller_env::CallerEnv;
 use crate::clock;
 use crate::evidence::RunId;
-use crate::ledger::reader::{LedgerError, read_marker, read_shard};
+use crate::ledger::error::LedgerError;
+use crate::ledger::layout::{RESULTS_LOG, RUN_MARKER, SHARD_TIERS, SKIP_LEDGER, shard_record_file};
+use crate::ledger::reader::{read_marker, read_shard};
 use crate::ledger::records::{
     ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome,
 };
 use crate::selection::ACC_RESULTS_DIR;
 use crate::transcript::fidelity::CellFidelity;
-
-/// The skip ledger's file name.
-pub const SKIP_LEDGER: &str = "skip-ledger.jsonl";
-/// The results log's file name.
-pub const RESULTS_LOG: &str = "results.jsonl";
-/// The run marker's file name: which run the directory belongs to.
-pub const RUN_MARKER: &str = "run.json";
-/// The tiers whose runners write a shard record: one nextest invocation runs both
-/// runners with one run id, so one run directory may hold a record of each.
-pub const SHARD_TIERS: [&str; 2] = ["acceptance", "uat"];
-
-/// The shard record's file name for `tier` (`shard-acceptance.json`,
-/// `shard-uat.json`): which cells that tier's runner answers for in this run.
-pub fn shard_record_file(tier: &str) -> String {
-    format!("shard-{tier}.json")
-}
 
 /// nextest's run id, shared by its list and run phases (nextest ≥ 0.9.138).
 const NEXTEST_RUN_ID: &str = "NEXTEST_RUN_ID";

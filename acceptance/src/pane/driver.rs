@@ -3,7 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Key, Limits, Markers, PaneError, PasteMode, Proof, TurnOutcome, TurnRecord, screen};
+use super::{
+    Key, Limits, Markers, PaneError, PasteMode, Proof, Refusal, TurnOutcome, TurnRecord, screen,
+};
 use crate::tmux::parse::quote;
 use crate::tmux::{ControlClient, Event, Tmux, TmuxError};
 
@@ -37,9 +39,6 @@ pub struct PaneDriver {
     /// Reads a turn's new screen lines for a refused login (`with_refusal`).
     pub(super) refusal: Option<Refusal>,
 }
-
-/// Finds, in the text a harness printed, the line saying its login was refused.
-pub type Refusal = fn(&str) -> Option<String>;
 
 struct Settled {
     screen: String,

@@ -35,7 +35,7 @@ mod types;
 mod typing;
 
 pub use types::{
-    Key, Limits, MarkerFn, Markers, PaneError, PasteMode, Proof, TurnOutcome, TurnRecord,
+    Key, Limits, MarkerFn, Markers, PaneError, PasteMode, Proof, Refusal, TurnOutcome, TurnRecord,
 };
 
-pub use driver::{PaneDriver, Refusal};
+pub use driver::PaneDriver;

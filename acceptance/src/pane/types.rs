@@ -229,3 +229,7 @@ pub enum Key {
     /// A tmux key name.
     Named(&'static str),
 }
+
+/// Finds, in the text a harness printed, the line saying its login was refused (the
+/// driver holds one; the screen reader applies it).
+pub type Refusal = fn(&str) -> Option<String>;

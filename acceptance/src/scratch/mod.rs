@@ -17,6 +17,7 @@
 mod env;
 mod groups;
 mod layout;
+pub mod leftovers;
 mod owner;
 mod reaper;
 mod world;

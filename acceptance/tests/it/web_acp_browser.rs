@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use studyloop_acceptance::bins;
+use studyloop_acceptance::door::SessionState;
 use studyloop_acceptance::scratch::Scratch;
 use studyloop_acceptance::web_acp::browser::{self, Browser};
 use studyloop_acceptance::web_acp::journey::{self, BrowserMentor, Snapshots};
@@ -104,7 +105,7 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
             .any(|(n, b)| n.ends_with(".png") && b.starts_with(b"\x89PNG"))
     );
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    assert_eq!(state.body["mode"], "ended", "{}", state.text);
+    assert!(SessionState::from(state.body).is_ended(), "{}", state.text);
     server.stop(Duration::from_secs(10));
     scratch.close().expect("scratch swept");
 }
@@ -187,11 +188,12 @@ fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
         json!("Planning session — study-plan architect")
     );
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
+    let state = SessionState::from(state.body);
     assert_eq!(
-        (state.body["purpose"].clone(), state.body["topic"].clone()),
-        (json!("planning"), json!("SQL window functions"))
+        (state.purpose(), state.topic()),
+        (Some("planning"), Some("SQL window functions"))
     );
-    assert!(state.body.get("plan_id").is_none());
+    assert!(!state.has_plan());
     chrome.click("#console-stop").expect("end");
     chrome
         .wait_for("#agent-console[data-stopped='true']", T)
@@ -199,7 +201,7 @@ fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
     chrome.close();
     assert!(!shots.files.is_empty());
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    assert_eq!(state.body["mode"], "ended", "{}", state.text);
+    assert!(SessionState::from(state.body).is_ended(), "{}", state.text);
     server.stop(Duration::from_secs(10));
     scratch.close().expect("scratch swept");
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use studyloop_acceptance::bins;
+use studyloop_acceptance::door::SessionState;
 use studyloop_acceptance::scratch::Scratch;
 use studyloop_acceptance::web_acp::{AcpMentor, WebServer, http};
 use studyloop_actors::Mentor;
@@ -77,7 +78,7 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
     );
 
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    assert_eq!(state.body["mode"], "ended", "{}", state.text);
+    assert!(SessionState::from(state.body).is_ended(), "{}", state.text);
     assert!(
         !std::path::Path::new(&format!("/proc/{agent_pid}")).exists(),
         "agent {agent_pid} still running"

@@ -3,9 +3,9 @@
 //! the learner record, the next day's review and the browser's network trace. The
 //! journey itself writes nothing into the product but what a learner types.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use studyloop_acceptance::case::{Case, Checks, StepFailure};
-use studyloop_acceptance::lane::product::studyloop as cli;
+use studyloop_acceptance::door::{self, ProductDb};
 use studyloop_acceptance::study_arc::{
     ARC_TURNS, MENTOR_LOGS, PARAPHRASE, PARKED, SEARCH_WORDS, STRUGGLE, TOPIC, WIN, embed_model,
     search_hit, struggle_item, tool_script,
@@ -13,8 +13,8 @@ use studyloop_acceptance::study_arc::{
 use studyloop_acceptance::web_acp::trace::NetworkTrace;
 use studyloop_stubs::recall;
 
-use super::web::{self, HTTP_TIMEOUT, errored};
-use super::{db, product, study};
+use super::web::{self, errored};
+use super::{product, study};
 
 /// One session as the state reported it.
 #[derive(Debug, Clone)]
@@ -48,40 +48,33 @@ pub(super) fn provision(c: &mut Case<'_>) -> Result<(), StepFailure> {
 
 /// `GET /api/session/state` as a [`Live`]; the body goes to the bundle.
 pub(super) fn live_state(c: &mut Case<'_>) -> Result<Live, StepFailure> {
-    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
-    let b = &state.body;
-    let id = b["study_session_id"]
-        .as_str()
-        .ok_or_else(|| errored(format!("the state names no session: {}", state.text)))?
+    let state = web::session_state(c)?;
+    let id = state
+        .study_session_id()
+        .ok_or_else(|| errored(format!("the state names no session: {state}")))?
         .to_owned();
     c.record
-        .attach_json(&format!("product/session-state-{id}.json"), b)?;
-    let text = |k: &str| b[k].as_str().map(str::to_owned);
+        .attach_json(&format!("product/session-state-{id}.json"), state.raw())?;
     let live = Live {
-        persona_hash: text("persona_hash").unwrap_or_default(),
-        agent_pid: b["child_pid"].as_i64().and_then(|p| i32::try_from(p).ok()),
-        started_at: text("started_at"),
-        ended_at: text("ended_at"),
+        persona_hash: state.persona_hash().unwrap_or_default().to_owned(),
+        agent_pid: state.child_pid(),
+        started_at: state.started_at().map(str::to_owned),
+        ended_at: state.ended_at().map(str::to_owned),
         id,
     };
-    c.record.detail(json!({"study_session_id": live.id, "mode": b["mode"], "transport": b["transport"], "started_at": live.started_at, "agent_pid_reported": live.agent_pid.is_some()}));
+    c.record.detail(json!({"study_session_id": live.id, "mode": state.mode(), "transport": state.transport(), "started_at": live.started_at, "agent_pid_reported": live.agent_pid.is_some()}));
     Ok(live)
-}
-
-fn status(c: &mut Case<'_>, tag: &str) -> Result<Value, StepFailure> {
-    let out = cli(c, tag, &["status", "--json"])?;
-    serde_json::from_str(&out).map_err(|e| errored(format!("status --json is not JSON ({e})")))
 }
 
 /// The topics feed holds what only the mentor's `log_topic` calls can have written
 /// (the journey logs nothing); the stub's log shows the calls when it scripted them.
 pub(super) fn mentor_logged(c: &mut Case<'_>, live: &Live) -> Result<(), StepFailure> {
-    let st = status(c, "status-after-conversation")?;
-    let logged = st["topics_logged"].as_u64().unwrap_or(0);
+    let st = door::status(c, "status-after-conversation")?;
+    let logged = st.topics_logged().unwrap_or(0);
     c.record.detail(
-        json!({"active": st["active"], "topics_logged": logged, "study_session_id": live.id}),
+        json!({"active": st.active(), "topics_logged": logged, "study_session_id": live.id}),
     );
-    if st["active"] != true {
+    if st.active() != Some(true) {
         return Err(errored(format!(
             "the session is not live after the conversation: {st}"
         )));
@@ -131,9 +124,9 @@ fn tool_calls_answered(c: &mut Case<'_>) -> Result<(), String> {
 
 /// The wind-down's status: the session still live with the mentor's topics.
 pub(super) fn wind_down_status(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    let st = status(c, "status-wind-down")?;
-    c.record.detail(json!({"active": st["active"], "topics_logged": st["topics_logged"], "elapsed_seconds": st["elapsed_seconds"]}));
-    if st["active"] == true {
+    let st = door::status(c, "status-wind-down")?;
+    c.record.detail(st.summary());
+    if st.active() == Some(true) {
         Ok(())
     } else {
         Err(errored(format!(
@@ -144,21 +137,22 @@ pub(super) fn wind_down_status(c: &mut Case<'_>) -> Result<(), StepFailure> {
 
 /// After the console's End: the state ended, the agent exited; the `ended_at`.
 pub(super) fn ended(c: &mut Case<'_>, live: &Live) -> Result<Option<String>, StepFailure> {
-    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    let state = web::session_state(c)?;
     c.record.attach_json(
         &format!("product/session-state-{}-ended.json", live.id),
-        &state.body,
+        state.raw(),
     )?;
     let gone = live.agent_pid.map(web::wait_gone);
-    c.record.detail(json!({"mode": state.body["mode"], "ended_at": state.body["ended_at"], "agent_exited": gone}));
-    if state.body["mode"] != "ended" || state.body["study_session_id"] != live.id.as_str() {
+    c.record
+        .detail(json!({"mode": state.mode(), "ended_at": state.ended_at(), "agent_exited": gone}));
+    if !state.is_ended() || state.study_session_id() != Some(live.id.as_str()) {
         return Err(errored(format!(
-            "expected session {} ended, the state says: {}",
-            live.id, state.text
+            "expected session {} ended, the state says: {state}",
+            live.id
         )));
     }
     match gone {
-        Some(true) => Ok(state.body["ended_at"].as_str().map(str::to_owned)),
+        Some(true) => Ok(state.ended_at().map(str::to_owned)),
         Some(false) => Err(errored(format!(
             "the agent (pid {:?}) still runs after the end",
             live.agent_pid
@@ -173,17 +167,15 @@ pub(super) fn ended(c: &mut Case<'_>, live: &Live) -> Result<Option<String>, Ste
 /// struggle, win and parked question.
 pub(super) fn learner_record(c: &mut Case<'_>, live: &Live) -> Result<(), StepFailure> {
     let path = product::database(c)?;
-    let tables = db::read(&path, &live.id).map_err(errored)?;
-    for (table, rows) in &tables {
+    let record = ProductDb::open(&path)
+        .and_then(|db| db.session_record(&live.id))
+        .map_err(errored)?;
+    for (table, rows) in record.tables() {
         // The rubric cites `db/<table>`: the first session's rows, the one graded.
         c.record.attach_json(&format!("db/{table}.json"), rows)?;
     }
-    let mut problems = db::problems(&tables, &live.persona_hash, &[STRUGGLE.0, WIN.0]);
-    let notes = db::table(&tables, "study_sessions")
-        .first()
-        .and_then(|r| r["notes"].as_str())
-        .unwrap_or_default()
-        .to_owned();
+    let mut problems = record.problems(&live.persona_hash, &[STRUGGLE.0, WIN.0]);
+    let notes = record.notes().unwrap_or_default().to_owned();
     for (section, item) in [
         ("Struggling:", struggle_item()),
         ("Wins:", format!("{}: {}", WIN.0, WIN.2)),
@@ -348,7 +340,7 @@ pub(super) fn search(c: &mut Case<'_>, id: &str) -> Result<(), StepFailure> {
         .with_var("STUDYLOOP_EMBED_MODEL", &model)
         .map_err(StepFailure::from_error)?;
     for (tag, query) in [("search", SEARCH_WORDS), ("search-paraphrase", PARAPHRASE)] {
-        let out = cli(c, tag, &["search", query, "--json"])?;
+        let out = door::studyloop(c, tag, &["search", query, "--json"])?;
         let (found, detail) = search_hit(&out, id).map_err(errored)?;
         c.record
             .detail(json!({"query": query, "topic": TOPIC, "result": detail}));

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use studyloop_acceptance::case::{Case, Checks, Destination, Finished, StepFailure, Steps};
+use studyloop_acceptance::door::SessionState;
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::scratch::{Scratch, TestHatch};
@@ -37,7 +38,7 @@ const AGENT: HarnessName = HarnessName::Pi;
 /// The stand-in's ready line.
 const READY: &str = "agent-stub-ready";
 /// The planning brief the product ships (the architect persona's own text).
-const BRIEF: &str = include_str!("../../../product/studyloop/src/personas/plan-architect.md");
+const BRIEF: &str = studyloop_acceptance::door::shipped::PLAN_ARCHITECT_BRIEF;
 /// Browser waits.
 const T: Duration = Duration::from_secs(30);
 
@@ -158,7 +159,7 @@ fn world(c: &mut Case<'_>) -> Result<PathBuf, StepFailure> {
 }
 
 fn init_config(c: &mut Case<'_>) -> Result<(), StepFailure> {
-    studyloop_acceptance::lane::product::studyloop(c, "config-init", &["config", "init", "--force"])
+    studyloop_acceptance::door::studyloop(c, "config-init", &["config", "init", "--force"])
         .map(drop)
 }
 
@@ -167,14 +168,11 @@ struct Seen {
     trace: Value,
     label: Option<String>,
     session: Option<String>,
-    state: Value,
+    state: SessionState,
 }
 
-fn state(c: &Case<'_>) -> Result<Value, StepFailure> {
-    Ok(c.server()?
-        .session_state(HTTP_TIMEOUT)
-        .map_err(errored)?
-        .body)
+fn state(c: &Case<'_>) -> Result<SessionState, StepFailure> {
+    web::session_state(c)
 }
 
 fn launch_plan(
@@ -219,11 +217,11 @@ fn launch_plan(
     let label = text_of(chrome, "[data-testid=console-purpose-label]")?;
     let state = state(c)?;
     c.record
-        .attach_json("product/session-state-launch.json", &state)?;
+        .attach_json("product/session-state-launch.json", state.raw())?;
     Ok(Seen {
         trace,
         label,
-        session: state["study_session_id"].as_str().map(str::to_owned),
+        session: state.study_session_id().map(str::to_owned),
         state,
     })
 }
@@ -242,11 +240,11 @@ fn reload(c: &mut Case<'_>, chrome: &Browser, shots: &mut Snapshots) -> Result<S
     let label = text_of(chrome, "[data-testid=console-purpose-label]")?;
     let state = state(c)?;
     c.record
-        .attach_json("product/session-state-after-reload.json", &state)?;
+        .attach_json("product/session-state-after-reload.json", state.raw())?;
     Ok(Seen {
         trace,
         label,
-        session: state["study_session_id"].as_str().map(str::to_owned),
+        session: state.study_session_id().map(str::to_owned),
         state,
     })
 }
@@ -307,10 +305,9 @@ fn label_is(label: Option<&str>) -> Result<(), String> {
     }
 }
 
-fn state_is(state: &Value) -> Result<(), String> {
-    let ok = state["purpose"] == "planning"
-        && state["topic"] == SUBJECT
-        && state.get("plan_id").is_none_or(Value::is_null);
+fn state_is(state: &SessionState) -> Result<(), String> {
+    let ok =
+        state.purpose() == Some("planning") && state.topic() == Some(SUBJECT) && !state.has_plan();
     if ok {
         Ok(())
     } else {
@@ -377,8 +374,8 @@ fn end(c: &mut Case<'_>, chrome: &Browser, shots: &mut Snapshots) -> Result<(), 
     stopped.map_err(errored)?;
     let state = state(c)?;
     c.record
-        .attach_json("product/session-state-end.json", &state)?;
-    if state["mode"] == "ended" {
+        .attach_json("product/session-state-end.json", state.raw())?;
+    if state.is_ended() {
         Ok(())
     } else {
         Err(errored(format!(

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps};
+use studyloop_acceptance::door::ProductDb;
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::make_world;
 use studyloop_acceptance::runner::TrialContext;
@@ -183,15 +184,12 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         "exactly one study_sessions row, closed, for the session",
         |c| {
             let db = product::database(c)?;
-            let tables = super::db::read(&db, &started.id).map_err(errored)?;
-            let rows = super::db::table(&tables, "study_sessions");
-            c.record.attach_json("db/study_sessions.json", &rows)?;
-            match rows {
-                [row] if !row["ended_at"].is_null() => Ok(()),
-                other => Err(errored(format!(
-                    "expected one closed study_sessions row, found {other:?}"
-                ))),
-            }
+            let record = ProductDb::open(&db)
+                .and_then(|db| db.session_record(&started.id))
+                .map_err(errored)?;
+            c.record
+                .attach_json("db/study_sessions.json", &record.study_sessions())?;
+            record.one_closed_session().map(drop).map_err(errored)
         },
     )
 }
@@ -261,17 +259,13 @@ fn inject(
     let during_ms = t0.elapsed().as_millis();
     std::fs::remove_file(file).map_err(errored)?;
     let during = during?;
-    let state = c
-        .server()?
-        .session_state(web::HTTP_TIMEOUT)
-        .map_err(errored)?
-        .body;
+    let state = web::session_state(c)?;
     let (shown, clear) = match &during {
         Ok(reply) => (json!({"reply": reply.text}), !reply.text.trim().is_empty()),
         Err(MentorError::Failed(m)) => (json!({"message": m}), is_clear(fault, m)),
         Err(e) => (json!({"message": e.to_string()}), false),
     };
-    let consistent = state["study_session_id"] == session && state["mode"] != "ended";
+    let consistent = state.study_session_id() == Some(session) && !state.is_ended();
     // Recovery: the fault is gone; the next turn must be answered, else end cleanly.
     let recovery = c.with_acp(|_, m| Ok(m.send("Thanks. Can you give one short example?")));
     let recovery = recovery?;
@@ -281,7 +275,7 @@ fn inject(
     };
     let record = json!({
         "fault": fault.line, "during_ms": during_ms, "shown_to_learner": shown,
-        "clear_or_answered": clear, "state_after_fault": {"mode": state["mode"], "study_session_id": state["study_session_id"]},
+        "clear_or_answered": clear, "state_after_fault": {"mode": state.mode(), "study_session_id": state.study_session_id()},
         "consistent": consistent, "recovery": recovery_json, "after": format!("{after:?}"),
     });
     c.record

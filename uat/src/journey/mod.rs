@@ -35,7 +35,6 @@ mod browser;
 mod catalogue;
 #[cfg(test)]
 mod catalogue_tests;
-pub mod db;
 pub mod drill;
 mod faults;
 pub mod grading;

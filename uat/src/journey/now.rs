@@ -63,12 +63,8 @@ pub fn world_and_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
         Ok(())
     })?;
     c.step_doing("config-init", "studyloop config init --force", |c| {
-        studyloop_acceptance::lane::product::studyloop(
-            c,
-            "config-init",
-            &["config", "init", "--force"],
-        )
-        .map(drop)
+        studyloop_acceptance::door::studyloop(c, "config-init", &["config", "init", "--force"])
+            .map(drop)
     })?;
     c.step_doing(
         "server-start",

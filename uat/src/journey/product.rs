@@ -8,9 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use studyloop_acceptance::case::{Case, StepFailure};
-use studyloop_acceptance::lane::product::studyloop as cli;
+use studyloop_acceptance::door::{self, ProductDb, studyloop as cli};
 
-use super::db;
 use super::web::{Started, errored};
 
 /// What the journey logs through `studyloop topic`: (concept, status, note).
@@ -35,17 +34,15 @@ pub(super) fn log_topics(j: &mut Case<'_>) -> Result<(), StepFailure> {
 }
 
 pub(super) fn status(j: &mut Case<'_>) -> Result<(), StepFailure> {
-    let out = cli(j, "status", &["status", "--json"])?;
-    let st: Value = serde_json::from_str(&out)
-        .map_err(|e| errored(format!("status --json is not JSON ({e})")))?;
-    j.record.detail(json!({"active": st["active"], "topics_logged": st["topics_logged"], "elapsed_seconds": st["elapsed_seconds"]}));
-    if st["active"] == true && st["topics_logged"] == LOGGED.len() {
+    let st = door::status(j, "status")?;
+    j.record.detail(st.summary());
+    if st.active() == Some(true) && st.topics_logged() == u64::try_from(LOGGED.len()).ok() {
         Ok(())
     } else {
         Err(errored(format!(
             "status shows active {} with {} topic(s), expected true and {}",
-            st["active"],
-            st["topics_logged"],
+            st.summary()["active"],
+            st.summary()["topics_logged"],
             LOGGED.len()
         )))
     }
@@ -61,13 +58,15 @@ pub(super) fn database(j: &mut Case<'_>) -> Result<PathBuf, StepFailure> {
 
 pub(super) fn learner_record(j: &mut Case<'_>, started: &Started) -> Result<(), StepFailure> {
     let path = database(j)?;
-    let tables = db::read(&path, &started.id).map_err(errored)?;
-    for (table, rows) in &tables {
+    let record = ProductDb::open(&path)
+        .and_then(|db| db.session_record(&started.id))
+        .map_err(errored)?;
+    for (table, rows) in record.tables() {
         j.record.attach_json(&format!("db/{table}.json"), rows)?;
     }
     let concepts: Vec<&str> = LOGGED.iter().map(|(c, _, _)| *c).collect();
-    let problems = db::problems(&tables, &started.persona_hash, &concepts);
-    j.record.detail(json!({"rows": tables.iter().map(|(t, rows)| (t.to_string(), rows.len())).collect::<std::collections::BTreeMap<_, _>>(), "problems": problems}));
+    let problems = record.problems(&started.persona_hash, &concepts);
+    j.record.detail(json!({"rows": record.tables().iter().map(|(t, rows)| (t.to_string(), rows.len())).collect::<std::collections::BTreeMap<_, _>>(), "problems": problems}));
     if problems.is_empty() {
         Ok(())
     } else {

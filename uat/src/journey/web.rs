@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use studyloop_acceptance::case::{Case, Conversation, StepFailure, Steps, Transport, converse};
+use studyloop_acceptance::door::SessionState;
 use studyloop_acceptance::procfs;
 use studyloop_acceptance::web_acp::AcpMentor;
 
@@ -56,23 +57,21 @@ pub fn start_session(
         .start_acp_session(topic, agent, 6, timeout, |t| text = t.to_owned());
     c.record.attach("product/session-start.json", text);
     let start = start.map_err(errored)?;
-    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
-    let agent_pid = state.body["child_pid"]
-        .as_i64()
-        .and_then(|p| i32::try_from(p).ok());
+    let state = session_state(c)?;
+    let agent_pid = state.child_pid();
     c.record.detail(json!({
         "status": 201,
         "study_session_id": start.id,
         "transport": start.body["transport"],
         "agent": start.body["agent"],
         "persona_hash": start.persona_hash,
-        "state_mode": state.body["mode"],
+        "state_mode": state.mode(),
         "agent_pid_reported": agent_pid.is_some(),
     }));
-    if state.body["study_session_id"] != start.id.as_str() {
+    if state.study_session_id() != Some(start.id.as_str()) {
         return Err(errored(format!(
-            "GET /api/session/state does not show session {}: {}",
-            start.id, state.text
+            "GET /api/session/state does not show session {}: {state}",
+            start.id
         )));
     }
     Ok(Started {
@@ -164,14 +163,14 @@ pub fn agent(c: &Case<'_>) -> Option<String> {
 /// Whichever of those checks failed first.
 pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFailure> {
     let stopped = c.stop_acp()?;
-    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    let state = session_state(c)?;
     c.record
-        .attach_json("product/session-state.json", &state.body)?;
+        .attach_json("product/session-state.json", state.raw())?;
     let agent_gone = started.agent_pid.map(wait_gone);
     c.record.detail(json!({
         "stopped_frame": stopped,
-        "state_mode": state.body["mode"],
-        "state_ended_at": state.body["ended_at"],
+        "state_mode": state.mode(),
+        "state_ended_at": state.ended_at(),
         "agent_exited": agent_gone,
     }));
     match &stopped {
@@ -182,10 +181,10 @@ pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFai
             )));
         }
     }
-    if state.body["mode"] != "ended" {
+    if !state.is_ended() {
         return Err(errored(format!(
-            "state mode is {}, expected ended: {}",
-            state.body["mode"], state.text
+            "state mode is {:?}, expected ended: {state}",
+            state.mode()
         )));
     }
     match agent_gone {
@@ -196,8 +195,17 @@ pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFai
         None => Err(errored(
             "the state never reported the agent's pid (child_pid)",
         )),
-        Some(true) => Ok(state.body),
+        Some(true) => Ok(state.raw().clone()),
     }
+}
+
+/// `GET /api/session/state`, through the typed view.
+///
+/// # Errors
+/// No server, or no answer within [`HTTP_TIMEOUT`].
+pub fn session_state(c: &Case<'_>) -> Result<SessionState, StepFailure> {
+    let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
+    Ok(SessionState::from(state.body))
 }
 
 pub(super) fn wait_gone(pid: i32) -> bool {

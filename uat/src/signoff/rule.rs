@@ -14,18 +14,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
 use studyloop_acceptance::ledger::{LogLine, RunRecords, TrialOutcome};
 
-/// One cell a sign-off considers: a trial name and whether the sign-off needs it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Cell {
-    /// The trial name exactly as the runner records it.
-    pub id: String,
-    /// Whether a missing, skipped or failed result fails the sign-off.
-    pub required: bool,
-}
+// The cell type belongs to the definition that lists the cells; the rule judges them.
+pub use crate::definition::Cell;
 
 /// PASS or FAIL, with every reason for a FAIL.
 #[derive(Debug, Clone, PartialEq, Eq)]

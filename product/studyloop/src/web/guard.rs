@@ -34,7 +34,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::server::AppState;
+use super::app_state::AppState;
 
 /// The largest request body accepted (the start request is a few hundred bytes).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;

@@ -31,9 +31,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::server::AppState;
+use super::app_state::AppState;
 use super::slot::DrillBinding;
-use super::start::{self, ApiError};
+use super::start;
+use super::start_req::ApiError;
 use crate::modules::ModuleError;
 use crate::modules::labs;
 

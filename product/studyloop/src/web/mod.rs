@@ -14,6 +14,7 @@
 
 pub mod acp;
 pub mod agents;
+pub mod app_state;
 pub mod assets;
 pub(crate) mod auth_limit;
 pub mod frames;
@@ -31,6 +32,7 @@ pub mod server;
 pub mod slot;
 pub mod start;
 pub mod start_prep;
+pub mod start_req;
 pub mod ws;
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::server::AppState;
+use super::app_state::AppState;
 use crate::plans::now::{self, NowInput};
 use crate::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
 

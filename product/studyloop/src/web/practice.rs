@@ -15,7 +15,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::server::AppState;
+use super::app_state::AppState;
 use crate::modules::block::is_block;
 
 fn reply(status: StatusCode, v: Value) -> Response {

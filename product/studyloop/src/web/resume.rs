@@ -8,7 +8,7 @@
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::start::ApiError;
+use super::start_req::ApiError;
 use crate::store::Store;
 
 /// The resume notes for `topic`: when the last ended session on it ended, then

@@ -1,5 +1,5 @@
-//! The axum application of `studyloop web`: shared state, the router, and
-//! the serve loop with its reaper.
+//! The axum application of `studyloop web`: the router and the serve loop with its
+//! reaper (the shared state is `app_state`).
 //!
 //! Routes: `GET /` and `/static/{file}` (the SPA), `GET /session` (redirect),
 //! `POST /api/session/start`, `GET /api/session/options`, `GET
@@ -21,55 +21,14 @@ use axum::routing::{get, post};
 use axum::{Json, Router, middleware};
 use serde_json::{Value, json};
 
-use super::guard::{self, HostPolicy};
-use super::listen::{self, Limits};
+use super::guard;
+use super::listen;
 use super::security::{self, Gate, Password};
-use super::slot::{ATTACH_GRACE, Slot};
 use super::{assets, plans, start, ws};
-use crate::context::Ctx;
 
-/// State shared by every handler.
-#[derive(Debug)]
-pub struct AppState {
-    /// The server process's context (env snapshot, cwd, exe): what every
-    /// session operation resolves paths from.
-    pub ctx: Ctx,
-    /// The port served (recorded as `web_port`).
-    pub port: Option<u16>,
-    /// The live session slot.
-    pub slot: Slot,
-    /// The names and origins this server answers to (`guard`).
-    pub hosts: HostPolicy,
-    /// Connection limits (`listen`).
-    pub limits: Limits,
-    /// How long detached or never-attached sessions are held.
-    pub grace: Duration,
-    /// Serializes the console's starts (`POST /api/session/start` and Labs'
-    /// Start drill): a double click starts one session and binds the later
-    /// requests to it, and two starts never both pass the state-file claim
-    /// (both are this process's) to race for the slot.
-    pub start_lock: tokio::sync::Mutex<()>,
-}
-
-impl AppState {
-    /// State around `slot` with the reference grace period, loopback names,
-    /// `allowed_origins` as the extra origins and the default limits.
-    #[must_use]
-    pub fn new(ctx: Ctx, slot: Slot, allowed_origins: Vec<String>) -> Self {
-        Self {
-            ctx,
-            port: None,
-            slot,
-            hosts: HostPolicy {
-                extra_origins: allowed_origins,
-                ..HostPolicy::default()
-            },
-            limits: Limits::default(),
-            grace: ATTACH_GRACE,
-            start_lock: tokio::sync::Mutex::new(()),
-        }
-    }
-}
+// The state lives in its own file so the handlers import it without importing the
+// router that imports them.
+pub use super::app_state::{AppState, slot_json, ws_url};
 
 /// The whole application: every route, the security headers, the guard and
 /// the password gate (with its failure limiter).
@@ -112,35 +71,6 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(middleware::from_fn(security::headers))
         .with_state(state)
-}
-
-/// The live slot as JSON: the session's fields plus `active`, `detached`,
-/// `reattach_url`; `last_release` when idle. The caller may overlay the
-/// state file (which also knows CLI sessions).
-#[must_use]
-pub fn slot_json(state: &AppState) -> Value {
-    match state.slot.current() {
-        Some(live) => {
-            let mut v = serde_json::to_value(&live.info).unwrap_or_else(|_| json!({}));
-            if let Some(obj) = v.as_object_mut() {
-                let id = &live.info.study_session_id;
-                obj.insert("active".into(), json!(true));
-                obj.insert("detached".into(), json!(live.detached()));
-                obj.insert("child_pid".into(), json!(live.child_pid()));
-                obj.insert("ws_url".into(), json!(ws_url(id)));
-                obj.insert("reattach_url".into(), json!("/#study-session"));
-                obj.insert("drill".into(), json!(live.drill()));
-            }
-            v
-        }
-        None => json!({ "active": false, "last_release": state.slot.last_release() }),
-    }
-}
-
-/// The WS address of session `id`.
-#[must_use]
-pub fn ws_url(id: &str) -> String {
-    format!("/api/session/ws?study_session_id={id}")
 }
 
 /// `GET /api/labs`: the installed drills (read-only; nothing runs from the

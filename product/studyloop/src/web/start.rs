@@ -21,53 +21,18 @@ use serde_json::{Value, json};
 
 use super::acp::{AcpSession, AcpTimeouts};
 use super::agents;
+use super::app_state::{AppState, ws_url};
 use super::pty::PtySession;
-use super::server::{AppState, ws_url};
 use super::slot::{Live, LiveInfo, Transport};
 use crate::adapters::{self, HARNESS_ORDER, Harness};
 use crate::env;
-use crate::persona::Mode;
 use crate::session::Energy;
 
 use super::start_prep as prep;
+use super::start_req::err;
+pub use super::start_req::{ApiError, StartReq, mode_for};
 
 pub use prep::state_json;
-
-/// An HTTP error with a JSON body.
-#[derive(Debug)]
-pub struct ApiError(pub StatusCode, pub Value);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, Json(self.1)).into_response()
-    }
-}
-
-fn err(status: StatusCode, message: impl Into<String>) -> ApiError {
-    ApiError(status, json!({ "error": message.into() }))
-}
-
-/// A validated start request.
-#[derive(Debug, Clone)]
-pub struct StartReq {
-    /// Trimmed topic.
-    pub topic: String,
-    /// 1..10.
-    pub energy: Energy,
-    /// The harness.
-    pub harness: Harness,
-    /// `pty` or `acp`.
-    pub transport: &'static str,
-    /// `focus` or `planning`.
-    pub purpose: &'static str,
-    /// `study` or `body-double`.
-    pub origin: &'static str,
-    /// Carry the last ended session on this topic into the persona.
-    pub resume: bool,
-    /// A labelled data block appended to the persona (Labs: the drill this
-    /// session is started for, `web::labs`); never set from the start body.
-    pub notice: Option<String>,
-}
 
 /// Validates a start body (the JSON of `POST /api/session/start`).
 ///
@@ -174,16 +139,6 @@ pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
         resume,
         notice: None,
     })
-}
-
-/// The session's mode: planning sessions get the plan-architect persona.
-#[must_use]
-pub fn mode_for(purpose: &str) -> Mode {
-    if purpose == "planning" {
-        Mode::PlanArchitect
-    } else {
-        Mode::Focus
-    }
 }
 
 fn conflict(live: &Live) -> ApiError {

@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 
 use super::acp::AgentCommand;
 use super::agents;
+use super::app_state::{AppState, slot_json};
 use super::pty::PtyCommand;
-use super::server::{AppState, slot_json};
 use super::slot::Live;
-use super::start::{ApiError, StartReq, mode_for};
+use super::start_req::{ApiError, StartReq, mode_for};
 use crate::adapters::{self, PrepareInput};
 use crate::context::{Ctx, now_rfc3339};
 use crate::env::{self, Env};

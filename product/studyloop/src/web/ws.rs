@@ -20,9 +20,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::acp::AcpEvent;
+use super::app_state::AppState;
 use super::frames::{ClientFrame, ServerFrame};
 use super::pty::PtyEvent;
-use super::server::AppState;
 use super::slot::{Live, Transport};
 
 /// The largest client message (one prompt or a burst of keystrokes).

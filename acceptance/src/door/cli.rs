@@ -1,11 +1,15 @@
 //! The product's own CLI, run in a case's scratch env: the one way lanes and
-//! journeys call `studyloop <args>`. Each call's transcript (argv, exit,
-//! stdout, stderr) goes to `product/<tag>.txt` in the bundle.
+//! journeys call `studyloop <args>`, under one timeout. Each call's transcript
+//! (argv, exit, stdout, stderr) goes to `product/<tag>.txt` in the bundle.
+
+use std::time::Duration;
 
 use crate::bins;
 use crate::case::{Case, StepFailure};
 
-use super::cli_tmux::CLI_TIMEOUT;
+/// How long one `studyloop` CLI call may take (a start waits for the harness's pane;
+/// an end for its teardown).
+pub const CLI_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs `studyloop <args>` in `c`'s env; returns its stdout.
 ///

@@ -1,0 +1,59 @@
+//! What `POST /api/session/start` is given and answers with, apart from the route: the
+//! validated request ([`StartReq`]), the JSON error ([`ApiError`]) and the persona mode
+//! a purpose gets. A leaf both the route (`start`) and its preparation (`start_prep`)
+//! import, so neither imports the other for a type.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::adapters::Harness;
+use crate::persona::Mode;
+use crate::session::Energy;
+
+/// An HTTP error with a JSON body.
+#[derive(Debug)]
+pub struct ApiError(pub StatusCode, pub Value);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(self.1)).into_response()
+    }
+}
+
+pub(crate) fn err(status: StatusCode, message: impl Into<String>) -> ApiError {
+    ApiError(status, json!({ "error": message.into() }))
+}
+
+/// A validated start request.
+#[derive(Debug, Clone)]
+pub struct StartReq {
+    /// Trimmed topic.
+    pub topic: String,
+    /// 1..10.
+    pub energy: Energy,
+    /// The harness.
+    pub harness: Harness,
+    /// `pty` or `acp`.
+    pub transport: &'static str,
+    /// `focus` or `planning`.
+    pub purpose: &'static str,
+    /// `study` or `body-double`.
+    pub origin: &'static str,
+    /// Carry the last ended session on this topic into the persona.
+    pub resume: bool,
+    /// A labelled data block appended to the persona (Labs: the drill this
+    /// session is started for, `web::labs`); never set from the start body.
+    pub notice: Option<String>,
+}
+
+/// The session's mode: planning sessions get the plan-architect persona.
+#[must_use]
+pub fn mode_for(purpose: &str) -> Mode {
+    if purpose == "planning" {
+        Mode::PlanArchitect
+    } else {
+        Mode::Focus
+    }
+}
