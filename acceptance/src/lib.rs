@@ -9,7 +9,7 @@
 //! `tests/acceptance.rs`; this library holds the mechanisms it and their ungated
 //! tests use.
 
-pub mod approval;
+pub use selection::approval;
 pub mod bins;
 pub mod caller_env;
 pub mod case;

@@ -3,7 +3,11 @@
 //! suffix, walked back so every unmatched character is counted as content (a letter
 //! or digit) or a glyph, and the first difference as a person reads it.
 
-use super::{MAX_ALIGN_CHARS, SourceKind};
+use super::source::SourceKind;
+
+/// The longest differing middle (after the common prefix and suffix) aligned
+/// character by character; a longer one is not aligned and fails, named.
+pub(crate) const MAX_ALIGN_CHARS: usize = 4096;
 /// Characters matched and those left over on each side.
 pub(super) struct Alignment {
     pub(super) common: usize,

@@ -29,6 +29,7 @@
 //! module only parses; the runner decides that selection errors matter only once
 //! the gate is open.
 
+pub mod approval;
 pub mod budget;
 mod names;
 mod parse;

@@ -51,6 +51,13 @@ pub fn bundle_in_mode(
     manifest.harness_version = Some("2.1.3 (Claude Code)".into());
     manifest.binary_path = Some("/opt/harnesses/node_modules/.bin/claude".into());
     manifest.actor_backend = Some("scripted".into());
+    // A genuine real-auth run records the approval it billed under (issue 29).
+    if mode == Some(AuthMode::RealAuth) {
+        manifest.approvals = Some(vec![studyloop_acceptance::approval::ApprovalRecord {
+            capability: "harness:claude".into(),
+            reasons: studyloop_acceptance::approval::REASONS.to_vec(),
+        }]);
+    }
     let mut w = BundleWriter::create(root.join(run_id.as_str()), manifest).unwrap();
     w.write_file("transcript.jsonl", transcript.as_bytes())
         .unwrap();
