@@ -13,6 +13,9 @@ pub(crate) struct Package {
     /// The folder holding its `Cargo.toml`.
     pub(crate) dir: PathBuf,
     pub(crate) targets: Vec<Target>,
+    /// The packages it links by name (normal and build dependencies; a dev-dependency
+    /// links only a test binary), workspace members or not.
+    pub(crate) links: Vec<String>,
 }
 
 /// One compiled target (lib, bin, test, bench, example).
@@ -83,6 +86,13 @@ pub(crate) fn packages(root: &Path) -> Vec<Package> {
                     root: PathBuf::from(text(&t["src_path"])),
                     tested: t["test"].as_bool().unwrap_or(true),
                 })
+                .collect(),
+            links: p["dependencies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|d| d["kind"].as_str() != Some("dev"))
+                .map(|d| text(&d["name"]))
                 .collect(),
         })
         .collect()

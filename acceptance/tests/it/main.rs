@@ -11,7 +11,6 @@ mod browser_arc;
 mod docs_links;
 mod env_chapter;
 mod env_literals;
-mod folders;
 mod gate;
 mod interrupt;
 mod login_preflight;

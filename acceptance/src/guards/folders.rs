@@ -3,62 +3,13 @@
 //! crate would draw an arrow from a lower folder back up into a higher one, which is how
 //! the product once sat above its own test framework (it linked `acceptance/regular-file`).
 //!
-//! The graph is cargo's own (`cargo metadata`), not a reading of the manifests by hand.
+//! The graph is cargo's own ([`super::workspace::packages`]), not a reading of the
+//! manifests by hand.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use serde_json::Value;
-
-/// Each workspace crate's folder (relative to the root) and the workspace crates it links
-/// (normal and build dependencies: a dev-dependency links only a test binary).
-fn graph(root: &Path) -> Graph {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--offline",
-            "--format-version",
-            "1",
-        ])
-        .current_dir(root)
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata is JSON");
-    let packages = meta["packages"].as_array().expect("packages");
-    let names: BTreeSet<String> = packages
-        .iter()
-        .filter_map(|p| p["name"].as_str().map(str::to_owned))
-        .collect();
-    packages
-        .iter()
-        .map(|p| {
-            let manifest = PathBuf::from(p["manifest_path"].as_str().expect("manifest_path"));
-            let dir = manifest
-                .parent()
-                .and_then(|d| d.strip_prefix(root).ok())
-                .expect("a member sits under the workspace root")
-                .to_path_buf();
-            let deps = p["dependencies"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|d| d["kind"].as_str() != Some("dev"))
-                .filter_map(|d| d["name"].as_str())
-                .filter(|n| names.contains(*n))
-                .map(str::to_owned)
-                .collect();
-            (p["name"].as_str().expect("name").to_owned(), (dir, deps))
-        })
-        .collect()
-}
+use super::workspace::{Package, packages, root};
 
 type Graph = BTreeMap<String, (PathBuf, BTreeSet<String>)>;
 
@@ -135,16 +86,31 @@ fn reaches(
     false
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("acceptance/ sits in the workspace root")
-        .to_owned()
+/// Each workspace crate's folder (relative to `root`) and the workspace crates it links.
+fn graph(root: &Path, packages: &[Package]) -> Graph {
+    let names: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
+    packages
+        .iter()
+        .map(|p| {
+            let dir = p
+                .dir
+                .strip_prefix(root)
+                .expect("a member sits under the workspace root")
+                .to_path_buf();
+            let links = p
+                .links
+                .iter()
+                .filter(|l| names.contains(l.as_str()))
+                .cloned()
+                .collect();
+            (p.name.clone(), (dir, links))
+        })
+        .collect()
 }
 
 #[test]
 fn no_folder_holds_a_crate_that_a_lower_crate_links() {
-    let graph = graph(&root());
+    let graph = graph(&root(), &packages(&root()));
     assert!(graph.len() >= 10, "the workspace has its crates: {graph:?}");
     let found = breaches(&graph);
     assert!(found.is_empty(), "arrows back up:\n{}", found.join("\n"));
@@ -156,7 +122,7 @@ fn no_folder_holds_a_crate_that_a_lower_crate_links() {
 /// `acceptance/`).
 #[test]
 fn a_leaf_inside_a_higher_folder_is_named() {
-    let mut graph = graph(&root());
+    let mut graph = graph(&root(), &packages(&root()));
     let leaf = graph
         .get_mut("studyloop-regular-file")
         .expect("the leaf crate");
