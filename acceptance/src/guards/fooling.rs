@@ -85,7 +85,7 @@ fn use_crate_as_root_and_extern_crate_self_are_the_crate() {
         ("src/lib.rs", "extern crate self as me;\nmod a;\nmod b;\n"),
         (
             "src/a.rs",
-            "use crate as root;\nfn f() -> root::b::Thing { todo!() }\npub struct Other;\n",
+            "use crate as root;\nfn f() -> root::b::Thing { panic!() }\npub struct Other;\n",
         ),
         ("src/b.rs", "fn g(_: me::a::Other) {}\npub struct Thing;\n"),
     ]);
@@ -95,7 +95,7 @@ fn use_crate_as_root_and_extern_crate_self_are_the_crate() {
         ("src/lib.rs", "mod a;\nmod b;\n"),
         (
             "src/a.rs",
-            "use crate as root;\nfn f() -> root::b::Thing { todo!() }\npub struct Other;\n",
+            "use crate as root;\nfn f() -> root::b::Thing { panic!() }\npub struct Other;\n",
         ),
         (
             "src/b.rs",
