@@ -131,12 +131,35 @@ mkdir -p "$dest"
 rm -f "$dest/.stamp"
 cp "$here/package.json" "$here/package-lock.json" "$dest/"
 start="$(date +%s)"
-(
-    cd "$dest"
+# npm ci, up to three attempts. Why: the registry is reached over a network that
+# has dropped a fetch mid-install (CI, 2026-12-02: `npm ci` exited 1 printing only
+# the path of its log). The lock's integrity hashes make a retry safe, since a
+# tarball that arrives is the one the lock names or the install fails. Each
+# failure prints the end of npm's own log, so the cause is on screen, not in a
+# file the CI machine throws away.
+attempt=1
+while :; do
+    log_dir="$dest/.npm-logs"
+    rm -rf "$log_dir" && mkdir -p "$log_dir"
     # --strict-allow-scripts: an install script package.json's allowScripts does
     # not name is an error, not a silent run or skip.
-    npm ci --no-audit --no-fund --strict-allow-scripts --loglevel=error
-)
+    if (cd "$dest" && npm ci --no-audit --no-fund --strict-allow-scripts --loglevel=error \
+        --fetch-retries=4 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=30000 \
+        --logs-dir="$log_dir"); then
+        rm -rf "$log_dir"
+        break
+    fi
+    echo "harnesses/install.sh: npm ci failed (attempt $attempt of 3); the end of npm's log:" >&2
+    for f in "$log_dir"/*.log; do
+        [ -f "$f" ] && grep -E ' (error|warn|http fetch)' "$f" | tail -n 25 >&2
+    done
+    if [ "$attempt" -ge 3 ]; then
+        echo "harnesses/install.sh: npm ci failed 3 times; check that the npm registry is reachable (npm ping), then re-run 'just harnesses'" >&2
+        exit 1
+    fi
+    attempt=$((attempt + 1))
+    sleep $((attempt * 5))
+done
 # opencode: the package on the reachable registry is the platform binary itself
 # (opencode-ai's launcher lists optional platform packages the registry does not
 # hold, which makes a lock `npm ci` cannot accept). It declares no bin, so link
