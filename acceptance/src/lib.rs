@@ -19,7 +19,7 @@ pub(crate) mod command;
 pub mod door;
 pub mod evidence;
 pub mod fidelity;
-pub mod gate;
+pub(crate) mod gate;
 #[cfg(test)]
 mod guards;
 pub mod harness_spec;

@@ -21,10 +21,10 @@ use crate::turn_scripts;
 /// A learner request's deadline in auth mode `local-model`: a CPU-only 135M model on
 /// 2 shared cores answered one 60-token learner turn in 22–93 s while eight builds ran
 /// (the actors' 30 s default is for hosted models and the stub).
-pub const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The bundle file holding the cell's own cassette lines.
-pub const CELL_CASSETTE: &str = "cassette.jsonl";
+pub(crate) const CELL_CASSETTE: &str = "cassette.jsonl";
 
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

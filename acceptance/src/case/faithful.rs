@@ -199,7 +199,7 @@ impl super::Case<'_> {
     ///
     /// # Errors
     /// No reply could be read, or it is below its floor (with the diff).
-    pub fn record_pane_turn(
+    pub(crate) fn record_pane_turn(
         &mut self,
         turn: &TurnRecord,
         session_turn: u32,

@@ -51,7 +51,7 @@ pub struct Finished {
 
 /// The bundle file holding the cell's and every turn's fidelity (the
 /// recorded reply, its source, its verdict and diff).
-pub const FIDELITY_FILE: &str = "fidelity.json";
+pub(crate) const FIDELITY_FILE: &str = "fidelity.json";
 
 impl Finished {
     /// The trial report of an acceptance case: passed, skipped or failed,

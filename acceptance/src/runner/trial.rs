@@ -146,11 +146,6 @@ impl TrialSpec {
     pub fn name(&self) -> &str {
         &self.name
     }
-
-    /// Its requirements.
-    pub fn requirements(&self) -> &[Requirement] {
-        &self.requirements
-    }
 }
 
 impl fmt::Debug for TrialSpec {
