@@ -15,10 +15,10 @@
 //! source. The case engine's conversation (`crate::case::converse`) calls
 //! [`record_turn`] after each CLI turn and [`score_turn`] after each ACP one.
 
-/// Scoring lives in the leaf [`crate::fidelity`] (evidence records it too); the
-/// old path stays.
-pub use crate::fidelity;
-pub use crate::fidelity::SourceKind;
+// Scoring lives in the leaf `crate::fidelity` (evidence records it too); it is
+// named there, one path for each item.
+use crate::fidelity;
+use crate::fidelity::SourceKind;
 #[cfg(test)]
 mod fidelity_cases;
 pub mod screen;

@@ -20,9 +20,9 @@ use studyloop_stubs::StubProvider;
 
 use super::record::CheckRecord;
 use super::{CaseRecord, StepFailure};
+use crate::fidelity::{CellFidelity, TurnFidelity};
 use crate::pane::{PaneDriver, TurnRecord};
 use crate::selection::HarnessName;
-use crate::transcript::fidelity::{CellFidelity, TurnFidelity};
 use crate::transcript::{self, RecordedReply, TranscriptError, TurnTrace};
 
 /// The transport a conversation runs over.

@@ -14,8 +14,8 @@ use super::step::{Checks, Steps};
 use crate::bins;
 use crate::caller_env::CallerEnv;
 use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId};
+use crate::fidelity::CellFidelity;
 use crate::runner::TrialReport;
-use crate::transcript::fidelity::CellFidelity;
 
 /// Why a bundle could not be written.
 pub type BundleError = Box<dyn std::error::Error + Send + Sync>;

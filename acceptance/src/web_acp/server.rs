@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::http;
 use crate::bins::{self, BinError};
+use crate::door::StateField;
 use crate::scratch::{Env, Scratch};
 
 /// How long the server may take to print its URL.
@@ -164,10 +165,10 @@ impl WebServer {
                 })
         };
         Ok(SessionStart {
-            id: field("study_session_id")?,
+            id: field(StateField::StudySessionId.key())?,
             ws_url: field("ws_url")?,
             persona: field("persona_text")?,
-            persona_hash: field("persona_hash")?,
+            persona_hash: field(StateField::PersonaHash.key())?,
             body: resp.body.clone(),
         })
     }
