@@ -17,7 +17,6 @@ use serde_json::{Value, json};
 
 use super::http;
 use crate::bins::{self, BinError};
-use crate::door::StateField;
 use crate::scratch::{Env, Scratch};
 
 /// How long the server may take to print its URL.
@@ -165,10 +164,10 @@ impl WebServer {
                 })
         };
         Ok(SessionStart {
-            id: field(StateField::StudySessionId.key())?,
+            id: field("study_session_id")?,
             ws_url: field("ws_url")?,
             persona: field("persona_text")?,
-            persona_hash: field(StateField::PersonaHash.key())?,
+            persona_hash: field("persona_hash")?,
             body: resp.body.clone(),
         })
     }
