@@ -60,7 +60,7 @@ impl Bundle {
                 detail: other.to_string(),
             },
         })?;
-        let digest = evidence::hash_bytes(&bytes);
+        let digest = evidence::manifest_sha256(&bytes);
         let problems = match evidence::verify(dir) {
             Ok(report) => report.problems(),
             Err(e) => vec![format!("cannot verify: {e}")],
@@ -86,7 +86,7 @@ impl Bundle {
     /// `sha256:<hex>` of the manifest's exact bytes.
     #[must_use]
     pub fn digest(&self) -> String {
-        format!("sha256:{}", self.digest)
+        self.digest.clone()
     }
     /// Every mismatch between the files and the manifest's inventory; empty = clean.
     #[must_use]

@@ -135,6 +135,13 @@ pub fn hash_bytes(bytes: &[u8]) -> String {
     crate::hex::encode(&Sha256::digest(bytes))
 }
 
+/// `sha256:<hex>` of a manifest's exact bytes: the digest a results line and a
+/// receipt record, and the one verify and the sign-off compare with it.
+#[must_use]
+pub fn manifest_sha256(bytes: &[u8]) -> String {
+    format!("sha256:{}", hash_bytes(bytes))
+}
+
 /// sha256 of every regular file under `dir` except the top-level
 /// `manifest.json`, keyed by `/`-separated relative path. A symlink, a special
 /// file or a name that is not UTF-8 is an error.

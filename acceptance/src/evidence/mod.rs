@@ -29,7 +29,7 @@ pub(crate) use bundle::atomic_write;
 pub use durable::{DurableRootError, durable_root};
 pub use inventory::{
     MAX_MANIFEST_BYTES, Mismatch, VerifyError, VerifyReport, hash_bytes, hash_file, inventory,
-    read_manifest, verify,
+    manifest_sha256, read_manifest, verify,
 };
 pub use manifest::{
     Counts, MANIFEST_NAME, Manifest, Outcome, SCHEMA_VERSION, Surface, Tier, platform, sorted,

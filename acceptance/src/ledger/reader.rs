@@ -40,6 +40,8 @@ pub struct LogLine {
     pub message: Option<String>,
     /// The evidence bundle the line names, as written.
     pub bundle: Option<String>,
+    /// The manifest digest the line recorded (`sha256:<hex>`; results lines only).
+    pub manifest_sha256: Option<String>,
     /// When it was recorded.
     pub time: String,
     /// The run key the writer stamped; `None` for a line written without one.
@@ -112,6 +114,7 @@ impl RunRecords {
                 outcome: TrialOutcome::Skipped,
                 message: Some(skip.reason),
                 bundle: None,
+                manifest_sha256: None,
                 time: skip.time,
                 run: skip.run,
                 dir: dir.to_owned(),
@@ -126,6 +129,7 @@ impl RunRecords {
                 outcome: r.outcome,
                 message: r.message,
                 bundle: r.bundle,
+                manifest_sha256: r.manifest_sha256,
                 time: r.time,
                 run: r.run,
                 dir: dir.to_owned(),

@@ -63,6 +63,12 @@ pub struct ResultRecord {
     pub message: Option<String>,
     /// The evidence bundle it wrote, if any.
     pub bundle: Option<String>,
+    /// `sha256:<hex>` of the bundle's `manifest.json` exactly as it was on disk when
+    /// this line was written: verify and the sign-off compare it, so a manifest
+    /// edited (and re-sealed) later no longer matches. Absent without a bundle and
+    /// in lines written before it; a bundle the sign-off relies on needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_sha256: Option<String>,
     /// The run key of the run that wrote it (absent in lines written before run keys).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,

@@ -241,6 +241,7 @@ impl RunLog {
             time: clock::now_rfc3339(),
             message: message.map(str::to_owned),
             bundle: bundle.map(|b| b.display().to_string()),
+            manifest_sha256: bundle.and_then(manifest_digest),
             run: Some(self.key.clone()),
             fidelity: fidelity.cloned(),
         };
@@ -281,6 +282,15 @@ impl RunLog {
         }
         Ok(())
     }
+}
+
+/// `sha256:<hex>` of `bundle`'s manifest as it is now (the bundle is sealed before
+/// its results line is written); `None` when it has no readable manifest, which the
+/// sign-off then names as a missing recorded digest.
+fn manifest_digest(bundle: &Path) -> Option<String> {
+    let path = bundle.join(crate::evidence::MANIFEST_NAME);
+    let bytes = crate::private_fs::read_regular(&path, crate::evidence::MAX_MANIFEST_BYTES).ok()?;
+    Some(crate::evidence::manifest_sha256(&bytes))
 }
 
 fn libc_flags() -> i32 {
