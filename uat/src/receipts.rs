@@ -78,6 +78,11 @@ pub struct Receipt {
     /// the run's results line; absent when unknown (older receipts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
+    /// `sha256:<hex>` of the bundle's `manifest.json` as collected: committed to git,
+    /// out of reach of whoever edits the bundle later, so `verify` and the sign-off
+    /// can compare a manifest with it; absent in receipts written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_sha256: Option<String>,
 }
 
 /// What one `collect` did: receipts added, and lane bundles refused with why.
@@ -159,17 +164,23 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Recei
 }
 
 fn read_json(path: &Path, what: &'static str) -> Result<Value, ReceiptError> {
+    read_json_bytes(path, what).map(|(_, v)| v)
+}
+
+/// The exact bytes of `path` and their parse.
+fn read_json_bytes(path: &Path, what: &'static str) -> Result<(Vec<u8>, Value), ReceiptError> {
     // A regular file only (never a FIFO or symlink), no larger than any manifest.
     let bytes = studyloop_acceptance::private_fs::read_regular(
         path,
         studyloop_acceptance::evidence::MAX_MANIFEST_BYTES,
     )
     .map_err(io("read", path))?;
-    serde_json::from_slice(&bytes).map_err(|e| ReceiptError::Invalid {
+    let value = serde_json::from_slice(&bytes).map_err(|e| ReceiptError::Invalid {
         path: path.to_owned(),
         what,
         detail: e.to_string(),
-    })
+    })?;
+    Ok((bytes, value))
 }
 
 /// The receipt for one bundle, or `None` when the bundle is not a lane run
@@ -178,7 +189,7 @@ pub(crate) fn from_bundle(
     bundle: &Path,
     redactor: &Redactor,
 ) -> Result<Option<Receipt>, ReceiptError> {
-    let m = read_json(&bundle.join("manifest.json"), "manifest")?;
+    let (bytes, m) = read_json_bytes(&bundle.join("manifest.json"), "manifest")?;
     let s = |k: &str| m.get(k).and_then(Value::as_str).map(|v| redactor.redact(v));
     let surface = s("surface").unwrap_or_default();
     let outcome = s("outcome").unwrap_or_default();
@@ -268,6 +279,7 @@ pub(crate) fn from_bundle(
         steps,
         notes,
         fidelity: manifest_fidelity(&m, bundle)?,
+        manifest_sha256: Some(studyloop_acceptance::evidence::manifest_sha256(&bytes)),
     }))
 }
 

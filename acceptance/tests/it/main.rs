@@ -25,6 +25,7 @@ mod scratch_sockets;
 mod shards;
 mod sweep;
 mod sweep_sentinel;
+mod verify_recorded;
 mod web_acp_browser;
 mod web_acp_driver;
 mod workflow;

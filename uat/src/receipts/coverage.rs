@@ -216,6 +216,7 @@ mod tests {
             notes: Vec::new(),
             fidelity: None,
             attempt: None,
+            manifest_sha256: None,
         }
     }
 

@@ -4,7 +4,10 @@
 //! passed directly is a claim. A required cell needs exactly one bundle of its own: none
 //! (`bundle: null`), several, or one shared with another cell is a FAIL. The bundle's
 //! manifest is cross-checked against the results (cell, tier, surface, outcome, counts,
-//! run id) and must name the commit it was built from on a clean tree.
+//! run id) and must name the commit it was built from on a clean tree. Every line that
+//! names a bundle must record its manifest's sha256 and the manifest must still have it:
+//! the inventory does not cover the manifest, so only this digest, written when the
+//! bundle was sealed, catches a manifest edited afterwards.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -63,6 +66,8 @@ pub(crate) fn collect(
     // Cell → (canonical dir → where it was named).
     let mut claims: BTreeMap<String, BTreeMap<PathBuf, (PathBuf, String)>> = BTreeMap::new();
     let mut opened: BTreeMap<PathBuf, Bundle> = BTreeMap::new();
+    // Canonical dir → every (line, digest it recorded) that names it.
+    let mut recorded: BTreeMap<PathBuf, Vec<(String, Option<String>)>> = BTreeMap::new();
     for spec in definition.cell_specs() {
         let Some(status) = records.get(&spec.id) else {
             continue;
@@ -71,6 +76,10 @@ pub(crate) fn collect(
             match &r.bundle {
                 Some(b) => {
                     let dir = r.dir.join(b);
+                    recorded
+                        .entry(canonical(&dir))
+                        .or_default()
+                        .push((r.origin.to_string(), r.manifest_sha256.clone()));
                     claims
                         .entry(spec.id.clone())
                         .or_default()
@@ -156,6 +165,8 @@ pub(crate) fn collect(
             },
         };
         reasons.extend(cross_check(id, &bundle, results.get(id)));
+        let lines = recorded.get(&key).map_or(&[][..], Vec::as_slice);
+        reasons.extend(digest_check(id, &bundle, lines));
         bundles.insert(id.clone(), bundle);
     }
     let mut ids: BTreeMap<&str, &str> = BTreeMap::new();
@@ -187,6 +198,25 @@ fn manifest_result(bundle: &Bundle) -> CellResult {
         )),
         bundle: Some(bundle.dir().to_owned()),
     }
+}
+
+/// Every line naming `bundle` that records no manifest digest, or one its manifest no
+/// longer has.
+fn digest_check(id: &str, bundle: &Bundle, lines: &[(String, Option<String>)]) -> Vec<String> {
+    let now = bundle.digest();
+    let run = &bundle.manifest().run_id;
+    lines
+        .iter()
+        .filter_map(|(origin, digest)| match digest {
+            None => Some(format!(
+                "{origin} names bundle {run} of `{id}` but records no manifest_sha256: a bundle the sign-off relies on needs the digest its run recorded (run the cell again with this runner)"
+            )),
+            Some(d) if *d != now => Some(format!(
+                "bundle {run} of `{id}`: its manifest is {now} but {origin} recorded manifest_sha256 {d}: the manifest was edited after its run; run the cell again"
+            )),
+            Some(_) => None,
+        })
+        .collect()
 }
 
 /// Every way `bundle`'s manifest disagrees with cell `id`'s result or a release.

@@ -49,6 +49,14 @@ fn issue17_a_bundle_without_a_commit_gets_no_receipt_and_receipts_record_the_att
     assert_eq!(all.len(), 1);
     assert!(all[0].repo_sha.is_some());
     assert_eq!(all[0].attempt, Some(2));
+    // Issue 33 §2: the receipt and the results line both record the manifest's
+    // sha256 as written, so a later edit of the manifest is caught by either.
+    let bytes = std::fs::read(with.join("manifest.json")).unwrap();
+    let digest = studyloop_acceptance::evidence::manifest_sha256(&bytes);
+    assert_eq!(all[0].manifest_sha256.as_deref(), Some(digest.as_str()));
+    let log = std::fs::read_to_string(run.dir().join("results.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(line["manifest_sha256"], serde_json::json!(digest), "{line}");
 }
 
 /// A lane bundle replayed from a cassette gets no receipt (refused, naming the

@@ -133,6 +133,10 @@ fn a_passing_signoff_writes_no_planted_secret_to_the_release_directory() {
         m["harness_version"] = json!(format!("stub-acp 1.0 {all_secrets}"));
         m["actor_model"] = json!(secrets()[0].clone());
     });
+    // As if the run had written these values: its line records this manifest's digest.
+    let bytes = std::fs::read(w.smoke.join("manifest.json")).unwrap();
+    let digest = studyloop_acceptance::evidence::manifest_sha256(&bytes);
+    w.edit_results(SMOKE, |v| v["manifest_sha256"] = json!(digest));
     let output = signoff(&w, &[w.run.dir()]);
     let all = everything(&output, &w.path("releases"));
     assert_eq!(output.status.code(), Some(0), "{all}");
