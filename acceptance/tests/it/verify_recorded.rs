@@ -14,6 +14,9 @@ use studyloop_acceptance::selection::AuthMode;
 
 const CELL: &str = "cli-tmux::pi";
 
+/// A manifest field and how to lie about it.
+type Edit = (&'static str, fn(&mut Value));
+
 /// A run directory whose one results line names a sealed stub-provider bundle.
 fn run_with_bundle(root: &Path) -> (RunLog, PathBuf) {
     let run = RunLog::open(root.join("run")).unwrap();
@@ -70,7 +73,7 @@ fn verify_run_passes_a_manifest_as_recorded() {
 
 #[test]
 fn verify_run_fails_a_manifest_edited_after_its_line_by_name() {
-    let edits: [(&str, fn(&mut Value)); 3] = [
+    let edits: [Edit; 3] = [
         ("outcome", |m| m["outcome"] = json!("completed")),
         ("auth_mode", |m| m["auth_mode"] = json!("real-auth")),
         ("cell", |m| m["cell"] = json!("cli-tmux::codex")),
