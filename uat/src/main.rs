@@ -15,7 +15,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_uat::bundle::Bundle;
-use studyloop_uat::council::{self, CellContext, Grader, SeatStatus, StubTarget};
+use studyloop_uat::council::{self, CellContext, Grader, SeatApprovals, SeatStatus, StubTarget};
 use studyloop_uat::output::Out;
 use studyloop_uat::prune;
 use studyloop_uat::signoff::{self, Pins};
@@ -250,6 +250,14 @@ fn run_grade(
         .iter()
         .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
         .collect();
+    // Every seat that bills is asked of the one policy; a malformed value refuses.
+    let approvals = match studyloop_acceptance::approval::Approvals::from_env(env) {
+        Ok(approvals) => approvals,
+        Err(e) => {
+            out.err(format!("studyloop-uat grade: refused (no seat asked): {e}"));
+            return Ok(ExitCode::from(2));
+        }
+    };
     let grader = Grader {
         rubric: &pins.rubric,
         rules: &pins.rules,
@@ -263,6 +271,11 @@ fn run_grade(
         }),
         // `studyloop-uat grade` grades live; cassettes belong to a journey run.
         cassette: None,
+        // No auth mode here: the gateway may be any proxy, so its seats bill too.
+        approvals: SeatApprovals {
+            approvals: &approvals,
+            local_gateway: false,
+        },
     };
     let graded = grader.grade(&bundle, cell)?;
     let written = council::write(&bundle, &graded).context("writing the arbitration")?;

@@ -6,6 +6,7 @@
 //! so its tests are named `<name>::<test>`. Add new test files as modules below; the
 //! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
 
+mod approvals;
 mod certify;
 mod cli;
 mod common;

@@ -47,6 +47,7 @@ fn sign_off(w: &World, inputs: Vec<PathBuf>) -> Ending {
 
 type Craft = fn(&World) -> Vec<PathBuf>;
 
+mod billing;
 mod claims;
 mod readers;
 mod records;
@@ -57,6 +58,7 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
     let mut all = records::cases();
     all.extend(readers::cases());
     all.extend(claims::cases());
+    all.extend(billing::cases());
     all
 }
 
