@@ -211,10 +211,17 @@ fn step_records(dir: &Path) -> Option<Vec<Value>> {
     if let Some(Value::Array(a)) = source::read_json(&dir.join("steps.json"), 8 << 20) {
         return Some(a);
     }
-    let lifecycle: Vec<Value> = source::list(&dir.join("lifecycle"))
+    // From the bundle's own listing: a `lifecycle` that is a symlink is listed as
+    // one entry and never entered, so no outside file can pose as a step.
+    let lifecycle: Vec<Value> = source::list(dir)
         .iter()
-        .filter(|e| e.regular && e.rel.ends_with(".json") && !e.rel.contains('/'))
-        .filter_map(|e| source::read_json(&dir.join("lifecycle").join(&e.rel), 8 << 20))
+        .filter(|e| {
+            e.regular
+                && e.rel
+                    .strip_prefix("lifecycle/")
+                    .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
+        })
+        .filter_map(|e| source::read_json(&dir.join(&e.rel), 8 << 20))
         .collect();
     (!lifecycle.is_empty()).then_some(lifecycle)
 }

@@ -23,6 +23,7 @@ mod receipts_merge;
 mod released_pins;
 mod report;
 mod report_browser;
+mod report_links;
 mod report_player;
 mod signoff;
 mod signoff_corpus;
