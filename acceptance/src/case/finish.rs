@@ -141,6 +141,13 @@ impl Case<'_> {
         let Some(root) = released.root else {
             return Ok(());
         };
+        // The modes whose mentor model is the stub provider promise no network peer
+        // but the stub; a real-auth (or scrubbed) harness may install what it
+        // installs for its user.
+        let hermetic = matches!(
+            self.ctx.selection.auth_mode,
+            crate::selection::AuthMode::StubProvider | crate::selection::AuthMode::LocalModel
+        );
         let checks = Checks::new()
             .check("the scratch sweep succeeded", |_: &mut Self| {
                 released.sweep.map_or(Ok(()), Err)
@@ -162,6 +169,21 @@ impl Case<'_> {
                         Err(format!(
                             "processes left after the sweep: {}",
                             left.join("; ")
+                        ))
+                    }
+                },
+            )
+            .check_if(
+                hermetic,
+                "no package-registry fetch from the scratch HOME (hermetic)",
+                |_| {
+                    if released.registry_fetches.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "a harness fetched from a package registry in a hermetic trial: {}; \
+                             its stub env must keep it offline (see scratch::registry)",
+                            released.registry_fetches.join(", ")
                         ))
                     }
                 },

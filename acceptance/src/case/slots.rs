@@ -54,6 +54,9 @@ pub struct Released {
     pub stopped: Vec<String>,
     /// Why the sweep refused, if it did.
     pub sweep: Option<String>,
+    /// Package-registry URLs the harness fetched from the scratch HOME (read before
+    /// the sweep; a hermetic case must have none).
+    pub registry_fetches: Vec<String>,
 }
 
 impl Slots {
@@ -134,6 +137,7 @@ impl Slots {
             out.stopped = crate::scratch::leftovers::stop_leftovers(root, LEFTOVER_GRACE);
         }
         if let Some(scratch) = self.scratch.take() {
+            out.registry_fetches = crate::scratch::registry::registry_fetches(scratch.home());
             out.sweep = scratch
                 .close()
                 .err()

@@ -190,10 +190,16 @@ pub fn pi(t: &StubTarget) -> StubConfig {
     }
 }
 
-/// The env that stops opencode's update check and models.dev fetch.
-pub(crate) const OPENCODE_OFFLINE_ENV: [(&str, &str); 2] = [
+/// The env that stops opencode's update check, models.dev fetch and background
+/// plugin install. `npm_config_offline`: in a fresh HOME opencode npm-installs
+/// `@opencode-ai/plugin` into `~/.config/opencode` (even with `--pure`), which
+/// fetched from registry.npmjs.org wherever the registry is reachable (CI); offline,
+/// npm answers from its (empty) cache at once, opencode logs "background dependency
+/// install failed" and carries on. The finish step's registry check proves it.
+pub(crate) const OPENCODE_OFFLINE_ENV: [(&str, &str); 3] = [
     ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
     ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+    ("npm_config_offline", "true"),
 ];
 
 /// opencode 1.18.33: an `@ai-sdk/openai-compatible` provider (bundled in the

@@ -20,6 +20,7 @@ mod layout;
 pub mod leftovers;
 mod owner;
 mod reaper;
+pub mod registry;
 mod world;
 
 // The deny rules live in one crate shared with the product's child_env.
