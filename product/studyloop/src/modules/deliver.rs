@@ -48,10 +48,10 @@ pub(crate) fn deliver(env: &Env, block: &str) -> Result<(), NotTold> {
         let (Some(port), Some(id)) = (st.web_port, st.study_session_id.as_deref()) else {
             return Err(NotTold::SessionNotRunning);
         };
-        let Some(token) = crate::web::token::read_token(&paths.dir, port) else {
+        let Some(token) = crate::console_token::read_token(&paths.dir, port) else {
             return Err(NotTold::WebRefused(format!(
                 "web_console_token_missing (no readable {}; is `studyloop web` still running?)",
-                crate::web::token::token_file(&paths.dir, port).display()
+                crate::console_token::token_file(&paths.dir, port).display()
             )));
         };
         return post_to_console(port, &token, id, block);
@@ -89,7 +89,7 @@ fn post_to_console(
     let request = format!(
         "POST /api/session/practice-check HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
          {}: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        crate::web::token::TOKEN_HEADER,
+        crate::console_token::TOKEN_HEADER,
         body.len()
     );
     conn.write_all(request.as_bytes()).map_err(|e| fail(&e))?;

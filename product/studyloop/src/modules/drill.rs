@@ -157,7 +157,7 @@ pub(crate) fn plan(env: &Env, phase: &str, drill: &str) -> Result<Plan, ModuleEr
         target: manifest.target.unwrap_or_default(),
         prompt: task.prompt.clone(),
         hidden: crate::settings::session_paths(env)
-            .map(|p| vec![crate::web::token::token_dir(&p.dir)])
+            .map(|p| vec![crate::console_token::token_dir(&p.dir)])
             .unwrap_or_default(),
     })
 }

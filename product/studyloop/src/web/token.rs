@@ -32,10 +32,9 @@ use serde_json::json;
 use super::app_state::AppState;
 use super::listen::ConnBudget;
 use super::security::constant_time_eq;
+pub use crate::console_token::{TOKEN_HEADER, read_token, token_dir, token_file};
 use crate::fsutil;
 
-/// The request header that carries the token (non-browser clients).
-pub const TOKEN_HEADER: &str = "x-studyloop-token";
 /// The cookie the printed URL is traded for (browsers).
 pub const COOKIE: &str = "studyloop_token";
 /// The query parameter of the printed URL.
@@ -100,27 +99,6 @@ fn query_token(query: Option<&str>) -> Option<&str> {
         .filter_map(|p| p.split_once('='))
         .find(|(k, _)| *k == QUERY)
         .map(|(_, v)| v)
-}
-
-/// `<session dir>/web/<port>.token`: where the token of the server on `port` lives.
-#[must_use]
-pub fn token_file(session_dir: &Path, port: u16) -> PathBuf {
-    token_dir(session_dir).join(format!("{port}.token"))
-}
-
-/// The directory of the token files (hidden from drill phases).
-#[must_use]
-pub fn token_dir(session_dir: &Path) -> PathBuf {
-    session_dir.join("web")
-}
-
-/// The token of the server on `port`, as its file says (`None`: no file or
-/// unreadable; the caller's request is then refused with a clear error).
-#[must_use]
-pub fn read_token(session_dir: &Path, port: u16) -> Option<String> {
-    let text = std::fs::read_to_string(token_file(session_dir, port)).ok()?;
-    let text = text.trim();
-    (!text.is_empty() && text.len() <= 256).then(|| text.to_owned())
 }
 
 /// The token file of a running server: written (0600, in a 0700 directory,
