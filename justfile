@@ -360,7 +360,8 @@ clean-scratch:
     cargo run -q --bin studyloop-clean-scratch
 
 # The HTML run report (opens from file://, no server): ARGS are run directories and
-# flags (--out DIR, --redacted); with no run directory, the latest target/studyloop/runs/*.
+# flags (--out DIR, --redacted); with no run directory, one report of the latest
+# acceptance run and one of the latest UAT run under target/studyloop/runs (each named).
 [positional-arguments]
 report *ARGS:
     #!/usr/bin/env bash
@@ -371,12 +372,7 @@ report *ARGS:
         if [ -f "$a/run.json" ] || [ -f "$a/results.jsonl" ]; then run_given=1; fi
     done
     if [ -z "${run_given:-}" ]; then
-        latest="$(ls -1dt target/studyloop/runs/*/ 2>/dev/null | head -n 1)"
-        if [ -z "$latest" ]; then
-            echo "report: no run directory under target/studyloop/runs; run 'just testacc' first, or pass one" >&2
-            exit 2
-        fi
-        args=("${latest%/}" "${args[@]}")
+        args=(--latest target/studyloop/runs "${args[@]}")
     fi
     cargo run -q --bin studyloop-uat -- report "${args[@]}"
 

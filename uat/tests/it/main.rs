@@ -23,6 +23,7 @@ mod released_pins;
 mod report;
 mod report_browser;
 mod report_player;
+mod report_wording;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;
