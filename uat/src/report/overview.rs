@@ -37,7 +37,7 @@ impl SignoffView {
     /// The word `Written::verdict` and the headline give.
     pub(crate) fn word(&self) -> &'static str {
         match self {
-            Self::Verdict { word, .. } => *word,
+            Self::Verdict { word, .. } => word,
             Self::NoVerdict(_) => "none",
             Self::NotApplicable => "n/a",
         }
