@@ -11,10 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use studyloop_acceptance::fidelity::{self, SourceKind};
 use studyloop_acceptance::harness_spec;
 use studyloop_acceptance::pane::screen::extract_reply;
 use studyloop_acceptance::selection::HarnessName;
-use studyloop_acceptance::transcript::{SourceKind, TurnTrace, fidelity, read_reply};
+use studyloop_acceptance::transcript::{TurnTrace, read_reply};
 
 const RUNS: usize = 200;
 const SEED: u64 = 4242;

@@ -13,7 +13,7 @@ use crate::selection::{ACC, UAT};
 
 /// The two gates, which never fail to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Gates {
+pub(crate) struct Gates {
     /// `STUDYLOOP_ACC` is exactly `1`.
     pub acceptance: bool,
     /// `STUDYLOOP_UAT` is exactly `1`.

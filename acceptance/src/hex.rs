@@ -1,7 +1,7 @@
 //! Lowercase hex encoding (sha2 0.11 digests no longer format with `{:x}`).
 
 /// `bytes` as lowercase hex, two digits per byte.
-pub fn encode(bytes: &[u8]) -> String {
+pub(crate) fn encode(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

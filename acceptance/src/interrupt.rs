@@ -55,7 +55,7 @@ pub enum InterruptError {
 #[error("interrupted (SIGINT/SIGTERM to the runner) while waiting for {waiting_for}")]
 pub struct Interrupted {
     /// What the wait was for.
-    pub waiting_for: String,
+    pub(crate) waiting_for: String,
 }
 
 /// What the handler stops for a watched resource.

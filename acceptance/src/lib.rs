@@ -8,6 +8,13 @@
 //! evidence-bundle schema shared with the UAT tier. The runner itself is
 //! `tests/acceptance.rs`; this library holds the mechanisms it and their ungated
 //! tests use.
+//!
+//! Its public face is what other crates name (uat, this crate's integration
+//! tests, benches and bins): the runner's vocabulary (`selection` and its
+//! `approval`, `case`, `runner`, `evidence`, `ledger`, `door`, `scratch`, `lane`,
+//! `web_acp`, `harness_spec`, `bins`) and a few leaf helpers uat shares rather
+//! than copies (`clock`, `hex`, `markup`, `private_fs`, `procfs`, `interrupt`).
+//! An item no other crate names is `pub(crate)` (`.ci/pub-count` measures it).
 
 pub use selection::approval;
 pub mod bins;
@@ -19,7 +26,7 @@ pub(crate) mod command;
 pub mod door;
 pub mod evidence;
 pub mod fidelity;
-pub mod gate;
+pub(crate) mod gate;
 #[cfg(test)]
 mod guards;
 pub mod harness_spec;

@@ -27,18 +27,18 @@ use crate::selection::HarnessName;
 /// How long a `--version` may take: node-based CLIs start slowly when cold.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 /// What the manifest says about a probe that stayed presence-only.
-pub const PROBE_NOTE: &str =
+pub(crate) const PROBE_NOTE: &str =
     "presence-and-version probe only: no model call, no authentication check";
 /// What the manifest says about a probe that also sent a one-shot prompt.
 pub const AUTH_PROBE_NOTE: &str = "authenticated probe: presence, version and one one-shot prompt through the provisioned model path";
 
 /// The trial name for `harness`'s probe.
-pub fn trial_name(harness: HarnessName) -> String {
+pub(crate) fn trial_name(harness: HarnessName) -> String {
     format!("probe::{harness}")
 }
 
 /// The probe trial for `harness`.
-pub fn probe_trial(harness: HarnessName) -> TrialSpec {
+pub(crate) fn probe_trial(harness: HarnessName) -> TrialSpec {
     TrialSpec::gated(trial_name(harness), move |ctx| run_probe(ctx, harness))
         .requires(Requirement::HarnessSelected(harness))
         .requires(Requirement::BinaryOnScratchPath {

@@ -124,7 +124,7 @@ pub(crate) fn is_same_live_process(pid: i32, start: u64) -> bool {
 /// When `pid` started: field 22 of `/proc/<pid>/stat`, in clock ticks after
 /// boot. With the pid it names one process for good (a reused pid starts
 /// later). `None` when it is gone or `/proc` is unreadable.
-pub fn start_time(pid: i32) -> Option<u64> {
+pub(crate) fn start_time(pid: i32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     parse_stat(&stat)?.start
 }

@@ -42,7 +42,7 @@ pub const PARKED: Logged = (
 pub const MENTOR_LOGS: [Logged; 3] = [STRUGGLE, WIN, PARKED];
 /// The learner words (from `study-arc-v1.json`) after which the mentor logs each
 /// of [`MENTOR_LOGS`].
-pub const TRIGGERS: [&str; 3] = [
+pub(crate) const TRIGGERS: [&str; 3] = [
     "lambdas made in a loop",
     "def shout",
     "Side question for later",
@@ -55,7 +55,7 @@ pub const PARAPHRASE: &str =
     "anonymous functions created during iteration capture only one final counter";
 /// Where `just deps-embed` installs the embedding model, under the workspace root
 /// (the product's `embed::INSTALL_DIR`; the product is never linked here).
-pub const EMBED_MODEL_DIR: &str = ".deps/embed-model/wordllama-0.4.0.post1";
+pub(crate) const EMBED_MODEL_DIR: &str = ".deps/embed-model/wordllama-0.4.0.post1";
 
 /// The installed embedding model's directory.
 ///
@@ -111,7 +111,7 @@ pub fn struggle_item() -> String {
 /// log and the arc would fail for a reason that is not the product's. With a real
 /// mentor model (real auth) the mentor decides itself, and any learner will do.
 #[must_use]
-pub fn learner_unmet(selection: &crate::selection::Selection) -> Option<String> {
+pub(crate) fn learner_unmet(selection: &crate::selection::Selection) -> Option<String> {
     (selection.auth_mode.stub_mentor() && selection.actor != ActorKind::Scripted).then(|| {
         format!(
             "the scripted learner, not `{}`: the stub mentor's log_topic calls fire on the arc script's words (run the arc with STUDYLOOP_ACC_ACTOR=scripted, or with a real mentor model)",

@@ -15,10 +15,10 @@
 //! source. The case engine's conversation (`crate::case::converse`) calls
 //! [`record_turn`] after each CLI turn and [`score_turn`] after each ACP one.
 
-/// Scoring lives in the leaf [`crate::fidelity`] (evidence records it too); the
-/// old path stays.
-pub use crate::fidelity;
-pub use crate::fidelity::SourceKind;
+// Scoring lives in the leaf `crate::fidelity` (evidence records it too); it is
+// named there, one path for each item.
+use crate::fidelity;
+use crate::fidelity::SourceKind;
 #[cfg(test)]
 mod fidelity_cases;
 pub mod screen;
@@ -165,7 +165,7 @@ pub fn read_reply(
 ///
 /// # Errors
 /// [`TranscriptError`] when no reply could be recorded.
-pub fn record_turn(
+pub(crate) fn record_turn(
     harness: HarnessName,
     trace: &TurnTrace<'_>,
     stub_log: &[studyloop_stubs::LogRecord],
@@ -186,7 +186,7 @@ pub fn record_turn(
 /// answer to `prompt` ([`sent_reply`]); the verdict is unknown (`None`) when
 /// the log has no answer for it.
 #[must_use]
-pub fn score_turn(
+pub(crate) fn score_turn(
     recorded: RecordedReply,
     turn: u64,
     prompt: Option<&str>,
@@ -210,7 +210,7 @@ pub fn score_turn(
 /// turn number: the lane's one-shot availability probe before the session, a
 /// title request beside it), then the request that carried exactly `n`
 /// learner turns.
-pub fn sent_reply<'r>(
+pub(crate) fn sent_reply<'r>(
     records: &'r [studyloop_stubs::LogRecord],
     seed: u64,
     n: u64,

@@ -17,7 +17,7 @@ pub const TURN_SCRIPTS: &[(&str, &str)] = &[
 ];
 
 /// The default turn script's file name.
-pub const DEFAULT_TURN_SCRIPT: &str = "study-v1.json";
+pub(crate) const DEFAULT_TURN_SCRIPT: &str = "study-v1.json";
 /// The study arc's script: seven turns with a struggle, a win and a tangent to park.
 pub const ARC_TURN_SCRIPT: &str = "study-arc-v1.json";
 
@@ -30,7 +30,7 @@ pub fn default_turn_script() -> Result<TurnScript, TurnScriptError> {
 ///
 /// # Errors
 /// The script's own error, or a message naming an unknown file and the shipped set.
-pub fn named_turn_script(file: &str) -> Result<TurnScript, String> {
+pub(crate) fn named_turn_script(file: &str) -> Result<TurnScript, String> {
     let (_, text) = TURN_SCRIPTS
         .iter()
         .find(|(name, _)| *name == file)

@@ -13,7 +13,7 @@ pub use check_error::CheckError;
 
 /// The persona word the product's canonical study persona carries
 /// (`<!-- PERSONA=studyloop-study -->`), as the stub reports it.
-pub const STUDY_PERSONA: &str = "studyloop-study";
+pub(crate) const STUDY_PERSONA: &str = "studyloop-study";
 
 /// For each stub turn `n` in `turns`: the request that got the reply with
 /// nonce(seed, n) carried the persona marker and exactly `n` real user turns

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use studyloop_acceptance::transcript::fidelity::CellFidelity;
+use studyloop_acceptance::fidelity::CellFidelity;
 use studyloop_redaction::Redactor;
 
 /// Clean runs per cell the release contract asks for.

@@ -39,7 +39,7 @@ impl Case<'_> {
     /// the auth mode (not scrubbed), the harness has an authenticated probe, and a
     /// stub-mentor mode has the harness's stub recipe.
     #[must_use]
-    pub fn can_probe_login(&self) -> bool {
+    pub(crate) fn can_probe_login(&self) -> bool {
         let mode = self.ctx.selection.auth_mode;
         matches!(self.spec.probe, ProbeKind::Authenticated { .. })
             && mode != AuthMode::Scrubbed
@@ -52,7 +52,7 @@ impl Case<'_> {
     ///
     /// # Errors
     /// [`ProbeError`]: `NotLoggedIn` is the caller's named skip.
-    pub fn probe_login(&self, dir_name: &str) -> Result<ProbeResult, ProbeError> {
+    pub(crate) fn probe_login(&self, dir_name: &str) -> Result<ProbeResult, ProbeError> {
         let binary = self
             .binary
             .as_deref()

@@ -68,14 +68,19 @@ fn talk(ctx: &TrialContext, dir: &Path) -> (Talk, crate::evidence::Manifest) {
         .iter()
         .map(|t| (t.learner.clone(), t.usage, t.mentor_reply.clone()))
         .collect();
-    // The bundle keeps the cell's own lines: its seed and each learner request.
+    // The bundle keeps the cell's own lines (its seed and each learner request) after
+    // the cassette's salt line, without which they could not be replayed.
     let kept = case
         .record
         .files
         .iter()
         .find(|(rel, _)| rel == super::converse::CELL_CASSETTE)
         .map(|(_, bytes)| String::from_utf8_lossy(bytes).lines().count());
-    assert_eq!(kept, Some(3), "seed + 2 learner requests in the bundle");
+    assert_eq!(
+        kept,
+        Some(4),
+        "salt + seed + 2 learner requests in the bundle"
+    );
     let manifest = case.record.manifest(
         &RunId::generate(),
         Tier::Acceptance,

@@ -15,16 +15,16 @@ use studyloop_actors::{ActorOptions, CancelToken, Outcome, Transcript, factory};
 use super::StepFailure;
 use super::faithful::{self, Faithful, Reader, Transport};
 use super::live::Case;
-use crate::transcript::SourceKind;
+use crate::fidelity::SourceKind;
 use crate::turn_scripts;
 
 /// A learner request's deadline in auth mode `local-model`: a CPU-only 135M model on
 /// 2 shared cores answered one 60-token learner turn in 22–93 s while eight builds ran
 /// (the actors' 30 s default is for hosted models and the stub).
-pub const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const LOCAL_MODEL_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The bundle file holding the cell's own cassette lines.
-pub const CELL_CASSETTE: &str = "cassette.jsonl";
+pub(crate) const CELL_CASSETTE: &str = "cassette.jsonl";
 
 /// One mentor reply and its source.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -351,7 +351,7 @@ pub(super) mod tests {
         mangle: Option<usize>,
     ) -> (
         Result<Conversation, StepFailure>,
-        Vec<crate::transcript::fidelity::TurnFidelity>,
+        Vec<crate::fidelity::TurnFidelity>,
         Vec<super::super::CheckRecord>,
     ) {
         let dir = tempfile::tempdir().unwrap();
@@ -385,7 +385,7 @@ pub(super) mod tests {
         }
         assert_eq!(checks.len(), 2, "{checks:?}");
         assert!(checks.iter().all(|c| c.ok));
-        let cell = crate::transcript::fidelity::CellFidelity::of(&turns);
+        let cell = crate::fidelity::CellFidelity::of(&turns);
         assert!(cell.pass && cell.ratio == Some(1.0), "{cell:?}");
     }
 
@@ -416,7 +416,7 @@ pub(super) mod tests {
                 .unwrap()
                 .contains("fails its measure `exact` (floor 1.00")
         );
-        let cell = crate::transcript::fidelity::CellFidelity::of(&turns);
+        let cell = crate::fidelity::CellFidelity::of(&turns);
         assert!(
             !cell.pass && cell.ratio.is_some_and(|r| r < 1.0),
             "{cell:?}"

@@ -20,9 +20,9 @@ use studyloop_stubs::StubProvider;
 
 use super::record::CheckRecord;
 use super::{CaseRecord, StepFailure};
+use crate::fidelity::{CellFidelity, TurnFidelity};
 use crate::pane::{PaneDriver, TurnRecord};
 use crate::selection::HarnessName;
-use crate::transcript::fidelity::{CellFidelity, TurnFidelity};
 use crate::transcript::{self, RecordedReply, TranscriptError, TurnTrace};
 
 /// The transport a conversation runs over.
@@ -199,7 +199,7 @@ impl super::Case<'_> {
     ///
     /// # Errors
     /// No reply could be read, or it is below its floor (with the diff).
-    pub fn record_pane_turn(
+    pub(crate) fn record_pane_turn(
         &mut self,
         turn: &TurnRecord,
         session_turn: u32,

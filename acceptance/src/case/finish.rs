@@ -14,8 +14,8 @@ use super::step::{Checks, Steps};
 use crate::bins;
 use crate::caller_env::CallerEnv;
 use crate::evidence::{BundleWriter, Manifest, Outcome, RepoIdentity, RunId};
+use crate::fidelity::CellFidelity;
 use crate::runner::TrialReport;
-use crate::transcript::fidelity::CellFidelity;
 
 /// Why a bundle could not be written.
 pub type BundleError = Box<dyn std::error::Error + Send + Sync>;
@@ -51,7 +51,7 @@ pub struct Finished {
 
 /// The bundle file holding the cell's and every turn's fidelity (the
 /// recorded reply, its source, its verdict and diff).
-pub const FIDELITY_FILE: &str = "fidelity.json";
+pub(crate) const FIDELITY_FILE: &str = "fidelity.json";
 
 impl Finished {
     /// The trial report of an acceptance case: passed, skipped or failed,

@@ -96,7 +96,7 @@ pub struct CaseRecord {
     pub transcript: Option<Transcript>,
     /// Every recorded mentor reply with its source and fidelity, in order
     /// (`fidelity.json`; the cell's ratio in the manifest).
-    pub fidelity: Vec<crate::transcript::fidelity::TurnFidelity>,
+    pub fidelity: Vec<crate::fidelity::TurnFidelity>,
     /// Other evidence files (`relpath`, bytes).
     pub files: Vec<(String, Vec<u8>)>,
     /// Manifest notes (labels, findings).

@@ -49,7 +49,7 @@ pub struct Released {
     /// The scratch root, when there was a world.
     pub root: Option<PathBuf>,
     /// The product server's exit code on SIGTERM (`Some(None)`: killed).
-    pub server_exit: Option<Option<i32>>,
+    pub(crate) server_exit: Option<Option<i32>>,
     /// Processes stopped after the tmux server (they had left its group).
     pub stopped: Vec<String>,
     /// Why the sweep refused, if it did.
@@ -66,14 +66,14 @@ impl Slots {
     }
 
     /// Puts the tmux server in its slot; a Ctrl-C kills it.
-    pub fn put_tmux(&mut self, tmux: Tmux) -> &Tmux {
+    pub(crate) fn put_tmux(&mut self, tmux: Tmux) -> &Tmux {
         self.watches
             .push(interrupt::watch(Stop::Tmux(tmux.clone())));
         self.tmux.insert(tmux)
     }
 
     /// Puts the product server in its slot; a Ctrl-C sends its group SIGTERM.
-    pub fn put_server(&mut self, server: WebServer) -> &mut WebServer {
+    pub(crate) fn put_server(&mut self, server: WebServer) -> &mut WebServer {
         self.watch_group(server.pid());
         self.server.insert(server)
     }
@@ -86,7 +86,7 @@ impl Slots {
 
     /// Puts the stub provider in its slot. It is NOT stopped by a Ctrl-C
     /// (a harness would retry against a dead port); it goes after them.
-    pub fn put_stub(&mut self, stub: StubProvider) -> &StubProvider {
+    pub(crate) fn put_stub(&mut self, stub: StubProvider) -> &StubProvider {
         self.stub.insert(stub)
     }
 
@@ -153,7 +153,10 @@ impl Slots {
 ///
 /// # Errors
 /// [`Unserialisable`] naming the file (nothing empty is written for it).
-pub fn keep_socket_evidence(record: &mut CaseRecord, done: &Stopped) -> Result<(), Unserialisable> {
+pub(crate) fn keep_socket_evidence(
+    record: &mut CaseRecord,
+    done: &Stopped,
+) -> Result<(), Unserialisable> {
     let failed = |file| {
         move |e: serde_json::Error| Unserialisable {
             file,

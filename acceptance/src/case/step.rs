@@ -52,7 +52,7 @@ impl<'c, S: ?Sized> Checks<'c, S> {
 
     /// Adds the check `name` only when `when` holds.
     #[must_use]
-    pub fn check_if<E: std::fmt::Display>(
+    pub(crate) fn check_if<E: std::fmt::Display>(
         self,
         when: bool,
         name: impl Into<String>,

@@ -64,7 +64,7 @@ pub struct ProductDb {
 impl ProductDb {
     /// Where the database lives under the product's config dir.
     #[must_use]
-    pub fn path_in(config_dir: &Path) -> PathBuf {
+    pub(crate) fn path_in(config_dir: &Path) -> PathBuf {
         config_dir.join(DB_FILE)
     }
 

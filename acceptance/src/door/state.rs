@@ -59,7 +59,7 @@ pub struct SessionState {
 impl SessionState {
     /// Where the state file lives under the product's config dir.
     #[must_use]
-    pub fn path_in(config_dir: &Path) -> PathBuf {
+    pub(crate) fn path_in(config_dir: &Path) -> PathBuf {
         config_dir.join(STATE_FILE)
     }
 
@@ -91,7 +91,7 @@ impl SessionState {
     ///
     /// # Errors
     /// [`CheckError::StateField`] when it is absent, not a string or empty.
-    pub fn require(&self, field: StateField) -> Result<&str, CheckError> {
+    pub(crate) fn require(&self, field: StateField) -> Result<&str, CheckError> {
         self.text(field.key())
             .filter(|s| !s.is_empty())
             .ok_or_else(|| CheckError::StateField {
@@ -132,7 +132,7 @@ impl SessionState {
 
     /// `mux_main_pane`.
     #[must_use]
-    pub fn mux_main_pane(&self) -> Option<&str> {
+    pub(crate) fn mux_main_pane(&self) -> Option<&str> {
         self.text(StateField::MuxMainPane.key())
     }
 

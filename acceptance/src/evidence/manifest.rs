@@ -108,7 +108,7 @@ pub struct Manifest {
     /// Whether the work tree had changes, when known.
     pub dirty: Option<bool>,
     /// sha256 of the uncommitted changes, when dirty.
-    pub patch_identity: Option<String>,
+    pub(crate) patch_identity: Option<String>,
     /// `<os>-<arch>`.
     pub platform: String,
     /// Rubric version graded against, when graded.

@@ -22,7 +22,7 @@ pub struct RepoIdentity {
     pub dirty: Option<bool>,
     /// When dirty: sha256 over `git diff HEAD --binary` and the status list, so
     /// two runs on the same uncommitted change share an identity.
-    pub patch_identity: Option<String>,
+    pub(crate) patch_identity: Option<String>,
 }
 
 /// Runs `git ARGS` in `dir` with `caller`'s `PATH` and an otherwise empty

@@ -16,20 +16,20 @@ const MAX_CHROME_LINES: usize = 5;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplyScore {
     /// `exact` (ACP, session store) or `chars` (screen).
-    pub measure: &'static str,
+    pub(crate) measure: &'static str,
     /// `2·common / (sent + recorded)` over normalised characters; 1.0 = identical;
     /// `None` when there is nothing to compare (an empty side): unknown, and a fail.
     pub ratio: Option<f64>,
     /// Normalised characters sent.
-    pub sent_chars: usize,
+    pub(crate) sent_chars: usize,
     /// Normalised characters recorded.
-    pub recorded_chars: usize,
+    pub(crate) recorded_chars: usize,
     /// Characters in both, in order.
-    pub common_chars: usize,
+    pub(crate) common_chars: usize,
     /// Letters and digits unmatched on either side (screen: any fails).
-    pub content_edits: usize,
+    pub(crate) content_edits: usize,
     /// Other characters unmatched on either side.
-    pub glyph_edits: usize,
+    pub(crate) glyph_edits: usize,
     /// The floor for the reply's source.
     pub floor: f64,
     /// Whether the reply is faithful under its source's measure.
@@ -37,7 +37,7 @@ pub struct ReplyScore {
     /// The first difference (sent vs recorded), for the evidence.
     pub diff: Option<String>,
     /// Recorded lines found nowhere in what was sent (at most five).
-    pub kept_chrome: Vec<String>,
+    pub(crate) kept_chrome: Vec<String>,
 }
 
 /// ACP and session-store text as compared: `\r\n` and `\r` become `\n`, trailing

@@ -21,13 +21,13 @@ use super::{HarnessSpec, ProbeKind};
 use crate::scratch::{Env, Scratch};
 
 /// The prompt the probe sends (short, so the stub's echo is all of it).
-pub const PROBE_PROMPT: &str = "availability probe: reply briefly";
+pub(crate) const PROBE_PROMPT: &str = "availability probe: reply briefly";
 /// One-shot modes start cold; opencode's is CPU-bound on a loaded 2-core box.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Why the authenticated probe failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProbeError {
+pub(crate) enum ProbeError {
     /// The harness has no one-shot mode to probe (presence-only).
     #[error("{harness} has no authenticated probe")]
     NoProbe {
@@ -66,7 +66,7 @@ pub enum ProbeError {
 
 /// What the probe saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProbeResult {
+pub(crate) struct ProbeResult {
     /// The reply line it found.
     pub reply: String,
     /// How long the one-shot call took.

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::caller_env::CallerEnv;
 
 /// An auth file larger than this is not read (real ones are a few KiB).
-pub const MAX_AUTH_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_AUTH_FILE_BYTES: u64 = 1 << 20;
 
 /// The layout a harness's auth file has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub enum Format {
 
 /// What one file proved: a usable credential (described), or why it did not.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CredentialFinding {
+pub(crate) enum CredentialFinding {
     /// A credential the harness can use, described without its value.
     Usable(String),
     /// The file is absent.

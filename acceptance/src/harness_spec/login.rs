@@ -56,7 +56,7 @@ const FROM_HARNESS: &[&str] = &[
 /// A harness that is not signed in: the skip reason, never a lane error.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not logged in: {harness}: {evidence}; {fix}")]
-pub struct LoggedOut {
+pub(crate) struct LoggedOut {
     /// The harness.
     pub harness: HarnessName,
     /// The words that say so (at most 200 characters).
@@ -80,7 +80,7 @@ impl LoggedOut {
 /// At most `max` characters of harness output, each control character (terminal
 /// escapes, bells, line breaks) shown as `?`: a skip reason is printed, never replayed.
 #[must_use]
-pub fn printable(text: &str, max: usize) -> String {
+pub(crate) fn printable(text: &str, max: usize) -> String {
     text.chars()
         .take(max)
         .map(|c| if c.is_control() { '?' } else { c })
@@ -105,7 +105,7 @@ pub fn said_by_harness(text: &str) -> Option<String> {
 
 /// The part of any failure message that names a missing login unambiguously.
 #[must_use]
-pub fn named_anywhere(text: &str) -> Option<String> {
+pub(crate) fn named_anywhere(text: &str) -> Option<String> {
     text.lines().map(str::trim).find_map(|l| {
         let lower = l.to_lowercase();
         let at = ANYWHERE.iter().filter_map(|m| lower.find(m)).min()?;

@@ -9,15 +9,15 @@
 //! against `studyloop-stub-provider`; see `shared/reference/harness-offline-*`.
 //! The types are here, the rows in `table.rs`.
 
-pub mod auth_probe;
-pub mod credential_files;
+pub(crate) mod auth_probe;
+pub(crate) mod credential_files;
 pub mod credentials;
 mod install_hint;
 pub mod login;
 pub mod provision;
-pub mod reply_source;
+pub(crate) mod reply_source;
 mod row;
-pub mod stub_config;
+pub(crate) mod stub_config;
 mod table;
 
 pub use install_hint::{install_hint, login_hint};

@@ -32,17 +32,17 @@ pub enum StoreFormat {
 pub struct Chrome {
     /// The line that echoes the learner's prompt starts like this (after
     /// leading spaces), e.g. grok's `> `.
-    pub echo_prefix: &'static str,
+    pub(crate) echo_prefix: &'static str,
     /// The first reply line starts with this bullet (after leading spaces).
-    pub reply_bullet: &'static str,
+    pub(crate) reply_bullet: &'static str,
     /// A line matching this ends the reply (the input box, a spinner, the
     /// next prompt's echo, the status line).
     pub end: &'static str,
     /// Lines matching this inside the reply are chrome (a streaming cursor).
-    pub noise: &'static str,
+    pub(crate) noise: &'static str,
     /// Columns the TUI keeps free right of its text, relative to the widest
     /// line on screen.
-    pub right_margin: usize,
+    pub(crate) right_margin: usize,
 }
 
 /// grok 0.0.34 (Ink): `> prompt` echo, `⏺ ` reply bullet, 4-column reply

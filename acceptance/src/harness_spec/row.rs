@@ -114,7 +114,7 @@ pub struct HarnessSpec {
     /// The CLI/tmux surface's markers; `None` when it cannot run here.
     pub markers: Option<ScreenMarkers>,
     /// Keys that exit the TUI cleanly.
-    pub exit_keys: &'static [Key],
+    pub(crate) exit_keys: &'static [Key],
     /// How its TUI takes a multi-line turn (measured on the pinned version;
     /// the `cli-tmux::<harness>::paste` trial proves it live).
     pub paste: PasteMode,
@@ -126,11 +126,11 @@ pub struct HarnessSpec {
     pub acp: Option<AcpSurface>,
     /// Where the CLI surface's recorded mentor replies come from: the pinned
     /// version's session store, else its screen chrome (`crate::transcript`).
-    pub reply_source: ReplySource,
+    pub(crate) reply_source: ReplySource,
     /// The availability probe.
     pub probe: ProbeKind,
     /// Writes its offline config for a stub provider.
-    pub stub_config: Option<fn(&StubTarget) -> StubConfig>,
+    pub(crate) stub_config: Option<fn(&StubTarget) -> StubConfig>,
     /// Readiness and per-turn limits (opencode is CPU-bound on 2 cores).
     pub ready_timeout: Duration,
     /// Per-turn limit.

@@ -30,7 +30,7 @@ pub struct StubTarget {
 
 /// One file to write, relative to HOME.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// Path under HOME.
     pub path: PathBuf,
     /// Full contents.
@@ -39,7 +39,7 @@ pub struct ConfigFile {
 
 /// What a harness needs to talk to the stub.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StubConfig {
+pub(crate) struct StubConfig {
     /// Files under HOME.
     pub files: Vec<ConfigFile>,
     /// Variables added to the scratch env.
@@ -60,7 +60,7 @@ fn pretty(value: &serde_json::Value) -> String {
 }
 
 /// A TOML basic string (quotes, backslashes and controls escaped).
-pub fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

@@ -34,7 +34,7 @@ const GOOD_MORNING: &str = "Good morning! Where did we leave off yesterday?";
 
 /// The trial name.
 #[must_use]
-pub fn trial_name() -> String {
+pub(crate) fn trial_name() -> String {
     format!("cli-tmux::{HARNESS}::study-arc")
 }
 

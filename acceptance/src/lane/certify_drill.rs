@@ -34,7 +34,7 @@ use crate::scratch::{Env, Scratch};
 use crate::selection::{AuthMode, HarnessName};
 
 /// The trial name.
-pub const TRIAL: &str = "probe::pi::certify";
+pub(crate) const TRIAL: &str = "probe::pi::certify";
 /// The trial: pi selected and installed, and the LiteLLM venv present.
 pub fn trial() -> TrialSpec {
     let venv = litellm();

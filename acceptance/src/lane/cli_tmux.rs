@@ -25,7 +25,7 @@ use crate::validate::{self, STUDY_PERSONA};
 const APPEAR_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The trial name for `harness`.
-pub fn trial_name(harness: HarnessName) -> String {
+pub(crate) fn trial_name(harness: HarnessName) -> String {
     format!("cli-tmux::{harness}")
 }
 

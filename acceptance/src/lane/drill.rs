@@ -32,7 +32,7 @@ const MAX_BLOCK: u64 = 8 * 1024;
 
 /// The trial name for `harness` over tmux (`acp == false`) or ACP.
 #[must_use]
-pub fn trial_name(harness: HarnessName, acp: bool) -> String {
+pub(crate) fn trial_name(harness: HarnessName, acp: bool) -> String {
     if acp {
         format!("drill::{harness}::acp")
     } else {

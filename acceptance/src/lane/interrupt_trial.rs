@@ -25,7 +25,7 @@ const PHASE_TIMEOUT: Duration = Duration::from_secs(90);
 /// How soon after SIGINT the runner must have exited: stopping tmux, the
 /// harness, the product and the stub, writing evidence and sweeping, on a
 /// loaded machine.
-pub const CANCEL_BOUND: Duration = Duration::from_secs(20);
+pub(crate) const CANCEL_BOUND: Duration = Duration::from_secs(20);
 /// How long the probe's harness gets to start before the signal.
 const PROBE_SETTLE: Duration = Duration::from_millis(300);
 
@@ -50,7 +50,7 @@ enum PointError {
 
 /// Which lane the child runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `cli-tmux::<harness>`.
     CliTmux,
     /// `web-acp::<harness>` (HTTP and the session socket).

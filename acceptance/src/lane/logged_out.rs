@@ -34,7 +34,7 @@ const FAULT: &str = "401";
 
 /// Which lane a trial refuses the login of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `cli-tmux::<h>`.
     CliTmux,
     /// `web-acp::<h>` (socket).
@@ -43,7 +43,7 @@ pub enum Kind {
 
 /// The trial name.
 #[must_use]
-pub fn trial_name(harness: HarnessName, kind: Kind) -> String {
+pub(crate) fn trial_name(harness: HarnessName, kind: Kind) -> String {
     match kind {
         Kind::CliTmux => format!("{}::logged-out", super::cli_tmux::trial_name(harness)),
         Kind::WebAcp => format!(

@@ -28,7 +28,7 @@ use crate::validate::CheckError;
 const TRIGGER: &str = "MCP-CHECK";
 
 /// The trial name for `harness`.
-pub fn trial_name(harness: HarnessName) -> String {
+pub(crate) fn trial_name(harness: HarnessName) -> String {
     format!("mcp::{harness}")
 }
 

@@ -6,17 +6,17 @@
 //! (`checks`; the validators themselves are `crate::validate`, which the case
 //! engine uses too).
 
-pub mod arc_tmux;
-pub mod certify_drill;
+pub(crate) mod arc_tmux;
+pub(crate) mod certify_drill;
 mod certify_proxy;
 pub(crate) mod checks;
-pub mod cli_tmux;
+pub(crate) mod cli_tmux;
 pub mod drill;
 mod entry;
-pub mod interrupt_trial;
-pub mod logged_out;
-pub mod mcp_trial;
-pub mod paste_trial;
+pub(crate) mod interrupt_trial;
+pub(crate) mod logged_out;
+pub(crate) mod mcp_trial;
+pub(crate) mod paste_trial;
 pub mod setup;
 pub mod sigint;
 pub mod web_acp;

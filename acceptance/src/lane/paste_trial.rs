@@ -23,7 +23,7 @@ use crate::selection::HarnessName;
 use crate::validate::CheckError;
 
 /// The trial name for `harness`.
-pub fn trial_name(harness: HarnessName) -> String {
+pub(crate) fn trial_name(harness: HarnessName) -> String {
     format!("cli-tmux::{harness}::paste")
 }
 

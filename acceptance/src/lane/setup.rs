@@ -39,7 +39,7 @@ pub fn make_world(l: &mut Case<'_>) -> Result<(), StepFailure> {
 ///
 /// # Errors
 /// The world or the tmux handle could not be made.
-pub fn make_scratch(l: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(crate) fn make_scratch(l: &mut Case<'_>) -> Result<(), StepFailure> {
     make_world(l)?;
     let tmux = Tmux::for_tmpdir(l.scratch()?.socket_dir(), l.env.iter())
         .map_err(StepFailure::from_error)?;
@@ -80,7 +80,7 @@ pub fn resolve_binary(l: &mut Case<'_>) -> Result<(), StepFailure> {
 /// The model path for the selected auth mode, written into the scratch HOME.
 /// # Errors
 /// A skip when the harness has no recipe for the mode; errored otherwise.
-pub fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(crate) fn provision_harness(l: &mut Case<'_>) -> Result<(), StepFailure> {
     provision_harness_with(l, &[])
 }
 
@@ -161,7 +161,7 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
 /// run …"), never an error.
 /// # Errors
 /// A skip when not logged in; errored when the probe fails otherwise.
-pub fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
+pub(crate) fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
     let done = l.probe_login("probe").map_err(|e| match e {
         ProbeError::NotLoggedIn(out) => StepFailure::skipped(out.to_string()),
         other => StepFailure::from_error(other),
@@ -180,7 +180,7 @@ pub fn authenticated_probe(l: &mut Case<'_>) -> Result<(), StepFailure> {
 /// in is a named skip before anything is driven.
 /// # Errors
 /// The failing step's.
-pub fn model_path(l: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
+pub(crate) fn model_path(l: &mut Case<'_>, stub_args: &[&str]) -> Result<(), StepFailure> {
     l.step("provision harness for the auth mode", |c| {
         provision_harness_with(c, stub_args)
     })?;

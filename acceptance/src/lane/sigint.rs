@@ -139,7 +139,7 @@ pub fn scratch_root_of(pid: i32) -> Option<PathBuf> {
 
 /// The outcome of every bundle (`*/manifest.json`) directly under `dir`.
 #[must_use]
-pub fn bundle_outcomes(dir: &Path) -> Vec<String> {
+pub(crate) fn bundle_outcomes(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

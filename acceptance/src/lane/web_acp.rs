@@ -40,7 +40,7 @@ pub enum Variant {
 
 /// The trial names for `harness`.
 #[must_use]
-pub fn trial_name(harness: HarnessName, variant: Variant) -> String {
+pub(crate) fn trial_name(harness: HarnessName, variant: Variant) -> String {
     match variant {
         Variant::Socket => format!("web-acp::{harness}"),
         Variant::Browser => format!("web-acp-browser::{harness}"),

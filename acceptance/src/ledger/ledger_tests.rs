@@ -252,7 +252,7 @@ fn processes_of_one_run_starting_at_once_share_one_marker() {
 /// fidelity.
 #[test]
 fn results_lines_carry_the_cells_fidelity_and_unknown_is_null() {
-    use crate::transcript::fidelity::CellFidelity;
+    use crate::fidelity::CellFidelity;
     let tmp = tempfile::tempdir().unwrap();
     let log = RunLog::open(tmp.path().join("run")).unwrap();
     let scored: CellFidelity = serde_json::from_value(serde_json::json!({

@@ -52,7 +52,7 @@ pub struct LogLine {
     pub meta: ResultMeta,
     /// The cell's reply fidelity the line recorded (results lines only; `None` when
     /// the line records none).
-    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
+    pub fidelity: Option<crate::fidelity::CellFidelity>,
 }
 
 /// What is known about one trial after reading the logs.

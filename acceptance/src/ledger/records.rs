@@ -69,7 +69,7 @@ pub struct ResultRecord {
     /// The cell's reply fidelity (ratio `null` when unknown); absent for a
     /// trial that recorded no mentor reply and in lines written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
+    pub fidelity: Option<crate::fidelity::CellFidelity>,
     /// Which attempt of the trial this line records (1-based) when
     /// `STUDYLOOP_ACC_REPEAT` asked for repeats; absent in older lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]

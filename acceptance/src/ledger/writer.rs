@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use crate::caller_env::CallerEnv;
 use crate::clock;
 use crate::evidence::RunId;
+use crate::fidelity::CellFidelity;
 use crate::ledger::error::LedgerError;
 use crate::ledger::layout::{RESULTS_LOG, RUN_MARKER, SHARD_TIERS, SKIP_LEDGER, shard_record_file};
 use crate::ledger::reader::{read_marker, read_shard};
@@ -21,7 +22,6 @@ use crate::ledger::records::{
     ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome,
 };
 use crate::selection::ACC_RESULTS_DIR;
-use crate::transcript::fidelity::CellFidelity;
 
 /// nextest's run id, shared by its list and run phases (nextest ≥ 0.9.138).
 const NEXTEST_RUN_ID: &str = "NEXTEST_RUN_ID";

@@ -12,11 +12,11 @@
 use std::time::{Duration, Instant};
 
 /// The most output bytes a cast holds (a lane minute is tens of KiB).
-pub const CAST_CAP: usize = 8 << 20;
+pub(crate) const CAST_CAP: usize = 8 << 20;
 
 /// A recording in progress.
 #[derive(Debug, Clone)]
-pub struct Cast {
+pub(crate) struct Cast {
     start: Instant,
     started_unix: i64,
     events: Vec<(Duration, String)>,
@@ -65,7 +65,7 @@ impl Cast {
     }
 
     /// The `.cast` file for a pane of `size` (columns, rows).
-    pub fn to_asciicast(&self, size: (u16, u16)) -> Vec<u8> {
+    pub(crate) fn to_asciicast(&self, size: (u16, u16)) -> Vec<u8> {
         let mut header = serde_json::json!({
             "version": 2,
             "width": size.0,
@@ -96,11 +96,6 @@ impl Cast {
     /// Output bytes recorded so far.
     pub fn len(&self) -> usize {
         self.bytes
-    }
-
-    /// Whether nothing was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.bytes == 0
     }
 }
 

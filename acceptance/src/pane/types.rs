@@ -131,7 +131,7 @@ pub struct TurnRecord {
     /// From Enter to the decision.
     pub elapsed_ms: u64,
     /// From the last pane output to the decision (the detection latency).
-    pub settle_ms: Option<u64>,
+    pub(crate) settle_ms: Option<u64>,
     /// Replied or timed out.
     pub outcome: TurnOutcome,
 }

@@ -155,12 +155,14 @@ pub struct Sharding {
     pub partition: Partition,
     /// nextest deals the trials itself (it was started with `--partition`): the
     /// runner lists every trial and keeps only its ledger to its shard.
-    pub by_nextest: bool,
+    pub(crate) by_nextest: bool,
 }
 
 /// Splits the runner's own `--partition SPEC` / `--partition=SPEC` out of its
 /// arguments (libtest does not know it).
-pub fn split_flag(words: &[String]) -> Result<(Option<String>, Vec<String>), PartitionError> {
+pub(crate) fn split_flag(
+    words: &[String],
+) -> Result<(Option<String>, Vec<String>), PartitionError> {
     let mut flag = None;
     let mut rest = Vec::with_capacity(words.len());
     let mut it = words.iter();

@@ -56,7 +56,7 @@ pub struct TrialReport {
     pub bundle: Option<PathBuf>,
     /// The cell's reply fidelity (`results.jsonl`); `None` when it recorded
     /// no reply.
-    pub fidelity: Option<crate::transcript::fidelity::CellFidelity>,
+    pub fidelity: Option<crate::fidelity::CellFidelity>,
 }
 
 impl TrialReport {
@@ -79,10 +79,7 @@ impl TrialReport {
     }
     /// The same report, recording the cell's reply fidelity.
     #[must_use]
-    pub fn with_fidelity(
-        mut self,
-        fidelity: Option<crate::transcript::fidelity::CellFidelity>,
-    ) -> Self {
+    pub fn with_fidelity(mut self, fidelity: Option<crate::fidelity::CellFidelity>) -> Self {
         self.fidelity = fidelity;
         self
     }
@@ -145,11 +142,6 @@ impl TrialSpec {
     /// The trial's name.
     pub fn name(&self) -> &str {
         &self.name
-    }
-
-    /// Its requirements.
-    pub fn requirements(&self) -> &[Requirement] {
-        &self.requirements
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Processes whose command line or environment mentions `root` (a scratch
 /// tree): after the sweep there must be none. `pid: command` per process.
-pub fn leftover_processes(root: &Path) -> Vec<String> {
+pub(crate) fn leftover_processes(root: &Path) -> Vec<String> {
     let needle = root.as_os_str().as_encoded_bytes();
     crate::procfs::processes_where(|cmdline, environ| {
         contains(cmdline, needle) || contains(environ, needle)
@@ -23,7 +23,7 @@ pub fn leftover_processes(root: &Path) -> Vec<String> {
 /// of its pane's process group, or one still flushing its session files):
 /// SIGTERM, then SIGKILL after `grace`, bounded by twice `grace`. Returns what
 /// was signalled, for the evidence notes.
-pub fn stop_leftovers(root: &Path, grace: std::time::Duration) -> Vec<String> {
+pub(crate) fn stop_leftovers(root: &Path, grace: std::time::Duration) -> Vec<String> {
     use rustix::process::{Pid, Signal, kill_process};
     let start = std::time::Instant::now();
     let mut signalled = Vec::new();

@@ -14,11 +14,11 @@ use studyloop_actors::{Budget, BudgetError};
 use crate::selection::vars::{ACC_MAX_OUTPUT_TOKENS, ACC_MAX_TURNS};
 
 /// Learner turns when `STUDYLOOP_ACC_MAX_TURNS` is unset (the contract's floor).
-pub const DEFAULT_MAX_TURNS: u32 = 3;
+pub(crate) const DEFAULT_MAX_TURNS: u32 = 3;
 /// What `STUDYLOOP_ACC_MAX_TURNS` accepts.
-pub const MAX_TURNS_RANGE: RangeInclusive<u32> = 1..=50;
+pub(crate) const MAX_TURNS_RANGE: RangeInclusive<u32> = 1..=50;
 /// What `STUDYLOOP_ACC_MAX_OUTPUT_TOKENS` accepts.
-pub const MAX_OUTPUT_TOKENS_RANGE: RangeInclusive<u64> = 1..=1_000_000;
+pub(crate) const MAX_OUTPUT_TOKENS_RANGE: RangeInclusive<u64> = 1..=1_000_000;
 
 /// Turns and the learner's output-token cap for one conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

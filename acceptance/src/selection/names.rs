@@ -128,7 +128,7 @@ impl AuthMode {
     }
 
     /// The modes `STUDYLOOP_ACC_AUTH_MODE` accepts (real-auth has its own switch).
-    pub const SELECTABLE: [AuthMode; 3] = [
+    pub(crate) const SELECTABLE: [AuthMode; 3] = [
         AuthMode::StubProvider,
         AuthMode::Scrubbed,
         AuthMode::LocalModel,

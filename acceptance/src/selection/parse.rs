@@ -31,7 +31,7 @@ pub struct Selection {
     pub cassette: Option<CassetteSetting>,
     /// The fault-file line every cell's stub answers model requests with
     /// (`STUDYLOOP_ACC_STUB_FAULT`), validated by the stub's own parser.
-    pub stub_fault: Option<String>,
+    pub(crate) stub_fault: Option<String>,
     /// The operator's standing approvals (`STUDYLOOP_ACC_APPROVE`), asked through
     /// [`crate::approval::decide`] before anything billed launches.
     pub approvals: Approvals,

@@ -140,7 +140,7 @@ impl Tmux {
     }
 
     /// Whether session `name` exists (exact match).
-    pub fn has_session(&self, name: &str) -> bool {
+    pub(crate) fn has_session(&self, name: &str) -> bool {
         self.run(&["has-session", "-t", &format!("={name}")])
             .is_ok()
     }

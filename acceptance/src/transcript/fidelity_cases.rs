@@ -1,6 +1,6 @@
 //! Issue 33 §3: the crafted replies a bag-of-words score let through, each of which
 //! must fail now, and the recorded samples, which must still pass. Run with
-//! `--no-capture` to print the table kept in `docs/notes/verifiers.md`.
+//! `--no-capture` to print the table kept in `docs/verifiers.md`.
 
 use super::SourceKind;
 use super::fidelity::{CellFidelity, TurnFidelity, score};

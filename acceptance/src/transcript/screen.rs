@@ -19,7 +19,7 @@ pub use crate::harness_spec::reply_source::{Chrome, GROK, UNMEASURED};
 /// Display columns of `c`: 2 for East Asian wide and fullwidth characters
 /// (CJK, Hangul, kana, fullwidth forms, most emoji), 0 for combining marks,
 /// else 1 — what a terminal allots, so wrap widths can be compared.
-pub fn char_width(c: char) -> usize {
+pub(crate) fn char_width(c: char) -> usize {
     let u = u32::from(c);
     match u {
         0x0300..=0x036F | 0x200B..=0x200F | 0xFE00..=0xFE0F => 0,
@@ -62,7 +62,7 @@ fn starts_block(line: &str) -> bool {
 
 /// The reply to `prompt` on `screen` under `chrome`, or `None` when the echo
 /// is not on screen or no reply line follows it.
-pub fn extract(chrome: &Chrome, screen: &str, prompt: &str) -> Option<String> {
+pub(crate) fn extract(chrome: &Chrome, screen: &str, prompt: &str) -> Option<String> {
     let probe = echo_probe(prompt);
     let end = compile(chrome.end);
     let noise = compile(chrome.noise);

@@ -135,7 +135,7 @@ pub fn read(
 
 /// The conversation in one JSONL session file; lines that are not JSON (a
 /// line being written) or not messages are skipped.
-pub fn parse_jsonl(format: StoreFormat, text: &str) -> Vec<(Role, String)> {
+pub(crate) fn parse_jsonl(format: StoreFormat, text: &str) -> Vec<(Role, String)> {
     text.lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter_map(|v| message(format, &v))
@@ -194,7 +194,7 @@ fn learner_turns(conversation: &[(Role, String)]) -> u64 {
 /// The assistant text after the `turn`-th real learner message, up to the
 /// next one (several assistant messages in one turn are joined by a blank
 /// line); `None` when the session has no such turn or no reply to it yet.
-pub fn turn_reply(conversation: &[(Role, String)], turn: u64) -> Option<String> {
+pub(crate) fn turn_reply(conversation: &[(Role, String)], turn: u64) -> Option<String> {
     let mut seen = 0_u64;
     let mut parts: Vec<&str> = Vec::new();
     for (role, text) in conversation {

@@ -29,7 +29,7 @@ use crate::scratch::Scratch;
 /// Where Debian installs them (`apt-get install chromium chromium-driver`).
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 /// The driver binary.
-pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+pub(crate) const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// The install command named in skip reasons.
 pub const INSTALL_HINT: &str = "run `just deps-browser` (apt-get install chromium chromium-driver)";
 

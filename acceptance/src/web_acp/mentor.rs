@@ -23,7 +23,7 @@ pub struct TurnRecord {
     /// The reply text.
     pub reply: String,
     /// The `turn_end` reason.
-    pub stop_reason: Option<String>,
+    pub(crate) stop_reason: Option<String>,
     /// Permission answers given during the turn (request id → option id).
     pub permissions: Vec<(String, String)>,
     /// Transport errors seen.
@@ -215,7 +215,7 @@ impl Stopped {
     ///
     /// # Errors
     /// A serialisation failure (never an empty file in its place).
-    pub fn turns_json(&self) -> Result<Vec<u8>, serde_json::Error> {
+    pub(crate) fn turns_json(&self) -> Result<Vec<u8>, serde_json::Error> {
         serde_json::to_vec_pretty(&self.turns)
     }
 

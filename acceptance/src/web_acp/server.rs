@@ -104,7 +104,7 @@ impl WebServer {
     /// # Errors
     /// [`WebServerError`] when the binary is not built, cannot start or prints
     /// no URL in time.
-    pub fn start_in(scratch: &Scratch, env: &Env) -> Result<Self, WebServerError> {
+    pub(crate) fn start_in(scratch: &Scratch, env: &Env) -> Result<Self, WebServerError> {
         let studyloop = bins::path("studyloop")?;
         let pairs: Vec<(OsString, OsString)> = env
             .iter()

@@ -282,7 +282,7 @@ impl ChatClient {
         let Some(tap) = &self.cassette else {
             return self.send(&body);
         };
-        let request = tap.request(self.endpoint.wire, &body, self.replay_identity.as_ref());
+        let request = tap.request(self.endpoint.wire, &body, self.replay_identity.as_ref())?;
         if tap.replaying() {
             // Never falls through to the network: a miss is the answer.
             return Ok(tap.serve(&request)?);

@@ -103,7 +103,11 @@ fn every_model_backend_replays_its_recording_with_the_endpoint_closed() {
     drop(recorder);
     drop(stub);
     let text = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(text.lines().count(), 9, "three turns per backend");
+    assert_eq!(
+        text.lines().count(),
+        10,
+        "the salt, three turns per backend"
+    );
     assert!(!text.contains(KEY), "the key entered the cassette");
 
     let replayer = open(CassetteMode::Replay, &file);

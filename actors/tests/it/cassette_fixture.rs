@@ -1,7 +1,9 @@
 //! A committed cassette still replays: `fixtures/web-acp-codex-gateway.cassette.jsonl`
 //! was recorded by a real `web-acp::codex` lane (the codex harness over the product's
 //! web ACP socket, the realistic stub mentor, the gateway learner on the stub provider;
-//! 6.4 KB, 1 seed + 3 learner requests). For each recorded request the client today
+//! 6.6 KB, the salt, 1 seed + 3 learner requests; migrated to format 2 by re-keying
+//! each line under a fresh salt, which its unredacted requests allowed). For each
+//! recorded request the client today
 //! builds the same request from the same history, so it must hash to the recorded key
 //! and get the recorded answer with the endpoint closed. A change to the request body
 //! or to the canonical form fails here first: re-record the fixture (README, cassettes).

@@ -194,7 +194,7 @@ mod tests {
     use super::*;
     use crate::receipts::{Receipt, receipt_path};
     use std::path::PathBuf;
-    use studyloop_acceptance::transcript::fidelity::CellFidelity;
+    use studyloop_acceptance::fidelity::CellFidelity;
 
     const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 

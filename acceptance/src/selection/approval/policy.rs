@@ -220,7 +220,7 @@ impl Approvals {
 
     /// Every approval that fully covers its capability, as recorded in a bundle.
     #[must_use]
-    pub fn in_force(&self) -> Vec<ApprovalRecord> {
+    pub(crate) fn in_force(&self) -> Vec<ApprovalRecord> {
         self.entries
             .iter()
             .filter_map(|e| match decide(self, &e.capability) {

@@ -33,22 +33,22 @@ fn hostile_cassettes_are_refused_naming_the_file() {
     refused(
         "edited-answer.jsonl",
         &good.replacen("answer 1", "answer 9", 1),
-        "line 1 was altered",
+        "line 2 was altered",
     );
     refused(
         "edited-usage.jsonl",
         &good.replacen("\"output_tokens\":2", "\"output_tokens\":7", 1),
-        "line 2 was altered",
+        "line 3 was altered",
     );
     refused(
         "edited-request.jsonl",
         &good.replacen("And borrowing?", "And lending?", 1),
-        "line 3 was altered",
+        "line 4 was altered",
     );
     let lines: Vec<&str> = good.lines().collect();
     refused(
         "corrupt.jsonl",
-        &format!("{}\n{{\"v\":1\n{}\n", lines[0], lines[2]),
+        &format!("{}\n{{\"v\":2\n{}\n", lines[0], lines[2]),
         "line 2 is not a cassette entry",
     );
     // Truncated mid-line: opens, says the tail was torn, and the lost entry misses.
@@ -117,8 +117,9 @@ fn concurrent_recorders_lose_and_interleave_nothing() {
                 let tap = c.tap(format!("cell-{t}"));
                 for i in 0..25 {
                     let big = format!("{t}-{i} {}", "x".repeat(20_000));
-                    let request =
-                        tap.request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None);
+                    let request = tap
+                        .request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None)
+                        .unwrap();
                     let response = crate::llm::ChatResponse {
                         text: big,
                         usage: crate::transcript::Usage::UNKNOWN,
@@ -134,12 +135,15 @@ fn concurrent_recorders_lose_and_interleave_nothing() {
     let c = open(CassetteMode::Replay, &path).unwrap();
     assert!(!c.torn_tail());
     let text = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(text.lines().count(), 200);
+    // One salt line, written once by whichever recorder came first.
+    assert_eq!(text.lines().count(), 201);
     for t in 0..8 {
         let tap = c.tap(format!("cell-{t}"));
         for i in 0..25 {
             let big = format!("{t}-{i} {}", "x".repeat(20_000));
-            let request = tap.request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None);
+            let request = tap
+                .request(Wire::AnthropicCompat, &serde_json::json!({"q": big}), None)
+                .unwrap();
             assert_eq!(tap.serve(&request).unwrap().text, big);
         }
     }
@@ -151,7 +155,9 @@ fn record_until_killed(path: &Path) -> ! {
     let tap = c.tap("killed");
     let big = "y".repeat(1 << 20);
     for i in 0u64.. {
-        let request = tap.request(Wire::AnthropicCompat, &serde_json::json!({"i": i}), None);
+        let request = tap
+            .request(Wire::AnthropicCompat, &serde_json::json!({"i": i}), None)
+            .unwrap();
         let response = crate::llm::ChatResponse {
             text: big.clone(),
             usage: crate::transcript::Usage::UNKNOWN,
@@ -216,23 +222,27 @@ fn a_recorder_killed_mid_write_leaves_a_parseable_cassette() {
 /// still refused at open, so it never reaches a replayed answer or a bundle.
 #[test]
 fn a_resealed_line_smuggling_a_secret_is_refused() {
-    use super::entry::{Answer, Entry, line};
+    use super::entry::{Answer, Entry, Salt, line};
     let (_dir, path) = temp();
+    let salt = Salt::fresh().unwrap();
     let dir = path.parent().unwrap();
     std::fs::create_dir_all(dir).unwrap();
     let key = format!("ghp_{}", "a1B2".repeat(9));
     let forged = |name: &str, request: serde_json::Value, text: &str| {
         let p = dir.join(name);
-        let bytes = line(Entry::Chat {
+        let mut bytes = line(Entry::Salt {
+            salt: salt.as_str().to_owned(),
+        });
+        bytes.extend(line(Entry::Chat {
             scope: "cell".into(),
-            key: super::entry::key_of(&request),
+            key: super::entry::key_of(&salt, &request),
             request,
             answer: Answer {
                 text: text.to_owned(),
                 input_tokens: Some(1),
                 output_tokens: Some(1),
             },
-        });
+        }));
         std::fs::write(&p, bytes).unwrap();
         (p.clone(), open(CassetteMode::Replay, &p))
     };

@@ -1,15 +1,20 @@
-//! One cassette line: the redacted canonical request and its key, the answer (text and
-//! usage), or a cell's seed, sealed by a digest over the rest of the line.
+//! One cassette line: the cassette's salt (always its first line), or the redacted
+//! canonical request and its key with the answer (text and usage), or a cell's seed;
+//! each sealed by a digest over the rest of the line.
 //!
-//! The key is the sha256 of the canonical request: wire, model, system, messages and
-//! every other body field (`max_tokens`, `response_format`), with every string run
-//! through the redactor and object keys sorted. The base URL, the key and the headers
-//! are not part of it: a replay reaches no server, and a key never enters a cassette.
-//! Hashing the redacted form (deterministic) lets a reader re-derive every key from the
-//! line itself, so an edited request is caught like an edited answer.
+//! The canonical request is the wire, model, system, messages and every other body
+//! field (`max_tokens`, `response_format`), object keys sorted. The base URL, the key
+//! and the headers are not part of it: a replay reaches no server, and a key never
+//! enters a cassette. The line stores it redacted; the key is a salted sha256 of it
+//! *before* redaction (issue 33 §4), so two requests that differ only inside a redacted
+//! span (two home paths, two `token=` values) get two keys and never replay each
+//! other's answer, while the random salt (one per cassette) keeps a precomputed table
+//! from reading a secret back out of a key. The price: a reader can no longer re-derive
+//! a key from the line, so an edited request is caught by the seal alone.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use studyloop_redaction::Redactor;
 use studyloop_redaction::pinned::digest;
 
@@ -17,10 +22,41 @@ use crate::budget::MAX_PLAUSIBLE_TOKENS_PER_TURN;
 use crate::llm::{ChatResponse, Wire};
 use crate::transcript::Usage;
 
-/// The line format this build writes and reads.
-pub(crate) const FORMAT: u32 = 1;
+/// The line format this build writes and reads (1: keyed on the redacted request,
+/// no salt; refused with the fix, see [`Refused::OldFormat`]).
+pub(crate) const FORMAT: u32 = 2;
 
-/// A request as the cassette knows it: redacted canonical form and its hash.
+/// A cassette's salt: 32 random bytes as lowercase hex, drawn by its first recorder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Salt(String);
+
+impl Salt {
+    /// A fresh salt from the OS random source.
+    pub(crate) fn fresh() -> std::io::Result<Self> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+        Ok(Self(hex(&bytes)))
+    }
+
+    /// The salt a line holds, when it is 64 lowercase hex digits.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        is_sha256_hex(text).then(|| Self(text.to_owned()))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn is_sha256_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A request as the cassette knows it: redacted canonical form and its salted key.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
     pub(crate) canonical: Value,
@@ -28,34 +64,43 @@ pub(crate) struct Request {
 }
 
 impl Request {
-    /// `body` (the JSON the client sends) on `wire`, redacted and keyed. With an
-    /// `identity`, the prompt (`system`, `messages`) is replaced by it: a caller whose
-    /// prompt carries run-specific text (the council's bundle: run id, date, timings)
-    /// names what makes two requests the same question.
+    /// `body` (the JSON the client sends) on `wire`, keyed under `salt` and redacted.
+    /// With an `identity`, the prompt (`system`, `messages`) is replaced by it: a
+    /// caller whose prompt carries run-specific text (the council's bundle: run id,
+    /// date, timings) names what makes two requests the same question.
     pub(crate) fn new(
         wire: Wire,
         body: &Value,
         identity: Option<&Value>,
         redactor: &Redactor,
+        salt: &Salt,
     ) -> Self {
         let mut body = body.clone();
-        let mut canonical = Map::new();
+        let mut raw = Map::new();
         if let (Some(identity), Some(fields)) = (identity, body.as_object_mut()) {
             fields.remove("system");
             fields.remove("messages");
-            canonical.insert("identity".into(), redacted(identity, redactor));
+            raw.insert("identity".into(), identity.clone());
         }
-        canonical.insert("wire".into(), Value::from(wire_name(wire)));
-        canonical.insert("body".into(), redacted(&body, redactor));
-        let canonical = sorted(Value::Object(canonical));
-        let key = key_of(&canonical);
-        Self { canonical, key }
+        raw.insert("wire".into(), Value::from(wire_name(wire)));
+        raw.insert("body".into(), body);
+        let raw = sorted(Value::Object(raw));
+        let key = key_of(salt, &raw);
+        Self {
+            canonical: redacted(&raw, redactor),
+            key,
+        }
     }
 }
 
-/// The hash of a canonical request.
-pub(crate) fn key_of(canonical: &Value) -> String {
-    digest(canonical.to_string().as_bytes())
+/// The salted hash of a canonical request *before* redaction. A domain tag and the
+/// salt's fixed length keep the salt and the request from running into each other.
+pub(crate) fn key_of(salt: &Salt, raw: &Value) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"studyloop-cassette-key-v2\0");
+    hasher.update(salt.as_str().as_bytes());
+    hasher.update(raw.to_string().as_bytes());
+    hex(&hasher.finalize())
 }
 
 fn wire_name(wire: Wire) -> &'static str {
@@ -130,6 +175,8 @@ impl Answer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub(crate) enum Entry {
+    /// The cassette's salt (its first line, exactly once).
+    Salt { salt: String },
     /// A request and the answer it got.
     Chat {
         scope: String,
@@ -168,11 +215,13 @@ pub(crate) fn line(entry: Entry) -> Vec<u8> {
     bytes
 }
 
-/// Why a complete line was refused: corrupt (not an entry) or tampered (a check failed).
+/// Why a complete line was refused: corrupt (not an entry), tampered (a check failed),
+/// or written by an older build in a format this one no longer reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refused {
     Corrupt(String),
     Tampered(String),
+    OldFormat(u32),
 }
 
 /// The first string in `value` (keys included) that `redactor` would rewrite.
@@ -195,6 +244,17 @@ fn unredacted<'a>(value: &'a Value, redactor: &Redactor) -> Option<&'a str> {
 /// re-sealed by hand passes it, and this last check is what keeps a key smuggled
 /// into a re-sealed answer from being replayed into a bundle.
 pub(crate) fn parse(bytes: &[u8], redactor: &Redactor) -> Result<Entry, Refused> {
+    #[derive(Deserialize)]
+    struct Version {
+        v: u32,
+    }
+    // The version first: a format-1 line (no salt kind, another key) is named as old,
+    // with the fix, rather than as a corrupt entry.
+    if let Ok(Version { v }) = serde_json::from_slice(bytes)
+        && v < FORMAT
+    {
+        return Err(Refused::OldFormat(v));
+    }
     let line: Line = serde_json::from_slice(bytes).map_err(|e| Refused::Corrupt(e.to_string()))?;
     if line.v != FORMAT {
         return Err(Refused::Corrupt(format!(
@@ -207,6 +267,13 @@ pub(crate) fn parse(bytes: &[u8], redactor: &Redactor) -> Result<Entry, Refused>
             "the entry does not match its digest".into(),
         ));
     }
+    if let Entry::Salt { salt } = &line.entry
+        && Salt::parse(salt).is_none()
+    {
+        return Err(Refused::Tampered(format!(
+            "the salt {salt:?} is not 64 lowercase hex digits"
+        )));
+    }
     if let Entry::Chat {
         key,
         request,
@@ -214,9 +281,9 @@ pub(crate) fn parse(bytes: &[u8], redactor: &Redactor) -> Result<Entry, Refused>
         ..
     } = &line.entry
     {
-        if key_of(request) != *key {
+        if !is_sha256_hex(key) {
             return Err(Refused::Tampered(format!(
-                "the request does not hash to its key {key}"
+                "the key {key:?} is not a sha256 (64 lowercase hex digits)"
             )));
         }
         let text = Value::String(answer.text.clone());
@@ -256,45 +323,48 @@ mod tests {
     #[test]
     fn keys_ignore_map_order_and_see_every_field() {
         let r = redactor();
+        let salt = Salt::fresh().unwrap();
         let a = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5});
         let b = serde_json::json!({"max_tokens": 5, "messages": [{"content": "hi", "role": "user"}], "model": "m"});
         assert_eq!(
-            Request::new(OA, &a, None, &r).key,
-            Request::new(OA, &b, None, &r).key
+            Request::new(OA, &a, None, &r, &salt).key,
+            Request::new(OA, &b, None, &r, &salt).key
         );
         let c = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 6});
         assert_ne!(
-            Request::new(OA, &a, None, &r).key,
-            Request::new(OA, &c, None, &r).key
+            Request::new(OA, &a, None, &r, &salt).key,
+            Request::new(OA, &c, None, &r, &salt).key
         );
         assert_ne!(
-            Request::new(OA, &a, None, &r).key,
-            Request::new(Wire::AnthropicCompat, &a, None, &r).key
+            Request::new(OA, &a, None, &r, &salt).key,
+            Request::new(Wire::AnthropicCompat, &a, None, &r, &salt).key
         );
     }
 
     #[test]
     fn an_identity_replaces_the_prompt() {
         let r = redactor();
+        let salt = Salt::fresh().unwrap();
         let id = serde_json::json!({"cell": "x"});
         let a =
             serde_json::json!({"model": "m", "system": "run 1", "messages": [], "max_tokens": 5});
         let b =
             serde_json::json!({"model": "m", "system": "run 2", "messages": [1], "max_tokens": 5});
         assert_eq!(
-            Request::new(OA, &a, Some(&id), &r).key,
-            Request::new(OA, &b, Some(&id), &r).key
+            Request::new(OA, &a, Some(&id), &r, &salt).key,
+            Request::new(OA, &b, Some(&id), &r, &salt).key
         );
         assert_ne!(
-            Request::new(OA, &a, None, &r).key,
-            Request::new(OA, &b, None, &r).key
+            Request::new(OA, &a, None, &r, &salt).key,
+            Request::new(OA, &b, None, &r, &salt).key
         );
     }
 
     #[test]
     fn lines_round_trip_and_every_edit_is_refused() {
         let r = redactor();
-        let request = Request::new(OA, &serde_json::json!({"model": "m"}), None, &r);
+        let salt = Salt::fresh().unwrap();
+        let request = Request::new(OA, &serde_json::json!({"model": "m"}), None, &r, &salt);
         let entry = Entry::Chat {
             scope: "s".into(),
             key: request.key.clone(),

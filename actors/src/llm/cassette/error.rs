@@ -84,6 +84,22 @@ pub enum CassetteError {
         /// What is wrong.
         detail: String,
     },
+    /// A line written by an older build, in a format this one no longer reads.
+    #[error(
+        "the cassette {} is in format {format}, which keyed each entry on the redacted \
+         request (two requests differing only inside a redacted span replayed each other's \
+         answer); this build reads format {}, keyed through a salted hash of the request \
+         before redaction, and cannot re-key an old file (its requests are stored redacted): \
+         delete it and re-record it with {STUDYLOOP_ACC_CASSETTE}=record",
+        path.display(),
+        super::entry::FORMAT
+    )]
+    OldFormat {
+        /// The cassette.
+        path: PathBuf,
+        /// The format its line names.
+        format: u32,
+    },
     /// An entry does not match its own digest or key: it was edited after recording.
     #[error(
         "the cassette {} line {line} was altered after it was recorded ({detail}); a replay \

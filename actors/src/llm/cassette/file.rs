@@ -7,6 +7,11 @@
 //! to the last newline, then writes the whole line; so concurrent recorders never lose
 //! or interleave an entry, and a killed recorder leaves a file every reader parses (a
 //! reader ignores a final line without its newline and says so).
+//!
+//! The first line is the cassette's salt. The first recorder draws it and writes it
+//! under the same lock as every append, before any key is made ([`salt`]); every
+//! later recorder and every reader takes it from there, so all keys in one file share
+//! one salt.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -16,13 +21,74 @@ use rustix::fs::{FlockOperation, OFlags, flock};
 use studyloop_redaction::pinned::digest;
 
 use super::CassetteError;
-use super::entry::{self, Entry, Refused};
+use super::entry::{self, Entry, Refused, Salt};
 
 /// The largest cassette a replay reads (a journey records a few hundred KB).
 pub const MAX_CASSETTE_BYTES: u64 = 64 << 20;
 
 /// Appends `line` (one entry, newline-terminated) to `path`.
 pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), CassetteError> {
+    let mut file = open_locked(path)?;
+    // Under the lock, so a short write cannot let another recorder in mid-line.
+    file.write_all(line).map_err(|source| CassetteError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The salt of the cassette at `path`: read from its first line, or, when it has no
+/// complete line yet, drawn fresh and written as that line, all under the lock (two
+/// first recorders racing cannot write two salts).
+///
+/// # Errors
+/// The file cannot be opened or written, its first line is a format-1 line (named
+/// with the fix), or it is not a salt line.
+pub(crate) fn salt(
+    path: &Path,
+    redactor: &studyloop_redaction::Redactor,
+) -> Result<Salt, CassetteError> {
+    let io = |source| CassetteError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = open_locked(path)?;
+    let mut head = Vec::new();
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    // A salt line is ~150 bytes; a first line longer than this is no salt line.
+    (&mut file).take(4096).read_to_end(&mut head).map_err(io)?;
+    let Some(end) = head.iter().position(|&b| b == b'\n') else {
+        let salt = Salt::fresh().map_err(io)?;
+        file.write_all(&entry::line(Entry::Salt {
+            salt: salt.as_str().to_owned(),
+        }))
+        .map_err(io)?;
+        return Ok(salt);
+    };
+    match entry::parse(&head[..end], redactor) {
+        Ok(Entry::Salt { salt }) => Salt::parse(&salt)
+            .ok_or_else(|| refused(path, 1, Refused::Tampered("a bad salt".into()))),
+        Ok(_) => Err(refused(
+            path,
+            1,
+            Refused::Corrupt("the first line is not the cassette's salt".into()),
+        )),
+        Err(why) => Err(refused(path, 1, why)),
+    }
+}
+
+/// The error for line `line` of `path`, refused for `why`.
+fn refused(path: &Path, line: usize, why: Refused) -> CassetteError {
+    let path = path.to_owned();
+    match why {
+        Refused::Corrupt(detail) => CassetteError::Corrupt { path, line, detail },
+        Refused::Tampered(detail) => CassetteError::Tampered { path, line, detail },
+        Refused::OldFormat(format) => CassetteError::OldFormat { path, format },
+    }
+}
+
+/// `path` opened for reading and appending, created 0600 in a 0700 directory, locked
+/// exclusively, a torn tail cut.
+fn open_locked(path: &Path) -> Result<std::fs::File, CassetteError> {
     let io = |source| CassetteError::Write {
         path: path.to_owned(),
         source,
@@ -58,9 +124,7 @@ pub(crate) fn append(path: &Path, line: &[u8]) -> Result<(), CassetteError> {
     }
     flock(&file, FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
     cut_torn_tail(&mut file).map_err(io)?;
-    // Under the lock, so a short write cannot let another recorder in mid-line.
-    file.write_all(line).map_err(io)?;
-    Ok(())
+    Ok(file)
 }
 
 /// Cuts everything after the last newline (a line a killed writer left unfinished).
@@ -90,6 +154,8 @@ fn cut_torn_tail(file: &mut std::fs::File) -> std::io::Result<()> {
 pub(crate) struct Loaded {
     /// The sha256 of the bytes read.
     pub(crate) sha256: String,
+    /// The salt of its first line (`None` for a file with no complete line).
+    pub(crate) salt: Option<Salt>,
     /// Every entry, in file order.
     pub(crate) entries: Vec<Entry>,
     /// A final line without its newline was ignored (a recorder killed mid-line).
@@ -114,28 +180,36 @@ pub(crate) fn load(
         None => (&[][..], &bytes[..]),
     };
     let mut entries = Vec::new();
+    let mut salt = None;
     for (n, text) in complete.split(|&b| b == b'\n').enumerate() {
         if text.trim_ascii().is_empty() {
             continue;
         }
         let line = n + 1;
-        entries.push(
-            entry::parse(text, redactor).map_err(|refused| match refused {
-                Refused::Corrupt(detail) => CassetteError::Corrupt {
-                    path: path.to_owned(),
+        let entry = entry::parse(text, redactor).map_err(|why| refused(path, line, why))?;
+        // Exactly one salt, and before any key: every key in the file is under it.
+        match (&entry, &salt) {
+            (Entry::Salt { salt: s }, None) if entries.is_empty() => salt = Salt::parse(s),
+            (Entry::Salt { .. }, _) => {
+                return Err(refused(
+                    path,
                     line,
-                    detail,
-                },
-                Refused::Tampered(detail) => CassetteError::Tampered {
-                    path: path.to_owned(),
+                    Refused::Tampered("a second salt line".into()),
+                ));
+            }
+            (_, None) => {
+                return Err(refused(
+                    path,
                     line,
-                    detail,
-                },
-            })?,
-        );
+                    Refused::Corrupt("an entry before the cassette's salt line".into()),
+                ));
+            }
+            _ => entries.push(entry),
+        }
     }
     Ok(Loaded {
         sha256,
+        salt,
         entries,
         torn_tail: !tail.is_empty(),
     })

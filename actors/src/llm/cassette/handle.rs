@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use serde_json::Value;
 use studyloop_redaction::{RedactionRules, Redactor};
 
-use super::entry::{Answer, Entry, Request};
+use super::entry::{Answer, Entry, Request, Salt};
 use super::file::{self, Loaded};
 use super::{CassetteError, CassetteMode, CassetteSetting};
 use crate::llm::{ApiKey, ChatResponse, Wire};
@@ -42,6 +42,9 @@ struct Inner {
     path: PathBuf,
     redactor: Redactor,
     loaded: Option<Loaded>,
+    /// The salt every key is made under: a replay's from its first line; a record's
+    /// read or written under the file lock at its first key or seed.
+    salt: Mutex<Option<Salt>>,
     answers: HashMap<Slot, Vec<Answer>>,
     seeds: HashMap<String, Vec<u64>>,
     calls: Mutex<HashMap<Slot, usize>>,
@@ -99,13 +102,25 @@ impl Cassette {
                     .or_default()
                     .push(answer.clone()),
                 Entry::Seed { scope, seed } => seeds.entry(scope.clone()).or_default().push(*seed),
+                Entry::Salt { .. } => {}
             }
         }
+        // A replay of a file with no complete line has no salt; any fresh one will do,
+        // since every lookup misses.
+        let salt = match loaded.as_ref().map(|l| l.salt.clone()) {
+            Some(Some(salt)) => Some(salt),
+            Some(None) => Some(Salt::fresh().map_err(|source| CassetteError::Read {
+                path: path.clone(),
+                source,
+            })?),
+            None => None,
+        };
         let inner = Arc::new(Inner {
             mode: setting.mode,
             path,
             redactor,
             loaded,
+            salt: Mutex::new(salt),
             answers,
             seeds,
             calls: Mutex::new(HashMap::new()),
@@ -163,6 +178,8 @@ impl Cassette {
                 continue; // a torn tail
             };
             let ours = match super::entry::parse(text, &self.inner.redactor) {
+                // The salt line too: without it the kept lines could not be replayed.
+                Ok(Entry::Salt { .. }) => true,
                 Ok(Entry::Chat { scope: s, .. } | Entry::Seed { scope: s, .. }) => s == scope,
                 Err(_) => false,
             };
@@ -192,6 +209,8 @@ impl Cassette {
         let call = self.next_call(scope, "seed");
         match self.inner.mode {
             CassetteMode::Record => {
+                // The salt line goes first, whatever a cell writes first.
+                self.salt()?;
                 file::append(
                     &self.inner.path,
                     &super::entry::line(Entry::Seed {
@@ -214,6 +233,22 @@ impl Cassette {
                     })
             }
         }
+    }
+
+    /// The cassette's salt; a record's first call reads it from the file or writes a
+    /// fresh one there, under the file lock.
+    fn salt(&self) -> Result<Salt, CassetteError> {
+        let mut salt = self
+            .inner
+            .salt
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(salt) = salt.as_ref() {
+            return Ok(salt.clone());
+        }
+        let fresh = file::salt(&self.inner.path, &self.inner.redactor)?;
+        *salt = Some(fresh.clone());
+        Ok(fresh)
     }
 
     /// The 1-based count of asks for `key` in `scope` so far, this one included.
@@ -258,8 +293,18 @@ impl Tap {
         self.cassette.inner.mode == CassetteMode::Replay
     }
 
-    pub(crate) fn request(&self, wire: Wire, body: &Value, identity: Option<&Value>) -> Request {
-        Request::new(wire, body, identity, &self.redactor)
+    /// `body` as the cassette keys it (a record's first request fixes the salt).
+    ///
+    /// # Errors
+    /// A record whose cassette cannot be opened, or whose first line is no salt.
+    pub(crate) fn request(
+        &self,
+        wire: Wire,
+        body: &Value,
+        identity: Option<&Value>,
+    ) -> Result<Request, CassetteError> {
+        let salt = self.cassette.salt()?;
+        Ok(Request::new(wire, body, identity, &self.redactor, &salt))
     }
 
     /// The recorded answer for `request`, or a miss naming it.

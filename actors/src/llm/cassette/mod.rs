@@ -4,8 +4,9 @@
 //! [`Tap`]; none of them has its own copy.
 //!
 //! Record: every answered request is appended to a JSON-lines cassette (0600, 0700
-//! directory, flock-serialised appends), keyed by the sha256 of its redacted canonical
-//! form and sealed by a digest; keys and headers never enter it, and every string in
+//! directory, flock-serialised appends), keyed by a salted sha256 of its canonical form
+//! before redaction (the salt is the file's first line), stored redacted and sealed by
+//! a digest; keys and headers never enter it, and every string in
 //! it has passed the pinned redaction rules. Replay: requests are answered from the
 //! cassette by (cell, request hash, call), usage counts included, and a miss is a
 //! [`CassetteError::Miss`] naming the hash, the cassette and the fix: nothing is ever
@@ -18,6 +19,8 @@ mod entry;
 mod error;
 mod file;
 mod handle;
+#[cfg(test)]
+mod key_tests;
 mod setting;
 #[cfg(test)]
 mod tests;

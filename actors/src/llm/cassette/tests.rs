@@ -193,7 +193,11 @@ fn keys_and_secret_shaped_strings_never_reach_the_cassette() {
         .unwrap();
     }
     let bytes = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(bytes.lines().count(), planted.len());
+    assert_eq!(
+        bytes.lines().count(),
+        1 + planted.len(),
+        "the salt and one line each"
+    );
     for secret in planted {
         assert!(!bytes.contains(secret), "{secret} leaked into {bytes}");
         assert!(!bytes.contains(&secret[4..20]), "part of {secret} leaked");
@@ -202,7 +206,8 @@ fn keys_and_secret_shaped_strings_never_reach_the_cassette() {
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&path), 0o600);
     assert_eq!(mode(path.parent().unwrap()), 0o700);
-    // The redacted cassette still replays: the key is over the redacted request.
+    // The redacted cassette still replays the same request (its key is over the
+    // request as sent, salted).
     let replayer = open(CassetteMode::Replay, &path).unwrap();
     let c = client("http://127.0.0.1:1", Some(replayer.tap("cell")));
     let r = c
