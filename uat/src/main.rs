@@ -8,14 +8,14 @@
 //! could not reach a verdict (bad input, a tampered pinned file, an unwritable output, a
 //! dirty tree to certify); 3 = certification skipped (credentials missing or expired).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_uat::bundle::Bundle;
-use studyloop_uat::council::{self, CellContext, Grader, SeatStatus, StubTarget};
+use studyloop_uat::council::{self, CellContext, Grader, SeatApprovals, SeatStatus, StubTarget};
 use studyloop_uat::output::Out;
 use studyloop_uat::prune;
 use studyloop_uat::signoff::{self, Pins};
@@ -64,8 +64,12 @@ enum Command {
     /// Build a static HTML report (opens from file://, no server) of run directories.
     Report {
         /// Run directories (one per shard or run).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "latest", conflicts_with = "latest")]
         runs: Vec<PathBuf>,
+        /// Instead of run directories: a report of the latest acceptance run and
+        /// one of the latest UAT run under this runs directory (target/studyloop/runs).
+        #[arg(long, value_name = "RUNS_ROOT", conflicts_with = "out")]
+        latest: Option<PathBuf>,
         /// Where the site goes (default: <first run dir>/report, or report-redacted).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
@@ -150,7 +154,13 @@ fn main() -> ExitCode {
             apply,
         } => run_prune(&older_than, root, apply, &env, &out),
         Command::Report {
+            latest: Some(root),
+            redacted,
+            ..
+        } => run_latest_reports(&root, redacted, &out),
+        Command::Report {
             runs,
+            latest: None,
             out: dir,
             redacted,
         } => run_report(runs, dir, redacted, &out),
@@ -250,6 +260,14 @@ fn run_grade(
         .iter()
         .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
         .collect();
+    // Every seat that bills is asked of the one policy; a malformed value refuses.
+    let approvals = match studyloop_acceptance::approval::Approvals::from_env(env) {
+        Ok(approvals) => approvals,
+        Err(e) => {
+            out.err(format!("studyloop-uat grade: refused (no seat asked): {e}"));
+            return Ok(ExitCode::from(2));
+        }
+    };
     let grader = Grader {
         rubric: &pins.rubric,
         rules: &pins.rules,
@@ -263,6 +281,11 @@ fn run_grade(
         }),
         // `studyloop-uat grade` grades live; cassettes belong to a journey run.
         cassette: None,
+        // No auth mode here: the gateway may be any proxy, so its seats bill too.
+        approvals: SeatApprovals {
+            approvals: &approvals,
+            local_gateway: false,
+        },
     };
     let graded = grader.grade(&bundle, cell)?;
     let written = council::write(&bundle, &graded).context("writing the arbitration")?;
@@ -445,6 +468,20 @@ fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow:
         dir.display(),
         coverage.display()
     ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One report per latest run (`--latest`), each named for the tier(s) it is the
+/// latest run of, so the reader knows which runs the reports are of.
+fn run_latest_reports(root: &Path, redacted: bool, out: &Out) -> anyhow::Result<ExitCode> {
+    for run in studyloop_uat::report::latest_runs(root)? {
+        out.line(format!(
+            "studyloop-uat report: the latest {} run: {}",
+            run.tiers.join(" and "),
+            run.dir.display()
+        ));
+        run_report(vec![run.dir], None, redacted, out)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -76,6 +76,9 @@ pub fn converse(
     if let Some(reason) = crate::approval::learner_unapproved(&case.ctx.selection, env) {
         return Err(StepFailure::skipped(reason));
     }
+    // Recorded, so the sign-off can check the bundle's own approvals cover it.
+    case.record.facts.learner_capability =
+        crate::approval::learner_capability(&case.ctx.selection, env).map(|c| c.to_string());
     let local = case.ctx.selection.auth_mode == crate::selection::AuthMode::LocalModel;
     let cassette = case.cassette.clone().map_err(StepFailure::errored)?;
     let options = ActorOptions {

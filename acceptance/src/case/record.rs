@@ -81,6 +81,8 @@ pub struct Facts {
     pub cassette: Option<studyloop_actors::llm::cassette::CassetteEvidence>,
     /// The approvals in force for the run.
     pub approvals: Option<Vec<crate::approval::ApprovalRecord>>,
+    /// The billed learner capability the conversation ran under, once it ran.
+    pub learner_capability: Option<String>,
 }
 
 /// Everything a case recorded so far.
@@ -159,6 +161,7 @@ impl CaseRecord {
         m.binary_path.clone_from(&f.binary_path);
         m.auth_mode = f.auth_mode;
         m.approvals.clone_from(&f.approvals);
+        m.learner_capability.clone_from(&f.learner_capability);
         m.actor_backend.clone_from(&f.actor_backend);
         m.actor_model.clone_from(&f.actor_model);
         m.repo_sha = repo.sha;

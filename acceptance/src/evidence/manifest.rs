@@ -140,6 +140,12 @@ pub struct Manifest {
     /// sign-off refuses a real-auth bundle whose harness is not among them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approvals: Option<Vec<crate::approval::ApprovalRecord>>,
+    /// The billed learner capability the cell's conversation ran under
+    /// (`learner:<provider>/<model>`; additive: absent = the learner billed nothing,
+    /// or an older bundle). The sign-off refuses a real-auth bundle whose learner
+    /// model ran without it among `approvals`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learner_capability: Option<String>,
 }
 
 impl Manifest {
@@ -177,6 +183,7 @@ impl Manifest {
             fidelity: None,
             cassette: None,
             approvals: None,
+            learner_capability: None,
         }
     }
 

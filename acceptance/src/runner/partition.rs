@@ -78,6 +78,16 @@ pub enum PartitionError {
     /// `--partition` without a value.
     #[error("--partition needs a value (hash:K/N or count:K/N)")]
     MissingValue,
+    /// `--partition` given more than once (the last one would silently win).
+    #[error(
+        "--partition is given twice, as `{first}` and as `{second}`; accepted: one --partition hash:K/N or count:K/N; give it once"
+    )]
+    Repeated {
+        /// The first value.
+        first: String,
+        /// The later value.
+        second: String,
+    },
 }
 
 impl fmt::Display for Partition {
@@ -102,9 +112,18 @@ impl FromStr for Partition {
         let (k, n) = rest
             .split_once('/')
             .ok_or_else(|| format!("`{rest}` is not K/N"))?;
+        // Only the canonical spelling: `01` or `+1` would parse as 1, so one shard
+        // could be written two ways and a merge would count it as two shards.
         let parse = |t: &str, what: &str| {
-            t.parse::<u64>()
-                .map_err(|e| format!("{what} `{t}` is not a whole number ({e})"))
+            let n = t
+                .parse::<u64>()
+                .map_err(|e| format!("{what} `{t}` is not a whole number ({e})"))?;
+            if n.to_string() != t {
+                return Err(format!(
+                    "{what} `{t}` is not written plainly; write `{n}` (digits only, no sign, no leading zero)"
+                ));
+            }
+            Ok(n)
         };
         let (shard, total) = (parse(k, "shard")?, parse(n, "total")?);
         if !(1..=total).contains(&shard) {
@@ -159,7 +178,7 @@ pub struct Sharding {
 }
 
 /// Splits the runner's own `--partition SPEC` / `--partition=SPEC` out of its
-/// arguments (libtest does not know it).
+/// arguments (libtest does not know it); given twice, even alike, it is refused.
 pub(crate) fn split_flag(
     words: &[String],
 ) -> Result<(Option<String>, Vec<String>), PartitionError> {
@@ -167,12 +186,19 @@ pub(crate) fn split_flag(
     let mut rest = Vec::with_capacity(words.len());
     let mut it = words.iter();
     while let Some(w) = it.next() {
-        if w == "--partition" {
-            flag = Some(it.next().ok_or(PartitionError::MissingValue)?.clone());
+        let value = if w == "--partition" {
+            it.next().ok_or(PartitionError::MissingValue)?.clone()
         } else if let Some(v) = w.strip_prefix("--partition=") {
-            flag = Some(v.to_owned());
+            v.to_owned()
         } else {
             rest.push(w.clone());
+            continue;
+        };
+        if let Some(first) = flag.replace(value.clone()) {
+            return Err(PartitionError::Repeated {
+                first,
+                second: value,
+            });
         }
     }
     Ok((flag, rest))

@@ -37,6 +37,11 @@ fn partitions_parse_like_nextest_and_bad_ones_name_the_accepted_form() {
         "slice:1/2",
         "count:1/0",
         "hash:-1/2",
+        // Issue 34: one shard, two spellings, would be two shards of one run.
+        "hash:01/2",
+        "hash:1/02",
+        "hash:+1/2",
+        "count:007/9",
     ] {
         let err = Partition::parse_from(bad, "--partition").unwrap_err();
         let text = err.to_string();
@@ -98,6 +103,46 @@ fn the_flag_is_split_out_of_libtest_arguments_in_both_spellings() {
     assert_eq!(
         split_flag(&words(&["bin", "--partition"])).unwrap_err(),
         PartitionError::MissingValue
+    );
+}
+
+#[test]
+fn issue34_a_repeated_flag_is_refused_by_name_not_the_last_one_taken() {
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    for args in [
+        &["bin", "--partition", "hash:1/2", "--partition", "hash:2/2"][..],
+        &[
+            "bin",
+            "--partition=hash:1/2",
+            "x",
+            "--partition",
+            "hash:2/2",
+        ],
+        &["bin", "--partition", "hash:1/2", "--partition=hash:1/2"],
+    ] {
+        let err = split_flag(&words(args)).unwrap_err();
+        let PartitionError::Repeated { first, second } = &err else {
+            panic!("{args:?}: {err:?}");
+        };
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("`{first}`"))
+                && text.contains(&format!("`{second}`"))
+                && text.contains("hash:K/N")
+                && text.contains("give it once"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn issue34_a_shard_spelled_with_a_leading_zero_names_the_plain_spelling() {
+    let text = Partition::parse_from("hash:01/2", "--partition")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("`01`") && text.contains("write `1`"),
+        "{text}"
     );
 }
 

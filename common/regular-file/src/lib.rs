@@ -59,6 +59,24 @@ pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     read_bounded(open_regular(path)?, path, limit)
 }
 
+/// Reads the file at `path` as [`read_regular`] does, except that symlinks are
+/// followed: for a file the user owns and may keep as a link (a dotfile
+/// manager's `config.yaml`, `~/.claude.json`). What the link leads to is still
+/// opened non-blocking and `fstat`ed, so a link to `/dev/zero` or a FIFO is
+/// refused as the device or FIFO it is, and the read stays bounded.
+///
+/// # Errors
+/// As [`read_regular`], less the symlink refusal.
+pub fn read_regular_through_links(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(rustix::fs::CWD, path, flags, Mode::empty())?;
+    let kind = FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(not_regular(path, kind_word(kind)));
+    }
+    read_bounded(std::fs::File::from(fd), path, limit)
+}
+
 /// Reads the regular file `name` inside the open directory `dir` (opened as
 /// [`open_regular`] does, relative to `dir`), refusing one larger than `limit`
 /// bytes. A walker that holds each directory open (`O_DIRECTORY |
@@ -173,6 +191,28 @@ mod tests {
         assert_eq!(read_regular(&file, 12).unwrap(), b"0123456789ab");
         let missing = read_regular(&tmp.path().join("nope"), 1).unwrap_err();
         assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn reads_through_links_refuse_what_the_link_leads_to_when_not_regular() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("f");
+        std::fs::write(&file, b"abc").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert_eq!(read_regular_through_links(&link, 3).unwrap(), b"abc");
+        let zero = tmp.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let err = read_regular_through_links(&zero, 1 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a character device"), "{err}");
+        fifo(&tmp.path().join("fifo"));
+        std::os::unix::fs::symlink(tmp.path().join("fifo"), tmp.path().join("to-fifo")).unwrap();
+        let err = read_regular_through_links(&tmp.path().join("to-fifo"), 9)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a FIFO"), "{err}");
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn main() {
     for i in 0..RUNS {
         let name = format!("base-{i}");
         let t = Instant::now();
-        tmux.new_study_session(&name, &dir, &pane(), &pane())
+        tmux.new_study_session(&name, "base", &dir, &pane(), &pane())
             .unwrap();
         base.push(t.elapsed());
         tmux.kill_session(&name).unwrap();

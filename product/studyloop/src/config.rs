@@ -371,9 +371,9 @@ pub fn parse(path: &Path, text: &str) -> Result<(Config, Vec<String>), ConfigErr
 
 /// Load the config file at `path`; a missing file is the default config.
 pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
-    let bytes = match std::fs::read(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match crate::fsutil::read_user(path, crate::fsutil::USER_FILE_LIMIT) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
             return Ok(Loaded {
                 path: path.to_owned(),
                 ..Loaded::default()

@@ -140,9 +140,18 @@ pub fn append_parked(paths: &SessionPaths, question: &str) -> std::io::Result<()
     )
 }
 
+/// A feed's lines; absent, unreadable or not a regular file (a planted FIFO
+/// or device) reads as empty, never hangs.
 fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .map(|t| t.lines().map(str::to_owned).collect())
+    crate::fsutil::read_private(path, crate::fsutil::FEED_LIMIT)
+        .ok()
+        .flatten()
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 

@@ -1,6 +1,9 @@
 //! Small file-system primitives every writer uses: private directories,
 //! atomic replace (temp file in the same dir, then rename), single-write
-//! appends, and an exclusive `flock` guard.
+//! appends, an exclusive `flock` guard, and the bounded readers every product
+//! file goes through ([`read_private`], [`read_user`]: the one regular-file
+//! reader of `studyloop-regular-file`, so a FIFO or `/dev/zero` planted at a
+//! product path can neither hang a command nor make it read without end).
 //!
 //! Atomic here means "a reader never sees a half-written file"; files are not
 //! fsynced (a power cut may lose the last write, never corrupt it).
@@ -55,6 +58,90 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     result
 }
 
+/// The most a state-tree record (state, journal) holds; real ones are < 64 KiB.
+pub const STATE_LIMIT: u64 = 4 << 20;
+/// The most a feed (topics, parking lot) holds: weeks of notes, not a device.
+pub const FEED_LIMIT: u64 = 64 << 20;
+/// The most a config the user edits (`config.yaml`, a harness config such as
+/// `~/.claude.json`, which keeps project history, or the kiro template) holds.
+pub const USER_FILE_LIMIT: u64 = 64 << 20;
+
+/// Reads a file of the state tree: only a regular file, never through a
+/// final symlink, non-blocking, at most `limit` bytes. `None` when absent.
+pub fn read_private(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    absent_is_none(studyloop_regular_file::read_regular(path, limit))
+}
+
+/// Reads a file the user owns (a config): as [`read_private`], but a symlink
+/// is followed (dotfile managers link them); where it leads must be regular.
+pub fn read_user(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    absent_is_none(studyloop_regular_file::read_regular_through_links(
+        path, limit,
+    ))
+}
+
+/// Whether `path` is absent or a regular file (through links), checked
+/// without opening it for reading: SQLite opens the history DB only after
+/// this, since it would block on a FIFO or map a device.
+pub fn absent_or_regular(path: &Path) -> io::Result<()> {
+    match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {}, not a regular file; remove it and re-run",
+                path.display(),
+                studyloop_regular_file::kind_word(rustix::fs::FileType::from_raw_mode(
+                    std::os::unix::fs::MetadataExt::mode(&m)
+                ))
+            ),
+        )),
+    }
+}
+
+/// Whether `e` is a refusal of the regular-file reader (not a regular file,
+/// or over its bound) rather than an OS failure: the file was planted or
+/// corrupted, which the caller reports as damage.
+pub fn is_not_regular(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData
+    )
+}
+
+fn absent_is_none(r: io::Result<Vec<u8>>) -> io::Result<Option<Vec<u8>>> {
+    match r {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens `path` to append, creating it with `mode`: never through a final
+/// symlink and never blocking (a FIFO without a reader fails with ENXIO);
+/// anything but a regular file is refused.
+fn open_append(path: &Path, mode: u32) -> io::Result<File> {
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let f = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(mode)
+        .custom_flags(flags.bits().cast_signed())
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is not a regular file; remove it and re-run",
+                path.display()
+            ),
+        ));
+    }
+    Ok(f)
+}
+
 /// Append one line (a `\n` is added) with a single `write` on an `O_APPEND`
 /// descriptor, so concurrent writers never interleave or lose lines. Creates
 /// the file with `mode` if missing.
@@ -62,11 +149,7 @@ pub fn append_line(path: &Path, line: &str, mode: u32) -> io::Result<()> {
     let mut buf = String::with_capacity(line.len() + 1);
     buf.push_str(line);
     buf.push('\n');
-    let mut f = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(mode)
-        .open(path)?;
+    let mut f = open_append(path, mode)?;
     let n = f.write(buf.as_bytes())?;
     if n != buf.len() {
         return Err(io::Error::new(
@@ -79,12 +162,7 @@ pub fn append_line(path: &Path, line: &str, mode: u32) -> io::Result<()> {
 
 /// Create an empty file with `mode` if it does not exist.
 pub fn touch(path: &Path, mode: u32) -> io::Result<()> {
-    OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(mode)
-        .open(path)
-        .map(drop)
+    open_append(path, mode).map(drop)
 }
 
 /// Remove a file; a missing file is fine.

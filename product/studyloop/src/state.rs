@@ -218,9 +218,17 @@ impl StateStore {
     /// sees a whole file). `None` when there is no file.
     pub fn read(&self) -> Result<Option<SessionState>, StateError> {
         let path = self.paths.state_file();
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // A FIFO or device planted here is damage (`doctor --fix` keeps it
+        // aside), never a hang or an unbounded read.
+        let bytes = match fsutil::read_private(&path, fsutil::STATE_LIMIT) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(None),
+            Err(e) if fsutil::is_not_regular(&e) => {
+                return Err(StateError::Corrupt {
+                    path,
+                    message: e.to_string(),
+                });
+            }
             Err(e) => return Err(self.io("read")(e)),
         };
         serde_json::from_slice(&bytes)

@@ -13,6 +13,10 @@ use crate::env::{self, Env};
 /// Oldest tmux we accept (`split-window -l 25%` needs 3.1).
 pub const MIN_VERSION: (u32, u32) = (3, 1);
 
+/// The session user option a study session is marked with at creation: its
+/// study id, the identity a rollback checks before it kills a session.
+pub const MARK_OPTION: &str = "@studyloop_id";
+
 /// A failed tmux operation.
 #[derive(Debug, thiserror::Error)]
 pub enum TmuxError {
@@ -206,12 +210,41 @@ impl Tmux {
         Ok(String::from_utf8_lossy(&out.stdout).trim().parse().ok())
     }
 
+    /// The StudyLoop id recorded on session `name` ([`MARK_OPTION`]); `None`
+    /// when the session does not exist or carries none (not ours).
+    pub fn session_mark(&self, name: &str) -> Result<Option<String>, TmuxError> {
+        let out = self.run(&[
+            "show-options",
+            "-qv",
+            "-t",
+            &format!("={name}:"),
+            MARK_OPTION,
+        ])?;
+        let mark = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        Ok((out.status.success() && !mark.is_empty()).then_some(mark))
+    }
+
+    /// Kill session `name` only when it carries `id` as its mark: what a
+    /// journal names is trusted only as far as the session proves it is the
+    /// one that operation created (a forged record naming the user's own
+    /// session, or a same-named one made since, is left alone). Returns
+    /// whether it was killed.
+    pub fn kill_marked_session(&self, name: &str, id: &str) -> Result<bool, TmuxError> {
+        if self.session_mark(name)?.as_deref() != Some(id) {
+            return Ok(false);
+        }
+        self.kill_session(name).map(|()| true)
+    }
+
     /// Create the study session in one tmux invocation: a detached session
-    /// running `main_argv` in `dir`, a 25% sidebar on the right running
-    /// `sidebar_argv`, and the main pane selected.
+    /// running `main_argv` in `dir`, marked with the study id `id`
+    /// ([`MARK_OPTION`], in the same command queue, so no session of ours
+    /// exists unmarked), a 25% sidebar on the right running `sidebar_argv`,
+    /// and the main pane selected.
     pub fn new_study_session(
         &self,
         name: &str,
+        id: &str,
         dir: &Path,
         main_argv: &[String],
         sidebar_argv: &[String],
@@ -234,6 +267,7 @@ impl Tmux {
             "#{pane_id}",
         ];
         args.extend(main_argv.iter().map(String::as_str));
+        args.extend([";", "set-option", "-t", &target, MARK_OPTION, id]);
         args.extend([
             ";",
             "split-window",

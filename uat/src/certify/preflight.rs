@@ -18,7 +18,7 @@ use studyloop_acceptance::evidence::RepoIdentity;
 use studyloop_acceptance::harness_spec::credentials;
 use studyloop_acceptance::selection::{HARNESS_ORDER, HarnessName};
 
-use crate::council::Roster;
+use crate::council::{Roster, SeatApprovals};
 
 /// The exit status of a skipped certification (credentials missing): not 0 (nothing
 /// was certified), not 1 (nothing failed), not 2 (the command could run).
@@ -190,17 +190,12 @@ fn council_gaps(
             Vec::new(),
         );
     };
-    let unapproved: Vec<String> = c
-        .seats
-        .iter()
-        .filter_map(|seat| {
-            let cap = Capability::Judge {
-                council: council.to_owned(),
-                seat: seat.id.clone(),
-            };
-            approval::decide(approvals, &cap).unmet()
-        })
-        .collect();
+    // Certify runs in real-auth mode: the gateway is never the local model here.
+    let policy = SeatApprovals {
+        approvals,
+        local_gateway: false,
+    };
+    let unapproved = policy.unapproved(council, c);
     let keys: BTreeMap<String, String> = caller
         .iter()
         .filter_map(|(k, v)| Some((k.to_str()?.to_owned(), v.to_str()?.to_owned())))
@@ -209,13 +204,7 @@ fn council_gaps(
     let gaps = c
         .seats
         .iter()
-        .filter(|seat| {
-            let cap = Capability::Judge {
-                council: council.to_owned(),
-                seat: seat.id.clone(),
-            };
-            approval::decide(approvals, &cap).unmet().is_none()
-        })
+        .filter(|seat| policy.unmet(council, &seat.id, seat.backend).is_none())
         .filter_map(|seat| {
             let absent = seat.endpoint(&keys, None).err()?;
             Some(format!(

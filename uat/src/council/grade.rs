@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use studyloop_actors::llm::cassette::Cassette;
+use studyloop_actors::llm::cassette::{Cassette, CassetteMode};
 use studyloop_actors::llm::{ChatClient, ChatMessage, GuardedChatError};
 use studyloop_actors::{Budget, BudgetError, EnvSource};
 use studyloop_redaction::{RedactionError, RedactionRules, Redactor};
@@ -14,6 +14,7 @@ use studyloop_rubrics::{Facts, Rubric};
 
 use crate::bundle::Bundle;
 use crate::bundle_summary;
+use crate::council::approval::SeatApprovals;
 use crate::council::arbitrate::{
     ARBITRATION_SCHEMA, Arbitration, Pin, SeatResult, SeatStatus, arbitrate,
 };
@@ -81,6 +82,9 @@ pub struct Grader<'a> {
     /// Records or replays every seat's traffic (`STUDYLOOP_ACC_CASSETTE`), scoped by
     /// the cell and keyed by the seat's question (`council::replay`).
     pub cassette: Option<&'a Cassette>,
+    /// Which seats may be asked: a seat that bills (`council::approval`) and is not
+    /// approved is recorded absent, with its named skip reason, and never contacted.
+    pub approvals: SeatApprovals<'a>,
 }
 
 /// What every seat is asked about one bundle.
@@ -208,6 +212,15 @@ impl Grader<'_> {
             prompt,
             citable,
         } = *question;
+        // The one policy first: an unapproved seat is never built a client, so it
+        // sends nothing. A replay sends nothing either (a miss is an error, not a call).
+        let replay = self
+            .cassette
+            .is_some_and(|c| c.mode() == CassetteMode::Replay);
+        if !replay && let Some(reason) = self.approvals.unmet(self.council, &seat.id, seat.backend)
+        {
+            return (SeatStatus::Absent { reason }, None, None, None);
+        }
         let endpoint = match seat.endpoint(self.env, self.stub.as_ref()) {
             Ok(endpoint) => endpoint,
             Err(absent) => {

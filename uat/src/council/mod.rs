@@ -2,6 +2,7 @@
 //! check of each reply, arbitration (reject_if first, then medians, spreads and flagged
 //! disagreements) and the `ARBITRATION.md` written beside the private bundle.
 
+mod approval;
 mod arbitrate;
 mod figures;
 mod grade;
@@ -12,6 +13,7 @@ mod reply;
 mod report;
 mod roster;
 
+pub use approval::{SeatApprovals, seat_capability};
 pub use arbitrate::{
     ARBITRATION_SCHEMA, Arbitration, CriterionResult, Pin, RejectionRecord, SeatResult, SeatStatus,
     arbitrate,

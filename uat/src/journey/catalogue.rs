@@ -1,5 +1,6 @@
 //! The journey catalogue: which cells run for a selection, their gates, and the grading finish every journey shares.
 
+use super::approvals::{judges_requirement, seat_approvals};
 use super::grading;
 use super::record::{Destination, UatBundle};
 use super::smoke;
@@ -198,7 +199,13 @@ fn graded(
             names(&study::CANDIDATES)
         ),
         unmet: choice.err().map(|e| e.to_string()),
-    });
+    })
+    .requires(judges_requirement(selection));
+    // The chosen harness, as a lane names its own: the runner's real-auth approval
+    // gate (`harness:<h>`) and login preflight then apply to this cell too.
+    if let Some(h) = harness {
+        spec = spec.requires(Requirement::HarnessSelected(h));
+    }
     for unmet in [
         auth_unmet(selection.auth_mode),
         actor_unmet(selection, caller),
@@ -360,7 +367,16 @@ fn grade(
         Ok(cassette) => cassette,
         Err(e) => return TrialReport::failed(redactor.redact(&format!("grading failed: {e}"))),
     };
-    match grading::grade(dir, council, pins, redactor, &ctx.caller, cassette.as_ref()) {
+    let approvals = seat_approvals(&ctx.selection);
+    match grading::grade(
+        dir,
+        council,
+        pins,
+        redactor,
+        &ctx.caller,
+        cassette.as_ref(),
+        approvals,
+    ) {
         Err(e) => TrialReport::failed(redactor.redact(&format!("grading failed: {e}"))),
         Ok(graded) => {
             eprintln!(

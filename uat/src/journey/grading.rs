@@ -22,7 +22,9 @@ use studyloop_redaction::Redactor;
 use studyloop_stubs::StubProvider;
 
 use crate::bundle::Bundle;
-use crate::council::{self, Arbitration, CellContext, Grader, SeatStatus, StubTarget};
+use crate::council::{
+    self, Arbitration, CellContext, Grader, SeatApprovals, SeatStatus, StubTarget,
+};
 use crate::signoff::Pins;
 
 /// The roster's council of stub seats (mechanics only).
@@ -109,6 +111,7 @@ pub fn grade(
     redactor: &Redactor,
     caller: &CallerEnv,
     cassette: Option<&Cassette>,
+    approvals: SeatApprovals<'_>,
 ) -> Result<Graded, GradeError> {
     let bundle = Bundle::open(dir).map_err(|e| GradeError::Bundle(e.to_string()))?;
     let seats = &pins
@@ -143,6 +146,7 @@ pub fn grade(
             api_key: None,
         }),
         cassette,
+        approvals,
     };
     let cell = CellContext {
         required: pins

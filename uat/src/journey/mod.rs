@@ -28,6 +28,7 @@
 //! bundle, which is what `studyloop-uat signoff <run dir>` reads. The product is driven
 //! only as a subprocess, never linked.
 
+mod approvals;
 pub mod arc;
 pub mod arc_checks;
 mod architect;

@@ -43,7 +43,7 @@ pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>, bool) 
         body,
         "<p>Outcome: <strong class=\"{0}\">{0}</strong>; harness {1}; surface {2}; {3} attempt(s); total time {4}; pass^k {5}; pass@k {6}{7}.</p>",
         cell.status.outcome.as_str(),
-        r.t(&cell.harness),
+        r.t(&cell.harness_shown()),
         r.t(&cell.surface),
         cell.attempts.len(),
         duration(cell.elapsed_ms()),
@@ -118,7 +118,7 @@ fn attempts(body: &mut String, cell: &Cell, r: &Render<'_>) {
     if !cell.skips.is_empty() {
         body.push_str("<p>Skip reasons:</p><ul>");
         for s in &cell.skips {
-            let _ = write!(body, "<li>{}</li>", r.t(s));
+            let _ = write!(body, "<li>{}</li>", r.md(s));
         }
         body.push_str("</ul>\n");
     }
@@ -149,7 +149,7 @@ fn attempt_row(body: &mut String, a: &Attempt, r: &Render<'_>) {
         a.category.map_or("–", |c| c.as_str()),
         r.t(a.commit().unwrap_or("unknown")),
         r.t(&a.time),
-        r.t(a.message.as_deref().unwrap_or("")),
+        r.md(a.message.as_deref().unwrap_or("")),
         bundle
     );
 }
@@ -211,10 +211,17 @@ fn step_records(dir: &Path) -> Option<Vec<Value>> {
     if let Some(Value::Array(a)) = source::read_json(&dir.join("steps.json"), 8 << 20) {
         return Some(a);
     }
-    let lifecycle: Vec<Value> = source::list(&dir.join("lifecycle"))
+    // From the bundle's own listing: a `lifecycle` that is a symlink is listed as
+    // one entry and never entered, so no outside file can pose as a step.
+    let lifecycle: Vec<Value> = source::list(dir)
         .iter()
-        .filter(|e| e.regular && e.rel.ends_with(".json") && !e.rel.contains('/'))
-        .filter_map(|e| source::read_json(&dir.join("lifecycle").join(&e.rel), 8 << 20))
+        .filter(|e| {
+            e.regular
+                && e.rel
+                    .strip_prefix("lifecycle/")
+                    .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
+        })
+        .filter_map(|e| source::read_json(&dir.join(&e.rel), 8 << 20))
         .collect();
     (!lifecycle.is_empty()).then_some(lifecycle)
 }

@@ -1,7 +1,11 @@
 //! Reading a run directory for the report without ever leaving it through a
 //! symlink: a directory is listed with `symlink_metadata` (a symlink is listed
-//! as such and never entered), and a file is read with the framework's one
-//! regular-file reader (no final symlink, no FIFO, no device, capped size).
+//! as such and never entered, and a directory that is itself reached through a
+//! symlink is not listed at all), and a file is read only when no component of
+//! its path is a symlink, with the framework's one regular-file reader (no final
+//! symlink, no FIFO, no device, capped size). Every read of a bundle goes
+//! through [`list`] and these readers: a sub-directory such as `lifecycle/` is
+//! read from the bundle's own listing, never listed as a root of its own.
 
 use std::path::{Path, PathBuf};
 
@@ -24,13 +28,17 @@ pub(crate) struct Entry {
     pub(crate) regular: bool,
 }
 
-/// Every entry below `dir`, sorted, symlinked directories not entered.
+/// Every entry below `dir`, sorted, symlinked directories not entered; nothing
+/// when `dir` itself has a symlink on its path.
 pub(crate) fn list(dir: &Path) -> Vec<Entry> {
     list_bounded(dir, MAX_ENTRIES)
 }
 
 fn list_bounded(dir: &Path, max: usize) -> Vec<Entry> {
     let mut out = Vec::new();
+    if !no_symlink_on(dir) {
+        return out;
+    }
     let mut stack = vec![(dir.to_owned(), String::new())];
     // Directories count too: a planted tree of empty directories is bounded.
     let mut seen = 0usize;
@@ -90,9 +98,12 @@ pub(crate) fn no_symlink_on(path: &Path) -> bool {
 }
 
 /// A text file's first [`MAX_SHOWN`] bytes (lossy UTF-8) and whether it was
-/// cut; `None` when it is not a readable regular file.
+/// cut; `None` when it is not a readable regular file or a symlink is on its path.
 pub(crate) fn read_text(path: &Path) -> Option<(String, bool)> {
     use std::io::Read as _;
+    if !no_symlink_on(path) {
+        return None;
+    }
     let file = studyloop_acceptance::private_fs::open_regular(path).ok()?;
     let mut bytes = Vec::new();
     // One byte past the cap tells a cut file from one exactly at it.
@@ -102,14 +113,18 @@ pub(crate) fn read_text(path: &Path) -> Option<(String, bool)> {
     Some((String::from_utf8_lossy(&bytes).into_owned(), cut))
 }
 
-/// A JSON file parsed, when it is a readable regular file no larger than `max`.
+/// A JSON file parsed, when [`read_bytes`] reads it.
 pub(crate) fn read_json(path: &Path, max: u64) -> Option<serde_json::Value> {
-    let bytes = studyloop_acceptance::private_fs::read_regular(path, max).ok()?;
+    let bytes = read_bytes(path, max)?;
     serde_json::from_slice(&bytes).ok()
 }
 
-/// A binary file's bytes, when a regular file no larger than `max`.
+/// A binary file's bytes, when a regular file no larger than `max` with no
+/// symlink on its path.
 pub(crate) fn read_bytes(path: &Path, max: u64) -> Option<Vec<u8>> {
+    if !no_symlink_on(path) {
+        return None;
+    }
     studyloop_acceptance::private_fs::read_regular(path, max).ok()
 }
 

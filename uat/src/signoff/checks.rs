@@ -1,15 +1,14 @@
 //! The sign-off's checks beyond the strict runner: every signed-off bundle verifies
 //! against its own inventory, all come from one commit, and every graded cell has a
-//! current arbitration (and a real-auth bundle recorded its harness's approval) from the right council and pins, nothing rejected, and each
+//! current arbitration from the right council and pins, nothing rejected, and each
 //! criterion's median at or above its floor.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use studyloop_actors::llm::cassette::CassetteMode;
 
-use studyloop_acceptance::approval::{ApprovalRecord, Capability};
 use studyloop_acceptance::ledger::{RUN_MARKER, RunRecords};
-use studyloop_acceptance::selection::{AuthMode, HarnessName};
+use studyloop_acceptance::selection::AuthMode;
 
 use crate::bundle::Bundle;
 use crate::council::Arbitration;
@@ -84,11 +83,6 @@ pub(crate) fn bundle_reasons(bundles: &BTreeMap<&str, &Bundle>) -> Vec<String> {
             ));
         }
     }
-    for (cell, bundle) in bundles {
-        if let Some(reason) = unapproved_billing(cell, bundle) {
-            reasons.push(reason);
-        }
-    }
     let shas: BTreeSet<&str> = bundles
         .values()
         .filter_map(|b| b.manifest().repo_sha.as_deref())
@@ -100,39 +94,6 @@ pub(crate) fn bundle_reasons(bundles: &BTreeMap<&str, &Bundle>) -> Vec<String> {
         ));
     }
     reasons
-}
-
-/// A real-auth bundle whose harness (a billed capability) is not among the approvals
-/// it recorded, for every reason the capability declares (issue 29): such a run
-/// billed without a person's approval, or predates approvals, and cannot sign off.
-fn unapproved_billing(cell: &str, bundle: &Bundle) -> Option<String> {
-    let m = bundle.manifest();
-    if m.auth_mode != Some(AuthMode::RealAuth) {
-        return None;
-    }
-    let harness = m.harness.as_deref()?.parse::<HarnessName>().ok()?;
-    let capability = Capability::Harness(harness);
-    let id = capability.to_string();
-    let approved = m.approvals.as_ref().is_some_and(|records| {
-        records.iter().any(|r| {
-            r.capability == id && capability.reasons().iter().all(|x| r.reasons.contains(x))
-        })
-    });
-    (!approved).then(|| {
-        format!(
-            "bundle {} of cell `{cell}` is a real-auth run of `{id}`, which bills, but its recorded approvals ({}) do not include `{}`: re-run it with STUDYLOOP_ACC_APPROVE={id}",
-            m.run_id,
-            m.approvals.as_ref().map_or_else(
-                || "none recorded".to_owned(),
-                |r| if r.is_empty() {
-                    "none".to_owned()
-                } else {
-                    r.iter().map(ApprovalRecord::entry).collect::<Vec<_>>().join(", ")
-                }
-            ),
-            capability.with_reasons()
-        )
-    })
 }
 
 /// Reasons a graded cell does not meet the definition, and one note line per cell.

@@ -8,6 +8,7 @@ use studyloop_actors::llm::cassette::{CassetteEvidence, CassetteMode};
 
 use studyloop_acceptance::approval::{ApprovalRecord, REASONS, Reason};
 
+use super::billing::billing_reasons;
 use super::checks::bundle_reasons;
 use crate::bundle::Bundle;
 
@@ -88,7 +89,10 @@ fn a_real_auth_bundle_without_its_harness_approval_is_refused() {
         (Some(vec![rec("harness:codex", &REASONS)]), false),
     ] {
         let b = approved_bundle(tmp.path(), None, Some("codex"), approvals.clone());
-        let reasons = bundle_reasons(&BTreeMap::from([("journey::study_session", &b)]));
+        let reasons = billing_reasons(
+            &BTreeMap::from([("journey::study_session", &b)]),
+            &BTreeMap::new(),
+        );
         let hit = reasons.iter().find(|r| r.contains("which bills"));
         assert_eq!(hit.is_some(), refused, "{approvals:?}: {reasons:?}");
         if let Some(r) = hit {
@@ -97,6 +101,7 @@ fn a_real_auth_bundle_without_its_harness_approval_is_refused() {
                     && r.contains("STUDYLOOP_ACC_APPROVE=harness:codex"),
                 "{r}"
             );
+            assert!(r.contains("billed `harness:codex` (its harness)"), "{r}");
         }
     }
 }

@@ -5,6 +5,7 @@
 //! sign-off is not a release record).
 
 mod arbitration;
+mod billing;
 mod checks;
 #[cfg(test)]
 mod checks_tests;

@@ -11,7 +11,7 @@ use studyloop_rubrics::Facts;
 
 use super::rule::{Results, Verdict, disagreements, evaluate};
 use super::summary::{SignoffParts, signoff_summary};
-use super::{Pins, SignoffError, arbitration, checks, claims, evidence};
+use super::{Pins, SignoffError, arbitration, billing, checks, claims, evidence};
 use crate::bundle::Bundle;
 use crate::bundle_summary::rewritten;
 use crate::council::Arbitration;
@@ -143,6 +143,9 @@ pub fn run(
     let mut verdict = evaluate(&definition.cells(), &results);
     verdict.reasons.extend(reasons_extra);
     verdict.reasons.extend(checks::bundle_reasons(&bundles));
+    verdict
+        .reasons
+        .extend(billing::billing_reasons(&bundles, &arbitrations));
     // Every claim against independent evidence (issue 33 §1).
     let now = jiff::Timestamp::now();
     verdict

@@ -8,11 +8,14 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 
 use common::{CRITERIA, TRANSCRIPT, bundle, good_reply, judges, registry_for, reply};
+use studyloop_acceptance::approval::Approvals;
 use studyloop_redaction::{RedactionRules, Redactor};
 use studyloop_rubrics::Rubric;
 use studyloop_stubs::Protocol;
 use studyloop_uat::bundle::Bundle;
-use studyloop_uat::council::{self, CellContext, Graded, Grader, Roster, SeatStatus, StubTarget};
+use studyloop_uat::council::{
+    self, CellContext, Graded, Grader, Roster, SeatApprovals, SeatStatus, StubTarget,
+};
 
 const CELL: &str = "journey::study_session";
 
@@ -20,6 +23,8 @@ struct World {
     rubric: Rubric,
     rules: RedactionRules,
     redactor: Redactor,
+    /// The test roster's billed seats, approved (a test of the gate sets its own).
+    approvals: Approvals,
 }
 
 impl World {
@@ -29,6 +34,7 @@ impl World {
             rubric: Rubric::load_default().unwrap(),
             redactor: Redactor::new(&rules),
             rules,
+            approvals: Approvals::parse(Some("judge:mixed/gw,judge:mixed/vendor")).unwrap(),
         }
     }
 
@@ -49,6 +55,10 @@ impl World {
             env,
             stub,
             cassette: None,
+            approvals: SeatApprovals {
+                approvals: &self.approvals,
+                local_gateway: false,
+            },
         };
         grader
             .grade(
@@ -378,6 +388,114 @@ fn seats_without_credentials_are_absent_by_name_and_the_budget_caps_requests() {
         stub.records().unwrap().len(),
         2,
         "nothing is sent past the budget"
+    );
+}
+
+/// Issue 29: the council asks the one policy before each seat. A seat that bills
+/// (gateway, direct) and is not approved is absent with the named skip reason (the
+/// capability, its reasons, the entry that approves it), and the counting stub that
+/// plays the gateway receives 0 requests, however the approval falls short: none,
+/// another seat's, a prefix, one reason short. Stub seats bill nothing and still
+/// score. Approved, the same gateway seat is asked (1 request).
+#[test]
+fn an_unapproved_judge_seat_is_absent_by_name_and_never_asked() {
+    let roster_text = "version: 1\ncouncils:\n  mixed:\n    budget: {max_turns: 5, max_output_tokens: 100000}\n    max_reply_tokens: 2000\n    request_timeout_secs: 30\n    seats:\n      - {id: gw, backend: gateway, model: stub-judge-a}\n      - {id: vendor, backend: direct, provider: anthropic, model: claude-sonnet-4-6}\n      - {id: s1, backend: stub, model: stub-judge-b, wire: openai_compat}\n";
+    let roster = Roster::from_bytes(
+        "council_test.yaml",
+        roster_text.as_bytes(),
+        "registry.json",
+        registry_for(roster_text.as_bytes()).as_bytes(),
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = bundle(tmp.path(), CELL, TRANSCRIPT);
+    let b = Bundle::open(&dir).unwrap();
+    let mut world = World::new();
+    let approvals = [
+        "",
+        "judge:mixed/vendor",
+        "judge:mixed/g",
+        "judge:mixed/gw[chargeable]",
+        "harness:codex,judge:other/gw",
+    ];
+    for (i, approve) in approvals.into_iter().enumerate() {
+        // A fresh stub (and request log) per case.
+        let here = tmp.path().join(format!("case-{i}"));
+        std::fs::create_dir(&here).unwrap();
+        let stub = judges(
+            &here,
+            &[
+                ("stub-judge-a", good_reply(4)),
+                ("stub-judge-b", good_reply(4)),
+            ],
+        );
+        // The gateway seat would reach the stub (key and URL set): only the policy
+        // stands between it and a request.
+        let env: BTreeMap<String, String> = [
+            ("LITELLM_API_KEY".to_owned(), "gateway-test-key".to_owned()),
+            ("LITELLM_BASE_URL".to_owned(), stub.base_url()),
+        ]
+        .into();
+        world.approvals = Approvals::parse(Some(approve)).unwrap();
+        let target = StubTarget {
+            base_url: stub.base_url(),
+            api_key: None,
+        };
+        let graded = world.grade(&roster, "mixed", Some(target), &env, &b);
+        for (seat, other) in [("gw", "vendor"), ("vendor", "gw")] {
+            let SeatStatus::Absent { reason } = status(&graded, seat) else {
+                if approve == "judge:mixed/vendor" && seat == "vendor" {
+                    continue;
+                }
+                panic!("{approve:?}: {seat} should be absent")
+            };
+            if approve == "judge:mixed/vendor" && seat == "vendor" {
+                // Approved, so asked for its key next (unset): absent for the key.
+                assert!(reason.contains("ANTHROPIC_API_KEY is unset"), "{reason}");
+                continue;
+            }
+            assert!(
+                reason.contains(&format!("capability `judge:mixed/{seat}` is not approved"))
+                    && reason.contains("chargeable (bills a vendor)")
+                    && reason.contains(&format!("add the entry `judge:mixed/{seat}`"))
+                    && !reason.contains(&format!("judge:mixed/{other}")),
+                "{approve:?}: {reason}"
+            );
+        }
+        assert!(matches!(status(&graded, "s1"), SeatStatus::Scored { .. }));
+        let asked: Vec<String> = stub
+            .records()
+            .unwrap()
+            .iter()
+            .map(|r| r.model.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            asked,
+            ["stub-judge-b"],
+            "{approve:?}: only the stub seat is asked"
+        );
+    }
+    let here = tmp.path().join("approved");
+    std::fs::create_dir(&here).unwrap();
+    let stub = judges(
+        &here,
+        &[
+            ("stub-judge-a", good_reply(4)),
+            ("stub-judge-b", good_reply(4)),
+        ],
+    );
+    let env: BTreeMap<String, String> = [
+        ("LITELLM_API_KEY".to_owned(), "gateway-test-key".to_owned()),
+        ("LITELLM_BASE_URL".to_owned(), stub.base_url()),
+    ]
+    .into();
+    world.approvals = Approvals::parse(Some("judge:mixed/gw")).unwrap();
+    let graded = world.grade(&roster, "mixed", None, &env, &b);
+    assert!(matches!(status(&graded, "gw"), SeatStatus::Scored { .. }));
+    assert_eq!(
+        stub.records().unwrap().len(),
+        1,
+        "the approved seat is asked"
     );
 }
 

@@ -144,6 +144,11 @@ fn the_local_council_grades_through_the_gateway_path_and_records_latency_and_fig
         env: &env,
         stub: None,
         cassette: None,
+        // The journey's local-model mode: the gateway is the local model, no approval.
+        approvals: studyloop_uat::council::SeatApprovals {
+            approvals: &studyloop_acceptance::approval::Approvals::default(),
+            local_gateway: true,
+        },
     };
     let graded = grader
         .grade(

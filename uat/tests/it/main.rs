@@ -6,6 +6,7 @@
 //! so its tests are named `<name>::<test>`. Add new test files as modules below; the
 //! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
 
+mod approvals;
 mod certify;
 mod cli;
 mod common;
@@ -22,7 +23,9 @@ mod receipts_merge;
 mod released_pins;
 mod report;
 mod report_browser;
+mod report_links;
 mod report_player;
+mod report_wording;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;

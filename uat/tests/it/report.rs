@@ -157,7 +157,7 @@ pub(crate) fn report(args: &[&std::ffi::OsStr], home: &Path) -> std::process::Ou
     child.wait_with_output().unwrap()
 }
 
-fn pages(out: &Path) -> Vec<(PathBuf, String)> {
+pub(crate) fn pages(out: &Path) -> Vec<(PathBuf, String)> {
     let mut pages = vec![(
         out.join("index.html"),
         std::fs::read_to_string(out.join("index.html")).unwrap(),

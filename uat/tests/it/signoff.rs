@@ -81,6 +81,11 @@ fn grade(pins: &Pins, dir: &Path, council: &str, score: u8) {
             api_key: None,
         }),
         cassette: None,
+        // Stub seats only: they bill nothing, so nothing needs approving.
+        approvals: studyloop_uat::council::SeatApprovals {
+            approvals: &studyloop_acceptance::approval::Approvals::default(),
+            local_gateway: false,
+        },
     };
     let graded = grader
         .grade(

@@ -47,6 +47,7 @@ fn sign_off(w: &World, inputs: Vec<PathBuf>) -> Ending {
 
 type Craft = fn(&World) -> Vec<PathBuf>;
 
+mod billing;
 mod claims;
 mod digests;
 mod readers;
@@ -59,6 +60,7 @@ fn corpus() -> Vec<(&'static str, &'static str, Craft)> {
     all.extend(readers::cases());
     all.extend(claims::cases());
     all.extend(digests::cases());
+    all.extend(billing::cases());
     all
 }
 

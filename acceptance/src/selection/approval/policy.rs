@@ -324,6 +324,22 @@ fn parse_reasons(list: &str) -> Result<BTreeSet<Reason>, String> {
     Ok(set)
 }
 
+/// A capability id exactly as an approval entry names one (no reasons, no
+/// wildcard): how a recorded id (a bundle's `learner_capability`) is read back.
+impl std::str::FromStr for Capability {
+    type Err = String;
+
+    fn from_str(id: &str) -> Result<Self, Self::Err> {
+        match parse_entry(id)? {
+            Entry {
+                capability,
+                reasons: None,
+            } => Ok(capability),
+            Entry { .. } => Err("a capability id carries no reasons".into()),
+        }
+    }
+}
+
 fn parse_id(id: &str) -> Result<Capability, String> {
     let (kind, rest) = id
         .split_once(':')

@@ -48,10 +48,13 @@ fn template(env: &Env) -> Result<serde_json::Map<String, serde_json::Value>, Ada
     let (text, path) = match env.get_nonempty(env::STUDYLOOP_KIRO_AGENT_TEMPLATE)? {
         Some(p) => {
             let path = PathBuf::from(p);
-            let text = fs::read_to_string(&path).map_err(|e| AdapterError::KiroTemplate {
-                path: path.clone(),
-                problem: format!("cannot be read ({e})"),
-            })?;
+            let text = crate::fsutil::read_user(&path, crate::fsutil::USER_FILE_LIMIT)
+                .and_then(|b| b.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map_err(|e| AdapterError::KiroTemplate {
+                    path: path.clone(),
+                    problem: format!("cannot be read ({e})"),
+                })?;
             (text, Some(path))
         }
         None => (BUILTIN_TEMPLATE.to_owned(), None),
@@ -100,9 +103,10 @@ pub(super) fn uninstall(env: &Env, home: &Path, persona_file: &Path) -> Result<(
     if backup.exists() {
         return fs::rename(&backup, &json).map_err(io("restore", &backup));
     }
-    let ours = fs::read_to_string(&json)
+    let ours = crate::fsutil::read_user(&json, crate::fsutil::USER_FILE_LIMIT)
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .flatten()
+        .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok())
         .is_some_and(|v| v["prompt"] == format!("file://{}", persona_file.display()).as_str());
     if ours {
         crate::fsutil::remove_if_exists(&json).map_err(io("remove", &json))?;

@@ -29,9 +29,9 @@ pub fn claude_config_file(env: &Env, home: &Path) -> Result<PathBuf, AdapterErro
 /// Mark `dirs` trusted in Claude's config. Returns whether the file was changed.
 pub fn claude(env: &Env, home: &Path, dirs: &[&Path]) -> Result<bool, AdapterError> {
     let file = claude_config_file(env, home)?;
-    let text = match fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+    let text = match crate::fsutil::read_user(&file, crate::fsutil::USER_FILE_LIMIT) {
+        Ok(Some(t)) => String::from_utf8_lossy(&t).into_owned(),
+        Ok(None) => return Ok(false),
         Err(e) => return Err(io("read", &file)(e)),
     };
     // A file we cannot understand is left alone rather than clobbered.
@@ -98,9 +98,9 @@ pub fn grok(env: &Env, home: &Path, dirs: &[&Path], now_epoch: i64) -> Result<bo
         return Ok(false);
     }
     let file = gh.join("trusted_folders.toml");
-    let existing = match fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+    let existing = match crate::fsutil::read_user(&file, crate::fsutil::USER_FILE_LIMIT) {
+        Ok(Some(t)) => String::from_utf8_lossy(&t).into_owned(),
+        Ok(None) => String::new(),
         Err(_) => return Ok(false),
     };
     let mut add = String::new();

@@ -2,7 +2,10 @@
 //! message names. Under the op lock it finishes or rolls back an interrupted
 //! start or end, then, when `session-state.json` cannot be parsed, rebuilds
 //! it from the history DB (rows still `active`) and tmux (which of their
-//! sessions still run). Damaged files are renamed aside, never deleted, and
+//! sessions still run); an absent state while such a session runs is rebuilt
+//! too. The rebuild is journaled (`fix:intent` → `fix:aside` → `fix:state`)
+//! and never leaves the state absent: the damaged file is kept aside as a
+//! hard link and replaced atomically. Damaged files are kept, never deleted, and
 //! no row's notes are touched: a rebuilt session is ended later through the
 //! normal end path, which records its feeds.
 
@@ -11,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::context::{Ctx, now_rfc3339};
-use crate::session::{OpLock, PERSONA_FILE, SessionError};
+use crate::session::{Journal, KillAt, Op, OpLock, PERSONA_FILE, SessionError};
 use crate::settings::{Paths, SessionPaths};
 use crate::state::{SessionState, StateError, StateStore};
 use crate::store::{Store, StudySessionRow};
@@ -64,19 +67,39 @@ impl Fixed {
     }
 }
 
-/// Rename `path` to `<name>.corrupt-<UTC stamp>` beside it.
-fn keep_aside(path: &Path) -> Result<PathBuf, FixError> {
+/// `<name>.corrupt-<UTC stamp>` beside `path`.
+fn aside_name(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(format!(
         ".corrupt-{}",
         now_rfc3339().replace([':', '-'], "")
     ));
-    let aside = path.with_file_name(name);
+    path.with_file_name(name)
+}
+
+/// Rename `path` to its [`aside_name`] (the damaged journal: once it is
+/// aside there is no journal, which is whole).
+fn keep_aside(path: &Path) -> Result<PathBuf, FixError> {
+    let aside = aside_name(path);
     std::fs::rename(path, &aside).map_err(|source| FixError::Aside {
         path: path.to_owned(),
         source,
     })?;
     Ok(aside)
+}
+
+/// Keep the damaged state as a second name of the same file: the damaged
+/// file stays in place until the rebuilt one replaces it, so no instant of
+/// the repair leaves the state absent. A name made by an interrupted
+/// earlier fix is fine.
+fn link_aside(path: &Path, aside: &Path) -> Result<(), FixError> {
+    match std::fs::hard_link(path, aside) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(FixError::Aside {
+            path: path.to_owned(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn io_session(e: impl Into<SessionError>) -> FixError {
@@ -89,6 +112,7 @@ pub fn fix(ctx: &Ctx) -> Result<Fixed, FixError> {
     let config = crate::config::load(&config_file).map_err(io_session)?;
     let paths = Paths::resolve(&ctx.env, &config.config).map_err(io_session)?;
     let session = &paths.session;
+    let kill = KillAt::from_env(&ctx.env).map_err(io_session)?;
     let lock = OpLock::acquire(session)?;
     let mut actions = Vec::new();
     match crate::session::repair_locked(ctx, session, &lock) {
@@ -101,44 +125,64 @@ pub fn fix(ctx: &Ctx) -> Result<Fixed, FixError> {
         Err(e) => return Err(e.into()),
     }
     let store = StateStore::new(session);
-    match store.read() {
-        Ok(state) => {
-            return Ok(Fixed { actions, state });
+    let damaged = match store.read() {
+        Ok(Some(state)) => {
+            return Ok(Fixed {
+                actions,
+                state: Some(state),
+            });
         }
-        Err(StateError::Corrupt { path, .. }) => {
-            let aside = keep_aside(&path)?;
-            actions.push(format!("kept the damaged state as {}", aside.display()));
-        }
+        Ok(None) => None,
+        Err(StateError::Corrupt { path, .. }) => Some(path),
         Err(e) => return Err(io_session(e)),
-    }
+    };
     let tmux = Tmux::new(&ctx.env)?;
     let rows = match Store::open_read_only(&paths.db)? {
         Some(db) => db.active_study_sessions()?,
         None => Vec::new(),
     };
-    let live = |r: &StudySessionRow| {
-        r.tmux_session
-            .as_deref()
-            .map_or(Ok(false), |n| tmux.has_session(n))
+    let row = match &damaged {
+        // No state at all is only damage when a session still runs.
+        None => match crate::session::live_orphan(&paths.db, session, &tmux)? {
+            Some(row) => row,
+            None => {
+                return Ok(Fixed {
+                    actions,
+                    state: None,
+                });
+            }
+        },
+        Some(_) => match choose(&rows, &tmux)? {
+            Some(row) => row.clone(),
+            None => {
+                // Nothing runs: the state starts empty (a killed rename
+                // leaves the damaged file or none, both whole).
+                let aside = keep_aside(&session.state_file())?;
+                actions.push(format!("kept the damaged state as {}", aside.display()));
+                actions.push("no active session in the history DB: the state starts empty".into());
+                return Ok(Fixed {
+                    actions,
+                    state: None,
+                });
+            }
+        },
     };
-    let mut chosen = None;
-    for r in &rows {
-        if live(r)? {
-            chosen = Some(r);
-            break;
-        }
+    let state = rebuild(&row, session, &tmux)?;
+    // Journaled like start and end: each step leaves a whole state (the
+    // damaged one, then the rebuilt one), and the record names the aside
+    // copy, so a kill at any step loses nothing and the next fix finishes.
+    let mut j = Journal::new(Op::Fix, &row.id, &paths.db, &paths.home);
+    j.aside = damaged.as_deref().map(aside_name);
+    j.write(session)?;
+    kill.point("fix:intent");
+    if let (Some(path), Some(aside)) = (&damaged, &j.aside) {
+        link_aside(path, aside)?;
+        actions.push(format!("kept the damaged state as {}", aside.display()));
     }
-    // No live one: the newest active row; the next start finds it stale and
-    // ends it through the end path, recording what its feeds hold.
-    let Some(row) = chosen.or(rows.first()) else {
-        actions.push("no active session in the history DB: the state starts empty".into());
-        return Ok(Fixed {
-            actions,
-            state: None,
-        });
-    };
-    let state = rebuild(row, session, &tmux)?;
+    j.step(session, kill, "fix:aside")?;
     store.replace(Some(&state)).map_err(io_session)?;
+    j.step(session, kill, "fix:state")?;
+    Journal::finish(session)?;
     actions.push(format!(
         "rebuilt the state of session {} (topic `{}`, tmux session {}) from the history DB and tmux",
         row.id,
@@ -157,6 +201,23 @@ pub fn fix(ctx: &Ctx) -> Result<Fixed, FixError> {
         actions,
         state: Some(state),
     })
+}
+
+/// The row a damaged state is rebuilt from: the first live one, else the
+/// newest active one (the next start finds it stale and ends it through the
+/// end path, recording what its feeds hold).
+fn choose<'r>(
+    rows: &'r [StudySessionRow],
+    tmux: &Tmux,
+) -> Result<Option<&'r StudySessionRow>, FixError> {
+    for r in rows {
+        if let Some(n) = r.tmux_session.as_deref()
+            && tmux.has_session(n)?
+        {
+            return Ok(Some(r));
+        }
+    }
+    Ok(rows.first())
 }
 
 /// The state of the session `row` describes, with the panes tmux reports.

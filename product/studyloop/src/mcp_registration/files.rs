@@ -55,9 +55,15 @@ pub(super) fn confined(path: &Path, root: &Path) -> Result<PathBuf, Registration
 
 /// The file's text, `None` when it does not exist.
 pub(super) fn read(target: &Path) -> Result<Option<String>, RegistrationError> {
-    match std::fs::read_to_string(target) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+    match crate::fsutil::read_user(target, crate::fsutil::USER_FILE_LIMIT) {
+        Ok(Some(t)) => String::from_utf8(t)
+            .map(Some)
+            .map_err(|_| RegistrationError::Io {
+                action: "read (not UTF-8)",
+                path: target.to_owned(),
+                source: std::io::Error::from(std::io::ErrorKind::InvalidData),
+            }),
+        Ok(None) => Ok(None),
         Err(e) => Err(RegistrationError::Io {
             action: "read",
             path: target.to_owned(),

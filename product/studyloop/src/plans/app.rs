@@ -146,7 +146,8 @@ impl PlanApp {
     /// Write the document, then the index. Returns index warnings.
     fn save(&self, plan: &Plan) -> Result<Vec<String>, PlanError> {
         let path = self.doc_path(&plan.id);
-        fsutil::atomic_write(&path, plan.render().as_bytes(), 0o600)
+        let text = super::render::to_document(plan)?;
+        fsutil::atomic_write(&path, text.as_bytes(), 0o600)
             .map_err(|e| PlanError::io("write", &path, &e))?;
         Ok(self.index(plan).err().into_iter().collect())
     }

@@ -309,8 +309,16 @@ fn read_input(path: &std::path::Path) -> Result<String, PlanError> {
             .lock()
             .take(limit)
             .read_to_string(&mut text)
+            .map(drop)
     } else {
-        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_string(&mut text))
+        // A FIFO or device named as the file is refused, never read on end.
+        crate::fsutil::read_user(path, limit)
+            .and_then(|b| b.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
+            .and_then(|b| {
+                String::from_utf8(b)
+                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))
+            })
+            .map(|t| text = t)
     };
     r.map_err(|e| PlanError::io("read", path, &e))?;
     Ok(text)

@@ -27,10 +27,9 @@
 //! ## Notes
 //! ```
 //!
-//! Every free-text field is one line (newlines folded, controls dropped), so
-//! no user text can forge a heading, a milestone or a table row.
-
-use std::fmt::Write as _;
+//! Rendering is `render`'s one step, which escapes every value, so no user
+//! text (input or a hand-edited frontmatter) can forge a heading, a
+//! milestone or a table row.
 
 use serde::Serialize;
 
@@ -171,8 +170,23 @@ pub struct Plan {
     pub checkpoints: Vec<CheckpointRow>,
     /// Learning records.
     pub records: Vec<LearningRecord>,
-    /// Free notes (one line).
+    /// Free notes (lines; a hand-edited multi-line note keeps its lines).
     pub notes: String,
+    /// What a hand edit added that the model does not own (see [`Kept`]).
+    #[serde(skip)]
+    pub kept: Kept,
+}
+
+/// The parts of a hand-edited document the parser does not own, kept so the
+/// next write puts them back (the document is the truth): frontmatter lines
+/// of unknown keys and `#` comments, in order, and whole `## ` sections the
+/// model does not know (heading and body), in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// Frontmatter lines the parser skipped, verbatim.
+    pub front: Vec<String>,
+    /// Unknown sections, each its lines verbatim (the `## ` heading first).
+    pub sections: Vec<Vec<String>>,
 }
 
 /// Input bounds (a plan is a page, not a dump).
@@ -235,15 +249,6 @@ pub(crate) fn title_text(field: &str, raw: &str, max: usize) -> Result<String, P
     Ok(t.to_owned())
 }
 
-/// A cell of the checkpoints table: `|` would split it.
-fn cell(s: &str) -> String {
-    s.replace('|', "/")
-}
-
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
 impl Plan {
     /// A plan with no mission, milestones or log yet.
     #[must_use]
@@ -267,6 +272,7 @@ impl Plan {
             checkpoints: Vec::new(),
             records: Vec::new(),
             notes: String::new(),
+            kept: Kept::default(),
         }
     }
 
@@ -280,72 +286,5 @@ impl Plan {
     #[must_use]
     pub fn next_milestone(&self) -> Option<(usize, &Milestone)> {
         self.milestones.iter().enumerate().find(|(_, m)| !m.done)
-    }
-
-    /// The document text.
-    #[must_use]
-    pub fn render(&self) -> String {
-        let mut s = String::with_capacity(1024);
-        s.push_str("---\n");
-        let _ = writeln!(s, "id: {}", self.id);
-        let _ = writeln!(s, "title: {}", json_str(&self.title));
-        let _ = writeln!(s, "status: {}", self.status.as_str());
-        let _ = writeln!(s, "created: {}", json_str(&self.created));
-        let _ = writeln!(s, "updated: {}", json_str(&self.updated));
-        if let Some(d) = &self.target_date {
-            let _ = writeln!(s, "target_date: {}", json_str(d));
-        }
-        if let Some(e) = self.energy_floor {
-            let _ = writeln!(s, "energy_floor: {e}");
-        }
-        if let Some(r) = self.review_cadence_days {
-            let _ = writeln!(s, "review_cadence_days: {r}");
-        }
-        let topics = serde_json::to_string(&self.topics).unwrap_or_else(|_| "[]".into());
-        let _ = writeln!(s, "topics: {topics}");
-        s.push_str("---\n\n");
-        let _ = writeln!(s, "# {}\n", self.title);
-        s.push_str("## Mission\n\n");
-        let _ = writeln!(s, "Why: {}", self.why);
-        s.push_str("Success criteria:\n");
-        for c in &self.success {
-            let _ = writeln!(s, "- {c}");
-        }
-        let _ = writeln!(s, "Constraints: {}", self.constraints);
-        let _ = writeln!(s, "Out of scope: {}", self.out_of_scope);
-        s.push_str("Resources:\n");
-        for r in &self.resources {
-            let _ = writeln!(s, "- {r}");
-        }
-        s.push_str("\n## Milestones\n\n");
-        for m in &self.milestones {
-            let _ = write!(s, "- [{}] **{}**", if m.done { 'x' } else { ' ' }, m.title);
-            if !m.concepts.is_empty() {
-                let _ = write!(s, " — concepts: {}", m.concepts.join(", "));
-            }
-            s.push('\n');
-        }
-        s.push_str("\n## Checkpoints\n\n| Date | Phase | Study | Milestones | Note |\n| --- | --- | --- | --- | --- |\n");
-        for c in &self.checkpoints {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {}/{} | {} |",
-                cell(&c.date),
-                cell(&c.phase),
-                cell(&c.study_id),
-                c.milestone_done,
-                c.milestone_total,
-                cell(&c.note)
-            );
-        }
-        s.push_str("\n## Learning records\n\n");
-        for r in &self.records {
-            let _ = writeln!(s, "- **{}** ({}): {}", r.title, r.status, r.body);
-        }
-        s.push_str("\n## Notes\n\n");
-        if !self.notes.is_empty() {
-            let _ = writeln!(s, "{}", self.notes);
-        }
-        s
     }
 }

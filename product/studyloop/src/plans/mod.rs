@@ -5,7 +5,7 @@
 //! all call, so the three doors cannot disagree.
 //!
 //! Modules: `id` (the strict plan id), `doc` (the document model and its
-//! rendering), `parse` (document text → model, errors by file and line),
+//! rendering), `render` (the one escaping rendering step and the write gate), `parse` (document text → model, errors by file and line),
 //! `files` (the plans dir, the safe document read), `error` (refusals with their MCP prefix and HTTP status), `app` (the
 //! operations, locked read-modify-write), `record` (evaluate and learning records), `views` (the JSON shapes),
 //! `now` (the "what next" engine), `cli` (the `plan` and `now` commands).
@@ -20,11 +20,12 @@ mod input;
 pub mod now;
 mod parse;
 mod record;
+mod render;
 mod tool_names;
 mod views;
 
 pub use app::{CreateRequest, PlanApp, PlanPatch};
-pub use doc::{Milestone, Plan, PlanStatus};
+pub use doc::{Kept, Milestone, Plan, PlanStatus};
 pub use error::PlanError;
 
 pub use id::PlanId;
@@ -33,3 +34,5 @@ pub use views::{Readiness, readiness, summary};
 
 #[cfg(test)]
 mod app_tests;
+#[cfg(test)]
+mod render_tests;

@@ -1,10 +1,12 @@
-//! Document text → [`Plan`]. Strict: anything it does not understand is a
-//! [`PlanError::Malformed`] naming the file and line, so a hand-edited
-//! document is reported, never silently rewritten without the user's text.
+//! Document text → [`Plan`]. Strict inside the sections it owns: a line it
+//! does not understand there is a [`PlanError::Malformed`] naming the file
+//! and line. What a hand edit adds around them (frontmatter keys it does not
+//! know, `#` comments, whole `## ` sections of the user's own) is kept in
+//! [`Plan::kept`] and written back, never dropped.
 
 use std::path::Path;
 
-use super::doc::{CheckpointRow, LearningRecord, Milestone, Plan, PlanStatus};
+use super::doc::{CheckpointRow, Kept, LearningRecord, Milestone, Plan, PlanStatus};
 use super::{PlanError, PlanId};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -15,6 +17,8 @@ enum Section {
     Checkpoints,
     Records,
     Notes,
+    /// A `## ` section of the user's own (kept verbatim).
+    Kept,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -80,13 +84,18 @@ pub(crate) fn parse(
     let mut plan_updated = String::new();
     let (mut target_date, mut energy_floor, mut cadence) = (None, None, None);
     let mut topics = Vec::new();
+    let mut kept = Kept::default();
     let mut closed = false;
     for (n, line) in lines.by_ref() {
         if line == "---" {
             closed = true;
             break;
         }
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.trim_start().starts_with('#') {
+            kept.front.push(line.trim_end().to_owned());
             continue;
         }
         let (key, raw) = line
@@ -139,8 +148,8 @@ pub(crate) fn parse(
                     _ => return Err(c.err(n, "`topics` must be a list")),
                 }
             }
-            // Unknown keys are tolerated (a newer StudyLoop may add some).
-            _ => {}
+            // Unknown keys are kept (a hand edit, or a newer StudyLoop).
+            _ => kept.front.push(line.trim_end().to_owned()),
         }
     }
     if !closed {
@@ -171,6 +180,7 @@ pub(crate) fn parse(
     plan.topics = topics;
     let mut section = Section::Preamble;
     let mut list = List::None;
+    let mut notes: Vec<&str> = Vec::new();
     for (n, line) in lines {
         if let Some(h) = line.strip_prefix("## ") {
             section = match h.trim() {
@@ -179,12 +189,28 @@ pub(crate) fn parse(
                 "Checkpoints" => Section::Checkpoints,
                 "Learning records" => Section::Records,
                 "Notes" => Section::Notes,
-                other => return Err(c.err(n, format!("unknown section `## {other}`; the sections are Mission, Milestones, Checkpoints, Learning records, Notes"))),
+                _ => {
+                    kept.sections.push(vec![line.trim_end().to_owned()]);
+                    Section::Kept
+                }
             };
             list = List::None;
             continue;
         }
         let t = line.trim_end();
+        match section {
+            Section::Kept => {
+                if let Some(s) = kept.sections.last_mut() {
+                    s.push(t.to_owned());
+                }
+                continue;
+            }
+            Section::Notes => {
+                notes.push(unescape_note(t));
+                continue;
+            }
+            _ => {}
+        }
         if t.is_empty() {
             continue;
         }
@@ -232,15 +258,28 @@ pub(crate) fn parse(
             Section::Records => plan.records.push(record(t).ok_or_else(|| {
                 c.err(n, "a learning record reads `- **Title** (status): body`")
             })?),
-            Section::Notes => {
-                if !plan.notes.is_empty() {
-                    plan.notes.push(' ');
-                }
-                plan.notes.push_str(t.trim());
-            }
+            Section::Notes | Section::Kept => {}
         }
     }
+    // Blank lines around the notes and after a kept section are layout.
+    let first = notes.iter().position(|l| !l.trim().is_empty());
+    let last = notes.iter().rposition(|l| !l.trim().is_empty());
+    if let (Some(a), Some(b)) = (first, last) {
+        plan.notes = notes[a..=b].join("\n");
+    }
+    for s in &mut kept.sections {
+        while s.last().is_some_and(|l| l.trim().is_empty()) {
+            s.pop();
+        }
+    }
+    plan.kept = kept;
     Ok(plan)
+}
+
+/// A Notes line as read: the `\` that rendering puts before a line that
+/// would read as a heading (or starts with `\`) is removed.
+fn unescape_note(l: &str) -> &str {
+    l.strip_prefix('\\').unwrap_or(l)
 }
 
 fn bold_title(rest: &str) -> Option<(&str, &str)> {
@@ -355,6 +394,7 @@ mod tests {
                 body: "ROWS vs RANGE: x".into(),
             }],
             notes: "Keep going.".into(),
+            kept: Kept::default(),
         }
     }
 
@@ -387,7 +427,7 @@ mod tests {
             ("no frontmatter", 1),
             ("---\nid: a\ntitle: x\n", 3),
             ("---\nid: ../x\n---\n", 2),
-            ("---\nid: a\ntitle: x\n---\n## Bogus\n", 5),
+            ("---\nid: a\ntitle: x\n---\n## Milestones\nnot one\n", 6),
         ] {
             let msg = parse(Path::new("/p/a.md"), bad, None)
                 .unwrap_err()

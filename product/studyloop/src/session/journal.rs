@@ -1,4 +1,4 @@
-//! Start and end as journaled steps. Before its first side effect a start or
+//! Start, end and `doctor --fix` as journaled steps. Before its first side effect a start or
 //! an end writes an intent record, `session-journal.json` (atomic, 0600, next
 //! to the state file), naming everything it is about to create or close; each
 //! step is recorded as it completes; the record is removed after the last one.
@@ -26,7 +26,7 @@ use crate::fsutil::{self, FileLock};
 use crate::settings::SessionPaths;
 use crate::state::SessionState;
 
-/// Every kill point, in execution order (start, then end).
+/// Every kill point, in execution order (start, end, then `doctor --fix`).
 pub const KILL_POINTS: &[&str] = &[
     "start:intent",
     "start:claim",
@@ -43,10 +43,13 @@ pub const KILL_POINTS: &[&str] = &[
     "end:files",
     "end:state",
     "end:tmux",
+    "fix:intent",
+    "fix:aside",
+    "fix:state",
 ];
 
 /// [`KILL_POINTS`] as the accepted set of an error message.
-const KILL_POINTS_TEXT: &str = "start:intent, start:claim, start:db_row, start:state, start:dir, start:prepare, start:tmux, start:live, end:intent, end:db, end:stop, end:teardown, end:files, end:state, end:tmux";
+const KILL_POINTS_TEXT: &str = "start:intent, start:claim, start:db_row, start:state, start:dir, start:prepare, start:tmux, start:live, end:intent, end:db, end:stop, end:teardown, end:files, end:state, end:tmux, fix:intent, fix:aside, fix:state";
 
 /// The parsed `STUDYLOOP_TEST_KILL_AT` hatch: the step to die at, if any.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -70,7 +73,7 @@ impl KillAt {
     }
 
     /// SIGKILL this process when `step` is the chosen kill point.
-    pub(super) fn point(self, step: &'static str) {
+    pub(crate) fn point(self, step: &'static str) {
         debug_assert!(KILL_POINTS.contains(&step), "unknown kill point {step}");
         if self.0 == Some(step)
             && let Some(me) = rustix::process::Pid::from_raw(crate::procs::self_pid())
@@ -85,18 +88,20 @@ impl KillAt {
 /// Which operation a journal records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(super) enum Op {
+pub(crate) enum Op {
     /// `studyloop study TOPIC` / `--resume`.
     #[default]
     Start,
     /// Any end door.
     End,
+    /// `doctor --fix` rebuilding the state (see `crate::doctor::fix`).
+    Fix,
 }
 
 /// The intent record. Paths are absolute; nothing in it is re-derived from
 /// config, so a repair needs neither the config nor the scope gate.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(super) struct Journal {
+pub(crate) struct Journal {
     pub version: u32,
     pub op: Op,
     /// The study id the operation starts or ends.
@@ -141,6 +146,10 @@ pub(super) struct Journal {
     /// End: the ender runs inside the session (its own tmux kill comes last).
     #[serde(default)]
     pub inside: bool,
+    /// Fix: the name the damaged state is kept under (a hard link beside it;
+    /// the damaged file itself stays until the rebuilt one replaces it).
+    #[serde(default)]
+    pub aside: Option<PathBuf>,
 }
 
 impl Journal {
@@ -159,20 +168,19 @@ impl Journal {
     /// Read the journal; `Ok(None)` when there is none.
     pub fn read(paths: &SessionPaths) -> Result<Option<Self>, SessionError> {
         let path = paths.journal();
-        // Only a regular file is read: a FIFO planted there would hang every
-        // command, a symlink would read someone else's file.
-        match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io("read", &path)(e)),
-            Ok(m) if !m.is_file() => {
+        // Only a regular file is read, and only so much: a FIFO planted there
+        // would hang every command, a symlink would read someone else's file.
+        let bytes = match crate::fsutil::read_private(&path, crate::fsutil::STATE_LIMIT) {
+            Ok(None) => return Ok(None),
+            Ok(Some(b)) => b,
+            Err(e) if crate::fsutil::is_not_regular(&e) => {
                 return Err(SessionError::JournalCorrupt {
                     path,
-                    message: "not a regular file".into(),
+                    message: e.to_string(),
                 });
             }
-            Ok(_) => {}
-        }
-        let bytes = std::fs::read(&path).map_err(io("read", &path))?;
+            Err(e) => return Err(io("read", &path)(e)),
+        };
         serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| SessionError::JournalCorrupt {
@@ -223,6 +231,18 @@ impl Journal {
             return Err(refuse(format!(
                 "its persona file {} is not inside its session dir",
                 pf.display()
+            )));
+        }
+        if let Some(a) = &self.aside
+            && (a.parent() != Some(paths.dir.as_path())
+                || !a
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(".corrupt-")))
+        {
+            return Err(refuse(format!(
+                "its kept-aside file {} is not a `.corrupt-` name in {}",
+                a.display(),
+                paths.dir.display()
             )));
         }
         if !is_studyloop_db(&self.db) {
@@ -383,6 +403,15 @@ pub(crate) fn repair_locked(
             let mut journal = journal;
             super::end::run_steps(ctx, paths, &mut journal, kill)?;
             Ok((!only_last).then(|| format!("finished the interrupted end of session {id}")))
+        }
+        // Each fix step leaves a whole state (the damaged one, or the
+        // rebuilt one), so the record only has to go; `doctor --fix` runs
+        // its rebuild again right after when the state is still damaged.
+        Op::Fix => {
+            Journal::finish(paths)?;
+            Ok(Some(format!(
+                "cleared the record of an interrupted `doctor --fix` (session {id}); nothing was lost"
+            )))
         }
     }
 }

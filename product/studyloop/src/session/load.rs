@@ -84,6 +84,17 @@ pub enum SessionError {
         /// The parse error.
         message: String,
     },
+    /// A session runs with no state (see `orphan`): a start beside it would
+    /// run a second harness and lose the first one's notes.
+    #[error(
+        "session {id} (tmux session {name}) is still running but the session state is missing; run `studyloop doctor --fix`, which rebuilds it, then `studyloop study --resume` or `studyloop study --end`"
+    )]
+    Orphaned {
+        /// The row's study id.
+        id: String,
+        /// Its live tmux session.
+        name: String,
+    },
     /// A start failed and undoing it failed too; the journal stays.
     #[error(
         "{cause}; undoing the start also failed ({rollback}); the next studyloop command retries the rollback"

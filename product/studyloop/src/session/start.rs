@@ -62,8 +62,9 @@ pub(super) fn roll_back(
     j: &Journal,
     reason: &str,
 ) -> Result<(), SessionError> {
+    // Only the session this start created (its mark is the start's id).
     if let Some(name) = &j.tmux_session {
-        Tmux::new(&ctx.env)?.kill_session(name)?;
+        Tmux::new(&ctx.env)?.kill_marked_session(name, &j.study_session_id)?;
     }
     crate::procs::stop_marked(
         env::STUDYLOOP_SESSION_MARK,
@@ -178,6 +179,14 @@ pub(super) fn start_locked(
     let mut warnings: Vec<String> = end_stale(ctx, loaded, &tmux, lock)?.into_iter().collect();
     let paths = &loaded.paths;
     let store = StateStore::new(&paths.session);
+    if store.read()?.is_none()
+        && let Some(row) = super::live_orphan(&paths.db, &paths.session, &tmux)?
+    {
+        return Err(SessionError::Orphaned {
+            id: row.id,
+            name: row.tmux_session.unwrap_or_default(),
+        });
+    }
     let now = now_rfc3339();
     let id = crate::ids::uuid_v4();
     let (name, session_dir, resumed, previous_notes) = match resume {
@@ -375,7 +384,7 @@ impl Launch<'_> {
         let panes: SessionPanes = {
             let lock = session.tmux_lock();
             let _guard = FileLock::exclusive(&lock).map_err(io("lock", &lock))?;
-            tmux.new_study_session(&name, &session_dir, &main_argv, &sidebar_argv)?
+            tmux.new_study_session(&name, &id, &session_dir, &main_argv, &sidebar_argv)?
         };
         j.step(session, kill, "start:tmux")?;
 

@@ -26,6 +26,17 @@ pub enum StoreError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
+    /// Something other than a regular file sits at the DB path (a FIFO
+    /// would block SQLite's open, a device would be read or mapped).
+    #[error(
+        "the history database path {path} is not usable: {source}; check the path (STUDYLOOP_DB / session_db)"
+    )]
+    NotAFile {
+        /// The DB path.
+        path: PathBuf,
+        /// What it is instead.
+        source: std::io::Error,
+    },
     /// The DB's directory cannot be created.
     #[error("cannot create the directory of the history database {path}: {source}")]
     Dir {
@@ -87,6 +98,7 @@ impl Store {
                 source,
             })?;
         }
+        Self::refuse_special(path)?;
         let fresh = !path.exists();
         let mut conn = Connection::open(path).map_err(open_err)?;
         if fresh {
@@ -114,9 +126,18 @@ impl Store {
         self
     }
 
+    /// SQLite opens the DB only after this: absent or a regular file.
+    fn refuse_special(path: &Path) -> Result<(), StoreError> {
+        crate::fsutil::absent_or_regular(path).map_err(|source| StoreError::NotAFile {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
     /// Open an existing DB read-only without migrating (`doctor`, `search`).
     /// `Ok(None)` when the file does not exist yet.
     pub fn open_read_only(path: &Path) -> Result<Option<Self>, StoreError> {
+        Self::refuse_special(path)?;
         if !path.exists() {
             return Ok(None);
         }

@@ -16,4 +16,6 @@ mod integrity;
 mod journal;
 mod labs_web;
 mod lifecycle;
+mod repair;
 mod resume;
+mod special;

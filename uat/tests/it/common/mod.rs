@@ -51,12 +51,10 @@ pub fn bundle_in_mode(
     manifest.harness_version = Some("2.1.3 (Claude Code)".into());
     manifest.binary_path = Some("/opt/harnesses/node_modules/.bin/claude".into());
     manifest.actor_backend = Some("scripted".into());
-    // A genuine real-auth run records the approval it billed under (issue 29).
+    // A genuine real-auth run records the approvals it billed under (issue 29): its
+    // harness, and the release council's seats that grade it.
     if mode == Some(AuthMode::RealAuth) {
-        manifest.approvals = Some(vec![studyloop_acceptance::approval::ApprovalRecord {
-            capability: "harness:claude".into(),
-            reasons: studyloop_acceptance::approval::REASONS.to_vec(),
-        }]);
+        manifest.approvals = Some(genuine_approvals());
     }
     let mut w = BundleWriter::create(root.join(run_id.as_str()), manifest).unwrap();
     w.write_file("transcript.jsonl", transcript.as_bytes())
@@ -69,6 +67,30 @@ pub fn bundle_in_mode(
     w.write_json("db/topics.json", &json!([{"topic": "closures"}]))
         .unwrap();
     w.finish().unwrap()
+}
+
+/// What a genuine real-auth certification with its judges approved records:
+/// `harness:claude` and every `release` seat, each for every reason it declares.
+pub fn genuine_approvals() -> Vec<studyloop_acceptance::approval::ApprovalRecord> {
+    use studyloop_acceptance::approval::{ApprovalRecord, Capability, REASONS};
+    let judge = |seat: &str| Capability::Judge {
+        council: "release".into(),
+        seat: seat.into(),
+    };
+    let mut all = vec![ApprovalRecord {
+        capability: "harness:claude".into(),
+        reasons: REASONS.to_vec(),
+    }];
+    all.extend(
+        ["anthropic-sonnet", "openai-gpt4o", "gemini-flash"]
+            .map(judge)
+            .iter()
+            .map(|c| ApprovalRecord {
+                capability: c.to_string(),
+                reasons: c.reasons().to_vec(),
+            }),
+    );
+    all
 }
 
 /// A run directory as the uat runner opens it: its run marker and an unsharded shard
