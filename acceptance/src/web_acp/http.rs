@@ -75,8 +75,12 @@ pub fn request(
     stream.set_read_timeout(Some(timeout)).map_err(io)?;
     stream.set_write_timeout(Some(timeout)).map_err(io)?;
     let body = body.map(Value::to_string).unwrap_or_default();
+    // A console this process started needs its token (`console_token`).
+    let token = super::console_token::of(addr)
+        .map(|t| format!("{}: {t}\r\n", super::console_token::HEADER))
+        .unwrap_or_default();
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{token}Content-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );

@@ -9,6 +9,7 @@
 //! case engine's slots own them), so it imports no lane.
 
 pub mod browser;
+pub mod console_token;
 pub mod http;
 pub mod journey;
 pub mod mentor;

@@ -1,6 +1,6 @@
 //! `studyloop web --port 0` as a child of a scratch world: started with the
 //! world's env (plus the lane's extra variables), its URL read from the line
-//! it prints, its output kept for evidence, stopped with SIGTERM (the server
+//! it prints (with the console token, recorded in `console_token`), its output kept for evidence, stopped with SIGTERM (the server
 //! then ends its live session and the agent's process group) and SIGKILL
 //! after a grace period.
 
@@ -15,7 +15,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 
 use serde_json::{Value, json};
 
-use super::http;
+use super::{console_token, http};
 use crate::bins::{self, BinError};
 use crate::scratch::{Env, Scratch};
 
@@ -199,8 +199,9 @@ impl WebServer {
             let out = output.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                    if let Some(addr) = line.strip_prefix("studyloop web listening on http://") {
-                        let _ = tx.send(addr.trim().to_owned());
+                    if let Some((addr, token)) = console_token::from_listening_line(&line) {
+                        console_token::record(&addr, &token);
+                        let _ = tx.send(addr);
                     }
                     push(&out, &line);
                 }
@@ -274,6 +275,7 @@ impl WebServer {
 impl Drop for WebServer {
     fn drop(&mut self) {
         self.stop(Duration::from_secs(5));
+        console_token::forget(&self.addr);
     }
 }
 

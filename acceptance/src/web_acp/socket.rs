@@ -78,6 +78,13 @@ impl SessionSocket {
             let value = o.parse().map_err(|_| fail(format!("bad origin {o:?}")))?;
             req.headers_mut().insert("origin", value);
         }
+        if let Some(t) = super::console_token::of(addr) {
+            let value = t
+                .parse()
+                .map_err(|_| fail("a console token that is no header value".into()))?;
+            req.headers_mut()
+                .insert(super::console_token::HEADER, value);
+        }
         let stream = TcpStream::connect(addr).map_err(|e| fail(e.to_string()))?;
         let (ws, _) = tungstenite::client(req, stream).map_err(|e| match e {
             tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp)) => {

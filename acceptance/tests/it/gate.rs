@@ -59,8 +59,13 @@ fn run(vars: &[(&str, &str)], args: &[&str]) -> Run {
         .prefix("gate-run-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
+    run_in(results, vars, args)
+}
+
+/// [`run`] into an existing results dir (a second process of the same run).
+fn run_in(results: tempfile::TempDir, vars: &[(&str, &str)], args: &[&str]) -> Run {
     let home = results.path().join("home");
-    std::fs::create_dir(&home).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
     let output = Command::new(runner_exe())
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
@@ -242,6 +247,39 @@ fn gate_on_names_unselected_harnesses_and_missing_binaries() {
         codex.contains("... ignored (codex not found on PATH (run `just harnesses`"),
         "{codex}"
     );
+}
+
+#[test]
+fn issue28_under_nextest_each_skip_is_ledgered_once_over_both_list_phases() {
+    // nextest lists every binary twice, without and with `--ignored`, in one run:
+    // a skip is one ledger line, not one per list phase.
+    let nextest = [("NEXTEST", "1"), ("NEXTEST_RUN_ID", "0000-gate-twice")];
+    let first = run(&nextest, &["--list", "--format", "terse"]);
+    assert!(first.output.status.success(), "{}", first.stderr());
+    let second = run_in(
+        first.results,
+        &nextest,
+        &["--list", "--format", "terse", "--ignored"],
+    );
+    assert!(second.output.status.success(), "{}", second.stderr());
+    let ledger = std::fs::read_to_string(
+        second
+            .results
+            .path()
+            .join(studyloop_acceptance::ledger::SKIP_LEDGER),
+    )
+    .unwrap();
+    let kiro = ledger
+        .lines()
+        .filter(|l| l.contains("\"trial\":\"probe::kiro\""))
+        .count();
+    assert_eq!(kiro, 1, "probe::kiro ledgered {kiro} times:\n{ledger}");
+    let listed = second
+        .stdout()
+        .lines()
+        .filter(|l| l.ends_with(": test"))
+        .count();
+    assert_eq!(ledger.lines().count(), listed, "{ledger}");
 }
 
 #[test]

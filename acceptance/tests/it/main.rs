@@ -13,6 +13,7 @@ mod env_chapter;
 mod env_literals;
 mod gate;
 mod interrupt;
+mod junit_schema;
 mod login_preflight;
 mod markdown;
 mod pane_driver;

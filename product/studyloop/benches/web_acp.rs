@@ -54,7 +54,7 @@ async fn through_server(base: &str) -> Duration {
     )
     .await;
     assert_eq!(status, 201, "{body}");
-    let url = format!("ws://{base}{}", body["ws_url"].as_str().expect("ws_url"));
+    let url = testkit::ws_request(base, body["ws_url"].as_str().expect("ws_url"));
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     ws.send(Message::Text(
         json!({"type": "input", "data": "hello"}).to_string().into(),
@@ -130,6 +130,7 @@ fn main() {
             .expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let state = build_state(ctx, port, HostPolicy::default());
+        testkit::register(&format!("127.0.0.1:{port}"), state.token.value());
         tokio::spawn(serve(
             listener,
             router(state.clone(), Password(None)),

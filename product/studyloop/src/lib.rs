@@ -17,6 +17,7 @@ pub(crate) mod child_env;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod console_token;
 pub mod context;
 pub(crate) mod doctor;
 pub mod embed;

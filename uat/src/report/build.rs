@@ -47,6 +47,9 @@ pub enum ReportError {
         "no run directory given; pass one or more (e.g. target/studyloop/runs/<run-key>), or run `just report` for the latest"
     )]
     NoRuns,
+    /// `--latest` found no run directory with a shard record.
+    #[error("no acceptance or UAT run under {}: no directory there holds shard-acceptance.json or shard-uat.json (run `just testacc` or `just testuat` first, or pass run directories)", .0.display())]
+    NoLatest(PathBuf),
     /// A run directory could not be read.
     #[error(transparent)]
     Ledger(#[from] LedgerError),
@@ -78,11 +81,12 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
     };
     let out = &options.out;
     prepare(out)?;
-    let signoff = signoff(&options.runs, redactor, &out.join("signoff"));
-    let verdict = match &signoff {
-        SignoffView::Verdict { word, .. } => (*word).to_owned(),
-        SignoffView::NoVerdict(_) => "none".to_owned(),
+    let signoff = if acceptance_only(&records) {
+        SignoffView::NotApplicable
+    } else {
+        signoff(&options.runs, redactor, &out.join("signoff"))
     };
+    let verdict = signoff.word().to_owned();
     let index = out.join("index.html");
     write(
         &index,
@@ -127,6 +131,17 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
         verdict,
         elapsed: started.elapsed(),
     })
+}
+
+/// Every run directory carries the acceptance runner's shard record and none
+/// the uat runner's: the sign-off (which judges UAT journeys) is not asked.
+fn acceptance_only(records: &RunRecords) -> bool {
+    let runs = records.runs();
+    !runs.is_empty()
+        && runs.iter().all(|run| {
+            run.shards.iter().any(|s| s.tier == "acceptance")
+                && !run.shards.iter().any(|s| s.tier == "uat")
+        })
 }
 
 /// The sign-off's verdict over `runs` (its summary goes to `dir` on PASS only).

@@ -43,7 +43,7 @@ pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>, bool) 
         body,
         "<p>Outcome: <strong class=\"{0}\">{0}</strong>; harness {1}; surface {2}; {3} attempt(s); total time {4}; pass^k {5}; pass@k {6}{7}.</p>",
         cell.status.outcome.as_str(),
-        r.t(&cell.harness),
+        r.t(&cell.harness_shown()),
         r.t(&cell.surface),
         cell.attempts.len(),
         duration(cell.elapsed_ms()),
@@ -118,7 +118,7 @@ fn attempts(body: &mut String, cell: &Cell, r: &Render<'_>) {
     if !cell.skips.is_empty() {
         body.push_str("<p>Skip reasons:</p><ul>");
         for s in &cell.skips {
-            let _ = write!(body, "<li>{}</li>", r.t(s));
+            let _ = write!(body, "<li>{}</li>", r.md(s));
         }
         body.push_str("</ul>\n");
     }
@@ -149,7 +149,7 @@ fn attempt_row(body: &mut String, a: &Attempt, r: &Render<'_>) {
         a.category.map_or("–", |c| c.as_str()),
         r.t(a.commit().unwrap_or("unknown")),
         r.t(&a.time),
-        r.t(a.message.as_deref().unwrap_or("")),
+        r.md(a.message.as_deref().unwrap_or("")),
         bundle
     );
 }

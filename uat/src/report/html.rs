@@ -22,6 +22,29 @@ impl Render<'_> {
         }
     }
 
+    /// [`Render::t`] with Markdown code spans: each `` `x` `` pair becomes
+    /// `<code>x</code>` (sign-off reasons and skip reasons are written in
+    /// Markdown); an unpaired backtick stays as it is.
+    pub(crate) fn md(&self, text: &str) -> String {
+        let text = match self.redactor {
+            Some(r) => r.redact(text),
+            None => text.to_owned(),
+        };
+        let parts: Vec<&str> = text.split('`').collect();
+        let mut out = String::new();
+        for (i, part) in parts.iter().enumerate() {
+            let closed = i + 1 < parts.len();
+            if i % 2 == 1 && closed {
+                let _ = write!(out, "<code>{}</code>", escape(part));
+            } else if i % 2 == 1 {
+                let _ = write!(out, "`{}", escape(part));
+            } else {
+                out.push_str(&escape(part));
+            }
+        }
+        out
+    }
+
     /// A `<pre>` block of recorded text, with a note when it was cut.
     pub(crate) fn pre(&self, text: &str, cut: bool) -> String {
         let mut out = format!("<pre tabindex=\"0\">{}</pre>", self.t(text));

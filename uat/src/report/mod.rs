@@ -20,9 +20,11 @@
 //! the sign-off's own, computed by `signoff::run`).
 
 mod artefacts;
+mod attention;
 mod build;
 mod cell;
 mod html;
+mod latest;
 mod model;
 mod overview;
 mod player;
@@ -30,3 +32,4 @@ mod recordings;
 mod source;
 
 pub use build::{ReportError, ReportOptions, Written, build};
+pub use latest::{LatestRun, latest_runs};

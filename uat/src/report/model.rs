@@ -106,6 +106,17 @@ impl Cell {
         self.attempts.iter().rev().find_map(|a| a.bundle.as_ref())
     }
 
+    /// The harness to show: the name's, else the latest bundle manifest's
+    /// (UAT journey names carry none), else `–`.
+    pub(crate) fn harness_shown(&self) -> String {
+        if self.harness != "–" {
+            return self.harness.clone();
+        }
+        self.latest_bundle()
+            .and_then(|b| b.manifest().harness.clone())
+            .unwrap_or_else(|| self.harness.clone())
+    }
+
     fn ran(&self) -> bool {
         self.attempts
             .iter()

@@ -29,7 +29,23 @@ pub(crate) enum SignoffView {
     },
     /// No verdict: the sign-off could not read its inputs.
     NoVerdict(String),
+    /// Every run directory is an acceptance run: the UAT sign-off is not asked.
+    NotApplicable,
 }
+
+impl SignoffView {
+    /// The word `Written::verdict` and the headline give.
+    pub(crate) fn word(&self) -> &'static str {
+        match self {
+            Self::Verdict { word, .. } => word,
+            Self::NoVerdict(_) => "none",
+            Self::NotApplicable => "n/a",
+        }
+    }
+}
+
+/// Why an acceptance-only run gets no sign-off verdict.
+const NOT_APPLICABLE: &str = "the UAT sign-off does not apply: every run directory read is an acceptance run, and the sign-off judges UAT journeys (build the report of a UAT run, or of both, for a verdict)";
 
 /// The overview page.
 pub(crate) fn render(
@@ -49,6 +65,7 @@ pub(crate) fn render(
     });
     let flaky = cells.iter().filter(|c| c.flaky()).count();
     body.push_str("<h1>StudyLoop run report</h1>\n");
+    headline(&mut body, signoff, r);
     if r.redacted() {
         body.push_str("<p class=\"note\">Redacted variant: every recorded string passed the pinned redaction rules; screenshots are left out.</p>\n");
     }
@@ -60,6 +77,7 @@ pub(crate) fn render(
         counts[1],
         counts[2]
     );
+    super::attention::section(&mut body, cells, r);
     matrix(&mut body, cells, r);
     signoff_section(&mut body, signoff, r);
     body.push_str("<section aria-labelledby=\"h-runs\"><h2 id=\"h-runs\"><a id=\"runs\"></a>Run directories</h2><ul>");
@@ -75,6 +93,7 @@ pub(crate) fn render(
         "StudyLoop run report",
         None,
         &[
+            ("trials", "Trials"),
             ("matrix", "Matrix"),
             ("signoff", "Sign-off"),
             ("runs", "Run directories"),
@@ -186,7 +205,7 @@ fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
             } else {
                 ""
             };
-            let _ = write!(body, "<br>skipped: {}{more}", r.t(&short));
+            let _ = write!(body, "<br>skipped: {}{more}", r.md(&short));
         }
         TrialOutcome::Failed => {
             let category = c
@@ -202,11 +221,47 @@ fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
     body.push_str("</td>");
 }
 
+/// The verdict first, before any count: what a release manager reads first.
+fn headline(body: &mut String, s: &SignoffView, r: &Render<'_>) {
+    match s {
+        SignoffView::Verdict { word, reasons, .. } if reasons.is_empty() => {
+            let _ = writeln!(
+                body,
+                "<p class=\"headline\">Sign-off: <strong class=\"{word}\">{word}</strong>.</p>"
+            );
+        }
+        SignoffView::Verdict { word, reasons, .. } => {
+            let _ = writeln!(
+                body,
+                "<p class=\"headline\">Sign-off: <strong class=\"{word}\">{word}</strong>, {} reason(s); the first: {} (<a href=\"#signoff\">every reason</a>).</p>",
+                reasons.len(),
+                reasons.first().map_or_else(String::new, |x| r.md(x))
+            );
+        }
+        SignoffView::NoVerdict(why) => {
+            let _ = writeln!(
+                body,
+                "<p class=\"headline\">Sign-off: <strong class=\"failed\">no verdict</strong>: {}.</p>",
+                r.md(why)
+            );
+        }
+        SignoffView::NotApplicable => {
+            let _ = writeln!(
+                body,
+                "<p class=\"headline\">Sign-off: not applicable: {NOT_APPLICABLE}.</p>"
+            );
+        }
+    }
+}
+
 fn signoff_section(body: &mut String, s: &SignoffView, r: &Render<'_>) {
     body.push_str("<section aria-labelledby=\"h-signoff\"><h2 id=\"h-signoff\"><a id=\"signoff\"></a>UAT sign-off verdict</h2>\n");
     match s {
+        SignoffView::NotApplicable => {
+            let _ = writeln!(body, "<p>Not applicable: {NOT_APPLICABLE}.</p>");
+        }
         SignoffView::NoVerdict(why) => {
-            let _ = writeln!(body, "<p class=\"failed\">No verdict: {}</p>", r.t(why));
+            let _ = writeln!(body, "<p class=\"failed\">No verdict: {}</p>", r.md(why));
         }
         SignoffView::Verdict {
             word,
@@ -216,7 +271,7 @@ fn signoff_section(body: &mut String, s: &SignoffView, r: &Render<'_>) {
         } => {
             let _ = writeln!(
                 body,
-                "<p>Verdict: <strong class=\"{word}\">{word}</strong> against {} (the same verdict <code>studyloop-uat signoff</code> gives these run directories; an acceptance-only run has no journeys, so it cannot pass).</p>",
+                "<p>Verdict: <strong class=\"{word}\">{word}</strong> against {} (the same verdict <code>studyloop-uat signoff</code> gives these run directories).</p>",
                 r.t(definition)
             );
             if reasons.is_empty() {
@@ -224,14 +279,14 @@ fn signoff_section(body: &mut String, s: &SignoffView, r: &Render<'_>) {
             } else {
                 let _ = writeln!(body, "<h3>Every reason ({})</h3><ol>", reasons.len());
                 for reason in reasons {
-                    let _ = write!(body, "<li>{}</li>", r.t(reason));
+                    let _ = write!(body, "<li>{}</li>", r.md(reason));
                 }
                 body.push_str("</ol>\n");
             }
             if !notes.is_empty() {
                 body.push_str("<h3>Notes per definition cell</h3><ul>");
                 for n in notes {
-                    let _ = write!(body, "<li>{}</li>", r.t(n));
+                    let _ = write!(body, "<li>{}</li>", r.md(n));
                 }
                 body.push_str("</ul>\n");
             }

@@ -28,14 +28,20 @@ pub(crate) fn section(
         .filter(|e| e.rel.ends_with(".cast"))
         .collect();
     let mut player = false;
+    let pane = trial.starts_with("cli-tmux::");
     match bundle {
+        None => {
+            body.push_str("<p class=\"note\">No bundle, so no recording: the cell did not run or wrote no bundle (its attempts above say which).</p>\n");
+        }
+        _ if casts.is_empty() && pane => {
+            body.push_str("<p class=\"note\">No pane recording in the bundle, although this cell drives a tmux pane: the recorder wrote none.</p>\n");
+        }
         _ if casts.is_empty() => {
             body.push_str("<p class=\"note\">No pane recording in the bundle (a web or probe cell drives no pane).</p>\n");
         }
         _ if r.redacted() => {
             body.push_str("<p class=\"note\">Left out of the redacted report: a terminal recording cannot be trusted to pass the redaction rules.</p>\n");
         }
-        None => {}
         Some(b) => {
             for (i, e) in casts.iter().enumerate() {
                 let _ = writeln!(body, "<h3><code>{}</code></h3>", r.t(&e.rel));

@@ -25,6 +25,7 @@ mod report;
 mod report_browser;
 mod report_links;
 mod report_player;
+mod report_wording;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;

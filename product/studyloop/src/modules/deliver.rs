@@ -4,7 +4,8 @@
 //! silent. The tmux/CLI path pastes the block into the agent's pane; a web
 //! session (PTY or ACP) gets it through its console's loopback
 //! `POST /api/session/practice-check` (`web::practice`), which hands it to
-//! that session's transport.
+//! that session's transport; the request carries the console's token, read
+//! from its 0600 file (`web::token`).
 
 use crate::env::Env;
 use crate::{settings, state, tmux};
@@ -47,7 +48,13 @@ pub(crate) fn deliver(env: &Env, block: &str) -> Result<(), NotTold> {
         let (Some(port), Some(id)) = (st.web_port, st.study_session_id.as_deref()) else {
             return Err(NotTold::SessionNotRunning);
         };
-        return post_to_console(port, id, block);
+        let Some(token) = crate::console_token::read_token(&paths.dir, port) else {
+            return Err(NotTold::WebRefused(format!(
+                "web_console_token_missing (no readable {}; is `studyloop web` still running?)",
+                crate::console_token::token_file(&paths.dir, port).display()
+            )));
+        };
+        return post_to_console(port, &token, id, block);
     }
     let (Some(name), Some(pane)) = (st.mux_session(), st.mux_main_pane()) else {
         return Err(NotTold::SessionNotRunning);
@@ -61,7 +68,12 @@ pub(crate) fn deliver(env: &Env, block: &str) -> Result<(), NotTold> {
 
 /// The one request to the local console: plain HTTP/1.1 on loopback, bounded
 /// in time, no client library (the product has none and needs only this).
-fn post_to_console(port: u16, study_session_id: &str, block: &str) -> Result<(), NotTold> {
+fn post_to_console(
+    port: u16,
+    token: &str,
+    study_session_id: &str,
+    block: &str,
+) -> Result<(), NotTold> {
     use std::io::{Read as _, Write as _};
     use std::time::Duration;
     let fail = |e: &dyn std::fmt::Display| NotTold::Failed(e.to_string());
@@ -76,7 +88,8 @@ fn post_to_console(port: u16, study_session_id: &str, block: &str) -> Result<(),
         .map_err(|e| fail(&e))?;
     let request = format!(
         "POST /api/session/practice-check HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         {}: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        crate::console_token::TOKEN_HEADER,
         body.len()
     );
     conn.write_all(request.as_bytes()).map_err(|e| fail(&e))?;

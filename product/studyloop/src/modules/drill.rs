@@ -41,6 +41,10 @@ pub(crate) struct Plan {
     pub(crate) target: String,
     /// What the learner sees.
     pub(crate) prompt: String,
+    /// The product's own directories the phase must not see beyond the
+    /// sandbox's list: the console token files (`web::token`), wherever
+    /// `STUDYLOOP_SESSION_DIR` puts them.
+    pub(crate) hidden: Vec<PathBuf>,
 }
 
 /// Splits `module/deck/task`, each part a slug. A bad reference is named in
@@ -152,6 +156,9 @@ pub(crate) fn plan(env: &Env, phase: &str, drill: &str) -> Result<Plan, ModuleEr
         prerequisites,
         target: manifest.target.unwrap_or_default(),
         prompt: task.prompt.clone(),
+        hidden: crate::settings::session_paths(env)
+            .map(|p| vec![crate::console_token::token_dir(&p.dir)])
+            .unwrap_or_default(),
     })
 }
 

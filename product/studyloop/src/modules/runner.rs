@@ -142,8 +142,14 @@ pub(crate) fn environment(plan: &Plan, a: &Attempt) -> Vec<(String, String)> {
 pub(crate) fn run(plan: &Plan, a: &Attempt) -> Result<Outcome, ModuleError> {
     let bins: Vec<PathBuf> = plan.prerequisites.iter().map(|(_, b)| b.clone()).collect();
     sandbox::hand_over(&a.dir)?;
-    let (jail, report) = Sandbox::new(&a.dir, Path::new(&plan.argv[0]), &bins, network(plan))
-        .map_err(|source| spawn_error(plan, source))?;
+    let (jail, report) = Sandbox::new(
+        &a.dir,
+        Path::new(&plan.argv[0]),
+        &bins,
+        network(plan),
+        &plan.hidden,
+    )
+    .map_err(|source| spawn_error(plan, source))?;
     let (reader, writer) = std::io::pipe().map_err(|source| spawn_error(plan, source))?;
     let writer2 = writer
         .try_clone()

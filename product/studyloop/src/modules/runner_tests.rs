@@ -34,6 +34,7 @@ pub(crate) fn plan_for(
         prerequisites: Vec::new(),
         target: "workdir".into(),
         prompt: "p".into(),
+        hidden: Vec::new(),
     }
 }
 

@@ -80,3 +80,46 @@ fn a_nested_user_namespace_gets_no_root() {
     assert!(o.output.contains("rc=1"), "{}", o.output);
     assert!(!o.output.lines().any(|l| l == "0"), "{}", o.output);
 }
+
+/// Issue 25 item 3: a drill phase cannot read the console token (a world-readable
+/// token in a session dir the phase could otherwise see is hidden, its siblings not).
+#[test]
+fn the_console_token_directory_is_hidden_from_the_phase() {
+    let session = tempfile::tempdir_in(visible_scratch()).unwrap();
+    std::fs::set_permissions(session.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let token = crate::ids::random_hex(32);
+    let dir = crate::console_token::token_dir(session.path());
+    std::fs::create_dir(&dir).unwrap();
+    let file = crate::console_token::token_file(session.path(), 8567);
+    std::fs::write(&file, &token).unwrap();
+    // Readable to anyone, so only the hiding can keep it from the phase.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(session.path().join("sibling"), "visible\n").unwrap();
+    std::fs::set_permissions(
+        session.path().join("sibling"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let dir = session.path().join("config");
+    std::fs::create_dir(&dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\ncat {} 2>/dev/null; echo\ncat {}/sibling\nexit 0\n",
+        file.display(),
+        session.path().display()
+    );
+    let mut plan = plan_for(&dir, "setup", &script, 10);
+    plan.hidden = vec![crate::console_token::token_dir(session.path())];
+    let a = runner::attempt(&dir, &plan).unwrap();
+    let o = runner::run(&plan, &a).unwrap();
+    eprintln!(
+        "figure: token read by the phase: {}",
+        o.output.contains(&token)
+    );
+    assert!(
+        o.output.contains("visible"),
+        "the sibling must stay in view: {}",
+        o.output
+    );
+    assert!(!o.output.contains(&token), "{}", o.output);
+}

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::guard::HostPolicy;
 use super::listen::Limits;
 use super::slot::{ATTACH_GRACE, Slot};
+use super::token::ConsoleToken;
 use crate::context::Ctx;
 
 /// State shared by every handler.
@@ -32,11 +33,13 @@ pub struct AppState {
     /// requests to it, and two starts never both pass the state-file claim
     /// (both are this process's) to race for the slot.
     pub start_lock: tokio::sync::Mutex<()>,
+    /// This launch's secret (`token`): every `/api/` route and the upgrade need it.
+    pub token: ConsoleToken,
 }
 
 impl AppState {
     /// State around `slot` with the reference grace period, loopback names,
-    /// `allowed_origins` as the extra origins and the default limits.
+    /// `allowed_origins` as the extra origins, the default limits and a fresh token.
     #[must_use]
     pub fn new(ctx: Ctx, slot: Slot, allowed_origins: Vec<String>) -> Self {
         Self {
@@ -50,6 +53,7 @@ impl AppState {
             limits: Limits::default(),
             grace: ATTACH_GRACE,
             start_lock: tokio::sync::Mutex::new(()),
+            token: ConsoleToken::generate(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! (`Host`), CSRF (`Origin`, `Sec-Fetch-Site`, JSON-only bodies) and the LAN
 //! password gate (scheme case, failure rate limit).
 
-use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
+use tokio_tungstenite::tungstenite;
 
 use super::server::ws_url;
 use super::server_tests::{Server, rt, server, start_acp_cmd};
@@ -104,9 +104,7 @@ fn a_foreign_host_is_refused_on_every_route() {
 
 /// A WebSocket upgrade with these Host and Origin headers; the HTTP status when refused.
 async fn upgrade(s: &Server, id: &str, host: &str, origin: &str) -> Result<(), u16> {
-    let mut req = format!("ws://{}{}", s.base, ws_url(id))
-        .into_client_request()
-        .expect("request");
+    let mut req = testkit::ws_request(&s.base, &ws_url(id));
     req.headers_mut()
         .insert("host", host.parse().expect("host"));
     req.headers_mut()

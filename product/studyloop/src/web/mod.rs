@@ -7,7 +7,7 @@
 //! Modules: `server` (router, state, serve loop), `start` (the start/options/
 //! state routes on top of the session core), `agents` (ACP argv per harness),
 //! `slot` (the live session), `ws` (the relay), `acp` (the ACP client), `pty`,
-//! `frames`, `guard` (Host/Origin/CSRF), `labs` (Start/Cancel drill), `listen` (accept loop and
+//! `frames`, `guard` (Host/Origin/CSRF), `token` (the per-launch secret), `labs` (Start/Cancel drill), `listen` (accept loop and
 //! limits), `security` (headers, password), `auth_limit` (password failure
 //! limiter), `assets`, `queue`, `run` (the command). What the console defends
 //! against and with which numbers: README "Security of the web console".
@@ -33,6 +33,7 @@ pub mod slot;
 pub mod start;
 pub mod start_prep;
 pub mod start_req;
+pub mod token;
 pub mod ws;
 
 #[cfg(test)]
@@ -59,3 +60,5 @@ mod start_mcp_tests;
 mod start_tests;
 #[cfg(test)]
 mod testkit;
+#[cfg(test)]
+mod token_tests;

@@ -31,6 +31,7 @@ async fn server_at(home: &Path, plans: Option<&Path>) -> String {
         .await
         .expect("bind");
     let base = format!("127.0.0.1:{}", listener.local_addr().expect("addr").port());
+    testkit::register(&base, state.token.value());
     tokio::spawn(serve(listener, app, state, std::future::pending()));
     base
 }

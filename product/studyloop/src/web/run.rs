@@ -9,6 +9,7 @@
 //! answers to (see `guard`) are loopback, plus with `--lan` the machine's
 //! hostname, `<hostname>.local` and `STUDYLOOP_WEB_HOSTS`.
 
+use std::io::Write as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use super::security::Password;
 use super::server::{AppState, router, serve};
 use super::slot::LiveInfo;
 use super::slot::{EndHook, Slot};
+use super::token::{self, TokenFile};
 use crate::context::Ctx;
 use crate::env;
 use crate::session::{self, EndOutcome};
@@ -59,6 +61,19 @@ pub enum WebError {
         "STUDYLOOP_WEB_HOSTS entry {0:?} is not a bare host name or IP; list names such as studybox.local,192.168.1.9 (no scheme, port or path)"
     )]
     BadHostName(String),
+    /// The session directory (where the token file goes) cannot be resolved.
+    #[error(transparent)]
+    Settings(#[from] crate::settings::SettingsError),
+    /// The token file could not be written.
+    #[error(
+        "cannot write the console token file {path}: {source}; check the permissions of its directory (STUDYLOOP_SESSION_DIR or ~/.config/studyloop)"
+    )]
+    TokenFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The runtime or the server failed.
     #[error("the web server failed: {0}")]
     Serve(#[source] std::io::Error),
@@ -96,6 +111,7 @@ pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
         IpAddr::V4(Ipv4Addr::LOCALHOST)
     };
     let addr = SocketAddr::new(ip, opts.port);
+    let session_dir = crate::settings::session_paths(&ctx.env)?.dir;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -107,19 +123,38 @@ pub fn run(ctx: Ctx, opts: &WebOptions) -> Result<(), WebError> {
             .map_err(|source| WebError::Bind { addr, source })?;
         let port = listener.local_addr().map_err(WebError::Serve)?.port();
         let state = build_state(ctx, port, hosts);
+        // Removed when this scope ends: the server stopped (or failed).
+        let token_file = TokenFile::write(&session_dir, port, &state.token).map_err(|source| {
+            WebError::TokenFile {
+                path: token::token_file(&session_dir, port),
+                source,
+            }
+        })?;
         let app = router(state.clone(), Password(password));
         let shown = if opts.lan { "0.0.0.0" } else { "127.0.0.1" };
-        // The acceptance lane and humans both read this line.
-        println!("studyloop web listening on http://{shown}:{port}");
+        // The acceptance lane and humans both read this line; the token in it
+        // is what the page trades for its cookie (`token`).
+        println!(
+            "studyloop web listening on http://{shown}:{port}/?token={}",
+            state.token.value()
+        );
+        // Not stdout: a reader that takes only the first line may close it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "studyloop web: other local clients send the X-StudyLoop-Token header from {}",
+            token_file.path().display()
+        );
         if opts.lan {
             eprintln!(
                 "studyloop web: --lan serves plain HTTP (no TLS): the password and the session \
                  cross the network unencrypted; use it only on a network you trust"
             );
         }
-        serve(listener, app, state, shutdown_signal())
+        let served = serve(listener, app, state, shutdown_signal())
             .await
-            .map_err(WebError::Serve)
+            .map_err(WebError::Serve);
+        drop(token_file);
+        served
     })
 }
 

@@ -130,7 +130,8 @@ fn strip_basic(value: &str) -> Option<&str> {
     scheme.eq_ignore_ascii_case("basic").then(|| rest.trim())
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+/// Equal bytes, compared in time that depends only on the lengths.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0_u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

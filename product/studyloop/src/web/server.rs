@@ -9,7 +9,8 @@
 //! /api/session/practice-check` (a drill result for the live session,
 //! `practice`). Every response gets the security headers; the password
 //! gate applies when a password is set; the `guard` (Host, Origin, JSON-only,
-//! bounded body) runs in front of every route; `listen` bounds connections.
+//! bounded body) runs in front of every route; the console `token` is needed
+//! by every `/api/` route and every non-GET request; `listen` bounds connections.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,56 +18,70 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use axum::{Json, Router, middleware};
 use serde_json::{Value, json};
 
 use super::guard;
 use super::listen;
 use super::security::{self, Gate, Password};
-use super::{assets, plans, start, ws};
+use super::{assets, plans, start, token, ws};
 
 // The state lives in its own file so the handlers import it without importing the
 // router that imports them.
 pub use super::app_state::{AppState, slot_json, ws_url};
 
-/// The whole application: every route, the security headers, the guard and
-/// the password gate (with its failure limiter).
-pub fn router(state: Arc<AppState>, password: Password) -> Router {
-    let gate = Arc::new(Gate::new(password));
-    Router::new()
-        .route("/", get(assets::index))
-        .route("/static/{file}", get(assets::file))
-        .route("/session", get(assets::session_redirect))
-        .route("/api/session/start", post(start::start))
-        .route("/api/session/options", get(start::options))
-        .route("/api/session/state", get(start::state))
-        .route("/api/session/end", post(end))
-        .route("/api/session/ws", get(ws::handler))
-        .route("/api/labs", get(labs))
-        .route("/api/labs/drill/start", post(super::labs::start))
-        .route("/api/labs/drill/cancel", post(super::labs::cancel))
-        .route(
+/// Every route of the console: the one list the router is built from, so a
+/// test can walk all of them (a new route is covered by the token test at once).
+#[must_use]
+pub fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
+    vec![
+        ("/", get(assets::index)),
+        ("/static/{file}", get(assets::file)),
+        ("/session", get(assets::session_redirect)),
+        ("/api/session/start", post(start::start)),
+        ("/api/session/options", get(start::options)),
+        ("/api/session/state", get(start::state)),
+        ("/api/session/end", post(end)),
+        ("/api/session/ws", get(ws::handler)),
+        ("/api/labs", get(labs)),
+        ("/api/labs/drill/start", post(super::labs::start)),
+        ("/api/labs/drill/cancel", post(super::labs::cancel)),
+        (
             "/api/session/practice-check",
             post(super::practice::practice_check),
-        )
-        .route("/api/plans", get(plans::list).post(plans::create))
-        .route("/api/plans/interview", get(plans::interview))
-        .route(
+        ),
+        ("/api/plans", get(plans::list).post(plans::create)),
+        ("/api/plans/interview", get(plans::interview)),
+        (
             "/api/plans/{id}",
             get(plans::detail).patch(plans::patch).delete(plans::delete),
-        )
-        .route("/api/plans/{id}/markdown", get(plans::markdown))
-        .route("/api/plans/{id}/history", get(plans::history))
-        .route(
+        ),
+        ("/api/plans/{id}/markdown", get(plans::markdown)),
+        ("/api/plans/{id}/history", get(plans::history)),
+        (
             "/api/plans/{id}/evaluate",
             get(plans::evaluate_preview).post(plans::evaluate),
-        )
-        .route(
+        ),
+        (
             "/api/plans/{id}/milestones/{index}/toggle",
             post(plans::toggle),
-        )
-        .route("/api/now", get(plans::now))
+        ),
+        ("/api/now", get(plans::now)),
+    ]
+}
+
+/// The whole application: every route, the security headers, the guard, the
+/// password gate (with its failure limiter) and the console token.
+pub fn router(state: Arc<AppState>, password: Password) -> Router {
+    let gate = Arc::new(Gate::new(password));
+    routes()
+        .into_iter()
+        .fold(Router::new(), |r, (path, method)| r.route(path, method))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            token::require,
+        ))
         .layer(middleware::from_fn_with_state(gate, security::basic_auth))
         .layer(middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(middleware::from_fn(security::headers))

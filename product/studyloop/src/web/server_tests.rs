@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
+use tokio_tungstenite::tungstenite::{self, Message};
 
 use super::acp::{AcpSession, AcpTimeouts, AgentCommand};
 use super::listen::Limits;
@@ -52,6 +52,7 @@ pub(super) async fn server_with(password: Option<&str>, limits: Limits) -> Serve
         .await
         .expect("bind");
     let base = format!("127.0.0.1:{}", listener.local_addr().expect("addr").port());
+    testkit::register(&base, state.token.value());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(serve(listener, app, state.clone(), async move {
         let _ = rx.await;
@@ -111,9 +112,7 @@ pub(super) async fn connect(
     id: &str,
     origin: Option<&str>,
 ) -> Result<Ws, tungstenite::Error> {
-    let mut req = format!("ws://{}{}", s.base, ws_url(id))
-        .into_client_request()
-        .expect("request");
+    let mut req = testkit::ws_request(&s.base, &ws_url(id));
     if let Some(o) = origin {
         req.headers_mut()
             .insert("origin", o.parse().expect("header"));
@@ -270,7 +269,7 @@ fn newest_socket_wins_and_end_without_session_is_404() {
         assert_eq!(next_json(&mut first).await["type"], "attach_superseded");
         s.state.slot.end(None, "ended", true).await.expect("ended");
         let mut stream = tokio::net::TcpStream::connect(&s.base).await.expect("connect");
-        let req = format!("POST /api/session/end HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", s.base);
+        let req = format!("POST /api/session/end HTTP/1.1\r\nHost: {}\r\nx-studyloop-token: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", s.base, testkit::token_of(&s.base));
         tokio::io::AsyncWriteExt::write_all(&mut stream, req.as_bytes()).await.expect("write");
         let mut raw = String::new();
         tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut raw).await.expect("read");

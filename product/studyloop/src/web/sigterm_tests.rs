@@ -77,11 +77,13 @@ read -r l; printf '%s\n' "$l" > "$1"; sleep 300"#,
     BufReader::new(reap.server.stdout.take().expect("stdout"))
         .read_line(&mut line)
         .expect("listening line");
-    let base = line
+    let (base, token) = line
         .trim()
         .strip_prefix("studyloop web listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
+        .and_then(|rest| rest.split_once("/?token="))
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    let base = base.to_owned();
+    testkit::register(&base, token);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

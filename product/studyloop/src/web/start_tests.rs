@@ -68,7 +68,9 @@ pub(super) fn world(extra: &[(&str, &str)]) -> World {
         let state = build_state(ctx, port, crate::web::guard::HostPolicy::default());
         let app = router(state.clone(), Password(None));
         tokio::spawn(serve(listener, app, state.clone(), std::future::pending()));
-        (format!("127.0.0.1:{port}"), state)
+        let base = format!("127.0.0.1:{port}");
+        testkit::register(&base, state.token.value());
+        (base, state)
     });
     World {
         _root: root,
@@ -108,7 +110,7 @@ pub(super) type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub(super) async fn ws(w: &World, url: &str) -> Ws {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}{url}", w.base))
+    let (ws, _) = tokio_tungstenite::connect_async(testkit::ws_request(&w.base, url))
         .await
         .expect("ws");
     ws

@@ -1,11 +1,16 @@
 //! Test support shared by the web unit tests (`cfg(test)`) and the `web_acp` bench (which
 //! includes this file with `#[path]`): locating the `studyloop-stub-acp` test double and a
-//! raw HTTP/1.1 request against the server on a loopback port.
+//! raw HTTP/1.1 request against the server on a loopback port. A server's console token is
+//! [`register`]ed once by whoever starts it; every request and upgrade made here then
+//! carries it, except [`raw_without_token`] (the requests a local process without the
+//! token would send).
 //!
 //! It uses nothing of this crate, so it compiles the same way in both places. Not product
 //! code: nothing outside tests and benches declares this module.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use serde_json::Value;
 
@@ -36,6 +41,48 @@ pub(crate) fn bin(name: &str) -> PathBuf {
         bin.display()
     );
     bin
+}
+
+/// The console token header (the product's `web::token::TOKEN_HEADER`; this file uses
+/// nothing of the crate).
+pub(crate) const TOKEN_HEADER: &str = "x-studyloop-token";
+
+static TOKENS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+
+/// Records the console token of the server at `base`.
+pub(crate) fn register(base: &str, token: &str) {
+    let mut map = TOKENS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    map.get_or_insert_with(HashMap::new)
+        .insert(base.to_owned(), token.to_owned());
+}
+
+/// The token registered for `base`.
+///
+/// # Panics
+/// When none was registered (the test started a server without registering it).
+pub(crate) fn token_of(base: &str) -> String {
+    let map = TOKENS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    map.as_ref()
+        .and_then(|m| m.get(base).cloned())
+        .unwrap_or_else(|| panic!("no console token registered for {base}; call testkit::register"))
+}
+
+/// A WebSocket upgrade request for `path` on `base`, carrying the token.
+pub(crate) fn ws_request(
+    base: &str,
+    path: &str,
+) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{base}{path}")
+        .into_client_request()
+        .expect("ws request");
+    req.headers_mut()
+        .insert(TOKEN_HEADER, token_of(base).parse().expect("token header"));
+    req
 }
 
 /// One response: status, the header block lowercased, and the body text.
@@ -69,9 +116,23 @@ pub(crate) async fn request(
     raw(base, &req).await
 }
 
-/// Sends `text` (a whole HTTP/1.1 request, headers chosen by the caller) to `base` over a
-/// fresh connection and reads the whole response.
+/// [`raw`] without the token: what a local process that cannot read the token file sends.
+pub(crate) async fn raw_without_token(base: &str, text: &str) -> Response {
+    send(base, text).await
+}
+
+/// Sends `text` (a whole HTTP/1.1 request, headers chosen by the caller, the server's token
+/// added after the request line) to `base` over a fresh connection and reads the whole
+/// response.
 pub(crate) async fn raw(base: &str, text: &str) -> Response {
+    let with_token = match text.split_once("\r\n") {
+        Some((line, rest)) => format!("{line}\r\n{TOKEN_HEADER}: {}\r\n{rest}", token_of(base)),
+        None => text.to_owned(),
+    };
+    send(base, &with_token).await
+}
+
+async fn send(base: &str, text: &str) -> Response {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(base).await.expect("connect");
     stream.write_all(text.as_bytes()).await.expect("write");

@@ -563,7 +563,36 @@ pub(crate) fn installed_and_served(w: &World) -> (std::process::Child, u16) {
     common::wait_until(20, "studyloop web listening", || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
+    let file = w.config_dir().join(format!("web/{port}.token"));
+    common::wait_until(20, "the console token file", || file.is_file());
+    let token = std::fs::read_to_string(&file).unwrap();
+    CONSOLE_TOKENS
+        .lock()
+        .unwrap()
+        .push((port, token.trim().to_owned()));
     (web, port)
+}
+
+/// The token of each console `installed_and_served` started, by port.
+static CONSOLE_TOKENS: std::sync::Mutex<Vec<(u16, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// The token header line for the console on `port` (empty for another server, such as
+/// chromedriver).
+pub(crate) fn token_header(port: u16) -> String {
+    CONSOLE_TOKENS
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(p, _)| *p == port)
+        .map(|(_, t)| format!("X-StudyLoop-Token: {t}\r\n"))
+        .unwrap_or_default()
+}
+
+/// The URL the console on `port` printed, opening `fragment`.
+pub(crate) fn console_url(port: u16, fragment: &str) -> String {
+    let header = token_header(port);
+    let token = header.trim().rsplit(' ').next().unwrap_or_default();
+    format!("http://127.0.0.1:{port}/?token={token}#{fragment}")
 }
 
 /// Labs in real headless Chromium (the SPA's own JavaScript runs against the
@@ -590,7 +619,7 @@ fn labs_entry_in_chromium_only_while_a_module_is_installed() {
                     &format!("--user-data-dir={}", profile.path().display()),
                     "--virtual-time-budget=5000",
                     "--dump-dom",
-                    &format!("http://127.0.0.1:{port}/#labs"),
+                    &console_url(port, "labs"),
                 ],
             )
             .stderr(std::process::Stdio::null())
@@ -636,7 +665,8 @@ fn post_local(port: u16, path: &str, body: &str) -> String {
     let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         c,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        token_header(port),
         body.len()
     )
     .unwrap();

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::commands::{acp_stub_world, drill_on_a_tty, installed_and_served};
+use crate::commands::{
+    acp_stub_world, console_url, drill_on_a_tty, installed_and_served, token_header,
+};
 use crate::common::World;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -28,7 +30,8 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> (u16, Valu
     c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     write!(
         c,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        token_header(port),
         body.len()
     )
     .unwrap();
@@ -235,7 +238,7 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     let attempts = w.config_dir().join("modules/attempts");
 
     // No session: Start drill starts one and shows the commands.
-    b.goto(&format!("http://127.0.0.1:{port}/#labs"));
+    b.goto(&console_url(port, "labs"));
     b.click("[data-testid=labs-start]");
     b.until(
         "the console with the active drill",
@@ -281,7 +284,7 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     );
 
     // A live session: Start drill binds it, no second start.
-    b.goto(&format!("http://127.0.0.1:{port}/#labs"));
+    b.goto(&console_url(port, "labs"));
     b.click("[data-testid=labs-start]");
     b.until(
         "the drill bound, commands shown",
@@ -320,7 +323,7 @@ fn start_drill_in_chromium_starts_or_binds_the_session_and_the_check_tells_it() 
     );
 
     // Cancel drill from Labs.
-    b.goto(&format!("http://127.0.0.1:{port}/#labs"));
+    b.goto(&console_url(port, "labs"));
     b.click("[data-testid=labs-cancel]");
     b.until(
         "Start drill offered again",

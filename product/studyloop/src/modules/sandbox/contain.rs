@@ -114,12 +114,13 @@ impl Sandbox {
     /// Prepares the containment of a phase working in `attempt` (its
     /// `home/`, `tmp/` and `work/` writable, `work/` the cwd) that runs
     /// `script` (in the snapshot) with the prerequisites in `bins`, on
-    /// `network`. Returns the sandbox and the read end of its report pipe.
+    /// `network`, with the directories in `hidden` hidden too. Returns the sandbox and the read end of its report pipe.
     pub(crate) fn new(
         attempt: &Path,
         script: &Path,
         bins: &[PathBuf],
         network: Network,
+        hidden: &[PathBuf],
     ) -> io::Result<(Self, OwnedFd)> {
         let attempt = attempt.canonicalize()?;
         let ids = Ids::of_caller();
@@ -154,7 +155,9 @@ impl Sandbox {
                 keep.push((dir, false));
             }
         }
-        let view = prepare::view(&keep, &ids, prepare::private_dirs())?;
+        let mut private = prepare::private_dirs();
+        private.extend(hidden.iter().filter_map(|h| h.canonicalize().ok()));
+        let view = prepare::view(&keep, &ids, private)?;
         let kept = view
             .keep
             .iter()

@@ -17,6 +17,8 @@ async function api(path, options = {}) {
   const res = await fetch(path, init);
   let body = {};
   try { body = await res.json(); } catch (_) { body = {}; }
+  // The server refuses the API without the launch token (its cookie comes from the printed URL).
+  if (res.status === 403 && String(body.error || "").includes("launch token")) show($("token-needed"), true);
   return { status: res.status, ok: res.ok, body };
 }
 
