@@ -101,9 +101,15 @@ fn input_to_a_program_that_does_not_read_is_bounded() {
         refused > 0,
         "4 MiB into a terminal nobody reads must hit the bound"
     );
+    // What may be accepted: the pending bound, the chunk that crossed it, and what
+    // the writer thread already moved into the kernel, which holds up to its tty
+    // buffer limit (64 KiB, TTYB_DEFAULT_MEM_LIMIT) plus N_TTY's 4 KiB read buffer.
+    // Under load the writer drains before the loop ends (seen: bound + 128 KiB at
+    // load 8), so the kernel's share is part of the bound, not slack.
+    const KERNEL_PTY_BUFFER: usize = 64 * 1024 + 4 * 1024;
     assert!(
-        accepted <= PTY_INPUT_PENDING_BYTES + 64 * 1024,
-        "{accepted}"
+        accepted <= PTY_INPUT_PENDING_BYTES + chunk.len() + KERNEL_PTY_BUFFER,
+        "{accepted} bytes accepted into a terminal nobody reads"
     );
     s.stop_blocking(Duration::from_millis(200));
 }
