@@ -49,6 +49,7 @@ fn main() {
         let (survived, cases, _) = corpus::survival(&r, &secrets);
         let (changed, total, _) = corpus::false_positives(&r);
         let (code_changed, code_total, _) = corpus::code_false_positives(&r);
+        let (unstable, text_cases, _) = corpus::unstable(&r, &secrets);
         // v1's Unicode word boundaries keep its set off the DFA on non-ASCII text, so it
         // is timed on a 1 MiB slice: the full haystack would take minutes.
         let cut = |text: &str| -> usize {
@@ -60,7 +61,7 @@ fn main() {
         let (mixed_wall, mixed_cpu) = throughput(&r, &mixed[..cut(&mixed)]);
         let (clean_wall, clean_cpu) = throughput(&r, &clean[..cut(&clean)]);
         println!(
-            "rules v{version}: survival {survived}/{cases} ({:.1}%), false positives: prose {changed}/{total} ({:.1}%), code and prose {code_changed}/{code_total} ({:.1}%)",
+            "rules v{version}: survival {survived}/{cases} ({:.1}%), false positives: prose {changed}/{total} ({:.1}%), code and prose {code_changed}/{code_total} ({:.1}%), unstable {unstable}/{text_cases}",
             pct(survived, cases),
             pct(changed, total),
             pct(code_changed, code_total)

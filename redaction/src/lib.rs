@@ -1,5 +1,5 @@
-//! Redaction: the pinned rules files (`rules_v3.yaml` current, `rules_v1.yaml` and
-//! `rules_v2.yaml` kept loadable: the allow-listed summary fields and every detection pattern), the redacted-summary generator that is the only artefact
+//! Redaction: the pinned rules files (`rules_v4.yaml` current, `rules_v1.yaml` to
+//! `rules_v3.yaml` kept loadable: the allow-listed summary fields and every detection pattern), the redacted-summary generator that is the only artefact
 //! allowed to leave a private evidence bundle, and a [`Redactor`] that rewrites free text
 //! with stable placeholders.
 //!

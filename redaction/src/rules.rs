@@ -1,4 +1,4 @@
-//! The pinned rules files (`rules_v1.yaml`, `rules_v2.yaml`, `rules_v3.yaml`): the summary allow-list and
+//! The pinned rules files (`rules_v1.yaml` to `rules_v4.yaml`): the summary allow-list and
 //! the ordered detection patterns, loaded only when their bytes match `registry.json`.
 //!
 //! The rules are data, not code, so that the exact patterns a run was redacted with are
@@ -20,17 +20,18 @@ use crate::error::RedactionError;
 use crate::pinned::{self, Loaded};
 
 /// The rules version the redactor uses and manifests record: the one place to switch it.
-pub const CURRENT_VERSION: u32 = 3;
+pub const CURRENT_VERSION: u32 = 4;
 /// The current rules file shipped with this crate.
-pub const DEFAULT_RULES_FILE: &str = "rules_v3.yaml";
+pub const DEFAULT_RULES_FILE: &str = "rules_v4.yaml";
 /// The registry shipped with this crate.
 pub const DEFAULT_REGISTRY_FILE: &str = "registry.json";
 /// Every released rules file, by version: superseded ones stay loadable so a manifest
 /// that names them can be checked again.
-const SHIPPED: [(u32, &str, &[u8]); 3] = [
+const SHIPPED: [(u32, &str, &[u8]); 4] = [
     (1, "rules_v1.yaml", include_bytes!("../rules_v1.yaml")),
     (2, "rules_v2.yaml", include_bytes!("../rules_v2.yaml")),
     (3, "rules_v3.yaml", include_bytes!("../rules_v3.yaml")),
+    (4, "rules_v4.yaml", include_bytes!("../rules_v4.yaml")),
 ];
 const DEFAULT_REGISTRY: &[u8] = include_bytes!("../registry.json");
 /// The lazy DFA's cache per pattern (the crate default is 2 MiB): the PEM patterns'

@@ -31,6 +31,21 @@ fn no_planted_secret_survives_the_current_rules_in_any_context() {
     }
 }
 
+/// Issue 34 (rules v4): a redacted case is clean and stays as it is on a second look,
+/// for every kind in every text context (v3's `pgpass-line` matched its own placeholder).
+#[test]
+fn every_redacted_case_is_stable() {
+    let rules = RedactionRules::load_default().unwrap();
+    let secrets = corpus::secrets(&mut Rng::new(SEED));
+    let (unstable, cases, names) = corpus::unstable(&redactor(&rules, &secrets), &secrets);
+    println!(
+        "v{}: {unstable} of {cases} redacted cases unstable",
+        rules.version()
+    );
+    assert!(cases >= secrets.len() * (CONTEXTS.len() - 2), "{cases}");
+    assert_eq!(unstable, 0, "unstable: {names:#?}");
+}
+
 #[test]
 fn the_prose_corpus_comes_out_unchanged() {
     let rules = RedactionRules::load_default().unwrap();

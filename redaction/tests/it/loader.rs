@@ -8,7 +8,7 @@ use studyloop_redaction::{
 };
 
 const RULES: &[u8] = include_bytes!("../../rules_v1.yaml");
-const RULES_V3: &[u8] = include_bytes!("../../rules_v3.yaml");
+const RULES_V4: &[u8] = include_bytes!("../../rules_v4.yaml");
 
 fn registry_for(bytes: &[u8], version: u32) -> String {
     format!("{{\"{version}\": \"{}\"}}", pinned::digest(bytes))
@@ -26,9 +26,9 @@ fn load(bytes: &[u8], registry: &str) -> Result<RedactionRules, RedactionError> 
 #[test]
 fn shipped_rules_load_and_cover_every_required_shape() {
     let rules = RedactionRules::load_default().expect("shipped rules match their pin");
-    assert_eq!((rules.version(), CURRENT_VERSION), (3, 3));
-    assert_eq!(DEFAULT_RULES_FILE, "rules_v3.yaml");
-    assert_eq!(rules.sha256(), pinned::digest(RULES_V3));
+    assert_eq!((rules.version(), CURRENT_VERSION), (4, 4));
+    assert_eq!(DEFAULT_RULES_FILE, "rules_v4.yaml");
+    assert_eq!(rules.sha256(), pinned::digest(RULES_V4));
     let ids: Vec<&str> = rules.patterns().iter().map(|p| p.id()).collect();
     for required in [
         "home-path",

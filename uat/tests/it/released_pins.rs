@@ -39,6 +39,12 @@ const RELEASED: &[(&str, &str, u32, &str)] = &[
         "70a7026688beae5d61cff676a12c9d7b469c626c76b59f074d91861836e21683",
     ),
     (
+        "redaction/registry.json",
+        "redaction/rules_v4.yaml",
+        4,
+        "b23e82e68c98d4e61556473b1fec6ab7e79170c20d88d350e8aaaa4b3966788e",
+    ),
+    (
         "rubrics/registry.json",
         "rubrics/rubric_v1.md",
         1,

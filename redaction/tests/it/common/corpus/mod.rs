@@ -224,6 +224,29 @@ pub fn survival(redactor: &Redactor, secrets: &[Secret]) -> (usize, usize, Vec<S
     (survived, cases, names)
 }
 
+/// Cases whose redacted text is not stable: a second look finds something in it or
+/// rewrites it again (`(unstable, cases, names)`). A placeholder a rule matches again
+/// mangles the output and costs the redactor a full pass per look (issue 34, rules v4).
+#[must_use]
+pub fn unstable(redactor: &Redactor, secrets: &[Secret]) -> (usize, usize, Vec<String>) {
+    let (mut cases, mut names) = (0, Vec::new());
+    for secret in secrets {
+        for context in CONTEXTS {
+            for (i, planted) in plant(secret, context).iter().enumerate() {
+                let Planted::Text(text) = planted else {
+                    continue;
+                };
+                cases += 1;
+                let once = redactor.redact(text);
+                if !redactor.findings(&once).is_empty() || redactor.redact(&once) != once {
+                    names.push(format!("{} × {context}#{i}: {once:?}", secret.kind));
+                }
+            }
+        }
+    }
+    (names.len(), cases, names)
+}
+
 /// False positives over the code-and-prose corpus: `(changed lines, lines, the changed
 /// ones)`, as [`false_positives`].
 #[must_use]
