@@ -27,10 +27,7 @@ pub(crate) fn require_approvals(specs: Vec<TrialSpec>, selection: &Selection) ->
     specs
         .into_iter()
         .map(|spec| {
-            let harness = spec.requirements.iter().find_map(|r| match r {
-                Requirement::HarnessSelected(h) => Some(*h),
-                _ => None,
-            });
+            let harness = spec.harness();
             match harness {
                 Some(h) if spec.gated => spec.requires(Requirement::Checked {
                     what: format!("an approval of `harness:{h}` (real-auth bills your login)"),

@@ -80,10 +80,7 @@ pub(crate) fn require_logins(
     specs
         .into_iter()
         .map(|spec| {
-            let harness = spec.requirements.iter().find_map(|r| match r {
-                Requirement::HarnessSelected(h) => Some(*h),
-                _ => None,
-            });
+            let harness = spec.harness();
             let found = answers.iter().find(|(h, _)| Some(*h) == harness);
             match found {
                 Some((h, a)) if spec.gated => spec.requires(Requirement::Checked {

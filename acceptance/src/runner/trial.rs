@@ -143,6 +143,15 @@ impl TrialSpec {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The harness the trial drives: the one its `HarnessSelected` requirement
+    /// names (the real-auth approval gate and login preflight key on it).
+    pub(crate) fn harness(&self) -> Option<HarnessName> {
+        self.requirements.iter().find_map(|r| match r {
+            Requirement::HarnessSelected(h) => Some(*h),
+            _ => None,
+        })
+    }
 }
 
 impl fmt::Debug for TrialSpec {
