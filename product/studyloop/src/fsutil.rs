@@ -123,23 +123,37 @@ fn absent_is_none(r: io::Result<Vec<u8>>) -> io::Result<Option<Vec<u8>>> {
 /// symlink and never blocking (a FIFO without a reader fails with ENXIO);
 /// anything but a regular file is refused.
 fn open_append(path: &Path, mode: u32) -> io::Result<File> {
+    open_regular_no_follow(
+        OpenOptions::new().append(true).create(true).mode(mode),
+        path,
+        "",
+        "re-run",
+    )
+}
+
+/// Opens `path` with `options` never through a final symlink and never blocking
+/// (a FIFO without a peer fails with ENXIO), then refuses anything but a regular
+/// file, naming it (`what` before the path, `fix` after "remove it and").
+fn open_regular_no_follow(
+    options: &mut OpenOptions,
+    path: &Path,
+    what: &str,
+    fix: &str,
+) -> io::Result<File> {
     let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    let f = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(mode)
+    let file = options
         .custom_flags(flags.bits().cast_signed())
         .open(path)?;
-    if !f.metadata()?.is_file() {
+    if !file.metadata()?.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
-                "{} is not a regular file; remove it and re-run",
+                "{what}{} is not a regular file; remove it and {fix}",
                 path.display()
             ),
         ));
     }
-    Ok(f)
+    Ok(file)
 }
 
 /// Append one line (a `\n` is added) with a single `write` on an `O_APPEND`
@@ -184,25 +198,17 @@ impl FileLock {
     /// could create or hold a file outside the state tree (a dangling link is
     /// followed by a plain create), and never a FIFO or other special file.
     fn open(path: &Path) -> io::Result<File> {
-        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(flags.bits().cast_signed())
-            .open(path)?;
-        if !file.metadata()?.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "lock file {} is not a regular file; remove it and retry",
-                    path.display()
-                ),
-            ));
-        }
-        Ok(file)
+        open_regular_no_follow(
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600),
+            path,
+            "lock file ",
+            "retry",
+        )
     }
 
     /// Block until `path` (created 0600 if needed) is exclusively locked.
