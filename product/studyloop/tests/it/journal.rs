@@ -7,8 +7,6 @@
 
 use crate::common;
 
-use std::os::unix::process::ExitStatusExt;
-
 use common::World;
 use studyloop::session::KILL_POINTS;
 
@@ -18,22 +16,6 @@ fn steps(op: &str) -> Vec<&'static str> {
         .copied()
         .filter(|s| s.starts_with(op))
         .collect()
-}
-
-/// Run `args` with the kill hatch at `step`; it must die by SIGKILL.
-#[track_caller]
-fn killed_at(w: &World, step: &str, args: &[&str]) {
-    let out = w
-        .cmd(args)
-        .env("STUDYLOOP_TEST_KILL_AT", step)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.signal(),
-        Some(9),
-        "{args:?} was not killed at {step}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn active_rows(w: &World) -> Vec<String> {
@@ -91,7 +73,7 @@ fn a_start_killed_at_any_step_is_repaired_by_the_next_command() {
     assert!(start.len() >= 6, "{start:?}");
     for (i, step) in start.iter().enumerate() {
         let topic = format!("Kill {i}");
-        killed_at(&w, step, &["study", &topic, "--agent", "pi"]);
+        w.killed_at(step, &["study", &topic, "--agent", "pi"]);
         assert!(w.sessions().len() <= 1, "{step}: two sessions");
         // Alternate the repairing door: a read-only command, or a new start.
         if i % 2 == 0 {
@@ -126,7 +108,7 @@ fn an_end_killed_at_any_step_loses_nothing_and_is_finished_later() {
         let concept = format!("concept{i}");
         w.run(&["topic", &concept, "-s", "win", "-n", "kept"]).ok();
         w.run(&["park", &format!("question{i}")]).ok();
-        killed_at(&w, step, &["study", "--end"]);
+        w.killed_at(step, &["study", "--end"]);
         if w.state().is_some_and(|s| s["mode"] == "ended") {
             assert!(w.sessions().is_empty(), "{step}: ended, harness running");
             assert!(marked(&id).is_empty(), "{step}: ended, children running");
@@ -201,8 +183,8 @@ fn a_repair_killed_half_way_is_finished_by_the_next_command() {
             .ok();
         let id = w.field("study_session_id");
         w.run(&["topic", &format!("c{i}"), "-s", "struggling"]).ok();
-        killed_at(&w, "end:intent", &["study", "--end"]);
-        killed_at(&w, step, &["study", "--end"]);
+        w.killed_at("end:intent", &["study", "--end"]);
+        w.killed_at(step, &["study", "--end"]);
         w.run(&["status"]).ok();
         consistent(&w, step);
         assert!(marked(&id).is_empty(), "{step}: children survived");
@@ -227,7 +209,7 @@ fn a_resume_killed_half_way_keeps_the_session_dir_and_can_be_retried() {
     w.run(&["topic", "kept", "-s", "win"]).ok();
     w.run(&["study", "--end"]).ok();
     for step in ["start:dir", "start:tmux", "start:live"] {
-        killed_at(&w, step, &["study", "--resume"]);
+        w.killed_at(step, &["study", "--resume"]);
         let out = w.run(&["study", "--resume"]).ok();
         assert!(out.stdout.contains("Resumed"), "{step}: {out:?}");
         assert!(

@@ -7,26 +7,8 @@
 
 use crate::common;
 
-use std::os::unix::process::ExitStatusExt;
-
 use common::World;
 use studyloop::session::KILL_POINTS;
-
-/// Run `args` with the kill hatch at `step`; it must die by SIGKILL.
-#[track_caller]
-fn killed_at(w: &World, step: &str, args: &[&str]) {
-    let out = w
-        .cmd(args)
-        .env("STUDYLOOP_TEST_KILL_AT", step)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.signal(),
-        Some(9),
-        "{args:?} was not killed at {step}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// The session `id` ended with its progress and notes recorded.
 #[track_caller]
@@ -72,7 +54,7 @@ fn a_fix_killed_at_any_step_loses_no_session() {
         w.run(&["topic", &concept, "-s", "win"]).ok();
         w.run(&["park", &question]).ok();
         std::fs::write(w.state_path(), "{not json").unwrap();
-        killed_at(&w, step, &["doctor", "--fix"]);
+        w.killed_at(step, &["doctor", "--fix"]);
         // The second fix must still find the session (never "nothing to fix"
         // over an absent state while its harness runs).
         let out = w.run(&["doctor", "--fix"]).ok();
@@ -131,7 +113,7 @@ fn an_absent_state_beside_a_live_session_is_rebuilt_and_blocks_a_start() {
 #[test]
 fn a_rollback_kills_only_the_session_its_start_marked() {
     let w = World::new();
-    killed_at(&w, "start:tmux", &["study", "Marked", "--agent", "pi"]);
+    w.killed_at("start:tmux", &["study", "Marked", "--agent", "pi"]);
     let journal = w.config_dir().join("session-journal.json");
     let record: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&journal).unwrap()).unwrap();
@@ -157,7 +139,7 @@ fn a_rollback_kills_only_the_session_its_start_marked() {
     );
     w.tmux(&["kill-session", "-t", &format!("={name}")]);
     // And the start's own marked session is killed by its rollback.
-    killed_at(&w, "start:tmux", &["study", "Marked", "--agent", "pi"]);
+    w.killed_at("start:tmux", &["study", "Marked", "--agent", "pi"]);
     assert_eq!(w.sessions().len(), 1);
     w.run(&["status"]).ok();
     assert!(

@@ -128,6 +128,24 @@ impl World {
         c
     }
 
+    /// Runs `args` with the kill hatch at `step` (`STUDYLOOP_TEST_KILL_AT`); it
+    /// must die by SIGKILL.
+    #[track_caller]
+    pub fn killed_at(&self, step: &str, args: &[&str]) {
+        use std::os::unix::process::ExitStatusExt;
+        let out = self
+            .cmd(args)
+            .env("STUDYLOOP_TEST_KILL_AT", step)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.signal(),
+            Some(9),
+            "{args:?} was not killed at {step}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Any program with this world's environment and cwd.
     pub fn program(&self, program: &str, args: &[&str]) -> Command {
         let mut c = Command::new(program);
