@@ -127,9 +127,16 @@ fn a_rollback_kills_only_the_session_its_start_marked() {
         "@studyloop_id",
     ]);
     assert_eq!(mark.stdout.trim(), id, "the start marks its session");
-    // Swap the marked session for the user's own one of the same name.
+    // Swap the marked session for the user's own one of the same name. The
+    // user's session exists before the marked one is killed: killing a
+    // server's last session makes it exit, and a `new-session` racing that
+    // exit fails with "server exited unexpectedly" (seen in CI).
+    let spare = format!("{name}-user");
+    let made = w.tmux(&["new-session", "-d", "-s", &spare, "sleep 600"]);
+    assert_eq!(made.code, 0, "{made:?}");
     w.tmux(&["kill-session", "-t", &format!("={name}")]);
-    w.tmux(&["new-session", "-d", "-s", &name, "sleep 600"]);
+    let renamed = w.tmux(&["rename-session", "-t", &format!("={spare}"), &name]);
+    assert_eq!(renamed.code, 0, "{renamed:?}");
     w.run(&["status"]).ok();
     assert!(!journal.exists(), "the start was rolled back");
     assert_eq!(
