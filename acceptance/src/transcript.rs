@@ -28,6 +28,7 @@ mod screen_tests;
 mod screen_tests_support;
 pub mod store;
 mod store_sqlite;
+mod store_types;
 #[cfg(test)]
 mod tests;
 

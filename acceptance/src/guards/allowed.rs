@@ -67,25 +67,6 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
         reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: the walk's node helpers are used by the unlock the walk calls back",
     },
     AllowedCircle {
-        package: "studyloop-acceptance",
-        files: &[
-            "src/tmux/control.rs",
-            "src/tmux/error.rs",
-            "src/tmux/server.rs",
-        ],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: MAX_SOCKET_PATH parked in server.rs, named by TmuxError; server and control client build each other",
-    },
-    AllowedCircle {
-        package: "studyloop-acceptance",
-        files: &["src/transcript/store.rs", "src/transcript/store_sqlite.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: store.rs dispatches to the opencode reader, which uses store's Role and StoreError",
-    },
-    AllowedCircle {
-        package: "studyloop-actors",
-        files: &["src/harness_actor/error.rs", "src/harness_actor/screen.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: DONE_SENTINEL parked in screen.rs, named by the error",
-    },
-    AllowedCircle {
         package: "studyloop-actors",
         files: &[
             "src/llm/cassette/entry.rs",
@@ -95,11 +76,6 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
             "src/llm/wire.rs",
         ],
         reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: the client holds the cassette tap, and the cassette uses the client's wire types",
-    },
-    AllowedCircle {
-        package: "studyloop-actors",
-        files: &["src/llm/cassette/error.rs", "src/llm/cassette/setting.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: the ACCEPTED setting values parked in setting.rs, named by the error",
     },
     AllowedCircle {
         package: "studyloop-stubs",
@@ -127,26 +103,6 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
     },
     AllowedCircle {
         package: "studyloop",
-        files: &["src/adapters/kiro.rs", "src/adapters/table.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: KIRO_AGENT_NAME parked in kiro.rs, AdapterError in table.rs",
-    },
-    AllowedCircle {
-        package: "studyloop",
-        files: &["src/config.rs", "src/config/template.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: ConfigError lives in the folder root the template uses",
-    },
-    AllowedCircle {
-        package: "studyloop",
-        files: &["src/doctor.rs", "src/doctor/harnesses.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: the Check types live in the folder root the harness checks use",
-    },
-    AllowedCircle {
-        package: "studyloop",
-        files: &["src/store/database.rs", "src/store/migrations.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: SCHEMA_VERSION and StoreError parked in database.rs, which runs the migrations",
-    },
-    AllowedCircle {
-        package: "studyloop",
         files: &[
             "src/web/acp/client.rs",
             "src/web/acp/process.rs",
@@ -170,11 +126,6 @@ pub(crate) const ALLOWED_FOLDER_ROOTS: &[AllowedFolderRoot] = &[
     AllowedFolderRoot {
         package: "studyloop",
         file: "src/config.rs",
-        reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
-    },
-    AllowedFolderRoot {
-        package: "studyloop",
-        file: "src/doctor.rs",
         reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
     },
     AllowedFolderRoot {

@@ -227,6 +227,14 @@ fn read_loop(mut out: impl BufRead, replies: &Sender<Reply>, events: &Sender<Eve
     let _ = events.send(Event::Closed);
 }
 
+impl Tmux {
+    /// Opens a control-mode client attached to `session` (here, beside the client it
+    /// builds, so the server handle never names the control client).
+    pub fn control(&self, session: &str) -> Result<ControlClient, TmuxError> {
+        ControlClient::attach(self, session)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;

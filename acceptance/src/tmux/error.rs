@@ -4,20 +4,21 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::MAX_SOCKET_PATH;
-
 /// What went wrong talking to tmux.
 #[derive(Debug, thiserror::Error)]
 pub enum TmuxError {
     /// The socket path does not fit in `sun_path`.
     #[error(
-        "tmux socket path {path} is {len} bytes, over the {MAX_SOCKET_PATH}-byte AF_UNIX limit; use a shorter directory (e.g. a /tmp/sl-acc-XXXXXX dir)"
+        "tmux socket path {path} is {len} bytes, over the {max}-byte AF_UNIX limit; use a shorter directory (e.g. a /tmp/sl-acc-XXXXXX dir)"
     )]
     SocketPathTooLong {
         /// The offending path.
         path: PathBuf,
         /// Its length in bytes.
         len: usize,
+        /// The limit ([`super::MAX_SOCKET_PATH`]), carried so the error names it
+        /// without importing the server that owns it.
+        max: usize,
     },
     /// `tmux` could not be started at all.
     #[error(

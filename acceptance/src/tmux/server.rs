@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::{ControlClient, TmuxError};
+use super::TmuxError;
 use crate::command::{self, RunError};
 
 /// AF_UNIX `sun_path` limit on the platforms we run on (104 on macOS, 108 on
@@ -40,7 +40,11 @@ impl Tmux {
         let socket = socket.into();
         let len = socket.as_os_str().len();
         if len > MAX_SOCKET_PATH {
-            return Err(TmuxError::SocketPathTooLong { path: socket, len });
+            return Err(TmuxError::SocketPathTooLong {
+                path: socket,
+                len,
+                max: MAX_SOCKET_PATH,
+            });
         }
         let env = env
             .into_iter()
@@ -150,11 +154,6 @@ impl Tmux {
         self.run(&["list-panes", "-a", "-F", "#{pane_pid}"])
             .map(|out| out.lines().filter_map(|l| l.trim().parse().ok()).collect())
             .unwrap_or_default()
-    }
-
-    /// Opens a control-mode client attached to `session`.
-    pub fn control(&self, session: &str) -> Result<ControlClient, TmuxError> {
-        ControlClient::attach(self, session)
     }
 
     /// Stops the server and everything its panes started: SIGTERM to each

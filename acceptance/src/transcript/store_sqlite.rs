@@ -11,7 +11,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
-use super::store::{Role, StoreError, StoreFormat};
+use super::store_types::{Role, StoreError, StoreFormat};
 
 /// How long a read waits for opencode's own write transaction.
 const BUSY: Duration = Duration::from_secs(2);

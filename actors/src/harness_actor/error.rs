@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::screen::DONE_SENTINEL;
+use super::sentinel::DONE_SENTINEL;
 
 /// A failure of the harness actor (ends its conversation as errored).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -11,6 +11,7 @@
 mod actor;
 mod error;
 mod screen;
+mod sentinel;
 mod tmux;
 
 pub use actor::{
@@ -18,4 +19,4 @@ pub use actor::{
     find_on_path, socket_path,
 };
 pub use error::HarnessActorError;
-pub use screen::DONE_SENTINEL;
+pub use sentinel::DONE_SENTINEL;

@@ -6,10 +6,8 @@
 //! Pure: it takes capture text and returns events; `tmux` does the I/O.
 
 use super::error::HarnessActorError;
+use super::sentinel::DONE_SENTINEL;
 use std::collections::VecDeque;
-
-/// A line consisting of exactly this ends the conversation as completed.
-pub const DONE_SENTINEL: &str = "STUDYLOOP_ACTOR_DONE";
 
 /// What the next unread line was.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
-use super::setting::{ACCEPTED, STUDYLOOP_ACC_CASSETTE, STUDYLOOP_ACC_CASSETTE_FILE};
+use crate::env::{STUDYLOOP_ACC_CASSETTE, STUDYLOOP_ACC_CASSETTE_FILE};
+
+/// The words `STUDYLOOP_ACC_CASSETTE` accepts, kept with the error that lists them (the
+/// setting's parser names only the error, so the two files are no circle).
+pub(crate) const ACCEPTED: &str = "record, replay (unset or blank = off)";
 
 /// Every cassette failure; each message names the value, the file and the fix.
 #[derive(Debug, thiserror::Error)]

@@ -8,9 +8,6 @@ use super::CassetteError;
 use crate::env::{EnvSource, setting};
 pub use crate::env::{STUDYLOOP_ACC_CASSETTE, STUDYLOOP_ACC_CASSETTE_FILE};
 
-/// The words `STUDYLOOP_ACC_CASSETTE` accepts.
-pub(crate) const ACCEPTED: &str = "record, replay (unset or blank = off)";
-
 /// What a cassette does with model traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -83,6 +80,7 @@ impl CassetteSetting {
 
 #[cfg(test)]
 mod tests {
+    use super::super::error::ACCEPTED;
     use super::*;
 
     type Env<'a> = &'a [(&'a str, &'a str)];

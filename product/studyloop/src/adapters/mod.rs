@@ -5,13 +5,15 @@
 //! Where the reference's table (anchor-product §2.2) disagrees with what the
 //! pinned CLIs accept today, the real CLI wins; each such row says so.
 
+mod error;
 mod kiro;
 mod placement;
 mod table;
 mod trust;
 
+pub use error::AdapterError;
+pub(crate) use error::io_err;
 pub use kiro::{KIRO_AGENT_NAME, kiro_agents_dir};
 pub use placement::{PrepareInput, preflight, prepare, teardown};
-pub(crate) use table::io_err;
-pub use table::{AdapterError, HARNESS_ORDER, Harness, Placement, detect};
+pub use table::{HARNESS_ORDER, Harness, Placement, detect};
 pub(crate) use trust::claude_config_file;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// The commented template written by `config init`. It passes the scope gate
 /// (`memory.default_scope: unclassified`), as the newer reference spec requires.

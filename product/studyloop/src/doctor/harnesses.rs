@@ -5,7 +5,7 @@ use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Check, HarnessInfo, VERSION_TIMEOUT, Verdict, check};
+use super::check::{Check, HarnessInfo, VERSION_TIMEOUT, Verdict, check};
 use crate::adapters::HARNESS_ORDER;
 use crate::context::Ctx;
 use crate::env::Env;

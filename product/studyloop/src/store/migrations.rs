@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use super::{SCHEMA_VERSION, StoreError, q};
+use super::error::{StoreError, q};
 
 /// Every migration, in order.
 pub(super) const MIGRATIONS: &[&str] = &[
@@ -121,6 +121,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     ",
 ];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let current: i64 = conn

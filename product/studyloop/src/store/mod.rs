@@ -8,6 +8,7 @@
 //! rusqlite is used here and nowhere else; callers get plain Rust rows.
 
 mod database;
+mod error;
 mod hybrid;
 mod migrations;
 mod plans;
@@ -15,9 +16,11 @@ mod search;
 mod study;
 mod vectors;
 
-pub(crate) use database::q;
-pub use database::{SCHEMA_VERSION, Store, StoreError};
+pub use database::Store;
+pub use error::StoreError;
+pub(crate) use error::q;
 pub use hybrid::{FusedHit, RRF_K, SearchMode, SearchOutcome, rrf, search_db};
+pub use migrations::SCHEMA_VERSION;
 pub use plans::{CheckpointRecord, PlanIndexRow};
 pub use search::{MAX_QUERY_WORDS, SearchHit, fts_query};
 pub use study::{EndRecord, NewStudySession, Progress, StudySessionRow};
