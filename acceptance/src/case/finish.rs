@@ -189,6 +189,19 @@ impl Case<'_> {
                 },
             )
             .check_if(
+                released.grok_trust_left.is_some(),
+                "grok's real trusted_folders.toml keeps no entry of this world (seed 003)",
+                |_| match &released.grok_trust_left {
+                    Some((file, Ok(left))) if !left.is_empty() => Err(format!(
+                        "{} still trusts this run's folders: {}; remove those tables by hand",
+                        file.display(),
+                        left.join(", ")
+                    )),
+                    Some((_, Err(e))) => Err(e.clone()),
+                    _ => Ok(()),
+                },
+            )
+            .check_if(
                 released.server_exit.is_some(),
                 "the product server exited 0 on SIGTERM",
                 |_| match released.server_exit {

@@ -57,6 +57,9 @@ pub struct Released {
     /// Package-registry URLs the harness fetched from the scratch HOME (read before
     /// the sweep; a hermetic case must have none).
     pub registry_fetches: Vec<String>,
+    /// A real-auth grok cell: its real trust file and the entries of this world still
+    /// in it after the close (`Err`: the file could not be read).
+    pub grok_trust_left: Option<(PathBuf, Result<Vec<String>, String>)>,
 }
 
 impl Slots {
@@ -137,11 +140,16 @@ impl Slots {
             out.stopped = crate::scratch::leftovers::stop_leftovers(root, LEFTOVER_GRACE);
         }
         if let Some(scratch) = self.scratch.take() {
+            let trust = scratch.grok_trust().cloned();
             out.registry_fetches = crate::scratch::registry::registry_fetches(scratch.home());
             out.sweep = scratch
                 .close()
                 .err()
                 .map(|e| format!("the scratch sweep refused: {e}"));
+            if let (Some(trust), Some(root)) = (trust, &out.root) {
+                let left = trust.entries_inside(root).map_err(|e| e.to_string());
+                out.grok_trust_left = Some((trust.file().to_owned(), left));
+            }
         }
         self.watches.clear();
         out

@@ -151,6 +151,22 @@ pub fn provision_harness_with(l: &mut Case<'_>, stub_args: &[&str]) -> Result<()
             .map_err(StepFailure::from_error)?;
     }
     l.record.notes.extend(done.notes);
+    let (env, trust) =
+        crate::scratch::grok_trust::real_auth_opt_in(mode, l.harness, std::mem::take(&mut l.env))
+            .map_err(StepFailure::from_error)?;
+    l.env = env;
+    if let Some(trust) = trust {
+        l.record.notes.push(format!(
+            "grok real-auth: {}=1 (grok's trust dialog cannot be answered unattended); this world's entries are removed from {} on close",
+            crate::scratch::grok_trust::TRUST_VAR,
+            trust.file().display()
+        ));
+        l.slots
+            .scratch
+            .as_mut()
+            .ok_or_else(|| StepFailure::errored("no scratch world"))?
+            .restore_grok_trust_on_close(trust);
+    }
     l.provisioned = true;
     Ok(())
 }

@@ -239,6 +239,16 @@ impl Env {
         find_on_path(self.get("PATH")?, binary)
     }
 
+    /// An env of exactly `pairs`, for unit tests (scratch pointers included).
+    #[cfg(test)]
+    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut env = Self::default();
+        for (name, value) in pairs {
+            env.set(name, value);
+        }
+        env
+    }
+
     fn set(&mut self, name: &str, value: impl AsRef<OsStr>) {
         self.vars.insert(name.to_owned(), value.as_ref().to_owned());
     }

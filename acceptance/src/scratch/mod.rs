@@ -15,6 +15,7 @@
 //! Deletion is the `sweep` module's job.
 
 mod env;
+pub mod grok_trust;
 mod groups;
 mod layout;
 pub mod leftovers;

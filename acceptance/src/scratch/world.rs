@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::caller_env::CallerEnv;
 use crate::command::{self, Finished, RunError};
 use crate::scratch::env::{Env, Pointers};
+use crate::scratch::grok_trust::GrokTrust;
 use crate::scratch::groups::{self, Groups};
 use crate::scratch::layout::Layout;
 use crate::scratch::owner::{OWNER_NAME, Owner};
@@ -69,6 +70,8 @@ pub struct Scratch {
     env: Env,
     caller: CallerEnv,
     groups: Groups,
+    /// A real-auth grok cell's real trust file, cleaned of this world's entries on close.
+    grok_trust: Option<GrokTrust>,
     swept: bool,
 }
 
@@ -176,6 +179,18 @@ impl Scratch {
         self.groups.snapshot()
     }
 
+    /// Names the operator's real grok trust file, so close removes the entries the
+    /// product pre-writes there for this world's session dirs (seed 003; see
+    /// [`super::grok_trust`]).
+    pub fn restore_grok_trust_on_close(&mut self, trust: GrokTrust) {
+        self.grok_trust = Some(trust);
+    }
+
+    /// The real grok trust file this world cleans on close, if any.
+    pub fn grok_trust(&self) -> Option<&GrokTrust> {
+        self.grok_trust.as_ref()
+    }
+
     /// Stops tmux servers and process groups, then sweeps with the real home
     /// taken from the caller env's `HOME`.
     pub fn close(mut self) -> Result<(), SweepError> {
@@ -199,6 +214,12 @@ impl Scratch {
                 "studyloop-acceptance: scratch {}: {warning}",
                 self.root.display()
             );
+        }
+        // After every process is stopped (none can append again), before the sweep.
+        if let Some(trust) = &self.grok_trust
+            && let Err(e) = trust.remove_inside(&self.root)
+        {
+            eprintln!("studyloop-acceptance: scratch {}: {e}", self.root.display());
         }
         let target = SweepTarget {
             root: &self.root,
@@ -313,6 +334,7 @@ fn populate(root: &Path, caller: CallerEnv, auth_mode: AuthMode) -> Result<Scrat
         env,
         caller,
         groups: Groups::default(),
+        grok_trust: None,
         swept: false,
     })
 }

@@ -374,3 +374,52 @@ fn uid() -> u32 {
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
         .unwrap()
 }
+
+/// Seed 003 (issue 30 item 9): a real-auth grok world's close removes exactly the
+/// trust entries the product pre-wrote for its session dirs from the operator's real
+/// `~/.grok/trusted_folders.toml`, and keeps the operator's own, byte for byte.
+#[test]
+fn issue30_a_real_auth_grok_world_removes_its_trust_entries_from_the_real_home() {
+    use studyloop_acceptance::scratch::grok_trust::{self, GrokTrust};
+    use studyloop_acceptance::selection::HarnessName;
+    let real = fake_real_home();
+    let grok = real.path().join(".grok");
+    std::fs::create_dir(&grok).unwrap();
+    let file = grok.join("trusted_folders.toml");
+    let operator = "[folders.\"/home/me/src\"]\ntrusted = true\ndecided_at = 1700000000\n";
+    std::fs::write(&file, operator).unwrap();
+    let caller = CallerEnv::from_pairs([
+        ("PATH", std::ffi::OsString::from("/usr/bin:/bin")),
+        ("HOME", real.path().as_os_str().to_owned()),
+    ]);
+    let mut scratch = Scratch::create_with(caller, AuthMode::RealAuth).unwrap();
+    let (env, trust) =
+        grok_trust::real_auth_opt_in(AuthMode::RealAuth, HarnessName::Grok, scratch.env().clone())
+            .unwrap();
+    assert_eq!(
+        env.get(grok_trust::TRUST_VAR),
+        Some(std::ffi::OsStr::new("1"))
+    );
+    let trust: GrokTrust = trust.unwrap();
+    assert_eq!(trust.file(), file);
+    scratch.restore_grok_trust_on_close(trust.clone());
+    // What the product's pre-write appends for the session dir and its parent.
+    let sessions = scratch.root().join("home/.local/share/studyloop/sessions");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    for d in [sessions.clone(), sessions.join("study-1")] {
+        let _ = std::fmt::Write::write_fmt(
+            &mut text,
+            format_args!(
+                "\n[folders.\"{}\"]\ntrusted = true\ndecided_at = 1764633600\n",
+                d.display()
+            ),
+        );
+    }
+    std::fs::write(&file, text).unwrap();
+    let root = scratch.root().to_path_buf();
+    assert_eq!(trust.entries_inside(&root).unwrap().len(), 2);
+    scratch.close().unwrap();
+    assert!(!root.exists());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), operator);
+    assert!(trust.entries_inside(&root).unwrap().is_empty());
+}
