@@ -62,11 +62,6 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
         reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: `Case` (live.rs) and the records are used by the step, slot and finish files it calls",
     },
     AllowedCircle {
-        package: "studyloop-acceptance",
-        files: &["src/sweep/unlock.rs", "src/sweep/walk.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: the walk's node helpers are used by the unlock the walk calls back",
-    },
-    AllowedCircle {
         package: "studyloop-actors",
         files: &[
             "src/llm/cassette/entry.rs",
@@ -86,11 +81,6 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
             "src/provider/server.rs",
         ],
         reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: config.rs starts the server (serve) that reads the config",
-    },
-    AllowedCircle {
-        package: "studyloop-uat",
-        files: &["src/receipts.rs", "src/receipts/coverage.rs"],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: Receipt and REQUIRED_CLEAN_RUNS live in the folder root coverage.rs uses",
     },
     AllowedCircle {
         package: "studyloop-uat",
@@ -136,11 +126,6 @@ pub(crate) const ALLOWED_FOLDER_ROOTS: &[AllowedFolderRoot] = &[
     AllowedFolderRoot {
         package: "studyloop-acceptance",
         file: "src/validate.rs",
-        reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
-    },
-    AllowedFolderRoot {
-        package: "studyloop-uat",
-        file: "src/receipts.rs",
         reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
     },
 ];

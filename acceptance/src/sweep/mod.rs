@@ -22,6 +22,7 @@
 
 mod guard;
 mod mounts;
+mod node;
 mod remove;
 #[cfg(test)]
 mod tests;

@@ -11,8 +11,9 @@ use rustix::fs::{AtFlags, Mode, OFlags, openat, unlinkat};
 
 use crate::sweep::guard::{SweepError, SweepTarget, check_path_guards};
 use crate::sweep::mounts::mount_points_under;
+use crate::sweep::node::io_err;
 use crate::sweep::unlock::open_scratch_dir;
-use crate::sweep::walk::{io_err, remove_contents};
+use crate::sweep::walk::remove_contents;
 
 /// Sentinel files are 32 hex digits; anything much longer is not ours.
 const SENTINEL_MAX: u64 = 256;

@@ -17,7 +17,7 @@ use rustix::fs::{Mode, OFlags, chmod, fchmod, openat};
 use rustix::io::Errno;
 
 use crate::sweep::guard::SweepError;
-use crate::sweep::walk::{At, Node, io_err, node_of, open_dir};
+use crate::sweep::node::{At, Node, io_err, node_of, open_dir};
 
 /// Opens the directory `name` in `dir` (whose path is `path`) for the sweep,
 /// making it usable first when we own it: see the module doc. `vet` checks

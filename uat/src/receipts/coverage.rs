@@ -11,7 +11,7 @@ use studyloop_acceptance::case::PROBE_STEP;
 use studyloop_acceptance::harness_spec::{self, Install};
 use studyloop_acceptance::selection::{AuthMode, HARNESS_ORDER, Maturity, Selection};
 
-use super::{REQUIRED_CLEAN_RUNS, Receipt};
+use super::receipt::{REQUIRED_CLEAN_RUNS, Receipt};
 
 /// The acceptance catalogue's trial ids for `harness` on the surfaces receipts cover
 /// (`<surface>::<harness>[::<detail>]`), so a trial that never ran still has its row.
@@ -215,7 +215,8 @@ fn fidelity_cell(r: Option<&Receipt>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::receipts::{Receipt, receipt_path};
+    use crate::receipts::Receipt;
+    use crate::receipts::receipt::receipt_path;
     use std::path::PathBuf;
     use studyloop_acceptance::fidelity::CellFidelity;
 
