@@ -73,16 +73,6 @@ pub(crate) const ALLOWED_CIRCLES: &[AllowedCircle] = &[
         reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: the client holds the cassette tap, and the cassette uses the client's wire types",
     },
     AllowedCircle {
-        package: "studyloop-stubs",
-        files: &[
-            "src/provider/answer.rs",
-            "src/provider/config.rs",
-            "src/provider/http.rs",
-            "src/provider/server.rs",
-        ],
-        reason: "found when the guard learnt to read Rust (issue 34 item 2); not opened yet: config.rs starts the server (serve) that reads the config",
-    },
-    AllowedCircle {
         package: "studyloop-uat",
         files: &[
             "src/report/artefacts.rs",
@@ -112,20 +102,8 @@ pub(crate) struct AllowedFolderRoot {
     pub(crate) reason: &'static str,
 }
 
-pub(crate) const ALLOWED_FOLDER_ROOTS: &[AllowedFolderRoot] = &[
-    AllowedFolderRoot {
-        package: "studyloop",
-        file: "src/config.rs",
-        reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
-    },
-    AllowedFolderRoot {
-        package: "studyloop-acceptance",
-        file: "src/transcript.rs",
-        reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
-    },
-    AllowedFolderRoot {
-        package: "studyloop-acceptance",
-        file: "src/validate.rs",
-        reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
-    },
-];
+pub(crate) const ALLOWED_FOLDER_ROOTS: &[AllowedFolderRoot] = &[AllowedFolderRoot {
+    package: "studyloop",
+    file: "src/config.rs",
+    reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
+}];

@@ -2,10 +2,10 @@
 //! must fail now, and the recorded samples, which must still pass. Run with
 //! `--no-capture` to print the table kept in `docs/verifiers.md`.
 
-use super::SourceKind;
-use super::fidelity::{CellFidelity, TurnFidelity, score};
 use super::screen_tests_support::recorded_samples;
 use super::tests::sent;
+use crate::fidelity::SourceKind;
+use crate::fidelity::{CellFidelity, TurnFidelity, score};
 
 /// A reply of `n` distinct words.
 fn words(n: usize) -> String {

@@ -2,9 +2,9 @@
 //! (a 3-turn TUI session and a live lane's `-J` captures) and on synthetic
 //! renderings of the stub's text.
 
-use super::fidelity::{cell_ratio, score};
 use super::tests::{PROMPTS, SEED, sample, sent};
-use super::{SourceKind, TurnTrace, mentor_reply, screen};
+use super::{TurnTrace, mentor_reply, screen};
+use crate::fidelity::{SourceKind, cell_ratio, score};
 use crate::selection::HarnessName;
 
 #[test]

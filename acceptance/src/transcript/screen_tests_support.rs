@@ -2,7 +2,8 @@
 //! the screen tests and the fidelity cases.
 
 use super::tests::{PROMPTS, sample, sent};
-use super::{SourceKind, TurnTrace, mentor_reply};
+use super::{TurnTrace, mentor_reply};
+use crate::fidelity::SourceKind;
 use crate::selection::HarnessName;
 
 /// (name, sent, recorded, source) for every recorded grok screen turn.

@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::fidelity::score;
 use super::store::{self, StoreError, StoreFormat};
-use super::{SourceKind, TranscriptError, TurnTrace, mentor_reply, read_reply, screen, sent_reply};
+use super::{TranscriptError, TurnTrace, mentor_reply, read_reply, screen, sent_reply};
+use crate::fidelity::SourceKind;
+use crate::fidelity::score;
 use crate::selection::HarnessName;
 
 pub(super) const SEED: u64 = 4242;
@@ -298,8 +299,8 @@ fn the_sent_text_answers_the_turns_prompt_not_an_earlier_probe() {
 
 #[test]
 fn record_turn_scores_against_the_stub_log_and_sums_up_the_cell() {
-    use super::fidelity::CellFidelity;
     use super::record_turn;
+    use crate::fidelity::CellFidelity;
     let home = home_with(
         "pi-0.73.1-session.jsonl",
         ".pi/agent/sessions/--w--/s.jsonl",

@@ -1,6 +1,4 @@
-//! The stub provider's configuration (reply mode, faults, failing status), its error type and [`run`].
-
-use super::server;
+//! The stub provider's configuration (reply mode, faults, failing status) and its error type; `server::run` serves it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -251,16 +249,4 @@ pub enum ProviderError {
     /// The async runtime or the server failed.
     #[error("the stub provider's server failed: {0}")]
     Serve(std::io::Error),
-}
-
-/// Binds, announces the port (stdout line and `--port-file`), and serves until
-/// SIGTERM or SIGINT; in-flight requests get a short grace period.
-pub fn run(config: ProviderConfig) -> Result<(), ProviderError> {
-    config.validate()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-        .map_err(ProviderError::Serve)?;
-    runtime.block_on(server::serve(config))
 }

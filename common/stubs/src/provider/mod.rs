@@ -22,4 +22,5 @@ mod request;
 mod schema;
 mod server;
 
-pub use config::{FailStatus, Faults, ProviderConfig, ProviderError, ReplyMode, run};
+pub use config::{FailStatus, Faults, ProviderConfig, ProviderError, ReplyMode};
+pub use server::run;

@@ -22,7 +22,20 @@ const BODY_LIMIT: usize = 64 << 20;
 /// shutdown signal before the process exits anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
-pub(super) async fn serve(config: ProviderConfig) -> Result<(), ProviderError> {
+/// Binds, announces the port (stdout line and `--port-file`), and serves until
+/// SIGTERM or SIGINT; in-flight requests get a short grace period.
+pub fn run(config: ProviderConfig) -> Result<(), ProviderError> {
+    config.validate()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(ProviderError::Serve)?;
+    runtime.block_on(serve(config))
+}
+
+/// The server's whole life, on the runtime [`run`] built.
+async fn serve(config: ProviderConfig) -> Result<(), ProviderError> {
     let log = config.log.as_deref().map(RequestLog::open).transpose()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
         .await
