@@ -102,8 +102,4 @@ pub(crate) struct AllowedFolderRoot {
     pub(crate) reason: &'static str,
 }
 
-pub(crate) const ALLOWED_FOLDER_ROOTS: &[AllowedFolderRoot] = &[AllowedFolderRoot {
-    package: "studyloop",
-    file: "src/config.rs",
-    reason: "predates the foo.rs rule (issue 26 part 4): move its logic into a file of its folder named for the concept",
-}];
+pub(crate) const ALLOWED_FOLDER_ROOTS: &[AllowedFolderRoot] = &[];

@@ -1,6 +1,7 @@
 //! Unit tests of config parsing: template, dotted keys, topics, errors.
 
 use super::*;
+use crate::config::TEMPLATE;
 
 fn p() -> PathBuf {
     PathBuf::from("/cfg/config.yaml")
