@@ -45,6 +45,46 @@ fn end_leaves_an_unrelated_study_named_tmux_session_alone() {
 }
 
 #[test]
+fn end_leaves_a_same_named_session_without_the_mark_alone() {
+    let w = World::new();
+    // The recorded name belongs to a session of the user's by the time of the
+    // end: one without a mark, one marked with another study's id.
+    for mark in [None, Some("someone-else")] {
+        w.run(&["study", "Marks", "--agent", "pi"]).ok();
+        let name = w.field("mux_session");
+        // The user's session exists before ours is killed: a server whose
+        // last session goes exits, and a `new-session` racing that exit fails.
+        let spare = format!("{name}-user");
+        let made = w.tmux(&["new-session", "-d", "-s", &spare, "sleep 600"]);
+        assert_eq!(made.code, 0, "{made:?}");
+        if let Some(m) = mark {
+            w.tmux(&[
+                "set-option",
+                "-t",
+                &format!("={spare}:"),
+                "@studyloop_id",
+                m,
+            ]);
+        }
+        w.tmux(&["kill-session", "-t", &format!("={name}")]);
+        let renamed = w.tmux(&["rename-session", "-t", &format!("={spare}"), &name]);
+        assert_eq!(renamed.code, 0, "{renamed:?}");
+        let out = w.run(&["study", "--end"]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert_eq!(
+            w.sessions(),
+            vec![name.clone()],
+            "the user's session (mark {mark:?}) was killed by the end"
+        );
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("does not carry this study's mark"),
+            "no warning: {out:?}"
+        );
+        w.tmux(&["kill-session", "-t", &format!("={name}")]);
+    }
+}
+
+#[test]
 fn end_deletes_only_inside_the_session_dir_and_signals_only_a_recorded_process() {
     let w = World::new();
     w.run(&["study", "Trees", "--agent", "pi"]).ok();
