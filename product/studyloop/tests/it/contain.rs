@@ -1,0 +1,194 @@
+//! One containment for every launch path (issue 25, item 10): a child that
+//! leaves the session — `env -i` (no marker), a double fork (reparented),
+//! `setsid` (out of the process group) — is gone once the session ends, for
+//! the tmux pane (`integrity::children_that_left_the_process_group_are_stopped_at_end`),
+//! the web PTY shell and the web ACP agent (here, through the real
+//! `studyloop web`), and for `studyloop contain` itself, as root and as
+//! uid 65534. Escapees are found by their unique `sleep` argument in
+//! `/proc/*/cmdline`: a pid the harness records is one of its namespace's.
+
+use crate::commands::{acp_stub_world, installed_and_served, post_local};
+use crate::common::{self, World, wait_until};
+
+/// A `sleep` argument no other test uses (nextest runs each test in a
+/// process of its own).
+pub(crate) fn unique_sleep(base: u32) -> String {
+    format!("{base}{:05}", std::process::id() % 100_000)
+}
+
+/// Pids (outside view) of live `sleep ARG` processes.
+pub(crate) fn sleeping(arg: &str) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, r)| r.starts_with('Z')));
+            !zombie
+                && args.first().is_some_and(|a| a.ends_with(b"sleep"))
+                && args.get(1) == Some(&arg.as_bytes())
+        })
+        .collect()
+}
+
+/// Kills what the check found (so a failing run leaves nothing), then
+/// asserts there was nothing.
+pub(crate) fn assert_none_left(arg: &str, what: &str) {
+    let left = sleeping(arg);
+    for p in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &p.to_string()])
+            .status();
+    }
+    assert!(left.is_empty(), "{what}: `sleep {arg}` survived: {left:?}");
+}
+
+/// A shell line that starts `sleep ARG` escaped three ways at once: a
+/// cleared environment, a double fork and a session of its own.
+pub(crate) fn escapee(arg: &str) -> String {
+    format!("(setsid env -i sleep {arg} </dev/null >/dev/null 2>&1 &)")
+}
+
+/// `studyloop contain -- sh -c SCRIPT`, through `prefix` (e.g. `setpriv …`).
+fn contain(prefix: &[&str], script: &str) -> common::Out {
+    let mut argv: Vec<&str> = prefix.to_vec();
+    argv.extend([common::exe(), "contain", "--", "/bin/sh", "-c", script]);
+    let o = std::process::Command::new(argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    common::Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+const NOBODY: [&str; 4] = [
+    "setpriv",
+    "--reuid=65534",
+    "--regid=65534",
+    "--clear-groups",
+];
+
+#[test]
+fn contain_kills_what_the_harness_left_when_it_exits() {
+    let root = rustix::process::geteuid().is_root();
+    let mut runs: Vec<(&str, Vec<&str>)> = vec![("the caller", vec![])];
+    if root {
+        runs.push(("uid 65534", NOBODY.to_vec()));
+    } else {
+        eprintln!("skip: the uid 65534 run needs root (setpriv); ran as the caller only");
+    }
+    for (who, prefix) in runs {
+        let arg = unique_sleep(61);
+        let script = format!(
+            "{}; sleep 0.3; echo \"pid $$ uid $(id -u)\"; exit 7",
+            escapee(&arg)
+        );
+        let out = contain(&prefix, &script);
+        // The harness's code, its identity kept, pid 2 under the init.
+        assert_eq!(out.code, 7, "{who}: {out:?}");
+        assert!(out.stdout.contains("pid 2 uid"), "{who}: {out:?}");
+        let uid = if prefix.is_empty() {
+            rustix::process::geteuid().as_raw()
+        } else {
+            65534
+        };
+        assert!(
+            out.stdout.contains(&format!("uid {uid}\n")),
+            "{who}: {out:?}"
+        );
+        assert_none_left(&arg, who);
+    }
+}
+
+/// Where the kernel refuses a PID namespace (here: a user namespace whose
+/// `max_pid_namespaces` is 0), the harness runs under a subreaper, the
+/// reason is printed, and what it left is still killed.
+#[test]
+fn contain_without_namespaces_falls_back_to_a_subreaper() {
+    let arg = unique_sleep(62);
+    let inner = format!(
+        "echo 0 > /proc/sys/user/max_pid_namespaces || exit 90; exec \"$0\" contain -- /bin/sh -c '{}; sleep 0.3; exit 5'",
+        escapee(&arg)
+    );
+    let o = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "/bin/sh",
+            "-c",
+            &inner,
+            common::exe(),
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if o.status.code() == Some(90) || stderr.contains("unshare failed") {
+        eprintln!(
+            "skip: this kernel gives no user namespace to set max_pid_namespaces in: {stderr}"
+        );
+        return;
+    }
+    assert_eq!(o.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("no PID namespace for the harness") && stderr.contains("subreaper"),
+        "{stderr}"
+    );
+    assert_none_left(&arg, "the subreaper fallback");
+}
+
+/// Starts a web session with `body`, lets its escapee start, ends it.
+fn web_session_leaves_nothing(w: &World, body: &str, arg: &str, what: &str) {
+    let (mut web, port) = installed_and_served(w);
+    let started = post_local(port, "/api/session/start", body);
+    assert!(started.starts_with("HTTP/1.1 201"), "{what}: {started}");
+    wait_until(20, "the escapee running", || !sleeping(arg).is_empty());
+    let ended = post_local(port, "/api/session/end", "{}");
+    assert!(ended.starts_with("HTTP/1.1 200"), "{what}: {ended}");
+    // The stop's grace, then what is left is what survived.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !sleeping(arg).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = web.kill();
+    let _ = web.wait();
+    assert_none_left(arg, what);
+}
+
+#[test]
+fn a_web_pty_sessions_escaped_children_are_gone_after_end() {
+    let arg = unique_sleep(63);
+    let w = World::new().with_env(
+        "STUDYLOOP_TEST_AGENT_CMD",
+        &format!("{}; exec cat", escapee(&arg)),
+    );
+    web_session_leaves_nothing(
+        &w,
+        r#"{"topic":"escapes","agent":"pi","transport":"pty"}"#,
+        &arg,
+        "web PTY",
+    );
+}
+
+#[test]
+fn a_web_acp_agents_escaped_children_are_gone_after_end() {
+    let arg = unique_sleep(64);
+    let stub = std::path::Path::new(common::exe()).with_file_name("studyloop-stub-acp");
+    let w = acp_stub_world().with_env(
+        "STUDYLOOP_TEST_ACP_CMD",
+        &format!("/bin/sh -c '{}; exec {}'", escapee(&arg), stub.display()),
+    );
+    web_session_leaves_nothing(
+        &w,
+        r#"{"topic":"escapes","agent":"codex","transport":"acp"}"#,
+        &arg,
+        "web ACP",
+    );
+}
