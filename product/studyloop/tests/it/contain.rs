@@ -192,3 +192,28 @@ fn a_web_acp_agents_escaped_children_are_gone_after_end() {
         "web ACP",
     );
 }
+
+/// The contained harness keeps the pane's terminal: it stays in the
+/// foreground process group (a read from a background group would stop it
+/// with SIGTTIN) and what is typed into the pane reaches it.
+#[test]
+fn a_contained_pane_harness_reads_what_is_typed_into_its_terminal() {
+    let w = World::new().with_env(
+        "STUDYLOOP_TEST_AGENT_CMD",
+        "echo ready; read line; echo \"got:$line in $(cat /proc/self/stat | cut -d' ' -f1 -s)\"; exec cat",
+    );
+    w.run(&["study", "Typing", "--agent", "pi"]).ok();
+    let pane = w.field("mux_main_pane");
+    let screen = || {
+        w.tmux(&["capture-pane", "-p", "-J", "-S", "-50", "-t", &pane])
+            .stdout
+    };
+    wait_until(10, "the harness waiting for input", || {
+        screen().contains("ready")
+    });
+    w.tmux(&["send-keys", "-t", &pane, "typed-by-the-learner", "Enter"]);
+    wait_until(10, "the harness echoing the typed line", || {
+        screen().contains("got:typed-by-the-learner in ")
+    });
+    w.run(&["study", "--end"]).ok();
+}
