@@ -281,7 +281,8 @@ unsafe fn spawn(argv: &[*const libc::c_char], die_with_parent: bool) -> libc::pi
 
 /// Waits for `child`, passing the forwarded signals on (and reaping every
 /// other child: as a namespace's init or a subreaper this process inherits
-/// orphans). A SIGTERM gives `child` [`TERM_GRACE_MS`] before it is killed.
+/// orphans). A SIGTERM or SIGHUP gives `child` [`TERM_GRACE_MS`] before it
+/// is killed.
 /// Returns `child`'s exit code (128 + its signal).
 unsafe fn supervise(child: libc::pid_t, set: &libc::sigset_t) -> i32 {
     // SAFETY: raw system calls with valid pointers.
@@ -329,7 +330,9 @@ unsafe fn supervise(child: libc::pid_t, set: &libc::sigset_t) -> i32 {
             if info.si_code != libc::SI_KERNEL {
                 libc::kill(child, sig);
             }
-            if sig == libc::SIGTERM && deadline.is_none() {
+            // A hangup is the terminal gone (the pane or PTY closed): like a
+            // SIGTERM, the harness gets the grace and then goes.
+            if (sig == libc::SIGTERM || sig == libc::SIGHUP) && deadline.is_none() {
                 deadline = Some(now_ms() + TERM_GRACE_MS);
             }
         }
