@@ -68,6 +68,39 @@ fn contain(prefix: &[&str], script: &str) -> common::Out {
     }
 }
 
+/// A process of the caller's, outside any containment: it must outlive
+/// every `studyloop contain` run (the init's `kill(-1)` reaches only its own
+/// namespace; the fallback kills by pid, never `kill(-1)`).
+struct Bystander {
+    arg: String,
+    child: std::process::Child,
+}
+
+impl Bystander {
+    fn start(base: u32) -> Self {
+        let arg = unique_sleep(base);
+        let child = std::process::Command::new("sleep")
+            .arg(&arg)
+            .spawn()
+            .unwrap();
+        Self { arg, child }
+    }
+
+    fn assert_alive(&self, what: &str) {
+        assert!(
+            !sleeping(&self.arg).is_empty(),
+            "{what}: a process outside the containment was killed"
+        );
+    }
+}
+
+impl Drop for Bystander {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 const NOBODY: [&str; 4] = [
     "setpriv",
     "--reuid=65534",
@@ -84,6 +117,7 @@ fn contain_kills_what_the_harness_left_when_it_exits() {
     } else {
         eprintln!("skip: the uid 65534 run needs root (setpriv); ran as the caller only");
     }
+    let bystander = Bystander::start(68);
     for (who, prefix) in runs {
         let arg = unique_sleep(61);
         let script = format!(
@@ -104,6 +138,7 @@ fn contain_kills_what_the_harness_left_when_it_exits() {
             "{who}: {out:?}"
         );
         assert_none_left(&arg, who);
+        bystander.assert_alive(who);
     }
 }
 
@@ -112,6 +147,7 @@ fn contain_kills_what_the_harness_left_when_it_exits() {
 /// reason is printed, and what it left is still killed.
 #[test]
 fn contain_without_namespaces_falls_back_to_a_subreaper() {
+    let bystander = Bystander::start(69);
     let arg = unique_sleep(62);
     let inner = format!(
         "echo 0 > /proc/sys/user/max_pid_namespaces || exit 90; exec \"$0\" contain -- /bin/sh -c '{}; sleep 0.3; exit 5'",
@@ -142,6 +178,7 @@ fn contain_without_namespaces_falls_back_to_a_subreaper() {
         "{stderr}"
     );
     assert_none_left(&arg, "the subreaper fallback");
+    bystander.assert_alive("the subreaper fallback");
 }
 
 /// Starts a web session with `body`, lets its escapee start, ends it.
@@ -216,4 +253,60 @@ fn a_contained_pane_harness_reads_what_is_typed_into_its_terminal() {
         screen().contains("got:typed-by-the-learner in ")
     });
     w.run(&["study", "--end"]).ok();
+}
+
+/// A SIGTERM to `studyloop contain` reaches the harness (which may clean up
+/// and choose its exit code); a harness that ignores it is killed with
+/// everything it started after the grace (3 s).
+#[test]
+fn a_sigterm_reaches_the_harness_and_an_ignored_one_ends_it_after_the_grace() {
+    use std::io::BufRead as _;
+    let held = unique_sleep(70);
+    for (script, want, what) in [
+        (
+            "trap 'echo got-term; exit 9' TERM; echo ready; sleep 30 & wait".to_owned(),
+            Some(9),
+            "a harness that traps SIGTERM",
+        ),
+        (
+            format!("trap '' TERM; {}; echo ready; sleep {held}", escapee(&held)),
+            None,
+            "a harness that ignores SIGTERM",
+        ),
+    ] {
+        let mut child = std::process::Command::new(common::exe())
+            .args(["contain", "--", "/bin/sh", "-c", &script])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n", "{what}");
+        let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+        let sent = std::time::Instant::now();
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+        let status = child.wait().unwrap();
+        let took = sent.elapsed();
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut rest);
+        match want {
+            Some(code) => {
+                assert_eq!(status.code(), Some(code), "{what}: {rest}");
+                assert!(rest.contains("got-term"), "{what}: {rest}");
+                assert!(took < std::time::Duration::from_secs(2), "{what}: {took:?}");
+            }
+            None => {
+                // Killed (128 + 9) after the grace, not before.
+                assert_eq!(status.code(), Some(137), "{what}");
+                assert!(
+                    took >= std::time::Duration::from_millis(2500)
+                        && took < std::time::Duration::from_secs(8),
+                    "{what}: {took:?}"
+                );
+                assert_none_left(&held, what);
+            }
+        }
+    }
 }

@@ -242,9 +242,15 @@ unsafe fn be_init(argv: &[*const libc::c_char], set: &libc::sigset_t, life: libc
             return FAILED;
         }
         let code = supervise(harness, set);
-        // Everything left in the namespace (never anything outside it).
-        libc::kill(-1, libc::SIGKILL);
-        while libc::waitpid(-1, std::ptr::null_mut(), 0) > 0 {}
+        // Everything left in the namespace (never anything outside it):
+        // `kill(-1)` only from the namespace's init, which this process is
+        // unless the kernel broke the promise of `unshare` — then by pid.
+        if libc::getpid() == 1 {
+            libc::kill(-1, libc::SIGKILL);
+            while libc::waitpid(-1, std::ptr::null_mut(), 0) > 0 {}
+        } else {
+            kill_descendants();
+        }
         code
     }
 }
@@ -375,9 +381,17 @@ unsafe fn subreaped(argv: &[*const libc::c_char], set: &libc::sigset_t) -> i32 {
             return FAILED;
         }
         let code = supervise(harness, set);
-        // A descendant may fork while the others are killed: repeat until
-        // none is left (bounded: a process that forks faster than this
-        // kills is still stopped by the kill of its parent chain).
+        kill_descendants();
+        code
+    }
+}
+
+/// Kills this process's descendants by pid (never `kill(-1)`) and reaps
+/// them. A descendant may fork while the others are killed: repeated until
+/// none is left (bounded; each round kills the parents of the next).
+unsafe fn kill_descendants() {
+    // SAFETY: raw system calls.
+    unsafe {
         for _ in 0..100 {
             let left = descendants(libc::getpid());
             if left.is_empty() {
@@ -389,7 +403,6 @@ unsafe fn subreaped(argv: &[*const libc::c_char], set: &libc::sigset_t) -> i32 {
             while libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
         }
         while libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) > 0 {}
-        code
     }
 }
 
