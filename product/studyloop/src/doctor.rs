@@ -1,6 +1,7 @@
 //! `studyloop doctor`: read-only health checks: tmux ≥ 3.1, each harness
 //! binary and its version (with a timeout), config parse and unknown keys,
-//! the history DB, the scope gate and the state file. Exit 0 when healthy,
+//! the history DB, the scope gate, the state file, and whether a session's
+//! harness would run in a PID namespace of its own. Exit 0 when healthy,
 //! 1 when something needs fixing, 2 when a core check fails.
 //!
 //! Nothing here writes: the DB is opened read-only and never migrated, and no
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+mod containment;
 mod fix;
 mod harnesses;
 
@@ -110,6 +112,32 @@ pub fn run(ctx: &Ctx) -> Report {
             true,
         )),
     }
+    checks.push(match containment::probe(&ctx.exe) {
+        containment::Containment::Namespace => check(
+            "containment",
+            "core",
+            Verdict::Ok,
+            "a session's harness runs in a PID namespace of its own",
+            None,
+            false,
+        ),
+        containment::Containment::Subreaper(reason) => check(
+            "containment",
+            "core",
+            Verdict::Warn,
+            format!("no PID namespace for a session's harness ({reason}); it runs under a subreaper, and a process that outlives a killed `studyloop contain` can escape"),
+            Some("allow user namespaces (e.g. `sysctl user.max_user_namespaces`, a container run with them) or run as root"),
+            false,
+        ),
+        containment::Containment::Unknown(why) => check(
+            "containment",
+            "core",
+            Verdict::Warn,
+            format!("cannot tell how a session's harness is contained: {why}"),
+            None,
+            false,
+        ),
+    });
     let config_file = settings::config_file(&ctx.env);
     let loaded = match &config_file {
         Err(e) => {

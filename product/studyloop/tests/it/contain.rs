@@ -321,3 +321,54 @@ fn a_sigterm_reaches_the_harness_and_an_ignored_one_ends_it_after_the_grace() {
         }
     }
 }
+
+/// `studyloop doctor` says how a session's harness would be contained: in a
+/// PID namespace here, under a subreaper (a warning with the kernel's
+/// reason, not a failure) where the kernel refuses one.
+#[test]
+fn doctor_reports_the_containment_a_harness_would_get() {
+    let w = World::new();
+    let report = |out: common::Out| -> serde_json::Value {
+        let r: serde_json::Value =
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        r["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "containment")
+            .cloned()
+            .unwrap_or_else(|| panic!("no containment check: {r}"))
+    };
+    let here = report(w.run(&["doctor", "--json"]));
+    assert_eq!(here["status"], "ok", "{here}");
+    let o = w
+        .program(
+            "unshare",
+            &[
+                "--user",
+                "--map-root-user",
+                "/bin/sh",
+                "-c",
+                "echo 0 > /proc/sys/user/max_pid_namespaces || exit 90; exec \"$0\" doctor --json",
+                common::exe(),
+            ],
+        )
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    if o.status.code() == Some(90) {
+        eprintln!("skip: no user namespace to set max_pid_namespaces in");
+        return;
+    }
+    let refused = report(common::Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    });
+    assert_eq!(refused["status"], "warn", "{refused}");
+    let detail = refused["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("subreaper") && detail.contains("unshare: "),
+        "{detail}"
+    );
+}
