@@ -6,6 +6,12 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    // `studyloop contain -- ARGV` forks into namespaces: before anything
+    // starts a thread or reads a config (docs/security-hardening.md).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = studyloop::modules::contain_dispatch(&args) {
+        return ExitCode::from(code);
+    }
     let cli = studyloop::cli::Cli::parse();
     let ctx = match studyloop::context::Ctx::from_process() {
         Ok(c) => c,

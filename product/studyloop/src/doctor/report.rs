@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::check::{Check, HarnessInfo, Verdict, check};
+use super::containment;
 use super::harnesses;
 use crate::context::Ctx;
 use crate::{config, scope, settings, state, store, tmux};
@@ -38,6 +39,32 @@ pub fn run(ctx: &Ctx) -> Report {
             true,
         )),
     }
+    checks.push(match containment::probe(&ctx.exe) {
+        containment::Containment::Namespace => check(
+            "containment",
+            "core",
+            Verdict::Ok,
+            "a session's harness runs in a PID namespace of its own",
+            None,
+            false,
+        ),
+        containment::Containment::Subreaper(reason) => check(
+            "containment",
+            "core",
+            Verdict::Warn,
+            format!("no PID namespace for a session's harness ({reason}); it runs under a subreaper, and a process that outlives a killed `studyloop contain` can escape"),
+            Some("allow user namespaces (e.g. `sysctl user.max_user_namespaces`, a container run with them) or run as root"),
+            false,
+        ),
+        containment::Containment::Unknown(why) => check(
+            "containment",
+            "core",
+            Verdict::Warn,
+            format!("cannot tell how a session's harness is contained: {why}"),
+            None,
+            false,
+        ),
+    });
     let config_file = settings::config_file(&ctx.env);
     let loaded = match &config_file {
         Err(e) => {

@@ -44,6 +44,7 @@ pub(crate) mod usage;
 pub use command::ModuleCommand;
 pub use drill_command::DrillArgs;
 pub use error::ModuleError;
+pub use sandbox::harness::{CONTAIN_COMMAND, contained_argv, dispatch as contain_dispatch};
 
 #[cfg(test)]
 mod bomb_tests;

@@ -187,6 +187,39 @@ pub struct Kept {
     pub front: Vec<String>,
     /// Unknown sections, each its lines verbatim (the `## ` heading first).
     pub sections: Vec<Vec<String>>,
+    /// Lines a hand edit put inside a section the model owns: HTML comments
+    /// (`<!-- … -->`, every line of a multi-line one) and headings other
+    /// than `## ` (`### Week 1`), each where it stood.
+    pub inner: Vec<Inner>,
+}
+
+/// A section the renderer writes (and the parser reads strictly).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owned {
+    /// The `# Title` line before the first `## ` section.
+    Preamble,
+    /// `## Mission`.
+    Mission,
+    /// `## Milestones`.
+    Milestones,
+    /// `## Checkpoints`.
+    Checkpoints,
+    /// `## Learning records`.
+    Records,
+}
+
+/// One hand-written line inside an owned section, anchored by the number of
+/// the section's own (non-blank) lines before it: a comment above the third
+/// milestone stays above the third milestone, one after the last stays at
+/// the section's end (past every line the section has when fewer remain).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inner {
+    /// The section it stands in.
+    pub section: Owned,
+    /// How many of the section's own lines come before it.
+    pub before: usize,
+    /// The line, verbatim.
+    pub line: String,
 }
 
 /// Input bounds (a plan is a page, not a dump).

@@ -25,7 +25,7 @@ mod tool_names;
 mod views;
 
 pub use app::{CreateRequest, PlanApp, PlanPatch};
-pub use doc::{Kept, Milestone, Plan, PlanStatus};
+pub use doc::{Inner, Kept, Milestone, Owned, Plan, PlanStatus};
 pub use error::PlanError;
 
 pub use id::PlanId;

@@ -1,12 +1,13 @@
 //! Document text → [`Plan`]. Strict inside the sections it owns: a line it
 //! does not understand there is a [`PlanError::Malformed`] naming the file
 //! and line. What a hand edit adds around them (frontmatter keys it does not
-//! know, `#` comments, whole `## ` sections of the user's own) is kept in
+//! know, `#` comments, whole `## ` sections of the user's own, and HTML
+//! comments or non-`## ` headings inside the sections it owns) is kept in
 //! [`Plan::kept`] and written back, never dropped.
 
 use std::path::Path;
 
-use super::doc::{CheckpointRow, Kept, LearningRecord, Milestone, Plan, PlanStatus};
+use super::doc::{CheckpointRow, Inner, Kept, LearningRecord, Milestone, Owned, Plan, PlanStatus};
 use super::{PlanError, PlanId};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -181,8 +182,30 @@ pub(crate) fn parse(
     let mut section = Section::Preamble;
     let mut list = List::None;
     let mut notes: Vec<&str> = Vec::new();
+    // The section's own lines so far (the anchor of a hand-written line),
+    // and the line of an HTML comment still open.
+    let mut own_lines = 0;
+    let mut comment: Option<usize> = None;
     for (n, line) in lines {
+        // A comment or heading inside an owned section is the user's: kept
+        // where it stands (a `## ` inside a comment opens no section).
+        if let Some(owned) = section.owned()
+            && (comment.is_some() || is_hand_line(line, owned))
+        {
+            comment = match comment {
+                Some(_) if line.contains("-->") => None,
+                Some(open) => Some(open),
+                None => comment_opens(line).then_some(n),
+            };
+            kept.inner.push(Inner {
+                section: owned,
+                before: own_lines,
+                line: line.trim_end().to_owned(),
+            });
+            continue;
+        }
         if let Some(h) = line.strip_prefix("## ") {
+            own_lines = 0;
             section = match h.trim() {
                 "Mission" => Section::Mission,
                 "Milestones" => Section::Milestones,
@@ -248,18 +271,27 @@ pub(crate) fn parse(
                 c.err(n, "a milestone line reads `- [ ] **Title**` or `- [x] **Title** — concepts: a, b`")
             })?),
             Section::Checkpoints => {
-                if t.starts_with("| Date") || t.starts_with("| ---") || t.starts_with("|---") {
-                    continue;
+                // The header rows are the section's own lines too.
+                let header =
+                    t.starts_with("| Date") || t.starts_with("| ---") || t.starts_with("|---");
+                if !header {
+                    plan.checkpoints.push(checkpoint(t).ok_or_else(|| {
+                        c.err(n, "a checkpoint row reads `| date | phase | study | done/total | note |`")
+                    })?);
                 }
-                plan.checkpoints.push(checkpoint(t).ok_or_else(|| {
-                    c.err(n, "a checkpoint row reads `| date | phase | study | done/total | note |`")
-                })?);
             }
             Section::Records => plan.records.push(record(t).ok_or_else(|| {
                 c.err(n, "a learning record reads `- **Title** (status): body`")
             })?),
             Section::Notes | Section::Kept => {}
         }
+        own_lines += 1;
+    }
+    if let Some(open) = comment {
+        return Err(c.err(
+            open,
+            "this HTML comment is not closed with `-->` (it would hide the rest of the document)",
+        ));
     }
     // Blank lines around the notes and after a kept section are layout.
     let first = notes.iter().position(|l| !l.trim().is_empty());
@@ -274,6 +306,41 @@ pub(crate) fn parse(
     }
     plan.kept = kept;
     Ok(plan)
+}
+
+impl Section {
+    /// The owned section this is, where hand-written lines are kept in place.
+    fn owned(self) -> Option<Owned> {
+        match self {
+            Section::Preamble => Some(Owned::Preamble),
+            Section::Mission => Some(Owned::Mission),
+            Section::Milestones => Some(Owned::Milestones),
+            Section::Checkpoints => Some(Owned::Checkpoints),
+            Section::Records => Some(Owned::Records),
+            Section::Notes | Section::Kept => None,
+        }
+    }
+}
+
+/// A line the model does not own inside `section`: an HTML comment's first
+/// line, or a heading of any level but 2 (which starts a section; a `# `
+/// line is the title's place in the preamble).
+fn is_hand_line(line: &str, section: Owned) -> bool {
+    let t = line.trim_start();
+    if t.starts_with("<!--") {
+        return true;
+    }
+    let hashes = t.chars().take_while(|c| *c == '#').count();
+    let rest = &t[hashes..];
+    let heading = (1..=6).contains(&hashes) && (rest.is_empty() || rest.starts_with(' '));
+    heading && hashes != 2 && !(hashes == 1 && section == Owned::Preamble)
+}
+
+/// Whether `line` opens an HTML comment it does not close.
+fn comment_opens(line: &str) -> bool {
+    line.trim_start()
+        .strip_prefix("<!--")
+        .is_some_and(|rest| !rest.contains("-->"))
 }
 
 /// A Notes line as read: the `\` that rendering puts before a line that

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::doc::{Plan, limits};
+use super::doc::{Inner, Owned, Plan, limits};
 use super::{PlanError, parse};
 
 /// Whether `c` ends a line for some reader: LF, CR, VT, FF, NEL, and the
@@ -83,8 +83,62 @@ fn render(p: &Plan) -> String {
         let _ = writeln!(s, "{}", line(l));
     }
     s.push_str("---\n\n");
-    let _ = writeln!(s, "# {}\n", line(&p.title));
-    s.push_str("## Mission\n\n");
+    put(
+        &mut s,
+        p,
+        Owned::Preamble,
+        &format!("# {}\n", line(&p.title)),
+    );
+    s.push_str("\n## Mission\n\n");
+    put(&mut s, p, Owned::Mission, &mission(p));
+    s.push_str("\n## Milestones\n\n");
+    put(&mut s, p, Owned::Milestones, &milestones(p));
+    s.push_str("\n## Checkpoints\n\n");
+    put(&mut s, p, Owned::Checkpoints, &checkpoints(p));
+    s.push_str("\n## Learning records\n\n");
+    put(&mut s, p, Owned::Records, &records(p));
+    s.push_str("\n## Notes\n\n");
+    if !p.notes.is_empty() {
+        for l in p.notes.split('\n') {
+            let _ = writeln!(s, "{}", escape_note(l));
+        }
+    }
+    for section in &p.kept.sections {
+        s.push('\n');
+        for l in section {
+            let _ = writeln!(s, "{}", line(l));
+        }
+    }
+    s
+}
+
+/// Writes an owned section's `body` with the hand-written lines kept in it
+/// (`Kept::inner`) back where they stood: before the section's own line
+/// they preceded, or at its end when it has fewer lines now.
+fn put(s: &mut String, p: &Plan, section: Owned, body: &str) {
+    let mut inner = p
+        .kept
+        .inner
+        .iter()
+        .filter(|i| i.section == section)
+        .peekable();
+    let mut own = 0;
+    for l in body.lines() {
+        if !l.trim().is_empty() {
+            while let Some(i) = inner.next_if(|i| i.before <= own) {
+                let _ = writeln!(s, "{}", line(&i.line));
+            }
+            own += 1;
+        }
+        let _ = writeln!(s, "{l}");
+    }
+    for i in inner {
+        let _ = writeln!(s, "{}", line(&i.line));
+    }
+}
+
+fn mission(p: &Plan) -> String {
+    let mut s = String::new();
     let _ = writeln!(s, "Why: {}", line(&p.why));
     s.push_str("Success criteria:\n");
     for c in &p.success {
@@ -96,7 +150,11 @@ fn render(p: &Plan) -> String {
     for r in &p.resources {
         let _ = writeln!(s, "- {}", line(r));
     }
-    s.push_str("\n## Milestones\n\n");
+    s
+}
+
+fn milestones(p: &Plan) -> String {
+    let mut s = String::new();
     for m in &p.milestones {
         let mark = if m.done { 'x' } else { ' ' };
         let _ = write!(s, "- [{mark}] **{}**", line(&m.title));
@@ -106,7 +164,13 @@ fn render(p: &Plan) -> String {
         }
         s.push('\n');
     }
-    s.push_str("\n## Checkpoints\n\n| Date | Phase | Study | Milestones | Note |\n| --- | --- | --- | --- | --- |\n");
+    s
+}
+
+fn checkpoints(p: &Plan) -> String {
+    let mut s = String::from(
+        "| Date | Phase | Study | Milestones | Note |\n| --- | --- | --- | --- | --- |\n",
+    );
     for c in &p.checkpoints {
         let _ = writeln!(
             s,
@@ -119,7 +183,11 @@ fn render(p: &Plan) -> String {
             cell(&c.note)
         );
     }
-    s.push_str("\n## Learning records\n\n");
+    s
+}
+
+fn records(p: &Plan) -> String {
+    let mut s = String::new();
     for r in &p.records {
         let _ = writeln!(
             s,
@@ -128,18 +196,6 @@ fn render(p: &Plan) -> String {
             line(&r.status),
             line(&r.body)
         );
-    }
-    s.push_str("\n## Notes\n\n");
-    if !p.notes.is_empty() {
-        for l in p.notes.split('\n') {
-            let _ = writeln!(s, "{}", escape_note(l));
-        }
-    }
-    for section in &p.kept.sections {
-        s.push('\n');
-        for l in section {
-            let _ = writeln!(s, "{}", line(l));
-        }
     }
     s
 }
@@ -205,13 +261,28 @@ pub(crate) fn to_document(p: &Plan) -> Result<String, PlanError> {
                 "the plan would not read back ({e}); nothing was written"
             ))
         })?;
-    if back != *p {
+    // A kept line anchored past a section's end (milestones removed since)
+    // reads back at the end: the same line, moved, is the same plan.
+    let mut want = std::borrow::Cow::Borrowed(p);
+    if same_lines(&p.kept.inner, &back.kept.inner) {
+        want.to_mut().kept.inner.clone_from(&back.kept.inner);
+    }
+    if back != *want {
         return Err(PlanError::Invalid(format!(
             "the plan would not read back as written (its {} would change); nothing was written: shorten or rephrase that field",
             first_difference(p, &back)
         )));
     }
     Ok(text)
+}
+
+/// Whether `a` and `b` hold the same kept lines in the same sections, in
+/// order (their anchors may differ).
+fn same_lines(a: &[Inner], b: &[Inner]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.section == y.section && x.line == y.line)
 }
 
 /// The first field where `a` and `b` differ, for the refusal.

@@ -126,3 +126,60 @@ fn hand_edits_survive_the_next_write() {
     let p: Plan = app.get("two").unwrap();
     assert_eq!(p.notes, "first line\n\n  indented second");
 }
+
+#[test]
+fn comments_and_headings_inside_owned_sections_stay_in_place() {
+    let (_d, app) = app();
+    app.create_from_markdown(&TWO.replace("TITLE", "T"))
+        .unwrap();
+    let path = app.doc_path(&PlanId::parse("two").unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text
+        .replace("Why: w\n", "<!-- the why, in one line -->\nWhy: w\n")
+        .replace(
+            "- [ ] **One**\n- [ ] **Two**\n",
+            "### Week 1\n- [ ] **One**\n<!--\n## Not a section\n\nstill the comment -->\n#### Week 2\n- [ ] **Two**\n<!-- end -->\n",
+        );
+    std::fs::write(&path, &edited).unwrap();
+    let p = app.get("two").unwrap();
+    assert_eq!(p.milestones.len(), 2, "{:?}", p.kept);
+    app.set_milestone("two", 1, true).unwrap();
+    let after = std::fs::read_to_string(&path).unwrap();
+    for kept in [
+        "## Mission\n\n<!-- the why, in one line -->\nWhy: w\n",
+        "### Week 1\n- [ ] **One**\n<!--\n## Not a section\n\nstill the comment -->\n#### Week 2\n- [x] **Two**\n<!-- end -->\n",
+    ] {
+        assert!(after.contains(kept), "{kept:?} lost:\n{after}");
+    }
+    assert!(
+        !after.contains("## My") && app.get("two").unwrap().kept.sections.is_empty(),
+        "the `## ` inside the comment opened a section:\n{after}"
+    );
+    // A write with fewer milestones keeps the lines anchored past the end.
+    app.update(
+        "two",
+        &PlanPatch(json!({"milestones": [{"title": "Only"}]})),
+    )
+    .unwrap();
+    let fewer = std::fs::read_to_string(&path).unwrap();
+    for kept in [
+        "### Week 1\n- [ ] **Only**\n<!--\n",
+        "#### Week 2\n<!-- end -->\n",
+    ] {
+        assert!(fewer.contains(kept), "{kept:?} lost:\n{fewer}");
+    }
+}
+
+#[test]
+fn an_unclosed_comment_in_an_owned_section_is_refused_naming_its_line() {
+    let (_d, app) = app();
+    let doc = TWO
+        .replace("TITLE", "T")
+        .replace("- [ ] **Two**\n", "<!-- hides the rest\n- [ ] **Two**\n");
+    let err = app.create_from_markdown(&doc).unwrap_err().to_string();
+    let line = doc.lines().position(|l| l.starts_with("<!--")).unwrap() + 1;
+    assert!(
+        err.contains(&format!(":{line}")) && err.contains("not closed with `-->`"),
+        "{err}"
+    );
+}

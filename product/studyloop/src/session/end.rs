@@ -175,7 +175,7 @@ pub(super) fn run_steps(
     // 2. Stop what runs.
     if !j.did("end:stop") {
         if let (Some(t), false) = (&tmux, j.inside) {
-            kill_named(t, own.as_deref(), &mut warnings, &mut killed);
+            kill_named(t, own.as_deref(), &study_id, &mut warnings, &mut killed);
         }
         if let Some(pid) = snapshot.web_pid {
             let signalled = snapshot.web_process().is_some_and(|p| p.terminate());
@@ -244,7 +244,7 @@ pub(super) fn run_steps(
     }
     // 6. Last: killing our own session may kill this very process (end-on-exit).
     if let Some(t) = &tmux {
-        kill_named(t, own.as_deref(), &mut warnings, &mut killed);
+        kill_named(t, own.as_deref(), &study_id, &mut warnings, &mut killed);
     }
     kill.point("end:tmux");
     Journal::finish(session)?;
@@ -260,10 +260,15 @@ pub(super) fn run_steps(
     })
 }
 
-/// Kill exactly the recorded tmux session (never another `study-*` one).
+/// Kill exactly the recorded tmux session, and only while it carries this
+/// study's mark (`@studyloop_id`, set at creation): the state names a session
+/// by name only, and a session of the user's bearing that name (ours gone,
+/// theirs made since, or a hand-edited state) is theirs, as in the rollback
+/// ([`Tmux::kill_marked_session`]). A live session left alone is a warning.
 fn kill_named(
     tmux: &Tmux,
     name: Option<&str>,
+    study_id: &str,
     warnings: &mut Vec<String>,
     killed: &mut Vec<String>,
 ) {
@@ -271,10 +276,17 @@ fn kill_named(
         return;
     };
     let result = tmux.has_session(name).and_then(|live| {
-        if live {
-            killed.push(name.to_owned());
+        if !live {
+            return Ok(());
         }
-        tmux.kill_session(name)
+        if tmux.kill_marked_session(name, study_id)? {
+            killed.push(name.to_owned());
+        } else {
+            warnings.push(format!(
+                "left tmux session {name} running: it does not carry this study's mark (@studyloop_id {study_id}), so it is not the session this study started; stop it yourself if it is: tmux kill-session -t ={name}"
+            ));
+        }
+        Ok(())
     });
     if let Err(e) = result {
         warnings.push(format!("cannot kill tmux session {name}: {e}"));

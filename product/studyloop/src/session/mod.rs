@@ -24,6 +24,6 @@ pub(crate) use journal::{Journal, Op, repair_locked};
 pub use journal::{KILL_POINTS, KillAt, OpLock, Wait, repair};
 pub use load::{Energy, Loaded, SessionError, load};
 pub use orphan::live_orphan;
-pub use pane::{exports as pane_exports, hatch_command};
+pub use pane::{contained, exports as pane_exports, hatch_command};
 pub use resume::{ResumeOutcome, resume};
 pub use start::{StartRequest, Started, start};

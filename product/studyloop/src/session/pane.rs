@@ -48,8 +48,9 @@ pub fn exports(caller: &Env, session_dir: &Path) -> String {
     s
 }
 
-/// The script run in the main pane. It marks every process of the session
-/// with `STUDYLOOP_SESSION_MARK=<study id>`, so the end finds even children
+/// The script run in the main pane. The agent runs [`contained`]; every
+/// process of the session is also marked with `STUDYLOOP_SESSION_MARK=<study
+/// id>`, so the end finds those of a fallback containment (no namespaces)
 /// that left the process group (`setsid`, `nohup`) and stops them.
 pub fn main_script(
     exports: &str,
@@ -58,17 +59,37 @@ pub fn main_script(
     study_id: &str,
     scrub: bool,
 ) -> String {
-    let exe = quote(&exe.to_string_lossy());
     let run = if scrub {
         // Scrub the pane's real environment (not just the caller's) right before exec.
-        format!("{exe} scrubbed-exec /bin/sh -c {}", quote(agent_command))
+        format!(
+            "{} scrubbed-exec /bin/sh -c {}",
+            quote(&exe.to_string_lossy()),
+            quote(agent_command)
+        )
     } else {
         agent_command.to_owned()
     };
+    let run = contained(exe, &run);
+    let exe = quote(&exe.to_string_lossy());
     let id = quote(study_id);
     format!(
         "{exports}export {}={id}; {run}; {exe} end-on-exit --study-id {id}",
         env::STUDYLOOP_SESSION_MARK
+    )
+}
+
+/// `command` (a `/bin/sh` command line) run by `studyloop contain`: in a
+/// PID namespace of its own, so nothing it starts outlives it
+/// (docs/security-hardening.md#one-containment-for-every-launch-path). The
+/// tmux pane and the web PTY launch through this; the ACP agent through
+/// [`crate::modules::contained_argv`].
+#[must_use]
+pub fn contained(exe: &Path, command: &str) -> String {
+    format!(
+        "{} {} -- /bin/sh -c {}",
+        quote(&exe.to_string_lossy()),
+        crate::modules::CONTAIN_COMMAND,
+        quote(command)
     )
 }
 

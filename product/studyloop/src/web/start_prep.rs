@@ -209,6 +209,13 @@ fn prepare_claimed(
                 .map(|l| l.argv.iter().map(|a| (*a).to_owned()).collect())
                 .unwrap_or_default(),
         };
+        // Contained: nothing the agent starts outlives its stop (an empty
+        // argv stays empty, for the spawn's own error).
+        let argv = if argv.is_empty() {
+            argv
+        } else {
+            crate::modules::contained_argv(&ctx.exe, &argv)
+        };
         (
             Launch::Acp(AgentCommand {
                 argv,
@@ -242,7 +249,12 @@ fn prepare_claimed(
                 .shell_command(bin, &persona_file, false),
             (None, None) => return Err(internal("no harness binary resolved")),
         };
-        let shell_command = format!("{}{run}", session::pane_exports(&child, &session_dir));
+        // Contained like the tmux pane's agent: nothing it starts outlives the stop.
+        let shell_command = format!(
+            "{}exec {}",
+            session::pane_exports(&child, &session_dir),
+            session::contained(&ctx.exe, &run)
+        );
         let mut env = pairs(&child);
         env.retain(|(k, _)| k != "TERM");
         env.push(("TERM".into(), "xterm-256color".into()));

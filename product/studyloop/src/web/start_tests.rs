@@ -53,7 +53,8 @@ pub(super) fn world(extra: &[(&str, &str)]) -> World {
     let ctx = Ctx {
         env,
         cwd: home.clone(),
-        exe: PathBuf::from("/bin/true"),
+        // The real binary: every launch goes through its `studyloop contain`.
+        exe: testkit::bin("studyloop"),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -660,7 +660,7 @@ fn labs_entry_in_chromium_only_while_a_module_is_installed() {
 }
 
 /// One JSON POST to a local `studyloop web` (plain HTTP/1.1).
-fn post_local(port: u16, path: &str, body: &str) -> String {
+pub(crate) fn post_local(port: u16, path: &str, body: &str) -> String {
     use std::io::{Read as _, Write as _};
     let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(

@@ -9,18 +9,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use common::{World, read_when_ready, wait_until};
-
-/// Whether `pid` is alive and not a zombie.
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rfind(')')
-                .and_then(|i| s[i + 1..].split_whitespace().next().map(str::to_owned))
-        })
-        .is_some_and(|state| state != "Z" && state != "X")
-}
+use common::{World, wait_until};
 
 fn set_state_field(w: &World, key: &str, value: serde_json::Value) {
     let mut s = w.state().unwrap();
@@ -42,6 +31,46 @@ fn end_leaves_an_unrelated_study_named_tmux_session_alone() {
         vec!["study-thesis-notes".to_owned()],
         "only {own} may be killed"
     );
+}
+
+#[test]
+fn end_leaves_a_same_named_session_without_the_mark_alone() {
+    let w = World::new();
+    // The recorded name belongs to a session of the user's by the time of the
+    // end: one without a mark, one marked with another study's id.
+    for mark in [None, Some("someone-else")] {
+        w.run(&["study", "Marks", "--agent", "pi"]).ok();
+        let name = w.field("mux_session");
+        // The user's session exists before ours is killed: a server whose
+        // last session goes exits, and a `new-session` racing that exit fails.
+        let spare = format!("{name}-user");
+        let made = w.tmux(&["new-session", "-d", "-s", &spare, "sleep 600"]);
+        assert_eq!(made.code, 0, "{made:?}");
+        if let Some(m) = mark {
+            w.tmux(&[
+                "set-option",
+                "-t",
+                &format!("={spare}:"),
+                "@studyloop_id",
+                m,
+            ]);
+        }
+        w.tmux(&["kill-session", "-t", &format!("={name}")]);
+        let renamed = w.tmux(&["rename-session", "-t", &format!("={spare}"), &name]);
+        assert_eq!(renamed.code, 0, "{renamed:?}");
+        let out = w.run(&["study", "--end"]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert_eq!(
+            w.sessions(),
+            vec![name.clone()],
+            "the user's session (mark {mark:?}) was killed by the end"
+        );
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("does not carry this study's mark"),
+            "no warning: {out:?}"
+        );
+        w.tmux(&["kill-session", "-t", &format!("={name}")]);
+    }
 }
 
 #[test]
@@ -97,28 +126,32 @@ fn end_deletes_no_persona_through_a_symlinked_session_dir_file() {
 
 #[test]
 fn children_that_left_the_process_group_are_stopped_at_end() {
+    use crate::contain::{assert_none_left, escapee, skip_nobody, sleeping, unique_sleep};
+    skip_nobody("the tmux end");
+    // Found by their unique arguments: a pid the agent records is one of its
+    // PID namespace's, not the test's.
+    let (setsid, nohup, cleared) = (unique_sleep(65), unique_sleep(66), unique_sleep(67));
     let w = World::new().with_env(
         "STUDYLOOP_TEST_AGENT_CMD",
-        "setsid sleep 600 & echo $! > setsid.pid; nohup sleep 601 >/dev/null 2>&1 & echo $! > nohup.pid; exec cat",
+        &format!(
+            "setsid sleep {setsid} & nohup sleep {nohup} >/dev/null 2>&1 & {}; exec cat",
+            escapee(&cleared)
+        ),
     );
     w.run(&["study", "Daemons", "--agent", "pi"]).ok();
-    let dir = PathBuf::from(w.field("session_dir"));
-    let pids: Vec<i32> = ["setsid.pid", "nohup.pid"]
-        .iter()
-        .map(|f| read_when_ready(&dir.join(f), 10).trim().parse().unwrap())
-        .collect();
-    // setsid forks when it is a group leader; the recorded pid may be its parent.
-    wait_until(10, "both children running", || {
-        pids.iter().all(|p| alive(*p))
+    wait_until(10, "the three children running", || {
+        [&setsid, &nohup, &cleared]
+            .iter()
+            .all(|a| !sleeping(a).is_empty())
     });
     w.run(&["study", "--end"]).ok();
-    let survivors: Vec<i32> = pids.iter().copied().filter(|p| alive(*p)).collect();
-    for p in &survivors {
-        let _ = std::process::Command::new("kill")
-            .args(["-9", &p.to_string()])
-            .status();
+    for (arg, how) in [
+        (&setsid, "setsid"),
+        (&nohup, "nohup"),
+        (&cleared, "env -i + double fork + setsid"),
+    ] {
+        assert_none_left(arg, how);
     }
-    assert!(survivors.is_empty(), "survived the end: {survivors:?}");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 mod adapters;
 mod commands;
 mod common;
+mod contain;
 mod drill_bounds;
 mod drill_paste;
 mod embed;

@@ -31,6 +31,8 @@
 //!   descriptor above 2 closes at the script's exec (the init keeps only its
 //!   report pipe).
 //!
+//! `harness` is the same mechanism for a study session's harness
+//! (`studyloop contain`), without the view;
 //! `contain` holds the [`Sandbox`] and its init; `prepare` decides the ids
 //! and the view before `fork`; `view` builds the
 //! view and drops the privileges; `sys` holds the raw system calls.
@@ -50,6 +52,7 @@ pub(crate) use contain::{ATTEMPT_DIRS, Network, Report, Sandbox, hand_over, read
 pub(crate) use prepare::UNPRIVILEGED;
 
 mod contain;
+pub(crate) mod harness;
 mod prepare;
 mod sys;
 mod view;
