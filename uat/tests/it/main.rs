@@ -24,6 +24,7 @@ mod released_pins;
 mod report;
 mod report_browser;
 mod report_links;
+mod report_long_cast;
 mod report_player;
 mod report_wording;
 mod signoff;
