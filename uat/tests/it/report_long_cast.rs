@@ -40,11 +40,13 @@ const WORDS: [&str; 16] = [
 /// 2 s, words from a seeded generator), a spinner with the elapsed time, an
 /// input box; each frame padded with spaces to the codex rate, as a TUI pads
 /// its rows.
-fn redraw_session(t0: Instant) -> Cast {
+/// Returns the recording and the bytes the pane wrote.
+fn redraw_session(t0: Instant) -> (Cast, usize) {
     let frame_bytes = (CODEX_BYTES_PER_MIN / 60.0 / FPS as f64).round() as usize;
     let mut cast = Cast::new();
     let mut seed: u64 = 0x5eed_2028;
     let mut convo: Vec<String> = Vec::new();
+    let mut written = 0;
     let spinner = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴'];
     for n in 0..MINUTES * 60 * FPS {
         if n % (2 * FPS) == 0 {
@@ -73,8 +75,9 @@ fn redraw_session(t0: Instant) -> Cast {
         frame.push_str(&" ".repeat(pad));
         frame.push_str("\u{1b}[?2026l");
         cast.push(t0 + Duration::from_millis(n * 1000 / FPS), frame.as_bytes());
+        written += frame.len();
     }
-    cast
+    (cast, written)
 }
 
 #[test]
@@ -86,11 +89,17 @@ fn issue28_a_30_minute_session_is_recorded_whole_within_budget_and_plays() {
     if let Err(e) = browser::available() {
         panic!("the player test needs Chromium and chromedriver: {e}");
     }
-    let cast = redraw_session(Instant::now());
-    let rate = cast.len() as f64 / MINUTES as f64;
+    let (cast, written) = redraw_session(Instant::now());
+    let rate = written as f64 / MINUTES as f64;
     assert!(
         (rate - CODEX_BYTES_PER_MIN).abs() < CODEX_BYTES_PER_MIN * 0.02,
         "the synthetic session is not at the codex rate: {rate:.0} B/min"
+    );
+    assert_eq!(
+        cast.len(),
+        written,
+        "the recorder kept {} of the {written} bytes the pane wrote",
+        cast.len()
     );
     let gz = cast.to_asciicast_gz((120, 40));
     let mut plain = std::io::BufReader::new(flate2::read::GzDecoder::new(gz.as_slice()));
