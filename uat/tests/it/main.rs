@@ -32,3 +32,4 @@ mod signoff_corpus;
 mod signoff_output;
 mod signoff_rule;
 mod signoff_shards;
+mod trajectory_export;
