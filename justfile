@@ -118,8 +118,8 @@ deps-xmlschema:
 # .deps/trajectory-venv (gitignored): the independent readers `just test` checks the
 # trajectory exports with (uat/tests/data/trajectory/validate.py): Harbor's ATIF
 # pydantic model and opentelemetry-proto's OTLP message, every wheel hash-pinned.
-# Harbor needs Python >= 3.12, and the pinned pydantic-core wheel is CPython 3.12's
-# (x86_64 Linux): without a 3.12 the tests are named skips.
+# They need CPython 3.12 (Harbor wants >= 3.12; the pinned pydantic-core wheel is
+# cp312 x86_64 Linux): without one the tests are named skips. Quick when installed.
 deps-trajectory:
     #!/usr/bin/env bash
     set -euo pipefail
