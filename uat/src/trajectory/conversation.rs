@@ -84,6 +84,15 @@ impl Conversation {
     /// # Errors
     /// [`ExportError`] naming the bundle and what is wrong with it.
     pub fn read(dir: &Path, redactor: &Redactor) -> Result<Self, ExportError> {
+        Self::read_with(dir, |t| redactor.redact(t))
+    }
+
+    /// [`Self::read`] with `redact` applied to every text (the report asks,
+    /// unredacted, only whether a cell has a conversation to export).
+    pub(crate) fn read_with(
+        dir: &Path,
+        redact: impl Fn(&str) -> String,
+    ) -> Result<Self, ExportError> {
         let bundle = Bundle::open(dir)?;
         if !bundle.problems().is_empty() {
             return Err(ExportError::Unverified {
@@ -95,18 +104,18 @@ impl Conversation {
         let turns = read_turns(dir)?
             .into_iter()
             .map(|t| ExportTurn {
-                learner: redactor.redact(&t.learner),
-                reply: redactor.redact(&t.reply),
+                learner: redact(&t.learner),
+                reply: redact(&t.reply),
                 elapsed_ms: t.elapsed_ms,
             })
             .collect();
         Ok(Self {
             run_id: m.run_id.clone(),
-            cell: redactor.redact(&m.cell),
+            cell: redact(&m.cell),
             tier: serde_name(&m.tier),
             surface: serde_name(&m.surface),
             harness: m.harness.clone(),
-            harness_version: m.harness_version.as_deref().map(|v| redactor.redact(v)),
+            harness_version: m.harness_version.as_deref().map(&redact),
             started: m.date.clone(),
             manifest_sha256: bundle.digest(),
             turns,
