@@ -214,3 +214,59 @@ fn issue28_export_refuses_to_write_into_the_bundle_and_names_a_missing_transcrip
         "{err}"
     );
 }
+
+/// The report writes both exports beside each cell page and links them as
+/// "Trajectory (ATIF)" and "Spans (OTLP)"; the files are redacted even in the
+/// unredacted report, and are what their readers accept.
+#[test]
+fn issue28_the_report_links_each_cells_exports() {
+    use studyloop_acceptance::ledger::{ResultMeta, RunLog, TrialOutcome};
+    let tmp = tempfile::tempdir().unwrap();
+    let run = RunLog::open(tmp.path().join("runs/run-1")).unwrap();
+    let b = bundle(&run.dir().join("evidence"), false);
+    let meta = ResultMeta {
+        attempt: Some(1),
+        elapsed_ms: Some(2000),
+        category: None,
+    };
+    run.record_result_meta(
+        "cli-tmux::codex",
+        TrialOutcome::Passed,
+        None,
+        Some(&b),
+        None,
+        meta,
+    )
+    .unwrap();
+    let site = tmp.path().join("site");
+    let o = super::report::report(
+        &[run.dir().as_os_str(), "--out".as_ref(), site.as_os_str()],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(site.join("cells/cli-tmux..codex.html")).unwrap();
+    for (label, file, kind) in [
+        (
+            "Trajectory (ATIF)",
+            "trajectories/cli-tmux..codex.atif.json",
+            "atif",
+        ),
+        (
+            "Spans (OTLP)",
+            "trajectories/cli-tmux..codex.otlp.json",
+            "otlp",
+        ),
+    ] {
+        assert!(
+            page.contains(&format!("<a href=\"../{file}\">{label}</a>")),
+            "no {label} link: {page}"
+        );
+        let path = site.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(SECRET), "{file} leaks the planted token");
+        assert!(text.contains("fact(n - 1)"), "{text}");
+        if let Some(py) = validator("issue28_the_report_links_each_cells_exports") {
+            validate(&py, kind, &path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+    }
+}
