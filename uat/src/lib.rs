@@ -25,3 +25,4 @@ pub mod receipts;
 pub mod report;
 pub(crate) mod secrets;
 pub mod signoff;
+pub mod trajectory;

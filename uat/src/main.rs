@@ -110,6 +110,19 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value_os_t = studyloop_acceptance::bins::workspace_root())]
         repo: PathBuf,
     },
+    /// Export one bundle's conversation, redacted, for other tools: an ATIF
+    /// trajectory (Harbor) or OpenTelemetry GenAI spans (an OTLP/JSON file).
+    ExportTrajectory {
+        /// The bundle directory.
+        bundle: PathBuf,
+        /// `atif` or `otlp`.
+        #[arg(long, value_enum)]
+        format: TrajectoryFormat,
+        /// Where the JSON goes (default: standard output). Never inside the
+        /// bundle: its inventory would no longer match.
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+    },
     /// List (or with --apply, delete) durable bundles older than an age.
     Prune {
         /// Age cut-off: whole days or hours, e.g. 90d or 36h.
@@ -122,6 +135,15 @@ enum Command {
         #[arg(long)]
         apply: bool,
     },
+}
+
+/// The formats of `export-trajectory`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TrajectoryFormat {
+    /// Harbor's Agent Trajectory Interchange Format.
+    Atif,
+    /// OTLP/JSON trace export with GenAI semantic-convention spans.
+    Otlp,
 }
 
 fn default_releases() -> PathBuf {
@@ -148,6 +170,11 @@ fn main() -> ExitCode {
             repo,
         } => run_certify(&harness, real_auth, &repo, &env, &out),
         Command::Merge { runs, expect } => run_merge(&runs, expect.as_deref(), &out),
+        Command::ExportTrajectory {
+            bundle,
+            format,
+            out: path,
+        } => run_export(&bundle, format, path.as_deref(), &out),
         Command::Prune {
             older_than,
             root,
@@ -481,6 +508,43 @@ fn run_latest_reports(root: &Path, redacted: bool, out: &Out) -> anyhow::Result<
             run.dir.display()
         ));
         run_report(vec![run.dir], None, redacted, out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_export(
+    bundle: &Path,
+    format: TrajectoryFormat,
+    path: Option<&Path>,
+    out: &Out,
+) -> anyhow::Result<ExitCode> {
+    use studyloop_uat::trajectory::{Conversation, atif, otlp};
+    if let Some(p) = path {
+        let inside = std::path::absolute(p)?.starts_with(std::path::absolute(bundle)?);
+        anyhow::ensure!(
+            !inside,
+            "--out {} is inside the bundle {}: its inventory would no longer match; write it beside the bundle",
+            p.display(),
+            bundle.display()
+        );
+    }
+    let conversation = Conversation::read(bundle, redactor(out)?)?;
+    let doc = match format {
+        TrajectoryFormat::Atif => atif::trajectory(&conversation),
+        TrajectoryFormat::Otlp => otlp::spans(&conversation)?,
+    };
+    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    match path {
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
+            out.line(format!(
+                "studyloop-uat export-trajectory: {} turn(s) of {} to {}",
+                conversation.turns.len(),
+                conversation.cell,
+                p.display()
+            ));
+        }
+        None => out.line(text.trim_end()),
     }
     Ok(ExitCode::SUCCESS)
 }

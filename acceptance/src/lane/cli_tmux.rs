@@ -280,10 +280,11 @@ pub(crate) fn stash_driver(l: &mut Case<'_>, driver: &PaneDriver, phase: &'stati
         format!("screens/{phase}-stream.log"),
         driver.stream().to_vec(),
     );
-    // The same stream with its timing and the pane size, for a player, and
-    // each turn's screen rendered from it by a terminal emulator.
+    // The same stream with its timing and the pane size, for a player (gzipped:
+    // a 30-minute session is ~90 MB of redraws), and each turn's screen
+    // rendered from it by a terminal emulator.
     l.record
-        .attach(format!("screens/{phase}.cast"), driver.cast());
+        .attach(format!("screens/{phase}.cast.gz"), driver.cast_gz());
     for (r, screen) in driver.records().iter().zip(driver.rendered_screens()) {
         if let Some(screen) = screen {
             l.record.attach(

@@ -2,7 +2,9 @@
 //! control-mode `%output` stream the driver waits on (never re-captured): a
 //! header line with the pane size and start time, then one `[seconds, "o",
 //! text]` line per output burst with its arrival time since the driver
-//! attached. A player replays it with the original timing.
+//! attached. A player replays it with the original timing. The bundle holds it
+//! gzipped (`screens/<phase>.cast.gz`, [`Cast::to_asciicast_gz`]): a pane's
+//! output is mostly the same screen redrawn, so it compresses well.
 //!
 //! Output is kept from the start (a terminal recording replayed from the
 //! middle is garbage) up to [`CAST_CAP`] bytes; past it the recording stops
@@ -11,18 +13,34 @@
 
 use std::time::{Duration, Instant};
 
-/// The most output bytes a cast holds (a lane minute is tens of KiB).
-pub(crate) const CAST_CAP: usize = 8 << 20;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+/// The most output bytes a cast holds: a 30-minute session of the busiest
+/// harness with room to spare. A TUI redraws its screen for every spinner tick
+/// and streamed token, so a pane minute is megabytes, not kilobytes (issue 28:
+/// codex ≈ 2.95 MB/min, grok ≈ 2.4 MB/min, so 30 codex minutes ≈ 88.5 MB).
+pub const CAST_CAP: usize = 96 << 20;
+
+/// The most bytes a bundle's gzipped cast (`.cast.gz`) is budgeted, and the
+/// most a report embeds to play in the page (past it, the page links the
+/// file). A 30-minute session at codex's rate fits it (the report's player test
+/// records one); a pane that writes less repetitive output than a TUI's
+/// redraws may not, and is then only linked.
+pub const CAST_GZ_BUDGET: u64 = 16 << 20;
 
 /// A recording in progress.
 #[derive(Debug, Clone)]
-pub(crate) struct Cast {
+pub struct Cast {
     start: Instant,
     started_unix: i64,
-    events: Vec<(Duration, String)>,
+    /// Each burst's arrival and where its text ends in `raw`. Why offsets, not
+    /// strings: the text is `raw` again, and at [`CAST_CAP`] a second copy is
+    /// another 96 MiB per pane.
+    events: Vec<(Duration, usize)>,
     raw: Vec<u8>,
-    carry: Vec<u8>,
-    bytes: usize,
+    /// Bytes at the end of `raw` that start a UTF-8 sequence not yet complete.
+    carry: usize,
     cut: bool,
 }
 
@@ -34,8 +52,7 @@ impl Cast {
             started_unix: jiff::Timestamp::now().as_second(),
             events: Vec::new(),
             raw: Vec::new(),
-            carry: Vec::new(),
-            bytes: 0,
+            carry: 0,
             cut: false,
         }
     }
@@ -45,27 +62,45 @@ impl Cast {
         if self.cut {
             return;
         }
-        if self.bytes + bytes.len() > CAST_CAP {
+        if self.raw.len() + bytes.len() > CAST_CAP {
             self.cut = true;
             return;
         }
-        self.bytes += bytes.len();
         self.raw.extend_from_slice(bytes);
-        let mut all = std::mem::take(&mut self.carry);
-        all.extend_from_slice(bytes);
         // Hold back an incomplete UTF-8 sequence at the end for the next burst.
-        let keep = incomplete_tail(&all);
-        self.carry = all.split_off(all.len() - keep);
-        if all.is_empty() {
+        let keep = incomplete_tail(&self.raw[self.raw.len() - (self.carry + bytes.len())..]);
+        self.carry = keep;
+        let end = self.raw.len() - keep;
+        if end == self.events.last().map_or(0, |e| e.1) {
             return;
         }
-        let text = String::from_utf8_lossy(&all).into_owned();
         self.events
-            .push((at.saturating_duration_since(self.start), text));
+            .push((at.saturating_duration_since(self.start), end));
     }
 
     /// The `.cast` file for a pane of `size` (columns, rows).
-    pub(crate) fn to_asciicast(&self, size: (u16, u16)) -> Vec<u8> {
+    pub fn to_asciicast(&self, size: (u16, u16)) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = self.write_asciicast(size, &mut out);
+        out
+    }
+
+    /// The `.cast` file gzipped, as the bundle holds it. Streamed into the
+    /// encoder line by line, so the plain text (up to [`CAST_CAP`] and more
+    /// with JSON escapes) never sits in memory whole.
+    pub fn to_asciicast_gz(&self, size: (u16, u16)) -> Vec<u8> {
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        // Writing to a Vec cannot fail, so neither can the encoder over it.
+        let _ = self.write_asciicast(size, &mut gz);
+        gz.finish().unwrap_or_default()
+    }
+
+    fn write_asciicast(
+        &self,
+        size: (u16, u16),
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
         let mut header = serde_json::json!({
             "version": 2,
             "width": size.0,
@@ -78,14 +113,14 @@ impl Cast {
                 "cut: the pane wrote more than {CAST_CAP} bytes; the rest is in the stream log's tail"
             ));
         }
-        let mut out = header.to_string();
-        out.push('\n');
-        for (at, text) in &self.events {
-            let line = serde_json::json!([at.as_secs_f64(), "o", text]);
-            out.push_str(&line.to_string());
-            out.push('\n');
+        writeln!(out, "{header}")?;
+        let mut start = 0;
+        for (at, end) in &self.events {
+            let text = String::from_utf8_lossy(&self.raw[start..*end]);
+            writeln!(out, "{}", serde_json::json!([at.as_secs_f64(), "o", text]))?;
+            start = *end;
         }
-        out.into_bytes()
+        out.flush()
     }
 
     /// The recorded output bytes, as they arrived.
@@ -95,7 +130,12 @@ impl Cast {
 
     /// Output bytes recorded so far.
     pub fn len(&self) -> usize {
-        self.bytes
+        self.raw.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
     }
 }
 
@@ -153,6 +193,41 @@ mod tests {
         assert_eq!(lines[1], serde_json::json!([0.25, "o", "\u{1b}[1mhi "]));
         assert_eq!(lines[2], serde_json::json!([0.75, "o", "→\"q\"\n"]));
         assert_eq!(cast.len(), 7 + 3 + 4);
+    }
+
+    /// Issue 28: the bundle's `.cast.gz` is the cast, byte for byte, and the
+    /// offsets kept instead of strings still split events where bursts arrived.
+    #[test]
+    fn the_gzipped_cast_is_the_plain_cast() {
+        use std::io::Read as _;
+        let mut cast = Cast::new();
+        let t0 = cast.start;
+        for i in 0..500u64 {
+            let frame = format!("\x1b[H\x1b[2Kframe {i} ▒▒▒ {}\r\n", "x".repeat(100));
+            cast.push(t0 + Duration::from_millis(i * 100), frame.as_bytes());
+        }
+        let gz = cast.to_asciicast_gz((120, 40));
+        let mut plain = Vec::new();
+        flate2::read::GzDecoder::new(gz.as_slice())
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert_eq!(plain, cast.to_asciicast((120, 40)));
+        assert!(
+            gz.len() * 10 < plain.len(),
+            "{} -> {}",
+            plain.len(),
+            gz.len()
+        );
+        let text = String::from_utf8(plain).unwrap();
+        assert_eq!(text.lines().count(), 501);
+        let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last[0], 49.9);
+        assert!(
+            last[2]
+                .as_str()
+                .unwrap()
+                .starts_with("\u{1b}[H\u{1b}[2Kframe 499 ▒▒▒")
+        );
     }
 
     #[test]

@@ -108,6 +108,11 @@ impl PaneDriver {
         self.cast.to_asciicast(self.size.unwrap_or((80, 24)))
     }
 
+    /// [`Self::cast`] gzipped, as the bundle holds it (`.cast.gz`).
+    pub fn cast_gz(&self) -> Vec<u8> {
+        self.cast.to_asciicast_gz(self.size.unwrap_or((80, 24)))
+    }
+
     /// How this harness takes a multi-line turn (the harness table's
     /// `paste`); bracketed paste unless set.
     #[must_use]

@@ -96,6 +96,7 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
     let mut player = false;
     for cell in &cells {
         let (page, shots, needs_player) = super::cell::render(cell, &render);
+        copied += super::exports::write(cell, out, redactor)?;
         player |= needs_player;
         write(
             &out.join("cells")

@@ -72,7 +72,7 @@ pub(crate) fn render(cell: &Cell, r: &Render<'_>) -> (String, Vec<Image>, bool) 
     let entries = bundle.map(|b| source::list(b.dir())).unwrap_or_default();
     manifest(&mut body, bundle, r);
     steps(&mut body, bundle, r);
-    transcript(&mut body, bundle, r);
+    transcript(&mut body, bundle, &cell.trial, r);
     fidelity(&mut body, bundle, r);
     let player =
         super::recordings::section(&mut body, bundle, &entries, &cell.trial, &mut images, r);
@@ -282,7 +282,7 @@ fn step_item(body: &mut String, s: &Value, longest: u64, r: &Render<'_>) {
     body.push_str("</li>\n");
 }
 
-fn transcript(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
+fn transcript(body: &mut String, bundle: Option<&Bundle>, trial: &str, r: &Render<'_>) {
     heading(body, "transcript", "Transcript");
     let Some(b) = bundle else {
         none(body, "No bundle.");
@@ -321,6 +321,7 @@ fn transcript(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
                     r.pre(s("mentor_reply"), false)
                 );
             }
+            export_links(body, b, trial, r);
         }
         _ => none(
             body,
@@ -328,6 +329,29 @@ fn transcript(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
         ),
     }
     end(body);
+}
+
+/// "Trajectory (ATIF)" and "Spans (OTLP)" links to the exports the report
+/// writes beside the pages (`exports`), for those this bundle has.
+fn export_links(body: &mut String, b: &Bundle, trial: &str, r: &Render<'_>) {
+    let (atif, otlp) = super::exports::available(b);
+    if !atif {
+        return;
+    }
+    let (atif_path, otlp_path) = super::exports::paths(trial);
+    let _ = write!(
+        body,
+        "<p>Export (redacted): <a href=\"../{}\">Trajectory (ATIF)</a>",
+        r.t(&atif_path)
+    );
+    if otlp {
+        let _ = write!(
+            body,
+            " · <a href=\"../{}\">Spans (OTLP)</a>",
+            r.t(&otlp_path)
+        );
+    }
+    body.push_str("</p>\n");
 }
 
 fn fidelity(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {

@@ -7,7 +7,8 @@
 //! attempts, manifest and its verification, step timeline with every check,
 //! transcript with each reply's source, pane screens, browser screenshots,
 //! ACP/WS frames, the stub's request log, the arbitration), with each pane's
-//! recording (`.cast`) played by the vendored asciinema-player (`player`).
+//! recording (`.cast.gz`) played by the vendored asciinema-player (`player`)
+//! and its conversation exported, redacted, as ATIF and OTLP files (`exports`).
 //!
 //! Safety: every recorded string reaches the page through the one escaping
 //! function (`studyloop_acceptance::markup::escape`); pages carry a CSP that
@@ -23,6 +24,7 @@ mod artefacts;
 mod attention;
 mod build;
 mod cell;
+mod exports;
 mod html;
 mod latest;
 mod model;

@@ -24,8 +24,9 @@ pub(crate) const FILES: [(&str, &[u8]); 4] = [
     ("init.js", include_bytes!("../../report-player/init.js")),
 ];
 
-/// The most bytes of one cast embedded in a page (longer ones are linked).
-pub(crate) const MAX_EMBEDDED: u64 = 4 << 20;
+/// The most bytes of one gzipped cast embedded in a page (larger ones are
+/// linked): the bundle's budget for a 30-minute session.
+pub(crate) const MAX_EMBEDDED: u64 = studyloop_acceptance::pane::cast::CAST_GZ_BUDGET;
 
 /// The tags a page with recordings ends with (relative to `cells/`).
 pub(crate) fn tags() -> String {

@@ -1,11 +1,20 @@
-//! A cell page's "Terminal recordings" section: each `screens/*.cast` of the
-//! bundle (one per driven pane, recorded from the tmux control-mode stream)
-//! embedded as escaped text for the vendored player (`player`), with its size,
-//! length and a download link. Left out of the redacted report: a recording's
+//! A cell page's "Terminal recordings" section: each `screens/*.cast.gz` (or
+//! an older bundle's plain `.cast`) of the bundle (one per driven pane,
+//! recorded from the tmux control-mode stream) embedded gzipped and base64'd
+//! for the vendored player (`player`; `init.js` un-gzips it in the page), with
+//! its size, length and a download link. Why gzipped in the page too: a
+//! 30-minute session is ~90 MB of cast but a few MiB gzipped, and a `file://`
+//! page cannot fetch the file beside it. Left out of the redacted report: a recording's
 //! escape sequences can split a secret across output bursts, beyond what the
 //! line-based redaction rules can be trusted to catch.
 
 use std::fmt::Write as _;
+use std::io::{BufRead as _, Write as _};
+
+use base64::Engine as _;
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
 
 use super::cell::Image;
 use super::html::{Render, slug};
@@ -25,7 +34,7 @@ pub(crate) fn section(
     body.push_str("<section aria-labelledby=\"h-casts\">\n<h2 id=\"h-casts\"><a id=\"casts\"></a>Terminal recordings</h2>\n");
     let casts: Vec<&Entry> = entries
         .iter()
-        .filter(|e| e.rel.ends_with(".cast"))
+        .filter(|e| e.rel.ends_with(".cast") || e.rel.ends_with(".cast.gz"))
         .collect();
     let mut player = false;
     let pane = trial.starts_with("cli-tmux::");
@@ -48,39 +57,37 @@ pub(crate) fn section(
                 if !e.regular || e.size > MAX_EMBEDDED {
                     let _ = writeln!(
                         body,
-                        "<p class=\"note\">Not a regular file under 4 MiB: not embedded; it is in the bundle.</p>"
+                        "<p class=\"note\">Not a regular file of at most {} MiB: not embedded; it is in the bundle.</p>",
+                        MAX_EMBEDDED >> 20
                     );
                     continue;
                 }
-                let Some((text, _)) = source::read_text(&b.dir().join(&e.rel)) else {
-                    body.push_str("<p class=\"note\">Unreadable.</p>\n");
+                let Some(cast) = read_cast(&b.dir().join(&e.rel)) else {
+                    body.push_str("<p class=\"note\">Unreadable: not a gzipped or plain asciicast v2 file.</p>\n");
                     continue;
                 };
-                let header: serde_json::Value = text
-                    .lines()
-                    .next()
-                    .and_then(|l| serde_json::from_str(l).ok())
-                    .unwrap_or_default();
-                let last = text
-                    .lines()
-                    .last()
-                    .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-                    .and_then(|v| v.get(0).and_then(serde_json::Value::as_f64))
-                    .unwrap_or(0.0);
+                let header = &cast.header;
+                let last = cast.last;
                 let target = format!("assets/{}/{}", slug(trial), slug(&e.rel));
                 let _ = writeln!(
                     body,
-                    "<p>{}×{} pane, {last:.1} s, {} bytes; <a href=\"../{}\">download the .cast</a> (play it with <code>asciinema play</code>).</p>",
+                    "<p>{}×{} pane, {last:.1} s, {} bytes ({} gzipped); <a href=\"../{}\">download the recording</a> (play it with <code>asciinema play</code>{}).</p>",
                     header["width"].as_u64().unwrap_or(0),
                     header["height"].as_u64().unwrap_or(0),
-                    e.size,
-                    r.t(&target)
+                    cast.plain,
+                    cast.gz.len(),
+                    r.t(&target),
+                    if e.rel.ends_with(".gz") {
+                        " after <code>gunzip</code>"
+                    } else {
+                        ""
+                    }
                 );
                 let _ = writeln!(
                     body,
-                    "<div id=\"player-{i}\" role=\"region\" aria-label=\"Terminal recording {}\"></div>\n<pre class=\"cast-data\" data-player=\"player-{i}\" hidden>{}</pre>",
+                    "<div id=\"player-{i}\" role=\"region\" aria-label=\"Terminal recording {}\"></div>\n<pre class=\"cast-data\" data-player=\"player-{i}\" data-encoding=\"gzip+base64\" hidden>{}</pre>",
                     r.t(&e.rel),
-                    r.t(&text)
+                    base64::engine::general_purpose::STANDARD.encode(&cast.gz)
                 );
                 copies.push((b.dir().join(&e.rel), target));
                 player = true;
@@ -89,4 +96,57 @@ pub(crate) fn section(
     }
     body.push_str("</section>\n");
     player
+}
+
+/// A recording read for embedding.
+struct Cast {
+    /// The header line (size, start).
+    header: serde_json::Value,
+    /// The last event's time, in seconds.
+    last: f64,
+    /// Bytes of the plain cast.
+    plain: u64,
+    /// The cast gzipped, as embedded.
+    gz: Vec<u8>,
+}
+
+/// A `.cast.gz` as it is, or a plain `.cast` gzipped, with its header and
+/// length read from the plain text; `None` when unreadable or not gzip. The
+/// plain text is streamed line by line, never held whole.
+fn read_cast(path: &std::path::Path) -> Option<Cast> {
+    let bytes = source::read_bytes(path, MAX_EMBEDDED)?;
+    let gzipped = path.extension().is_some_and(|x| x == "gz");
+    let gz = if gzipped {
+        bytes
+    } else {
+        let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+        enc.write_all(&bytes).ok()?;
+        enc.finish().ok()?
+    };
+    let mut lines = std::io::BufReader::new(GzDecoder::new(gz.as_slice()));
+    let mut line = String::new();
+    lines.read_line(&mut line).ok()?;
+    let header: serde_json::Value = serde_json::from_str(&line).ok()?;
+    let mut plain = line.len() as u64;
+    let mut last = 0.0;
+    loop {
+        line.clear();
+        // A corrupt stream ends the walk; the player says what it can play.
+        match lines.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => plain += n as u64,
+        }
+        if let Some(at) = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v.get(0).and_then(serde_json::Value::as_f64))
+        {
+            last = at;
+        }
+    }
+    Some(Cast {
+        header,
+        last,
+        plain,
+        gz,
+    })
 }
