@@ -9,9 +9,13 @@
 //! ACP/WS frames, the stub's request log, the arbitration), with each pane's
 //! recording (`.cast`) played by the vendored asciinema-player (`player`).
 //!
+//! `--compare OLD NEW` (`compare`) writes one page of what changed between
+//! two runs: new failures, fixed, newly flaky, time and fidelity changes per
+//! trial, trials added or removed, and changed pins.
+//!
 //! Safety: every recorded string reaches the page through the one escaping
 //! function (`studyloop_acceptance::markup::escape`); pages carry a CSP that
-//! allows no script; files are read only as regular files below the run
+//! allows no script but the report's own files (the player, the index's filters); files are read only as regular files below the run
 //! directory (or a bundle a results line names), never through a symlink
 //! (`source`), and capped in size. `--redacted` passes every string through the
 //! pinned redaction rules first and leaves out what cannot be redacted (images).
@@ -23,6 +27,8 @@ mod artefacts;
 mod attention;
 mod build;
 mod cell;
+mod compare;
+mod filter;
 mod html;
 mod latest;
 mod model;
@@ -30,6 +36,8 @@ mod overview;
 mod player;
 mod recordings;
 mod source;
+mod status;
 
 pub use build::{ReportError, ReportOptions, Written, build};
+pub use compare::{CompareError, CompareOptions, Compared, compare};
 pub use latest::{LatestRun, latest_runs};
