@@ -32,7 +32,7 @@ pub(crate) fn section(body: &mut String, cells: &[Cell], r: &Render<'_>) {
     body.push_str("<section aria-labelledby=\"h-trials\"><h2 id=\"h-trials\"><a id=\"trials\"></a>Trials, what needs attention first</h2>\n");
     // filter.js puts its controls here; without scripts the table is whole.
     body.push_str("<div id=\"filters\"></div>\n");
-    body.push_str("<div class=\"wide\"><table id=\"trials-table\"><caption>Failed, flaky, skipped, then passed trials</caption><thead><tr><th scope=\"col\">Status</th><th scope=\"col\">Trial</th><th scope=\"col\">Harness</th><th scope=\"col\">Surface</th><th scope=\"col\">Time</th><th scope=\"col\">Attempts</th><th scope=\"col\">Fidelity</th><th scope=\"col\">Why</th></tr></thead><tbody>\n");
+    body.push_str("<div class=\"wide\"><table id=\"trials-table\" class=\"tokens\"><caption>Failed, flaky, skipped, then passed trials</caption><thead><tr><th scope=\"col\">Status</th><th scope=\"col\">Trial</th><th scope=\"col\">Harness</th><th scope=\"col\">Surface</th><th scope=\"col\">Time</th><th scope=\"col\">Attempts</th><th scope=\"col\">Fidelity</th><th scope=\"col\">Why</th></tr></thead><tbody>\n");
     for c in order {
         let word = c.status_word();
         let why = match c.status.outcome {

@@ -320,7 +320,7 @@ impl<'a> Diff<'a> {
             body.push_str("<p>None changed.</p></section>\n");
             return;
         }
-        body.push_str("<div class=\"wide\"><table><caption>Pins whose recorded values differ</caption><thead><tr><th scope=\"col\">Pin</th><th scope=\"col\">Old run</th><th scope=\"col\">New run</th></tr></thead><tbody>\n");
+        body.push_str("<div class=\"wide\"><table class=\"tokens\"><caption>Pins whose recorded values differ</caption><thead><tr><th scope=\"col\">Pin</th><th scope=\"col\">Old run</th><th scope=\"col\">New run</th></tr></thead><tbody>\n");
         let show = |set: &BTreeSet<String>| {
             if set.is_empty() {
                 "not recorded".to_owned()
@@ -350,7 +350,7 @@ impl<'a> Diff<'a> {
             self.both.len()
         );
         body.push_str("<p>Time is each trial's total over its attempts; a change is unknown when either run did not measure it (never 0).</p>\n");
-        body.push_str("<div class=\"wide\"><table><caption>Status, time and fidelity, old → new</caption><thead><tr><th scope=\"col\">Trial</th><th scope=\"col\">Status</th><th scope=\"col\">Time</th><th scope=\"col\">Time change</th><th scope=\"col\">Fidelity</th><th scope=\"col\">Fidelity change</th></tr></thead><tbody>\n");
+        body.push_str("<div class=\"wide\"><table class=\"tokens\"><caption>Status, time and fidelity, old → new</caption><thead><tr><th scope=\"col\">Trial</th><th scope=\"col\">Status</th><th scope=\"col\">Time</th><th scope=\"col\">Time change</th><th scope=\"col\">Fidelity</th><th scope=\"col\">Fidelity change</th></tr></thead><tbody>\n");
         for p in &self.both {
             let time_change = match (p.old.elapsed_ms(), p.new.elapsed_ms()) {
                 (Some(a), Some(b)) => signed_duration(b.cast_signed() - a.cast_signed()),

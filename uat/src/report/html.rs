@@ -61,18 +61,22 @@ impl Render<'_> {
 }
 
 /// The style of every page: readable without it, no external resource.
+/// Tables marked `tokens` (the index's trials table and grid, the comparison's
+/// tables) never split a token: their cells wrap only between words and the
+/// table scrolls inside its `.wide` box instead of widening the page; other
+/// tables (a cell page's long bundle paths) still break anywhere.
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:76rem;padding:1rem;line-height:1.4;color:#111;background:#fff}\
 a{color:#0645ad}a:focus,pre:focus,summary:focus{outline:3px solid #f90;outline-offset:2px}\
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#ff0;padding:.5rem}\
 table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #bbb;padding:.25rem .4rem;text-align:left;vertical-align:top}\
 th{background:#eee}pre{background:#f6f6f6;border:1px solid #ccc;padding:.5rem;overflow:auto;max-height:40rem;white-space:pre-wrap;word-break:break-word}\
 .passed,.PASS{background:#d9f5d9}.failed,.FAIL{background:#fbd5d5}.skipped{background:#eee}.flaky{background:#ffe9b3}\
-.note{color:#444;font-style:italic}.bar{display:inline-block;height:.7rem;background:#69c}\
+td{overflow-wrap:anywhere}td code{word-break:break-all}.note{color:#444;font-style:italic}.bar{display:inline-block;height:.7rem;background:#69c}\
 .learner{border-left:4px solid #69c;padding-left:.5rem}.mentor{border-left:4px solid #9c6;padding-left:.5rem}\
 nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.8rem}\
-td code,th code,td.n{white-space:nowrap}.wide{overflow-x:auto;position:relative}.icon{font-weight:bold}.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
+.tokens td{overflow-wrap:normal}.tokens td code{word-break:normal}.tokens td code,.tokens th code,.tokens td.n{white-space:nowrap}.wide{overflow-x:auto;position:relative}.icon{font-weight:bold}.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
 table.grid{width:auto}table.grid td{padding:0;text-align:center;vertical-align:middle;min-width:1.8rem}table.grid th{padding:.1rem .3rem}\
-table.grid td.none{background:#fff}.up{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}\
+table.grid td.none{background:#fff}table.grid caption{text-align:left}table.grid thead th{vertical-align:bottom}.up{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}\
 a.g{display:block;padding:.15rem .3rem;text-decoration:none;color:#111;font-weight:bold}\
 a.g .tip{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}\
 a.g:hover .tip,a.g:focus .tip{position:fixed;left:0;right:0;bottom:0;width:auto;height:auto;clip:auto;z-index:2;background:#111;color:#fff;padding:.5rem 1rem;font-weight:normal;text-align:left}\

@@ -127,7 +127,7 @@ fn matrix(body: &mut String, cells: &[Cell], r: &Render<'_>) {
         .collect();
     body.push_str("<section aria-labelledby=\"h-matrix\"><h2 id=\"h-matrix\"><a id=\"matrix\"></a>Matrix: harness × surface</h2>\n");
     body.push_str("<p>One glyph per trial: <span aria-hidden=\"true\">✗</span> failed, <span aria-hidden=\"true\">◐</span> flaky, <span aria-hidden=\"true\">⊘</span> skipped, <span aria-hidden=\"true\">✓</span> passed; an empty cell is not in this run. Hover or focus (Tab) a glyph for its trial, time, attempts and fidelity; follow it for the trial's page.</p>\n");
-    body.push_str("<div class=\"wide\"><table class=\"grid\"><caption>Trials by surface (rows) and harness (columns); – = no harness</caption><thead><tr><th scope=\"col\">Surface</th>");
+    body.push_str("<div class=\"wide\"><table class=\"grid tokens\"><caption>Trials by surface (rows) and harness (columns); – = no harness</caption><thead><tr><th scope=\"col\">Surface</th>");
     for h in &harnesses {
         let _ = write!(
             body,

@@ -126,6 +126,16 @@ fn issue28_compare_lists_new_failures_fixed_flaky_added_removed_and_changed_pins
     c.resize(1280, 1000).unwrap();
     c.goto(&format!("file://{}", out.join("index.html").display()))
         .unwrap();
+    let width = c
+        .eval(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+            vec![],
+        )
+        .unwrap();
+    assert!(
+        width[0].as_i64() <= width[1].as_i64(),
+        "the comparison overflows a 1280 px window: {width}"
+    );
     let (png, _) = c.snapshot().unwrap();
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/studyloop/report-screens");
     std::fs::create_dir_all(&shots).unwrap();
