@@ -187,6 +187,26 @@ fn issue28_compare_refuses_what_is_not_two_distinct_run_directories() {
             );
         }
     }
+    // An output directory that is a symlink is refused, not written through.
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out_link = tmp.path().join("out-link");
+    std::os::unix::fs::symlink(&elsewhere, &out_link).unwrap();
+    let b = catalogue_run(&tmp.path().join("runs/b"), |_, _| Plan::Pass, "v2");
+    let o = report(
+        &[
+            "--compare".as_ref(),
+            run.as_os_str(),
+            b.dir().as_os_str(),
+            "--out".as_ref(),
+            out_link.as_os_str(),
+        ],
+        tmp.path(),
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it is a symlink"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert!(
         String::from_utf8_lossy(
             &report(

@@ -359,6 +359,18 @@ fn issue28_the_index_filters_by_status_and_search_and_is_whole_without_scripts()
         )
         .unwrap();
     assert_eq!(count, format!("{failed} of 52 trials shown").as_str());
+    // The state is in the URL hash: the filtered view opens as it was left.
+    let hash = c.eval("return location.hash;", vec![]).unwrap();
+    assert_eq!(hash, "#status=failed");
+    c.goto(&format!("file://{}#status=flaky", page.display()))
+        .unwrap();
+    c.eval("location.reload();", vec![]).unwrap();
+    c.wait_for("#filter-status", Duration::from_secs(10))
+        .unwrap();
+    let rows = visible_rows(&c);
+    let flaky = (0..52).filter(|i| plan(*i) == Plan::Flaky).count();
+    assert_eq!(rows.len(), flaky, "{rows:?}");
+    assert!(rows.iter().all(|r| r.starts_with("flaky ")), "{rows:?}");
     // Back to every status, then type a search: the matching rows only.
     c.eval(
         "var s = document.getElementById('filter-status'); s.value = ''; s.dispatchEvent(new Event('change'));",
