@@ -75,13 +75,13 @@ td{overflow-wrap:anywhere}td code{word-break:break-all}.note{color:#444;font-sty
 .learner{border-left:4px solid #69c;padding-left:.5rem}.mentor{border-left:4px solid #9c6;padding-left:.5rem}\
 nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.8rem}\
 .tokens td{overflow-wrap:normal}.tokens td code{word-break:normal}.tokens td code,.tokens th code,.tokens td.n{white-space:nowrap}.wide{overflow-x:auto;position:relative}.icon{font-weight:bold}.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
-table.grid{width:auto}table.grid td{padding:0;text-align:center;vertical-align:middle;min-width:1.8rem}table.grid th{padding:.1rem .3rem}\
+table.grid{width:auto}table.grid td{padding:0;text-align:center;vertical-align:middle;min-width:1.8em}table.grid th{padding:.1em .3em}\
 table.grid td.none{background:#fff}table.grid caption{text-align:left}table.grid thead th{vertical-align:bottom}.up{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}\
-a.g{display:block;padding:.15rem .3rem;text-decoration:none;color:#111;font-weight:bold}\
+a.g{display:block;padding:.15em .3em;text-decoration:none;color:#111;font-weight:bold}\
 a.g .tip{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}\
 a.g:hover .tip,a.g:focus .tip{position:fixed;left:0;right:0;bottom:0;width:auto;height:auto;clip:auto;z-index:2;background:#111;color:#fff;padding:.5rem 1rem;font-weight:normal;text-align:left}\
 #filters{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:end;margin:.5rem 0}#filters label{display:flex;flex-direction:column;font-size:.9rem}\
-@media (max-width:48rem){#trials-table thead{position:absolute;left:-9999px}#trials-table,#trials-table tbody,#trials-table tr{display:block}\
+@media (max-width:48rem){table.grid{font-size:.7rem}table.grid a.g{padding:.15em .2em}#trials-table thead{position:absolute;left:-9999px}#trials-table,#trials-table tbody,#trials-table tr{display:block}\
 #trials-table caption{display:block;text-align:left}#trials-table tr{border:1px solid #bbb;margin:.4rem 0}#trials-table td{display:block;border:0}#trials-table td::before{content:attr(data-label) \": \";font-weight:bold}}";
 
 /// Which scripts a page may load (its CSP says so): none, the terminal

@@ -264,6 +264,23 @@ fn issue28_the_index_of_a_52_trial_run_fits_1280_and_390_px_without_broken_words
                 "at {width} px the page is {scroll} px wide: it overflows the {client} px viewport"
             ));
         }
+        // The grid is compact: it fits the window, with no scrolling in its box.
+        let grid = c
+            .eval(
+                "var g = document.querySelector('table.grid'); return [Math.ceil(g.getBoundingClientRect().width), g.parentElement.clientWidth];",
+                vec![],
+            )
+            .unwrap();
+        eprintln!(
+            "at {width} px: the grid is {} px wide in a {} px box",
+            grid[0], grid[1]
+        );
+        if grid[0].as_i64() > grid[1].as_i64() {
+            failures.push(format!(
+                "at {width} px the grid is {} px wide in a {} px box: it scrolls",
+                grid[0], grid[1]
+            ));
+        }
         if !broken.is_empty() {
             failures.push(format!(
                 "at {width} px these tokens break across lines: {broken:?}"
