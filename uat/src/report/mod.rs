@@ -1,9 +1,11 @@
 //! `studyloop-uat report`: one self-contained static HTML site from run
 //! directories, readable from `file://` with no server and no network.
 //!
-//! An overview (`index.html`: the harness × surface matrix with outcome,
-//! duration, fidelity, attempts, pass^k / pass@k / flaky, skip reasons, and the
-//! UAT sign-off verdict with every reason) and a page per cell (`cells/*.html`:
+//! An overview (`index.html`: the verdict, the trials table with what needs
+//! attention first and its filters (`attention`, `filter`), the harness ×
+//! surface grid of status glyphs with each trial's outcome, duration,
+//! fidelity, attempts, pass^k / pass@k / flaky and skip reason on hover and
+//! focus, and the UAT sign-off verdict with every reason) and a page per cell (`cells/*.html`:
 //! attempts, manifest and its verification, step timeline with every check,
 //! transcript with each reply's source, pane screens, browser screenshots,
 //! ACP/WS frames, the stub's request log, the arbitration), with each pane's
