@@ -112,11 +112,6 @@ impl Cell {
         self.latest_bundle()?.manifest().fidelity.as_ref()?.ratio
     }
 
-    /// Whether any attempt ran (passed or failed), as opposed to skipping.
-    pub(crate) fn ran_any(&self) -> bool {
-        self.ran()
-    }
-
     /// The word a status is shown and filtered by: `failed`, `flaky`,
     /// `skipped` or `passed`.
     pub(crate) fn status_word(&self) -> &'static str {
@@ -138,7 +133,8 @@ impl Cell {
             .unwrap_or_else(|| self.harness.clone())
     }
 
-    fn ran(&self) -> bool {
+    /// Whether any attempt ran (passed or failed), as opposed to skipping.
+    pub(crate) fn ran(&self) -> bool {
         self.attempts
             .iter()
             .any(|a| a.outcome != TrialOutcome::Skipped)

@@ -30,7 +30,7 @@ pub(crate) fn badge(word: &str) -> String {
 pub(crate) fn time(c: &Cell) -> String {
     match c.elapsed_ms() {
         Some(ms) => duration(Some(ms)),
-        None if c.ran_any() => "unknown".to_owned(),
+        None if c.ran() => "unknown".to_owned(),
         None => "not run".to_owned(),
     }
 }
@@ -40,7 +40,7 @@ pub(crate) fn time(c: &Cell) -> String {
 pub(crate) fn fidelity(c: &Cell) -> String {
     match c.fidelity() {
         Some(x) => format!("{x:.3}"),
-        None if c.ran_any() => "unknown".to_owned(),
+        None if c.ran() => "unknown".to_owned(),
         None => "not run".to_owned(),
     }
 }
