@@ -397,8 +397,9 @@ clean-scratch:
     cargo run -q --bin studyloop-clean-scratch
 
 # The HTML run report (opens from file://, no server): ARGS are run directories and
-# flags (--out DIR, --redacted); with no run directory, one report of the latest
-# acceptance run and one of the latest UAT run under target/studyloop/runs (each named).
+# flags (--out DIR, --redacted, --compare OLD_RUN NEW_RUN); with no run directory, one
+# report of the latest acceptance run and one of the latest UAT run under
+# target/studyloop/runs (each named).
 [positional-arguments]
 report *ARGS:
     #!/usr/bin/env bash

@@ -64,8 +64,13 @@ enum Command {
     /// Build a static HTML report (opens from file://, no server) of run directories.
     Report {
         /// Run directories (one per shard or run).
-        #[arg(required_unless_present = "latest", conflicts_with = "latest")]
+        #[arg(required_unless_present_any = ["latest", "compare"], conflicts_with_all = ["latest", "compare"])]
         runs: Vec<PathBuf>,
+        /// Instead of a report: one page comparing two runs (new failures, fixed,
+        /// newly flaky, time and fidelity changes, added/removed trials, changed
+        /// pins), into --out (default: <NEW_RUN>/compare).
+        #[arg(long, num_args = 2, value_names = ["OLD_RUN", "NEW_RUN"], conflicts_with_all = ["latest", "redacted"])]
+        compare: Option<Vec<PathBuf>>,
         /// Instead of run directories: a report of the latest acceptance run and
         /// one of the latest UAT run under this runs directory (target/studyloop/runs).
         #[arg(long, value_name = "RUNS_ROOT", conflicts_with = "out")]
@@ -181,6 +186,11 @@ fn main() -> ExitCode {
             apply,
         } => run_prune(&older_than, root, apply, &env, &out),
         Command::Report {
+            compare: Some(pair),
+            out: dir,
+            ..
+        } => run_compare(&pair, dir, &out),
+        Command::Report {
             latest: Some(root),
             redacted,
             ..
@@ -190,6 +200,7 @@ fn main() -> ExitCode {
             latest: None,
             out: dir,
             redacted,
+            compare: None,
         } => run_report(runs, dir, redacted, &out),
     };
     match result {
@@ -546,6 +557,28 @@ fn run_export(
         }
         None => out.line(text.trim_end()),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `report --compare OLD_RUN NEW_RUN`: the comparison page.
+fn run_compare(pair: &[PathBuf], dir: Option<PathBuf>, out: &Out) -> anyhow::Result<ExitCode> {
+    use studyloop_uat::report::{CompareOptions, compare};
+    // clap takes exactly two values; a slice pattern keeps that visible here.
+    let [old, new] = pair else {
+        anyhow::bail!("--compare takes two run directories: OLD_RUN NEW_RUN");
+    };
+    let options = CompareOptions {
+        old: old.clone(),
+        new: new.clone(),
+        out: dir.unwrap_or_else(|| new.join("compare")),
+    };
+    let c = compare(&options)?;
+    out.line(format!(
+        "studyloop-uat report --compare: {} new failure(s), {} fixed, {} newly flaky, {} changed pin(s)",
+        c.new_failures, c.fixed, c.newly_flaky, c.changed_pins
+    ));
+    let index = std::fs::canonicalize(&c.index).unwrap_or(c.index);
+    out.line(format!("open file://{}", index.display()));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -89,7 +89,20 @@ impl Browser {
     /// # Errors
     /// [`BrowserError`] when a binary is missing or the session cannot start.
     pub fn launch(scratch: &Scratch, profile_dir: &Path) -> Result<Self, BrowserError> {
-        Self::launch_with(scratch, profile_dir, false)
+        Self::launch_with(scratch, profile_dir, Mode::Plain)
+    }
+
+    /// As [`Browser::launch`], with the pages' own scripts disabled (Chromium's
+    /// JavaScript content setting): what a reader with scripts off sees.
+    /// WebDriver's [`Browser::eval`] still runs (it goes through DevTools).
+    ///
+    /// # Errors
+    /// As [`Browser::launch`].
+    pub fn launch_without_page_scripts(
+        scratch: &Scratch,
+        profile_dir: &Path,
+    ) -> Result<Self, BrowserError> {
+        Self::launch_with(scratch, profile_dir, Mode::NoPageScripts)
     }
 
     /// As [`Browser::launch`], with Chromium's performance log on (network
@@ -98,13 +111,13 @@ impl Browser {
     /// # Errors
     /// As [`Browser::launch`].
     pub fn launch_traced(scratch: &Scratch, profile_dir: &Path) -> Result<Self, BrowserError> {
-        Self::launch_with(scratch, profile_dir, true)
+        Self::launch_with(scratch, profile_dir, Mode::Traced)
     }
 
     fn launch_with(
         scratch: &Scratch,
         profile_dir: &Path,
-        traced: bool,
+        mode: Mode,
     ) -> Result<Self, BrowserError> {
         available()?;
         let mut driver = scratch
@@ -126,7 +139,7 @@ impl Browser {
             .enable_all()
             .build()
             .map_err(|e| BrowserError::Driver(e.to_string()))?;
-        let caps = capabilities(profile_dir, traced);
+        let caps = capabilities(profile_dir, mode);
         let connected = rt.block_on(async {
             ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
                 .capabilities(caps)
@@ -245,6 +258,18 @@ impl Browser {
         self.step(&format!("click {css}"), r)
     }
 
+    /// Sets the window's outer size in CSS px (a layout test at a phone's or a
+    /// laptop's width); in headless Chromium the viewport is the window.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`].
+    pub fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        let r = self
+            .rt
+            .block_on(self.client().set_window_size(width, height));
+        self.step(&format!("resize to {width}x{height}"), r)
+    }
+
     /// Runs `script` (a function body; `arguments` holds `args`) in the page.
     ///
     /// # Errors
@@ -329,7 +354,18 @@ impl Drop for Browser {
 
 /// The offline headless capabilities (reference A4); `traced` adds the
 /// performance log with network events only.
-fn capabilities(profile_dir: &Path, traced: bool) -> serde_json::Map<String, Value> {
+/// How a session is launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// As a learner's browser.
+    Plain,
+    /// With the performance log (network events).
+    Traced,
+    /// With the pages' scripts disabled.
+    NoPageScripts,
+}
+
+fn capabilities(profile_dir: &Path, mode: Mode) -> serde_json::Map<String, Value> {
     let args = [
         "--headless=new",
         "--no-sandbox",
@@ -349,7 +385,12 @@ fn capabilities(profile_dir: &Path, traced: bool) -> serde_json::Map<String, Val
         "browserName": "chrome",
         "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
     });
-    if traced {
+    if mode == Mode::NoPageScripts {
+        // 2 = block: the content setting a user sets in chrome://settings.
+        caps["goog:chromeOptions"]["prefs"] =
+            json!({"profile.managed_default_content_settings.javascript": 2});
+    }
+    if mode == Mode::Traced {
         caps["goog:loggingPrefs"] = json!({"performance": "ALL"});
         caps["goog:chromeOptions"]["perfLoggingPrefs"] =
             json!({"enableNetwork": true, "enablePage": false});

@@ -92,6 +92,8 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
         &index,
         super::overview::render(&cells, &options.runs, &signoff, &render).as_bytes(),
     )?;
+    // The index's filters: beside it, so `script-src 'self'` allows it.
+    write(&out.join(super::filter::PATH), super::filter::JS.as_bytes())?;
     let mut copied = 0;
     let mut player = false;
     for cell in &cells {
@@ -186,7 +188,7 @@ fn prepare(out: &Path) -> Result<(), ReportError> {
     make_dir(&out.join("cells"))
 }
 
-fn make_dir(dir: &Path) -> Result<(), ReportError> {
+pub(crate) fn make_dir(dir: &Path) -> Result<(), ReportError> {
     if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
         return Err(ReportError::Out {
             path: dir.to_owned(),
@@ -196,6 +198,6 @@ fn make_dir(dir: &Path) -> Result<(), ReportError> {
     studyloop_acceptance::private_fs::create_dir(dir).map_err(out_err(dir))
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     crate::atomic::write(path, bytes, 0o600).map_err(out_err(path))
 }

@@ -106,6 +106,22 @@ impl Cell {
         self.attempts.iter().rev().find_map(|a| a.bundle.as_ref())
     }
 
+    /// The reply fidelity the latest bundle scored; `None` when unknown (no
+    /// bundle, or a bundle that scored none): never 0.
+    pub(crate) fn fidelity(&self) -> Option<f64> {
+        self.latest_bundle()?.manifest().fidelity.as_ref()?.ratio
+    }
+
+    /// The word a status is shown and filtered by: `failed`, `flaky`,
+    /// `skipped` or `passed`.
+    pub(crate) fn status_word(&self) -> &'static str {
+        if self.flaky() {
+            "flaky"
+        } else {
+            self.status.outcome.as_str()
+        }
+    }
+
     /// The harness to show: the name's, else the latest bundle manifest's
     /// (UAT journey names carry none), else `–`.
     pub(crate) fn harness_shown(&self) -> String {
@@ -117,7 +133,8 @@ impl Cell {
             .unwrap_or_else(|| self.harness.clone())
     }
 
-    fn ran(&self) -> bool {
+    /// Whether any attempt ran (passed or failed), as opposed to skipping.
+    pub(crate) fn ran(&self) -> bool {
         self.attempts
             .iter()
             .any(|a| a.outcome != TrialOutcome::Skipped)

@@ -1,7 +1,8 @@
-//! `index.html`: the run at a glance. The harness × surface matrix (each cell
-//! its outcome, time, fidelity, attempts with pass^k / pass@k / flaky, and its
-//! skip reason), the UAT sign-off verdict with every reason, and the run
-//! directories read.
+//! `index.html`: the run at a glance. The verdict first, then the trials
+//! table (what needs attention first, `attention`), the harness × surface
+//! grid of status glyphs (each cell's outcome, time, fidelity, attempts with
+//! pass^k / pass@k / flaky, and its skip reason on hover and focus), the UAT
+//! sign-off verdict with every reason, and the run directories read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -10,8 +11,9 @@ use std::path::PathBuf;
 use studyloop_acceptance::ledger::TrialOutcome;
 use studyloop_acceptance::selection::HARNESS_ORDER;
 
-use super::html::{Render, duration, page, slug};
+use super::html::{Render, Scripts, page_with, slug};
 use super::model::Cell;
+use super::status;
 
 /// The sign-off as the report shows it: the verdict word and every reason,
 /// or why no verdict could be reached.
@@ -71,7 +73,7 @@ pub(crate) fn render(
     }
     let _ = writeln!(
         body,
-        "<p>{} trial(s): {} passed, {} skipped, {} failed; {flaky} flaky. Each matrix cell links to its page. Outcomes are the worst of every attempt and log line.</p>",
+        "<p>{} trial(s): {} passed, {} skipped, {} failed; {flaky} flaky. Each trial links to its page. Outcomes are the worst of every attempt and log line.</p>",
         cells.len(),
         counts[0],
         counts[1],
@@ -89,7 +91,7 @@ pub(crate) fn render(
         );
     }
     body.push_str("</ul></section>\n");
-    page(
+    page_with(
         "StudyLoop run report",
         None,
         &[
@@ -99,37 +101,48 @@ pub(crate) fn render(
             ("runs", "Run directories"),
         ],
         &body,
-        false,
+        Scripts::Filter,
     )
 }
 
+/// The harness × surface overview as a compact grid of status glyphs: a row
+/// per surface, a column per harness, one small cell each. A cell's details
+/// (trial id, outcome, time, attempts, fidelity, a skip's reason or a
+/// failure's category) are its link's text, shown on hover and on keyboard
+/// focus (CSS only, so without scripts too); a pair not in this run is an
+/// empty cell whose text alternative says so.
 fn matrix(body: &mut String, cells: &[Cell], r: &Render<'_>) {
     let surfaces: BTreeSet<&str> = cells.iter().map(|c| c.surface.as_str()).collect();
-    let mut rows: Vec<&str> = HARNESS_ORDER
+    let mut harnesses: Vec<&str> = HARNESS_ORDER
         .iter()
         .map(|h| h.as_str())
         .filter(|h| cells.iter().any(|c| c.harness == *h))
         .collect();
     if cells.iter().any(|c| c.harness == "–") {
-        rows.push("–");
+        harnesses.push("–");
     }
     let by: BTreeMap<(&str, &str), &Cell> = cells
         .iter()
         .map(|c| ((c.harness.as_str(), c.surface.as_str()), c))
         .collect();
     body.push_str("<section aria-labelledby=\"h-matrix\"><h2 id=\"h-matrix\"><a id=\"matrix\"></a>Matrix: harness × surface</h2>\n");
-    body.push_str("<p>Each cell: outcome, total time, reply fidelity, attempts (pass^k = all passed, pass@k = any passed), and a skip's reason or a failure's category.</p>\n");
-    body.push_str("<div style=\"overflow:auto\"><table><caption>Trials by harness (rows) and surface (columns); – = no harness</caption><thead><tr><th scope=\"col\">Harness</th>");
-    for s in &surfaces {
-        let _ = write!(body, "<th scope=\"col\">{}</th>", r.t(s));
+    body.push_str("<p>One glyph per trial: <span aria-hidden=\"true\">✗</span> failed, <span aria-hidden=\"true\">◐</span> flaky, <span aria-hidden=\"true\">⊘</span> skipped, <span aria-hidden=\"true\">✓</span> passed; an empty cell is not in this run. Hover or focus (Tab) a glyph for its trial, time, attempts and fidelity; follow it for the trial's page.</p>\n");
+    body.push_str("<div class=\"wide\"><table class=\"grid tokens\"><caption>Trials by surface (rows) and harness (columns); – = no harness</caption><thead><tr><th scope=\"col\">Surface</th>");
+    for h in &harnesses {
+        let _ = write!(
+            body,
+            "<th scope=\"col\"><span class=\"up\">{}</span></th>",
+            r.t(h)
+        );
     }
     body.push_str("</tr></thead><tbody>\n");
-    for h in rows {
-        let _ = write!(body, "<tr><th scope=\"row\">{}</th>", r.t(h));
-        for s in &surfaces {
-            match by.get(&(h, *s)) {
-                None => body.push_str("<td class=\"note\">not in this run</td>"),
-                Some(c) => matrix_cell(body, c, r),
+    for s in &surfaces {
+        let _ = write!(body, "<tr><th scope=\"row\"><code>{}</code></th>", r.t(s));
+        for h in &harnesses {
+            match by.get(&(*h, *s)) {
+                None => body
+                    .push_str("<td class=\"none\"><span class=\"sr\">not in this run</span></td>"),
+                Some(c) => grid_cell(body, c, r),
             }
         }
         body.push_str("</tr>\n");
@@ -137,67 +150,32 @@ fn matrix(body: &mut String, cells: &[Cell], r: &Render<'_>) {
     body.push_str("</tbody></table></div></section>\n");
 }
 
-fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
-    let outcome = c.status.outcome.as_str();
-    let class = if c.flaky() { "flaky" } else { outcome };
-    let fidelity = c
-        .latest_bundle()
-        .and_then(|b| b.manifest().fidelity.clone())
-        .map_or_else(
-            || "fidelity unknown".to_owned(),
-            |f| {
-                f.ratio.map_or_else(
-                    || "fidelity unknown".to_owned(),
-                    |x| format!("fidelity {x:.3}"),
-                )
-            },
-        );
+fn grid_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
+    let word = c.status_word();
+    let mut tip = format!(
+        "{}: {word}; time {}; attempts {}; fidelity {}",
+        r.t(&c.trial),
+        status::time(c),
+        status::attempts(c),
+        status::fidelity(c),
+    );
     let ran = c
         .attempts
         .iter()
         .filter(|a| a.outcome != TrialOutcome::Skipped)
         .count();
-    let passed = c
-        .attempts
-        .iter()
-        .filter(|a| a.outcome == TrialOutcome::Passed)
-        .count();
-    let _ = write!(
-        body,
-        "<td class=\"{class}\"><a href=\"cells/{}.html\">{outcome}{}</a>",
-        slug(&c.trial),
-        if c.flaky() { " (flaky)" } else { "" },
-    );
-    if ran > 0 {
-        // Unknowns are said as such (never 0): a time not measured, a
-        // fidelity not scored.
-        let time = c
-            .elapsed_ms()
-            .map_or_else(|| "time unknown".to_owned(), |ms| duration(Some(ms)));
-        let _ = write!(
-            body,
-            "<br>{time}; {fidelity}<br>{passed}/{ran} attempt(s) passed"
-        );
-    }
     if ran > 1 {
+        let yes = |x: Option<bool>| if x == Some(true) { "yes" } else { "no" };
         let _ = write!(
-            body,
+            tip,
             "; pass^{ran} {}; pass@{ran} {}",
-            if c.pass_all() == Some(true) {
-                "yes"
-            } else {
-                "no"
-            },
-            if c.pass_any() == Some(true) {
-                "yes"
-            } else {
-                "no"
-            }
+            yes(c.pass_all()),
+            yes(c.pass_any())
         );
     }
     match c.status.outcome {
         TrialOutcome::Skipped => {
-            // The whole reason is on the cell's page; the matrix keeps its start.
+            // The whole reason is on the cell's page; the tip keeps its start.
             let reason = c.status.message.as_deref().unwrap_or("no reason recorded");
             let short: String = reason.chars().take(90).collect();
             let more = if short.len() < reason.len() {
@@ -205,7 +183,7 @@ fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
             } else {
                 ""
             };
-            let _ = write!(body, "<br>skipped: {}{more}", r.md(&short));
+            let _ = write!(tip, "; skipped: {}{more}", r.md(&short));
         }
         TrialOutcome::Failed => {
             let category = c
@@ -214,11 +192,16 @@ fn matrix_cell(body: &mut String, c: &Cell, r: &Render<'_>) {
                 .rev()
                 .find_map(|a| a.category)
                 .map_or("uncategorised", |x| x.as_str());
-            let _ = write!(body, "<br>category: {category}");
+            let _ = write!(tip, "; category: {category}");
         }
         TrialOutcome::Passed => {}
     }
-    body.push_str("</td>");
+    let _ = write!(
+        body,
+        "<td class=\"{word}\"><a class=\"g\" href=\"cells/{}.html\"><span aria-hidden=\"true\">{}</span><span class=\"tip\">{tip}</span></a></td>",
+        slug(&c.trial),
+        status::glyph(word),
+    );
 }
 
 /// The verdict first, before any count: what a release manager reads first.

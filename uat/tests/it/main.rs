@@ -23,6 +23,8 @@ mod receipts_merge;
 mod released_pins;
 mod report;
 mod report_browser;
+mod report_compare;
+mod report_grid;
 mod report_links;
 mod report_long_cast;
 mod report_player;

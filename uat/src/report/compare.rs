@@ -1,0 +1,444 @@
+//! `studyloop-uat report --compare OLD_RUN NEW_RUN`: one page of what changed
+//! between two runs, what a release manager asks after a rerun: new failures,
+//! fixed trials, newly flaky ones, each trial's time and fidelity change,
+//! trials in only one run (added / removed), and changed pins (harness
+//! versions, rubric, redaction rules, as the runs' bundle manifests record
+//! them). Both runs are read the way the report reads one (`model::cells`),
+//! so a status here is the status the report shows.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use studyloop_acceptance::ledger::{
+    LedgerError, RESULTS_LOG, RUN_MARKER, RunRecords, SKIP_LEDGER, TrialOutcome,
+};
+
+use super::build::{ReportError, make_dir, write};
+use super::html::{Render, duration, page};
+use super::model::Cell;
+use super::status;
+
+/// What to compare.
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    /// The earlier run directory.
+    pub old: PathBuf,
+    /// The later run directory.
+    pub new: PathBuf,
+    /// Where the page goes (`index.html` inside).
+    pub out: PathBuf,
+}
+
+/// What was written.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    /// The page.
+    pub index: PathBuf,
+    /// Trials that failed in NEW and did not in OLD.
+    pub new_failures: usize,
+    /// Trials that failed in OLD and passed in NEW.
+    pub fixed: usize,
+    /// Trials flaky in NEW and not in OLD.
+    pub newly_flaky: usize,
+    /// Pins whose recorded values differ.
+    pub changed_pins: usize,
+}
+
+/// Why no comparison was written.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// An argument is not a run directory.
+    #[error("{which} {} is not a run directory: {detail} (pass a directory under target/studyloop/runs/ that holds {RUN_MARKER}, {RESULTS_LOG} or {SKIP_LEDGER})", path.display())]
+    NotARun {
+        /// `OLD_RUN` or `NEW_RUN`.
+        which: &'static str,
+        /// The path given.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Both arguments name one directory.
+    #[error("OLD_RUN {} and NEW_RUN {} are the same directory; pass two different runs (the earlier first)", old.display(), new.display())]
+    Same {
+        /// As given.
+        old: PathBuf,
+        /// As given.
+        new: PathBuf,
+    },
+    /// A run directory could not be read.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    /// The page could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+/// Checks that `path` is a run directory itself (not a symlink to one).
+fn run_dir(which: &'static str, path: &Path) -> Result<PathBuf, CompareError> {
+    let bad = |detail: &str| CompareError::NotARun {
+        which,
+        path: path.to_owned(),
+        detail: detail.to_owned(),
+    };
+    let meta = std::fs::symlink_metadata(path).map_err(|e| bad(&e.to_string()))?;
+    if meta.file_type().is_symlink() {
+        // A link could point anywhere; the run is named by its own path.
+        return Err(bad("it is a symlink; pass the directory it points to"));
+    }
+    if !meta.is_dir() {
+        return Err(bad("it is not a directory"));
+    }
+    if ![RUN_MARKER, RESULTS_LOG, SKIP_LEDGER]
+        .iter()
+        .any(|f| path.join(f).is_file())
+    {
+        return Err(bad("it holds no run record"));
+    }
+    std::fs::canonicalize(path).map_err(|e| bad(&e.to_string()))
+}
+
+/// Compares the two runs of `options` and writes the page.
+///
+/// # Errors
+/// [`CompareError`]: an argument that is not a run directory (or a symlink),
+/// the same directory twice, an unreadable run, an unwritable output.
+pub fn compare(options: &CompareOptions) -> Result<Compared, CompareError> {
+    let old_dir = run_dir("OLD_RUN", &options.old)?;
+    let new_dir = run_dir("NEW_RUN", &options.new)?;
+    if old_dir == new_dir {
+        return Err(CompareError::Same {
+            old: options.old.clone(),
+            new: options.new.clone(),
+        });
+    }
+    let old = super::model::cells(&RunRecords::read_all(&[&old_dir])?);
+    let new = super::model::cells(&RunRecords::read_all(&[&new_dir])?);
+    let diff = Diff::of(&old, &new);
+    let render = Render { redactor: None };
+    let html = diff.render(&old_dir, &new_dir, &render);
+    let out = &options.out;
+    if std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(ReportError::Out {
+            path: out.clone(),
+            detail: "it is a symlink".into(),
+        }
+        .into());
+    }
+    make_dir(out)?;
+    let index = out.join("index.html");
+    write(&index, html.as_bytes())?;
+    Ok(Compared {
+        index,
+        new_failures: diff.new_failures.len(),
+        fixed: diff.fixed.len(),
+        newly_flaky: diff.newly_flaky.len(),
+        changed_pins: diff.pins.len(),
+    })
+}
+
+/// One trial in both runs.
+struct Pair<'a> {
+    old: &'a Cell,
+    new: &'a Cell,
+}
+
+/// A pin whose recorded values differ: (name, old values, new values).
+type PinChange = (String, BTreeSet<String>, BTreeSet<String>);
+
+struct Diff<'a> {
+    both: Vec<Pair<'a>>,
+    new_failures: Vec<&'a str>,
+    fixed: Vec<&'a str>,
+    newly_flaky: Vec<&'a str>,
+    added: Vec<&'a Cell>,
+    removed: Vec<&'a Cell>,
+    pins: Vec<PinChange>,
+}
+
+impl<'a> Diff<'a> {
+    fn of(old: &'a [Cell], new: &'a [Cell]) -> Self {
+        let old_by: BTreeMap<&str, &Cell> = old.iter().map(|c| (c.trial.as_str(), c)).collect();
+        let new_by: BTreeMap<&str, &Cell> = new.iter().map(|c| (c.trial.as_str(), c)).collect();
+        let mut d = Diff {
+            both: Vec::new(),
+            new_failures: Vec::new(),
+            fixed: Vec::new(),
+            newly_flaky: Vec::new(),
+            added: new
+                .iter()
+                .filter(|c| !old_by.contains_key(c.trial.as_str()))
+                .collect(),
+            removed: old
+                .iter()
+                .filter(|c| !new_by.contains_key(c.trial.as_str()))
+                .collect(),
+            pins: Vec::new(),
+        };
+        for (trial, n) in &new_by {
+            let Some(o) = old_by.get(trial) else { continue };
+            let (was, is) = (o.status_word(), n.status_word());
+            // A flaky trial failed an attempt too, but it is its own list.
+            if is == "failed" && was != "failed" {
+                d.new_failures.push(trial);
+            }
+            if was == "failed" && is == "passed" {
+                d.fixed.push(trial);
+            }
+            if is == "flaky" && was != "flaky" {
+                d.newly_flaky.push(trial);
+            }
+            d.both.push(Pair { old: o, new: n });
+        }
+        let (po, pn) = (pins(old), pins(new));
+        let names: BTreeSet<&String> = po.keys().chain(pn.keys()).collect();
+        for name in names {
+            let a = po.get(name).cloned().unwrap_or_default();
+            let b = pn.get(name).cloned().unwrap_or_default();
+            if a != b {
+                d.pins.push((name.clone(), a, b));
+            }
+        }
+        d
+    }
+
+    fn render(&self, old_dir: &Path, new_dir: &Path, r: &Render<'_>) -> String {
+        let mut body = String::new();
+        body.push_str("<h1>StudyLoop run comparison</h1>\n");
+        let _ = writeln!(
+            body,
+            "<p class=\"headline\">{} new failure(s), {} fixed, {} newly flaky; {} trial(s) added, {} removed; {} changed pin(s).</p>",
+            self.new_failures.len(),
+            self.fixed.len(),
+            self.newly_flaky.len(),
+            self.added.len(),
+            self.removed.len(),
+            self.pins.len()
+        );
+        let _ = writeln!(
+            body,
+            "<p>Old run: <code>{}</code><br>New run: <code>{}</code></p>",
+            r.t(&old_dir.display().to_string()),
+            r.t(&new_dir.display().to_string())
+        );
+        self.list(
+            &mut body,
+            "new-failures",
+            "New failures",
+            &self.new_failures,
+            r,
+        );
+        self.list(&mut body, "fixed", "Fixed", &self.fixed, r);
+        self.list(
+            &mut body,
+            "newly-flaky",
+            "Newly flaky",
+            &self.newly_flaky,
+            r,
+        );
+        only(
+            &mut body,
+            "added",
+            "Added (only in the new run)",
+            &self.added,
+            r,
+        );
+        only(
+            &mut body,
+            "removed",
+            "Removed (only in the old run)",
+            &self.removed,
+            r,
+        );
+        self.pins_section(&mut body, r);
+        self.trials_section(&mut body, r);
+        page(
+            "StudyLoop run comparison",
+            None,
+            &[
+                ("new-failures", "New failures"),
+                ("fixed", "Fixed"),
+                ("newly-flaky", "Newly flaky"),
+                ("added", "Added"),
+                ("removed", "Removed"),
+                ("pins", "Changed pins"),
+                ("per-trial", "Per trial"),
+            ],
+            &body,
+            false,
+        )
+    }
+
+    fn pair(&self, trial: &str) -> Option<&Pair<'a>> {
+        self.both.iter().find(|p| p.new.trial == trial)
+    }
+
+    fn list(&self, body: &mut String, id: &str, title: &str, trials: &[&str], r: &Render<'_>) {
+        let _ = writeln!(
+            body,
+            "<section aria-labelledby=\"h-{id}\"><h2 id=\"h-{id}\"><a id=\"{id}\"></a>{title} ({})</h2>",
+            trials.len()
+        );
+        if trials.is_empty() {
+            body.push_str("<p>None.</p></section>\n");
+            return;
+        }
+        body.push_str("<ul>");
+        for t in trials {
+            let Some(p) = self.pair(t) else { continue };
+            let why = match p.new.status.outcome {
+                TrialOutcome::Passed => String::new(),
+                _ => format!(
+                    ": {}",
+                    r.md(p
+                        .new
+                        .status
+                        .message
+                        .as_deref()
+                        .unwrap_or("no reason recorded"))
+                ),
+            };
+            let _ = write!(
+                body,
+                "<li><code>{}</code>: {} → {}{why}</li>",
+                r.t(t),
+                status::badge(p.old.status_word()),
+                status::badge(p.new.status_word()),
+            );
+        }
+        body.push_str("</ul></section>\n");
+    }
+
+    fn pins_section(&self, body: &mut String, r: &Render<'_>) {
+        let _ = writeln!(
+            body,
+            "<section aria-labelledby=\"h-pins\"><h2 id=\"h-pins\"><a id=\"pins\"></a>Changed pins ({})</h2>",
+            self.pins.len()
+        );
+        body.push_str("<p>As each run's bundle manifests record them: harness versions, rubric, redaction rules, actor model. The sign-off definition is not recorded by a run; the report judges both against the checked-in one.</p>\n");
+        if self.pins.is_empty() {
+            body.push_str("<p>None changed.</p></section>\n");
+            return;
+        }
+        body.push_str("<div class=\"wide\"><table class=\"tokens\"><caption>Pins whose recorded values differ</caption><thead><tr><th scope=\"col\">Pin</th><th scope=\"col\">Old run</th><th scope=\"col\">New run</th></tr></thead><tbody>\n");
+        let show = |set: &BTreeSet<String>| {
+            if set.is_empty() {
+                "not recorded".to_owned()
+            } else {
+                set.iter()
+                    .map(|v| format!("<code>{}</code>", r.t(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        for (name, a, b) in &self.pins {
+            let _ = writeln!(
+                body,
+                "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
+                r.t(name),
+                show(a),
+                show(b)
+            );
+        }
+        body.push_str("</tbody></table></div></section>\n");
+    }
+
+    fn trials_section(&self, body: &mut String, r: &Render<'_>) {
+        let _ = writeln!(
+            body,
+            "<section aria-labelledby=\"h-per-trial\"><h2 id=\"h-per-trial\"><a id=\"per-trial\"></a>Per trial ({} in both runs)</h2>",
+            self.both.len()
+        );
+        body.push_str("<p>Time is each trial's total over its attempts; a change is unknown when either run did not measure it (never 0).</p>\n");
+        body.push_str("<div class=\"wide\"><table class=\"tokens\"><caption>Status, time and fidelity, old → new</caption><thead><tr><th scope=\"col\">Trial</th><th scope=\"col\">Status</th><th scope=\"col\">Time</th><th scope=\"col\">Time change</th><th scope=\"col\">Fidelity</th><th scope=\"col\">Fidelity change</th></tr></thead><tbody>\n");
+        for p in &self.both {
+            let time_change = match (p.old.elapsed_ms(), p.new.elapsed_ms()) {
+                (Some(a), Some(b)) => signed_duration(b.cast_signed() - a.cast_signed()),
+                _ => "unknown".to_owned(),
+            };
+            let fidelity_change = match (p.old.fidelity(), p.new.fidelity()) {
+                (Some(a), Some(b)) => format!("{:+.3}", b - a),
+                _ => "unknown".to_owned(),
+            };
+            let _ = writeln!(
+                body,
+                "<tr><td><code>{}</code></td><td>{} → {}</td><td>{} → {}</td><td>{time_change}</td><td>{} → {}</td><td>{fidelity_change}</td></tr>",
+                r.t(&p.new.trial),
+                status::badge(p.old.status_word()),
+                status::badge(p.new.status_word()),
+                status::time(p.old),
+                status::time(p.new),
+                status::fidelity(p.old),
+                status::fidelity(p.new),
+            );
+        }
+        body.push_str("</tbody></table></div></section>\n");
+    }
+}
+
+fn only(body: &mut String, id: &str, title: &str, cells: &[&Cell], r: &Render<'_>) {
+    let _ = writeln!(
+        body,
+        "<section aria-labelledby=\"h-{id}\"><h2 id=\"h-{id}\"><a id=\"{id}\"></a>{title} ({})</h2>",
+        cells.len()
+    );
+    if cells.is_empty() {
+        body.push_str("<p>None.</p></section>\n");
+        return;
+    }
+    body.push_str("<ul>");
+    for c in cells {
+        let _ = write!(
+            body,
+            "<li><code>{}</code>: {}</li>",
+            r.t(&c.trial),
+            status::badge(c.status_word())
+        );
+    }
+    body.push_str("</ul></section>\n");
+}
+
+/// `+1.50 s` / `-0.20 s`.
+fn signed_duration(ms: i64) -> String {
+    let sign = if ms < 0 { "-" } else { "+" };
+    format!("{sign}{}", duration(Some(ms.unsigned_abs())))
+}
+
+/// Every pin the run's bundle manifests record, by name, with each distinct
+/// value (a run may mix versions: every value is kept).
+fn pins(cells: &[Cell]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut add = |name: String, value: Option<String>| {
+        if let Some(v) = value {
+            out.entry(name).or_default().insert(v);
+        }
+    };
+    let versioned = |v: &Option<String>, h: &Option<String>| match (v, h) {
+        (None, None) => None,
+        (v, h) => Some(format!(
+            "v{} ({})",
+            v.as_deref().unwrap_or("?"),
+            h.as_deref().unwrap_or("no hash")
+        )),
+    };
+    for c in cells {
+        for b in c.attempts.iter().filter_map(|a| a.bundle.as_ref()) {
+            let m = b.manifest();
+            let harness = m.harness.clone().unwrap_or_else(|| c.harness_shown());
+            add(
+                format!("harness {harness} version"),
+                m.harness_version.clone(),
+            );
+            add(
+                "rubric".to_owned(),
+                versioned(&m.rubric_version, &m.rubric_hash),
+            );
+            add(
+                "redaction rules".to_owned(),
+                versioned(&m.redaction_version, &m.redaction_hash),
+            );
+            add("actor model".to_owned(), m.actor_model.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,220 @@
+//! Issue 28 item 4: `studyloop-uat report --compare OLD_RUN NEW_RUN` on two
+//! runs of the real catalogue written by the project's ledger and evidence
+//! writers: a trial that passed then failed is a new failure, the reverse is
+//! fixed, a trial that turned flaky is newly flaky, a trial in one run only is
+//! added or removed, and a harness version change is a changed pin. Bad input
+//! is a clear error naming the value and the fix, exit 2.
+
+use std::path::Path;
+
+use studyloop_acceptance::scratch::Scratch;
+use studyloop_acceptance::web_acp::browser::{self, Browser};
+
+use super::report::report;
+use super::report_grid::{Plan, catalogue, catalogue_run, plan};
+
+/// The text of the section whose heading starts with `title`.
+fn section<'a>(html: &'a str, title: &str) -> &'a str {
+    let start = html
+        .find(&format!("</a>{title} ("))
+        .unwrap_or_else(|| panic!("no section {title}: {html}"));
+    let end = html[start..]
+        .find("</section>")
+        .map_or(html.len(), |i| start + i);
+    &html[start..end]
+}
+
+#[test]
+fn issue28_compare_lists_new_failures_fixed_flaky_added_removed_and_changed_pins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let names = catalogue();
+    let passed = |i: usize| plan(i) == Plan::Pass;
+    // One passed trial fails in the new run; one failed trial passes; one
+    // passed trial turns flaky; one codex trial is gone, one trial is new.
+    let broke = (0..names.len())
+        .find(|i| passed(*i) && !names[*i].contains("codex"))
+        .unwrap();
+    let mended = (0..names.len()).find(|i| plan(*i) == Plan::Fail).unwrap();
+    let shaky = (0..names.len())
+        .rev()
+        .find(|i| passed(*i) && *i != broke)
+        .unwrap();
+    let gone = names.iter().position(|n| n == "probe::codex").unwrap();
+    let old = catalogue_run(
+        &tmp.path().join("runs/old"),
+        |i, _| plan(i),
+        "codex-cli 0.1.0",
+    );
+    let new = catalogue_run(
+        &tmp.path().join("runs/new"),
+        |i, _| match i {
+            _ if i == broke => Plan::Fail,
+            _ if i == mended => Plan::Pass,
+            _ if i == shaky => Plan::Flaky,
+            _ => plan(i),
+        },
+        "codex-cli 0.2.0",
+    );
+    // Removed from the new run, added to it: rewrite its ledger lines.
+    for file in ["results.jsonl", "skip-ledger.jsonl"] {
+        let path = new.dir().join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.contains(&format!("\"trial\":\"{}\"", names[gone])))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, kept).unwrap();
+    }
+    new.record_skip("probe::newcomer", "a trial added since the old run")
+        .unwrap();
+    let out = tmp.path().join("cmp");
+    let o = report(
+        &[
+            "--compare".as_ref(),
+            old.dir().as_os_str(),
+            new.dir().as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+        tmp.path(),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("1 new failure(s), 1 fixed, 1 newly flaky"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let code = |i: usize| format!("<code>{}</code>", names[i]);
+    let failures = section(&html, "New failures");
+    assert!(failures.contains(&code(broke)), "{failures}");
+    assert!(!failures.contains(&code(mended)), "{failures}");
+    assert!(failures.contains("passed</span>") || failures.contains("passed →"));
+    let fixed = section(&html, "Fixed");
+    assert!(fixed.contains(&code(mended)), "{fixed}");
+    assert!(!fixed.contains(&code(broke)), "{fixed}");
+    let flaky = section(&html, "Newly flaky");
+    assert!(flaky.contains(&code(shaky)), "{flaky}");
+    let added = section(&html, "Added");
+    assert!(added.contains("<code>probe::newcomer</code>"), "{added}");
+    let removed = section(&html, "Removed");
+    assert!(removed.contains(&code(gone)), "{removed}");
+    let pins = section(&html, "Changed pins");
+    assert!(pins.contains("harness codex version"), "{pins}");
+    assert!(
+        pins.contains("<code>codex-cli 0.1.0</code>")
+            && pins.contains("<code>codex-cli 0.2.0</code>"),
+        "{pins}"
+    );
+    // Per trial: time and fidelity old → new; an unscored fidelity stays unknown.
+    let per = section(&html, "Per trial");
+    assert!(per.contains("fidelity") || per.contains("Fidelity"));
+    assert!(per.contains("unknown"), "{per}");
+    assert!(
+        !per.contains("0.000 →"),
+        "an unknown fidelity shown as 0: {per}"
+    );
+    // A screenshot at 1280 px for a person (docs/evidence/report/).
+    let scratch = Scratch::create().unwrap();
+    let profile = browser::profile_dir(scratch.tmp_dir()).unwrap();
+    let c = Browser::launch(&scratch, &profile).unwrap();
+    c.resize(1280, 1000).unwrap();
+    c.goto(&format!("file://{}", out.join("index.html").display()))
+        .unwrap();
+    let width = c
+        .eval(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+            vec![],
+        )
+        .unwrap();
+    assert!(
+        width[0].as_i64() <= width[1].as_i64(),
+        "the comparison overflows a 1280 px window: {width}"
+    );
+    let (png, _) = c.snapshot().unwrap();
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/studyloop/report-screens");
+    std::fs::create_dir_all(&shots).unwrap();
+    std::fs::write(shots.join("compare-1280.png"), png).unwrap();
+    c.close();
+}
+
+#[test]
+fn issue28_compare_refuses_what_is_not_two_distinct_run_directories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = catalogue_run(&tmp.path().join("runs/a"), |_, _| Plan::Pass, "v1");
+    let not_run = tmp.path().join("plain");
+    std::fs::create_dir(&not_run).unwrap();
+    let file = tmp.path().join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(a.dir(), &link).unwrap();
+    let missing = tmp.path().join("missing");
+    let run = a.dir();
+    let cases: [(&[&Path], &str); 6] = [
+        (&[&not_run, run], "OLD_RUN"),
+        (&[run, &file], "it is not a directory"),
+        (
+            &[run, &link],
+            "it is a symlink; pass the directory it points to",
+        ),
+        (&[run, &missing], "NEW_RUN"),
+        (
+            &[run, run],
+            "are the same directory; pass two different runs",
+        ),
+        (&[run], "OLD_RUN"),
+    ];
+    for (args, want) in cases {
+        let mut words: Vec<&std::ffi::OsStr> = vec!["--compare".as_ref()];
+        words.extend(args.iter().map(|p| p.as_os_str()));
+        let o = report(&words, tmp.path());
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(want),
+            "{args:?}: wanted {want:?} in {stderr}"
+        );
+        if args.len() == 2 && args[0] != args[1] {
+            let bad = if args[0] == run { args[1] } else { args[0] };
+            assert!(
+                stderr.contains(&bad.display().to_string()),
+                "{args:?}: the error names the value: {stderr}"
+            );
+        }
+    }
+    // An output directory that is a symlink is refused, not written through.
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out_link = tmp.path().join("out-link");
+    std::os::unix::fs::symlink(&elsewhere, &out_link).unwrap();
+    let b = catalogue_run(&tmp.path().join("runs/b"), |_, _| Plan::Pass, "v2");
+    let o = report(
+        &[
+            "--compare".as_ref(),
+            run.as_os_str(),
+            b.dir().as_os_str(),
+            "--out".as_ref(),
+            out_link.as_os_str(),
+        ],
+        tmp.path(),
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it is a symlink"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(
+        String::from_utf8_lossy(
+            &report(
+                &["--compare".as_ref(), not_run.as_os_str(), run.as_os_str()],
+                tmp.path()
+            )
+            .stderr
+        )
+        .contains("holds no run record"),
+    );
+}
