@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use studyloop_acceptance::ledger::{LedgerError, RunRecords};
+use studyloop_acceptance::ledger::RunRecords;
 use studyloop_redaction::Redactor;
 
+use super::error::ReportError;
 use super::html::{Render, slug};
 use super::overview::SignoffView;
 use super::source;
@@ -37,30 +38,6 @@ pub struct Written {
     pub verdict: String,
     /// Time taken.
     pub elapsed: Duration,
-}
-
-/// Why no report was written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// No run directory was given.
-    #[error(
-        "no run directory given; pass one or more (e.g. target/studyloop/runs/<run-key>), or run `just report` for the latest"
-    )]
-    NoRuns,
-    /// `--latest` found no run directory with a shard record.
-    #[error("no acceptance or UAT run under {}: no directory there holds shard-acceptance.json or shard-uat.json (run `just testacc` or `just testuat` first, or pass run directories)", .0.display())]
-    NoLatest(PathBuf),
-    /// A run directory could not be read.
-    #[error(transparent)]
-    Ledger(#[from] LedgerError),
-    /// The output directory is unusable.
-    #[error("cannot write the report to {}: {detail} (pass --out with a new or empty directory that is not a symlink)", path.display())]
-    Out {
-        /// The path concerned.
-        path: PathBuf,
-        /// What failed.
-        detail: String,
-    },
 }
 
 /// Builds the site described by `options`; `redactor` rewrites the redacted

@@ -14,7 +14,8 @@ use studyloop_acceptance::ledger::{
     LedgerError, RESULTS_LOG, RUN_MARKER, RunRecords, SKIP_LEDGER, TrialOutcome,
 };
 
-use super::build::{ReportError, make_dir, write};
+use super::build::{make_dir, write};
+use super::error::ReportError;
 use super::html::{Render, duration, page};
 use super::model::Cell;
 use super::status;

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use studyloop_redaction::Redactor;
 
-use super::build::ReportError;
+use super::error::ReportError;
 use super::html::slug;
 use super::model::Cell;
 use crate::bundle::Bundle;

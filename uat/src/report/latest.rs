@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use studyloop_acceptance::ledger::{SHARD_TIERS, shard_record_file};
 
-use super::build::ReportError;
+use super::error::ReportError;
 
 /// One run to report on, and the tiers it is the latest run of.
 #[derive(Debug, Clone, PartialEq, Eq)]

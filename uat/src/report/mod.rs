@@ -31,6 +31,7 @@ mod attention;
 mod build;
 mod cell;
 mod compare;
+mod error;
 mod exports;
 mod filter;
 mod html;
@@ -42,6 +43,7 @@ mod recordings;
 mod source;
 mod status;
 
-pub use build::{ReportError, ReportOptions, Written, build};
+pub use build::{ReportOptions, Written, build};
 pub use compare::{CompareError, CompareOptions, Compared, compare};
+pub use error::ReportError;
 pub use latest::{LatestRun, latest_runs};

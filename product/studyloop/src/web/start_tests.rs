@@ -50,11 +50,18 @@ pub(super) fn world(extra: &[(&str, &str)]) -> World {
     let env = Env::from_pairs(pairs);
     let config = crate::settings::config_file(&env).expect("config path");
     crate::config::init(&config, false).expect("default config");
+    // The real binary (every launch goes through its `studyloop contain`), reached
+    // through a link in a directory of its own: the product looks for `studyloop-mcp`
+    // beside its exe first, and the build's target dir holds the real one, which
+    // the MCP tests must not find unless they put one on PATH.
+    let bin = root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let exe = bin.join("studyloop");
+    std::os::unix::fs::symlink(testkit::bin("studyloop"), &exe).expect("link studyloop");
     let ctx = Ctx {
         env,
         cwd: home.clone(),
-        // The real binary: every launch goes through its `studyloop contain`.
-        exe: testkit::bin("studyloop"),
+        exe,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
