@@ -263,6 +263,13 @@ where
 
 /// One rmcp line: pass it on, or hold it for its batch (None).
 fn from_server(line: String, shared: &SharedRef) -> Option<String> {
+    {
+        // Nothing to watch for (the common case): pass the line on unparsed.
+        let s = lock(shared);
+        if s.initialize.is_empty() && s.waiting.is_empty() {
+            return Some(line);
+        }
+    }
     let Ok(v) = serde_json::from_str::<Value>(&line) else {
         return Some(line);
     };
