@@ -158,4 +158,17 @@ mod tests {
             Verdict::Forward { request_id: Some(id), initialize: false } if id == json!(3)
         ));
     }
+
+    #[test]
+    fn a_crlf_or_bom_line_is_json_and_a_blank_line_is_skipped() {
+        // rmcp accepts both; the edge must not turn them into -32700.
+        let v = parse_line(b"\xEF\xBB\xBF{\"a\": 1}\r");
+        assert_eq!(v, Ok(Some(json!({"a": 1}))));
+        assert_eq!(parse_line(b" \t\r"), Ok(None));
+        let e = parse_line(b"{\"a\"").unwrap_err();
+        assert_eq!(
+            (e["error"]["code"].clone(), e["id"].clone()),
+            (json!(-32700), Value::Null)
+        );
+    }
 }
