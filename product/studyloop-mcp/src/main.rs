@@ -7,6 +7,8 @@
 //!
 //! The environment is read once at start (paths, scope), like `studyloop`.
 
+mod edge;
+mod framing;
 mod server;
 mod session_tools;
 mod tools;

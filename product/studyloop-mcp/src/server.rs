@@ -10,6 +10,7 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServiceExt as _};
@@ -31,7 +32,17 @@ fn tool_list() -> Vec<Tool> {
                 serde_json::Value::Object(o) => o,
                 _ => serde_json::Map::new(),
             };
-            Tool::new(t.name, t.description, Arc::new(schema))
+            let mut tool = Tool::new(t.name, t.description, Arc::new(schema));
+            tool.title = Some(t.title.to_owned());
+            tool.annotations = Some(
+                ToolAnnotations::with_title(t.title)
+                    .read_only(t.hints.read_only)
+                    .destructive(t.hints.destructive)
+                    .idempotent(t.hints.idempotent)
+                    // Every tool works on local files and the local database only.
+                    .open_world(false),
+            );
+            tool
         })
         .collect()
 }
@@ -61,6 +72,11 @@ impl ServerHandler for StudyLoopMcp {
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = self.ctx.clone();
         let name = request.name.to_string();
+        // An unknown tool is the caller's protocol error (-32602, as the MCP
+        // spec's tools chapter says), not a tool that ran and failed.
+        if !tools::is_known(&name) {
+            return Err(ErrorData::invalid_params(tools::unknown_tool(&name), None));
+        }
         let args = request.arguments.unwrap_or_default();
         let outcome = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
             .await
@@ -79,13 +95,24 @@ impl ServerHandler for StudyLoopMcp {
     }
 }
 
-/// Serve on stdin/stdout until the client closes them.
+/// Serve on stdin/stdout until the client closes them. rmcp serves on one
+/// end of an in-process pipe; [`crate::edge`] sits between it and the real
+/// stdin/stdout (the answers rmcp's stdio transport gets wrong, batches).
 ///
 /// # Errors
-/// The transport's failure.
+/// The transport's failure, or reading/writing stdin/stdout.
 pub async fn serve_stdio(ctx: Ctx) -> Result<(), Box<dyn std::error::Error>> {
     let server = StudyLoopMcp { ctx: Arc::new(ctx) };
-    let running = server.serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
+    // The pipe holds what a line burst needs; a full pipe only makes the edge wait.
+    let (edge_side, rmcp_side) = tokio::io::duplex(256 * 1024);
+    let serving = async move {
+        let running = server.serve(tokio::io::split(rmcp_side)).await?;
+        running.waiting().await?;
+        Ok::<(), Box<dyn std::error::Error>>(())
+    };
+    let edge = crate::edge::run(tokio::io::stdin(), tokio::io::stdout(), edge_side);
+    let (served, edged) = tokio::join!(serving, edge);
+    served?;
+    edged?;
     Ok(())
 }

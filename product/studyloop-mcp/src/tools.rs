@@ -24,10 +24,50 @@ pub const OTHER_TOOL_NAMES: [&str; 4] = [
     "session_search",
 ];
 
-/// One tool: name, description, JSON Schema of its arguments.
+/// What a call does to the world, as MCP's tool annotations say it, so a
+/// client can ask before `delete_study_plan` or `end_session` and not before a read.
+#[derive(Clone, Copy)]
+pub struct Hints {
+    /// Changes nothing.
+    pub read_only: bool,
+    /// May remove or replace what is there (meaningful when not read-only).
+    pub destructive: bool,
+    /// The same call again changes nothing more.
+    pub idempotent: bool,
+}
+
+const READ: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+/// Adds (a checkpoint, a feed line, a new plan): a repeat adds again or is refused.
+const ADD: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+/// Sets a value that can be set back (status, a milestone, a record by title).
+const SET: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: true,
+};
+/// Removes or replaces what is there (a plan's fields, the plan, the live session).
+const DESTROY: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: true,
+};
+
+/// One tool: name, title, description, effect, JSON Schema of its arguments.
 pub struct ToolSpec {
     /// The name.
     pub name: &'static str,
+    /// The human title (`title` and `annotations.title`).
+    pub title: &'static str,
+    /// What a call does to the world.
+    pub hints: Hints,
     /// What it does.
     pub description: &'static str,
     /// The input schema (an object schema).
@@ -59,11 +99,15 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "list_study_plans",
+            title: "List study plans",
+            hints: READ,
             description: "List study plans (active first, then oldest updated first).",
             schema: obj(json!({"status": status}), &[]),
         },
         ToolSpec {
             name: "get_study_plan",
+            title: "Show a study plan",
+            hints: READ,
             description: "One plan: summary, mission, milestones, records, readiness; markdown and checkpoint history on request.",
             schema: obj(
                 json!({"plan_id": id, "include_markdown": b("Include the document."), "include_history": b("Include logged checkpoints."),
@@ -73,11 +117,15 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "get_planning_interview",
+            title: "Planning interview",
+            hints: READ,
             description: "The planning interview: questions, a seed and the existing plans.",
             schema: obj(json!({}), &[]),
         },
         ToolSpec {
             name: "create_study_plan",
+            title: "Create a study plan",
+            hints: ADD,
             description: "Create a plan from interview answers (why, success, topics, constraints, out_of_scope, milestones, target_date, resources). An existing id is a conflict; status active is gated on readiness.",
             schema: obj(
                 json!({"title": s("The plan title."), "answers": {"type": "object", "description": "The interview answers."},
@@ -87,6 +135,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "update_study_plan",
+            title: "Update a study plan",
+            hints: DESTROY,
             description: "Apply every given field together and save once.",
             schema: obj(
                 json!({"plan_id": id, "title": s("Title."), "topics": list("Topics."), "target_date": s("YYYY-MM-DD."),
@@ -98,6 +148,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "set_study_plan_status",
+            title: "Set a plan's status",
+            hints: SET,
             description: "Set the status; activation needs a why, a success criterion and a milestone.",
             schema: obj(
                 json!({"plan_id": id, "status": status}),
@@ -106,6 +158,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "set_study_plan_milestone",
+            title: "Mark a milestone done or not done",
+            hints: SET,
             description: "Set milestone `index` (0-based) done or not done (a set, never a toggle).",
             schema: obj(
                 json!({"plan_id": id, "index": int("0-based milestone index.", 0, 10_000), "done": b("Done?")}),
@@ -114,6 +168,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "evaluate_study_plan",
+            title: "Evaluate a study plan",
+            hints: ADD,
             description: "Evaluate progress at a phase; record=true writes the checkpoint to the document and the database.",
             schema: obj(
                 json!({"plan_id": id, "phase": {"type": "string", "enum": ["start", "mid", "end"]}, "study_id": s("The study session."),
@@ -123,6 +179,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "delete_study_plan",
+            title: "Delete a study plan",
+            hints: DESTROY,
             description: "Delete a plan document; refuses unless confirmed.",
             schema: obj(
                 json!({"plan_id": id, "confirmed": b("Confirm the deletion.")}),
@@ -131,6 +189,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "record_plan_learning",
+            title: "Record a learning on a plan",
+            hints: SET,
             description: "Add or update (by title) a learning record on a plan; idempotent.",
             schema: obj(
                 json!({"plan_id": id, "title": s("Record title."), "body": s("Body."), "status": s("Status word (default active).")}),
@@ -139,6 +199,8 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "log_topic",
+            title: "Log a topic to the live session",
+            hints: ADD,
             description: "Log a topic to the live study session (feed and database).",
             schema: obj(
                 json!({"topic": s("The topic or concept."), "status": {"type": "string", "enum": ["learning", "struggling", "insight", "win", "parked"]},
@@ -148,11 +210,15 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "end_session",
+            title: "End the live study session",
+            hints: DESTROY,
             description: "End the live study session (notes, progress rows, teardown).",
             schema: obj(json!({}), &[]),
         },
         ToolSpec {
             name: "session_search",
+            title: "Search recorded sessions",
+            hints: READ,
             description: "Lexical search over recorded sessions (FTS5, best match first).",
             schema: obj(
                 json!({"query": s("Words to look for."), "limit": int("At most this many hits.", 1, 100)}),
@@ -218,6 +284,23 @@ fn plan_app(ctx: &Ctx) -> Result<PlanApp, Refusal> {
     PlanApp::from_ctx(ctx).map_err(|e| refuse(&e))
 }
 
+/// Whether `name` is one of the tools (an unknown name is a protocol error, not a tool error).
+#[must_use]
+pub fn is_known(name: &str) -> bool {
+    PLAN_TOOL_NAMES.contains(&name) || OTHER_TOOL_NAMES.contains(&name)
+}
+
+/// What an unknown tool name is told: the name (cut to 60 characters) and every tool.
+#[must_use]
+pub fn unknown_tool(name: &str) -> String {
+    format!(
+        "unknown tool `{}`; tools: {}, {}",
+        name.chars().take(60).collect::<String>(),
+        PLAN_TOOL_NAMES.join(", "),
+        OTHER_TOOL_NAMES.join(", ")
+    )
+}
+
 /// Call tool `name` with `args`.
 ///
 /// # Errors
@@ -226,14 +309,7 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, R
     let spec = specs()
         .into_iter()
         .find(|t| t.name == name)
-        .ok_or_else(|| {
-            invalid(format!(
-                "unknown tool `{}`; tools: {}, {}",
-                name.chars().take(60).collect::<String>(),
-                PLAN_TOOL_NAMES.join(", "),
-                OTHER_TOOL_NAMES.join(", ")
-            ))
-        })?;
+        .ok_or_else(|| invalid(unknown_tool(name)))?;
     let props = spec.schema["properties"]
         .as_object()
         .cloned()

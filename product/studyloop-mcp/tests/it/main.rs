@@ -4,4 +4,5 @@
 //! and each refusal prefix.
 
 mod hostile;
+mod protocol;
 mod stdio;

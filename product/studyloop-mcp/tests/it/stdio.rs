@@ -15,6 +15,11 @@ pub(crate) struct Mcp {
 
 impl Mcp {
     pub(crate) fn spawn(home: &Path, plans: Option<&Path>) -> Self {
+        Self::spawn_version(home, plans, "2025-06-18")
+    }
+
+    /// Spawn and initialize under protocol `version` (the server must agree to it).
+    pub(crate) fn spawn_version(home: &Path, plans: Option<&Path>, version: &str) -> Self {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_studyloop-mcp"));
         cmd.env_clear()
             .env("HOME", home)
@@ -44,9 +49,10 @@ impl Mcp {
         };
         let init = m.request(
             "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            json!({"protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "studyloop-test", "version": "0"}}),
         );
+        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
         assert_eq!(init["result"]["serverInfo"]["name"], "studyloop", "{init}");
         assert!(
             init["result"]["capabilities"]["tools"].is_object(),
@@ -57,11 +63,22 @@ impl Mcp {
     }
 
     fn send(&mut self, v: &Value) {
-        writeln!(self.stdin, "{v}").unwrap();
+        self.send_line(&v.to_string());
+    }
+
+    /// Write one raw line (a newline is added), as a careless client would.
+    pub(crate) fn send_line(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
         self.stdin.flush().unwrap();
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    /// The next line the server writes, parsed; None when nothing comes within `wait`.
+    pub(crate) fn next_json(&mut self, wait: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(wait).ok()?;
+        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}")))
+    }
+
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -307,7 +324,8 @@ fn every_refusal_prefix_and_no_write() {
             json!({"plan_id": "bare", "phase": "never"}),
             "invalid:",
         ),
-        ("no_such_tool", json!({}), "invalid:"),
+        // An unknown tool is a protocol error (-32602), not a tool refusal:
+        // protocol::an_unknown_tool_is_invalid_params_naming_the_tools.
     ];
     for (tool, args, prefix) in cases {
         let err = m.call(tool, args.clone()).unwrap_err();
