@@ -58,13 +58,13 @@ pub enum SigningError {
         mode: u32,
     },
     /// A public key was given where the private key is expected.
-    #[error("`{}` is a public key, but --key needs the private key (`{}` beside it, written by `studyloop-uat keygen`)", path.display(), super::PRIVATE_KEY_FILE)]
+    #[error("`{}` is a public key, but --key needs the private key (`{}` beside it, written by `studyloop-uat keygen`)", path.display(), super::names::PRIVATE_KEY_FILE)]
     PublicNotPrivate {
         /// The path.
         path: PathBuf,
     },
     /// A private key was given where the public key is expected.
-    #[error("`{}` is a private key, but --pubkey needs the public key (`{}` beside it); never hand the private key to a verifier", path.display(), super::PUBLIC_KEY_FILE)]
+    #[error("`{}` is a private key, but --pubkey needs the public key (`{}` beside it); never hand the private key to a verifier", path.display(), super::names::PUBLIC_KEY_FILE)]
     PrivateNotPublic {
         /// The path.
         path: PathBuf,
@@ -97,8 +97,8 @@ pub enum SigningError {
 
 fn key_file(role: &str) -> &'static str {
     if role == "private" {
-        super::PRIVATE_KEY_FILE
+        super::names::PRIVATE_KEY_FILE
     } else {
-        super::PUBLIC_KEY_FILE
+        super::names::PUBLIC_KEY_FILE
     }
 }

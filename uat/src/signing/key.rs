@@ -10,11 +10,8 @@ use ring::rand::SystemRandom;
 use ring::signature::{ED25519, Ed25519KeyPair, KeyPair as _, UnparsedPublicKey};
 
 use super::SigningError;
+use super::names::{PRIVATE_KEY_FILE, PUBLIC_KEY_FILE};
 
-/// The private key's file name inside `keygen --out DIR`.
-pub const PRIVATE_KEY_FILE: &str = "release-signing.pk8";
-/// The public key's file name beside it.
-pub const PUBLIC_KEY_FILE: &str = "release-signing.pub";
 /// Far above any key file (a PKCS#8 ed25519 key is 83 bytes, the hex public key 65).
 const MAX_KEY_BYTES: u64 = 4096;
 

@@ -8,13 +8,12 @@
 
 mod error;
 mod key;
+mod names;
 mod record;
 mod seal;
 
 pub use error::SigningError;
-pub use key::{
-    KeyPair, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, PrivateKey, PublicKey, keygen, read_private,
-    read_public,
-};
-pub use record::{Record, SIGNATURE_FILE, canonical_bytes, release_record};
+pub use key::{KeyPair, PrivateKey, PublicKey, keygen, read_private, read_public};
+pub use names::{PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, SIGNATURE_FILE};
+pub use record::{Record, canonical_bytes, release_record};
 pub use seal::{Signed, Verified, sign, verify};

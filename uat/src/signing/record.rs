@@ -21,8 +21,6 @@ use studyloop_redaction::Redactor;
 use super::SigningError;
 use crate::signoff::{self, Pins};
 
-/// The signature's file name inside the run directory.
-pub const SIGNATURE_FILE: &str = "signoff.sig";
 /// The record's format version.
 const RECORD_SCHEMA: u32 = 1;
 /// What the record says it is, so its bytes cannot be mistaken for another signed

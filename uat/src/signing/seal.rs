@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use studyloop_redaction::Redactor;
 
-use super::record::{SIGNATURE_FILE, canonical_bytes, release_record};
+use super::names::SIGNATURE_FILE;
+use super::record::{canonical_bytes, release_record};
 use super::{PrivateKey, PublicKey, SigningError};
 use crate::signoff::Pins;
 
