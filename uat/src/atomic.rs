@@ -15,6 +15,30 @@ use std::path::Path;
 /// # Errors
 /// The I/O error of whichever step failed; the temp file is removed.
 pub fn write(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let tmp = synced_temp(path, bytes, mode)?;
+    let result = std::fs::rename(&tmp, path);
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// As [`write`], but never replaces anything at `path`: the complete temp file is
+/// hard-linked to the final name, which `link(2)` refuses when the name exists (a
+/// private key must never be overwritten, and a check-then-rename would race).
+///
+/// # Errors
+/// `AlreadyExists` when `path` exists; otherwise the I/O error of whichever step
+/// failed. The temp file is removed either way.
+pub fn write_new(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let tmp = synced_temp(path, bytes, mode)?;
+    let result = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    result
+}
+
+/// A complete, synced temp file beside `path` holding `bytes` with mode `mode`.
+fn synced_temp(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<std::path::PathBuf> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -36,11 +60,13 @@ pub fn write(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
         // The open mode is filtered by the umask; set the final mode exactly.
         file.set_permissions(std::fs::Permissions::from_mode(mode))?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
+        file.sync_all()
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
     }
-    result
 }

@@ -24,5 +24,6 @@ pub mod prune;
 pub mod receipts;
 pub mod report;
 pub(crate) mod secrets;
+pub mod signing;
 pub mod signoff;
 pub mod trajectory;

@@ -2,9 +2,11 @@
 //! (`grade`), build the HTML run report (`report`), merge a partitioned run's shards
 //! (`merge`), prune old durable bundles (`prune`), certify one harness with real
 //! auth by hand (`certify HARNESS --real-auth`), and check what certify needs before
-//! anything launches (`preflight`).
+//! anything launches (`preflight`), and sign a run's release record with a release
+//! manager's ed25519 key (`keygen`, `sign`, `verify --signed`).
 //!
-//! Exit codes: 0 = PASS / graded / pruned / ready; 1 = FAIL / rejected; 2 = the command
+//! Exit codes: 0 = PASS / graded / pruned / ready / signed / verified; 1 = FAIL /
+//! rejected / not signed (a FAIL sign-off) / signature not valid; 2 = the command
 //! could not reach a verdict (bad input, a tampered pinned file, an unwritable output, a
 //! dirty tree to certify); 3 = certification skipped (credentials missing or expired).
 
@@ -18,6 +20,7 @@ use studyloop_uat::bundle::Bundle;
 use studyloop_uat::council::{self, CellContext, Grader, SeatApprovals, SeatStatus, StubTarget};
 use studyloop_uat::output::Out;
 use studyloop_uat::prune;
+use studyloop_uat::signing;
 use studyloop_uat::signoff::{self, Pins};
 
 #[derive(Parser)]
@@ -128,6 +131,34 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
     },
+    /// Make a release manager's ed25519 key pair: DIR/release-signing.pk8 (private,
+    /// PKCS#8, 0600, in a 0700 directory) and DIR/release-signing.pub (64 hex
+    /// characters). Never overwrites a key; never prints the private key.
+    Keygen {
+        /// The key directory (created 0700 when absent).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Sign the release record of a run directory (its sign-off summary, every
+    /// bundle's manifest sha256, every arbitration file's sha256) into
+    /// RUN_DIR/signoff.sig. Exit 1 when the run's sign-off is FAIL.
+    Sign {
+        /// The run directory.
+        run: PathBuf,
+        /// The private key file (`release-signing.pk8`).
+        #[arg(long, value_name = "PRIVATE_KEY")]
+        key: PathBuf,
+    },
+    /// Check RUN_DIR/signoff.sig with a public key against the run as it is now.
+    /// Exit 0 valid; 1 absent, another key's, or something signed changed.
+    Verify {
+        /// The signed run directory.
+        #[arg(long, value_name = "RUN_DIR")]
+        signed: PathBuf,
+        /// The signer's public key file (`release-signing.pub`).
+        #[arg(long, value_name = "PUBLIC_KEY")]
+        pubkey: PathBuf,
+    },
     /// List (or with --apply, delete) durable bundles older than an age.
     Prune {
         /// Age cut-off: whole days or hours, e.g. 90d or 36h.
@@ -180,6 +211,9 @@ fn main() -> ExitCode {
             format,
             out: path,
         } => run_export(&bundle, format, path.as_deref(), &out),
+        Command::Keygen { out: dir } => run_keygen(&dir, &out),
+        Command::Sign { run, key } => run_sign(&run, &key, &out),
+        Command::Verify { signed, pubkey } => run_verify(&signed, &pubkey, &out),
         Command::Prune {
             older_than,
             root,
@@ -272,6 +306,75 @@ fn run_signoff(inputs: &[PathBuf], dir: &std::path::Path, out: &Out) -> anyhow::
     } else {
         ExitCode::from(1)
     })
+}
+
+fn run_keygen(dir: &Path, out: &Out) -> anyhow::Result<ExitCode> {
+    let pair = signing::keygen(dir)?;
+    out.line(format!(
+        "studyloop-uat keygen: private key {} (0600, keep it; never share it)",
+        pair.private.display()
+    ));
+    out.line(format!(
+        "public key {} (give it to whoever verifies), fingerprint {}",
+        pair.public.display(),
+        pair.fingerprint
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_sign(run: &Path, key: &Path, out: &Out) -> anyhow::Result<ExitCode> {
+    // The key first: a wrong key file is refused before the sign-off runs.
+    let key = signing::read_private(key)?;
+    let pins = Pins::load_default()?;
+    match signing::sign(&pins, run, &key, redactor(out)?)? {
+        signing::Signed::Written {
+            path,
+            fingerprint,
+            cells,
+        } => {
+            out.line(format!(
+                "studyloop-uat sign: SIGNED the release record of {} ({cells} cell(s)) with key {fingerprint}",
+                run.display()
+            ));
+            out.line(format!("signature: {}", path.display()));
+            Ok(ExitCode::SUCCESS)
+        }
+        signing::Signed::Refused { reasons } => {
+            out.line(format!(
+                "studyloop-uat sign: NOT SIGNED: the sign-off of {} is FAIL (a failed sign-off is not a release record)",
+                run.display()
+            ));
+            for reason in &reasons {
+                out.line(format!("  - {reason}"));
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn run_verify(run: &Path, pubkey: &Path, out: &Out) -> anyhow::Result<ExitCode> {
+    let key = signing::read_public(pubkey)?;
+    let pins = Pins::load_default()?;
+    match signing::verify(&pins, run, &key, redactor(out)?)? {
+        signing::Verified::Valid { fingerprint } => {
+            out.line(format!(
+                "studyloop-uat verify: SIGNED: {} is the release record key {fingerprint} signed, unchanged",
+                run.display()
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
+        signing::Verified::Failed { reasons } => {
+            out.line(format!(
+                "studyloop-uat verify: NOT VALID: {} ({} reason(s)):",
+                run.display(),
+                reasons.len()
+            ));
+            for reason in &reasons {
+                out.line(format!("  - {reason}"));
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
 }
 
 fn run_grade(

@@ -19,4 +19,4 @@ mod summary;
 
 pub use error::SignoffError;
 pub use pins::Pins;
-pub use run::{CellLine, SignoffReport, run};
+pub use run::{CellLine, SignoffReport, assess, run};

@@ -49,6 +49,9 @@ pub struct SignoffReport {
     pub summary: serde_json::Map<String, serde_json::Value>,
     /// Where the summary was written (PASS only).
     pub written: Option<PathBuf>,
+    /// The directory of the bundle signed off for each cell (cell id → bundle dir):
+    /// what a signed release record hashes beside the summary (the arbitrations).
+    pub bundle_dirs: BTreeMap<String, PathBuf>,
 }
 
 /// Runs a sign-off over `paths`; on PASS writes the summary into `out_dir`.
@@ -61,6 +64,24 @@ pub fn run(
     paths: &[PathBuf],
     redactor: &Redactor,
     out_dir: &Path,
+) -> Result<SignoffReport, SignoffError> {
+    let mut report = assess(pins, paths, redactor)?;
+    if report.verdict.passed() {
+        report.written = Some(write_summary(out_dir, &report.run_id, &report.summary)?);
+    }
+    Ok(report)
+}
+
+/// A sign-off over `paths` that writes nothing: the verdict and the summary as
+/// [`run`] would produce them (`written` is `None`). `studyloop-uat sign` and
+/// `verify --signed` recompute a run's release record through it.
+///
+/// # Errors
+/// As [`run`], less the write.
+pub fn assess(
+    pins: &Pins,
+    paths: &[PathBuf],
+    redactor: &Redactor,
 ) -> Result<SignoffReport, SignoffError> {
     let inputs = classify(paths)?;
     let shards: Vec<&PathBuf> = inputs
@@ -211,11 +232,10 @@ pub fn run(
                 .map(|b| redactor.redact(&b.manifest().run_id)),
         })
         .collect();
-    let written = if verdict.passed() {
-        Some(write_summary(out_dir, &run_id, &summary)?)
-    } else {
-        None
-    };
+    let bundle_dirs = bundles
+        .iter()
+        .map(|(cell, b)| ((*cell).to_owned(), b.dir().to_owned()))
+        .collect();
     Ok(SignoffReport {
         run_id,
         verdict,
@@ -223,7 +243,8 @@ pub fn run(
         inputs: (shards.len(), inputs.len() - shards.len()),
         notes,
         summary,
-        written,
+        written: None,
+        bundle_dirs,
     })
 }
 

@@ -29,6 +29,7 @@ mod report_links;
 mod report_long_cast;
 mod report_player;
 mod report_wording;
+mod signing;
 mod signoff;
 mod signoff_corpus;
 mod signoff_output;
