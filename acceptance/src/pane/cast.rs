@@ -17,17 +17,21 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 
 /// The most output bytes a cast holds: a 30-minute session of the busiest
-/// harness with room to spare. A TUI redraws its screen for every spinner tick
-/// and streamed token, so a pane minute is megabytes, not kilobytes (issue 28:
-/// codex ≈ 2.95 MB/min, grok ≈ 2.4 MB/min, so 30 codex minutes ≈ 88.5 MB).
-pub const CAST_CAP: usize = 96 << 20;
+/// harness at its busiest measured rate. A TUI redraws its screen for every spinner
+/// tick and streamed token, so a pane minute is megabytes, not kilobytes. Measured on
+/// the pinned harnesses' lane casts (fresh-clone CI run, 2026-12-02; docs/notes/report.md):
+/// codex 2.1-2.9 MB/min in a session and 4.26 MB/min at its busiest (the study arc's
+/// first day), grok 1.1-2.6, pi 0.8-1.8, opencode 0.24-0.43, claude 0.12-0.34; so 30
+/// codex minutes at 4.26 MB/min ≈ 128 MB.
+pub const CAST_CAP: usize = 128 << 20;
 
 /// The most bytes a bundle's gzipped cast (`.cast.gz`) is budgeted, and the
 /// most a report embeds to play in the page (past it, the page links the
-/// file). A 30-minute session at codex's rate fits it (the report's player test
-/// records one); a pane that writes less repetitive output than a TUI's
-/// redraws may not, and is then only linked.
-pub const CAST_GZ_BUDGET: u64 = 16 << 20;
+/// file). Sized from the measured casts, not a synthetic one: real TUI output
+/// gzips 3.9-5.3× for codex (grok 22-34×, pi 14-19×, opencode 8-15×, claude 2.3-3.1×,
+/// whose output is small), so a full [`CAST_CAP`] of codex output is ≈ 25-33 MB
+/// gzipped; a synthetic redraw loop gzips 88× and would mislead.
+pub const CAST_GZ_BUDGET: u64 = 32 << 20;
 
 /// A recording in progress.
 #[derive(Debug, Clone)]
