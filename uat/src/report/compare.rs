@@ -275,13 +275,7 @@ impl<'a> Diff<'a> {
     }
 
     fn list(&self, body: &mut String, id: &str, title: &str, trials: &[&str], r: &Render<'_>) {
-        let _ = writeln!(
-            body,
-            "<section aria-labelledby=\"h-{id}\"><h2 id=\"h-{id}\"><a id=\"{id}\"></a>{title} ({})</h2>",
-            trials.len()
-        );
-        if trials.is_empty() {
-            body.push_str("<p>None.</p></section>\n");
+        if !open_section(body, id, title, trials.len()) {
             return;
         }
         body.push_str("<ul>");
@@ -377,14 +371,21 @@ impl<'a> Diff<'a> {
     }
 }
 
-fn only(body: &mut String, id: &str, title: &str, cells: &[&Cell], r: &Render<'_>) {
+/// Writes a section's heading with its count; an empty section is closed at once
+/// with "None." and `false` returned, so the caller writes no list.
+fn open_section(body: &mut String, id: &str, title: &str, count: usize) -> bool {
     let _ = writeln!(
         body,
-        "<section aria-labelledby=\"h-{id}\"><h2 id=\"h-{id}\"><a id=\"{id}\"></a>{title} ({})</h2>",
-        cells.len()
+        "<section aria-labelledby=\"h-{id}\"><h2 id=\"h-{id}\"><a id=\"{id}\"></a>{title} ({count})</h2>"
     );
-    if cells.is_empty() {
+    if count == 0 {
         body.push_str("<p>None.</p></section>\n");
+    }
+    count > 0
+}
+
+fn only(body: &mut String, id: &str, title: &str, cells: &[&Cell], r: &Render<'_>) {
+    if !open_section(body, id, title, cells.len()) {
         return;
     }
     body.push_str("<ul>");

@@ -157,6 +157,15 @@ pub(crate) fn report(args: &[&std::ffi::OsStr], home: &Path) -> std::process::Ou
     child.wait_with_output().unwrap()
 }
 
+/// The report of `run` built by the real binary into `home/site`, which it returns;
+/// a failed build fails the test with the binary's stderr.
+pub(crate) fn site(run: &Path, home: &Path) -> PathBuf {
+    let out = home.join("site");
+    let o = report(&[run.as_os_str(), "--out".as_ref(), out.as_os_str()], home);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
 pub(crate) fn pages(out: &Path) -> Vec<(PathBuf, String)> {
     let mut pages = vec![(
         out.join("index.html"),

@@ -15,8 +15,6 @@ use studyloop_acceptance::scratch::Scratch;
 use studyloop_acceptance::selection::Selection;
 use studyloop_acceptance::web_acp::browser::{self, Browser};
 
-use super::report::report;
-
 /// The real acceptance catalogue's trial names, sorted.
 pub(crate) fn catalogue() -> Vec<String> {
     let mut names: Vec<String> =
@@ -150,13 +148,7 @@ pub(crate) fn catalogue_run(
 /// The report of a 52-trial catalogue run, built by the real binary.
 fn site(tmp: &Path) -> PathBuf {
     let run = catalogue_run(&tmp.join("runs/run-52"), |i, _| plan(i), "codex-cli 0.1.0");
-    let out = tmp.join("site");
-    let o = report(
-        &[run.dir().as_os_str(), "--out".as_ref(), out.as_os_str()],
-        tmp,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
+    super::report::site(run.dir(), tmp)
 }
 
 fn chrome(scratch: &Scratch) -> Browser {

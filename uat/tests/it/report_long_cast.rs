@@ -156,12 +156,7 @@ fn issue28_a_30_minute_session_is_recorded_whole_within_budget_and_plays() {
         meta,
     )
     .unwrap();
-    let site = tmp.path().join("site");
-    let o = super::report::report(
-        &[run.dir().as_os_str(), "--out".as_ref(), site.as_os_str()],
-        tmp.path(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let site = super::report::site(run.dir(), tmp.path());
     let page = site.join("cells/cli-tmux..codex.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(

@@ -11,14 +11,7 @@ use studyloop_acceptance::evidence::{BundleWriter, Manifest, Outcome, RunId, Sur
 use studyloop_acceptance::ledger::{ResultMeta, RunLog, TrialOutcome};
 use studyloop_acceptance::runner::{TrialReport, TrialSpec, run_with_words};
 
-use super::report::report;
-
-fn site(run: &Path, home: &Path) -> std::path::PathBuf {
-    let out = home.join("site");
-    let o = report(&[run.as_os_str(), "--out".as_ref(), out.as_os_str()], home);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
-}
+use super::report::{report, site};
 
 /// The index's text before the first `<h2>`: what a reader sees first.
 fn lead(index: &str) -> &str {

@@ -238,12 +238,7 @@ fn issue28_the_report_links_each_cells_exports() {
         meta,
     )
     .unwrap();
-    let site = tmp.path().join("site");
-    let o = super::report::report(
-        &[run.dir().as_os_str(), "--out".as_ref(), site.as_os_str()],
-        tmp.path(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let site = super::report::site(run.dir(), tmp.path());
     let page = std::fs::read_to_string(site.join("cells/cli-tmux..codex.html")).unwrap();
     for (label, file, kind) in [
         (
