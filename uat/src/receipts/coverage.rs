@@ -13,12 +13,19 @@ use studyloop_acceptance::selection::{AuthMode, HARNESS_ORDER, Maturity, Selecti
 
 use super::receipt::{REQUIRED_CLEAN_RUNS, Receipt};
 
-/// The acceptance catalogue's trial ids for `harness` on the surfaces receipts cover
-/// (`<surface>::<harness>[::<detail>]`), so a trial that never ran still has its row.
-fn catalogue_trials(harness: &str, surfaces: &[&str]) -> BTreeSet<String> {
+/// The acceptance catalogue's trial ids, built once per matrix.
+fn catalogue_names() -> Vec<String> {
     studyloop_acceptance::catalogue::acceptance(&Selection::defaults())
         .iter()
         .map(|t| t.name().to_owned())
+        .collect()
+}
+
+/// Of `names`, the trial ids for `harness` on the surfaces receipts cover
+/// (`<surface>::<harness>[::<detail>]`), so a trial that never ran still has its row.
+fn catalogue_trials(names: &[String], harness: &str, surfaces: &[&str]) -> BTreeSet<String> {
+    names
+        .iter()
         .filter(|name| {
             let mut parts = name.split("::");
             let (Some(surface), Some(h)) = (parts.next(), parts.next()) else {
@@ -26,6 +33,7 @@ fn catalogue_trials(harness: &str, surfaces: &[&str]) -> BTreeSet<String> {
             };
             h == harness && surfaces.contains(&surface)
         })
+        .cloned()
         .collect()
 }
 
@@ -69,6 +77,7 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
          | Harness | Tier | Trial | Surface | Auth mode | Probe | Runs | Clean | Latest clean streak | Status | Fidelity |\n\
          |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
+    let names = catalogue_names();
     for h in HARNESS_ORDER {
         let spec = harness_spec::spec(h);
         let tier = match h.maturity() {
@@ -89,7 +98,7 @@ pub fn coverage_markdown(receipts: &[Receipt]) -> String {
             .filter(|(hh, _, _)| hh == h.as_str())
             .map(|(_, t, m)| (t.clone(), m.clone()))
             .collect();
-        for trial in catalogue_trials(h.as_str(), &surfaces) {
+        for trial in catalogue_trials(&names, h.as_str(), &surfaces) {
             rows.insert((trial, AuthMode::StubProvider.as_str().to_owned()));
         }
         if spec.acp.is_none() {
