@@ -182,7 +182,8 @@ archive $FILE="target/studyloop/tests.tar.zst": deps-nextest
 
 
 # One shard of a tier's hermetic matrix into run directory RUN: TIER acceptance|uat,
-# PARTITION hash:K/N or count:K/N (given to nextest and the runner alike), HARNESS
+# PARTITION hash:K/N or count:K/N (given to nextest and the runner alike) or time:K/N
+# (the runner deals it by the receipts' recorded durations, longest first), HARNESS
 # the harness group ("" = all six). With ARCHIVE it runs the archive's binaries,
 # extracted into RUN.target/ (its own target dir, beside the run dir so an upload of
 # RUN carries no binaries; nothing rebuilt); without, it builds.
@@ -207,24 +208,30 @@ shard $TIER $PARTITION $RUN $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ARCHIVE="
         cargo build --workspace --bins
         src=(--workspace)
     fi
+    # nextest deals hash: and count: itself; time: (balanced by the receipts'
+    # durations) is the runner's own: nextest lists only this shard's trials.
+    deal=(--partition "$PARTITION")
+    case "$PARTITION" in time:*) deal=() ;; esac
     # Every cell runs (no fail-fast), as many at once as cores unless NEXTEST_TEST_THREADS
     # says otherwise: the cells wait on harnesses, but more than cores at once on a
     # 2-core machine pushes `studyloop doctor`'s 10 s version probe over its timeout.
     cargo nextest run "${src[@]}" --profile "${NEXTEST_PROFILE:-default}" --no-tests=pass --no-fail-fast \
         --test-threads "${NEXTEST_TEST_THREADS:-num-cpus}" \
-        -E "binary_id(studyloop-$TIER::$TIER)" --partition "$PARTITION"
+        -E "binary_id(studyloop-$TIER::$TIER)" "${deal[@]}"
 
-# N shards of the hermetic acceptance matrix at once, as separate processes, from one
+# N shards (KIND hash, count or time: time is dealt by the receipts' durations) of the
+# hermetic acceptance matrix at once, as separate processes, from one
 # archive (each extracted into its own target dir), each with its own run dir and
 # scratch worlds; then `studyloop-uat merge` over all of them, which must show every
 # cell once and no failure. BASELINE=1 also runs the unsharded matrix first and
 # requires the merge to equal it. Prints each phase's wall; removes the extracted
 # target dirs (the run dirs stay, under target/studyloop/drill/).
-shard-drill $N $BASELINE="0": deps harnesses deps-nextest
+shard-drill $N $BASELINE="0" $KIND="time": deps harnesses deps-nextest
     #!/usr/bin/env bash
     set -uo pipefail
     n="$N"
     if ! [[ "$n" =~ ^[1-9][0-9]?$ ]]; then echo "shard-drill: N must be 1 to 99, not \`$n\`" >&2; exit 2; fi
+    case "$KIND" in hash|count|time) ;; *) echo "shard-drill: KIND must be hash, count or time, not \`$KIND\`" >&2; exit 2;; esac
     el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
     root="$PWD/target/studyloop/drill/$(date -u +%Y%m%dT%H%M%SZ)-$$"
     mkdir -p "$root"
@@ -243,7 +250,7 @@ shard-drill $N $BASELINE="0": deps harnesses deps-nextest
     t2=$(date +%s.%N)
     pids=()
     for k in $(seq 1 "$n"); do
-        ( s=$(date +%s.%N); just shard acceptance "hash:$k/$n" "$root/shard-$k" "" "$root/tests.tar.zst" \
+        ( s=$(date +%s.%N); just shard acceptance "$KIND:$k/$n" "$root/shard-$k" "" "$root/tests.tar.zst" \
             >"$root/shard-$k.log" 2>&1; rc=$?
           echo "shard-drill: shard $k/$n exit $rc in $(el "$s") s"; exit $rc ) &
         pids+=($!)

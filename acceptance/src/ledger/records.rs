@@ -120,7 +120,7 @@ pub struct ShardRecord {
     pub run: String,
     /// `acceptance` or `uat`: which runner wrote it.
     pub tier: String,
-    /// `hash:K/N` / `count:K/N`, or `None` for an unsharded run.
+    /// `hash:K/N` / `count:K/N` / `time:K/N`, or `None` for an unsharded run.
     pub partition: Option<String>,
     /// Every cell the whole partitioned run answers for, in name order: the
     /// trials of the runner's catalogue its harness selection selects (and, when

@@ -14,6 +14,7 @@ use crate::evidence::Tier;
 use crate::gate;
 use crate::gate::Gates;
 use crate::ledger::{FailureCategory, ResultMeta, RunLog, TrialOutcome, open_run};
+use crate::runner::durations::Durations;
 use crate::runner::partition::{self, Sharding};
 use crate::runner::shard_record;
 use crate::runner::trial::{Body, Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
@@ -216,6 +217,13 @@ fn run_inner(
             "{label}: {skipped} trial(s) skipped ({why}); reasons in {}",
             run_log.dir().join(crate::ledger::SKIP_LEDGER).display()
         );
+    }
+    if !args.list && !nextest {
+        // Long poles first: libtest-mimic hands trials to its threads in list
+        // order, so a long trial listed last would run alone at the end. nextest
+        // runs each trial as its own process and orders them itself.
+        let durations = Durations::recorded();
+        trials.sort_by_cached_key(|t| std::cmp::Reverse(durations.estimate(t.name())));
     }
     let code = libtest_mimic::run(args, trials).exit_code();
     if let Err(err) = super::junit::write(run_log.dir(), tier) {

@@ -36,7 +36,7 @@
 //!   (`approval_gate`, through `crate::approval::decide`); an unapproved harness is a
 //!   listed skip naming the entry that would approve it, and is never probed.
 //!
-//! Sharding (`partition`): `--partition hash:K/N|count:K/N`, `STUDYLOOP_ACC_PARTITION`
+//! Sharding (`partition`): `--partition hash:K/N|count:K/N|time:K/N`, `STUDYLOOP_ACC_PARTITION`
 //! or nextest's own `--partition` deal the trials with nextest's meaning; each run
 //! directory gets a `shard-<tier>.json` (its cells and its part of them), and only this
 //! shard's skips are ledgered, so merged shards account for every cell once.
@@ -44,6 +44,7 @@
 //! This module runs trials; it does not define any (see `catalogue`, `probe_trials`).
 
 mod approval_gate;
+pub mod durations;
 mod glue;
 mod junit;
 mod login_preflight;

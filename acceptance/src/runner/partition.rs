@@ -1,6 +1,7 @@
 //! Sharding a runner's trials across machines: `hash:K/N` and `count:K/N`, with
 //! cargo-nextest's meaning, so `--partition` on the runner and `cargo nextest run
-//! --partition` pick the same trials.
+//! --partition` pick the same trials; and `time:K/N`, the runner's own, which
+//! balances the shards by the trials' recorded durations.
 //!
 //! - `hash:K/N`: a trial is in shard K when `xxh64(name, seed 0) % N == K - 1`
 //!   (nextest fixes xxhash64 for its whole 0.9 series). Stateless: adding a trial
@@ -9,6 +10,13 @@
 //!   nextest, the trials that run are counted, and the skipped ones (statically
 //!   ignored under nextest) are dealt round-robin among themselves, so each is
 //!   ledgered by exactly one shard.
+//! - `time:K/N`: the trials that run, longest first by their recorded duration
+//!   (`runner::durations`, from the committed receipts; the name breaks ties),
+//!   each onto the shard with the least time so far (the lowest shard on a tie);
+//!   the skipped ones round-robin among themselves as in `count`. Deterministic
+//!   for the same receipts, so every shard computes the same deal. nextest has no
+//!   such kind: the runner deals these itself (`just shard` gives nextest no
+//!   `--partition` for them), so a nextest-started binary only lists its own.
 //!
 //! Where the partition comes from (every source given must agree, else the run
 //! is refused): the runner's own `--partition SPEC`, `STUDYLOOP_ACC_PARTITION`,
@@ -33,6 +41,8 @@ pub enum PartitionKind {
     Hash,
     /// `count:K/N`.
     Count,
+    /// `time:K/N`.
+    Time,
 }
 
 /// One shard of a partitioned run: `kind:shard/total`, `1 ≤ shard ≤ total`.
@@ -51,7 +61,7 @@ pub struct Partition {
 pub enum PartitionError {
     /// The text is not `hash:K/N` or `count:K/N` with `1 ≤ K ≤ N`.
     #[error(
-        "partition `{value}` (from {source_name}) is not valid: {why}; accepted: hash:K/N or count:K/N with 1 ≤ K ≤ N (e.g. hash:1/3)"
+        "partition `{value}` (from {source_name}) is not valid: {why}; accepted: hash:K/N, count:K/N or time:K/N with 1 ≤ K ≤ N (e.g. time:1/3)"
     )]
     Invalid {
         /// The text given.
@@ -76,11 +86,11 @@ pub enum PartitionError {
         b: String,
     },
     /// `--partition` without a value.
-    #[error("--partition needs a value (hash:K/N or count:K/N)")]
+    #[error("--partition needs a value (hash:K/N, count:K/N or time:K/N)")]
     MissingValue,
     /// `--partition` given more than once (the last one would silently win).
     #[error(
-        "--partition is given twice, as `{first}` and as `{second}`; accepted: one --partition hash:K/N or count:K/N; give it once"
+        "--partition is given twice, as `{first}` and as `{second}`; accepted: one --partition hash:K/N, count:K/N or time:K/N; give it once"
     )]
     Repeated {
         /// The first value.
@@ -95,6 +105,7 @@ impl fmt::Display for Partition {
         let kind = match self.kind {
             PartitionKind::Hash => "hash",
             PartitionKind::Count => "count",
+            PartitionKind::Time => "time",
         };
         write!(f, "{kind}:{}/{}", self.shard, self.total)
     }
@@ -107,7 +118,8 @@ impl FromStr for Partition {
         let (kind, rest) = match s.split_once(':') {
             Some(("hash", rest)) => (PartitionKind::Hash, rest),
             Some(("count", rest)) => (PartitionKind::Count, rest),
-            _ => return Err("it must begin with `hash:` or `count:`".into()),
+            Some(("time", rest)) => (PartitionKind::Time, rest),
+            _ => return Err("it must begin with `hash:`, `count:` or `time:`".into()),
         };
         let (k, n) = rest
             .split_once('/')
@@ -144,24 +156,52 @@ impl Partition {
 
     /// The trials of `trials` (name, runs) this shard owns. `trials` is in name
     /// order; `runs` is false for a trial that is skipped (see the module doc).
-    pub fn owned<'a>(&self, trials: &[(&'a str, bool)]) -> BTreeSet<&'a str> {
+    /// `weigh` gives a trial's recorded duration; only `time:` reads it.
+    pub fn owned<'a>(
+        &self,
+        trials: &[(&'a str, bool)],
+        weigh: &dyn Fn(&str) -> u64,
+    ) -> BTreeSet<&'a str> {
         let mine = |i: u64| i % self.total == self.shard - 1;
+        let deal = |runs: bool| {
+            trials
+                .iter()
+                .filter(move |(_, r)| *r == runs)
+                .zip(0u64..)
+                .filter(|(_, i)| mine(*i))
+                .map(|((name, _), _)| *name)
+        };
         match self.kind {
             PartitionKind::Hash => trials
                 .iter()
                 .filter(|(name, _)| mine(xxh64(name.as_bytes())))
                 .map(|(name, _)| *name)
                 .collect(),
-            PartitionKind::Count => {
-                let deal = |runs: bool| {
-                    trials
+            PartitionKind::Count => deal(true).chain(deal(false)).collect(),
+            PartitionKind::Time => {
+                let mut running: Vec<(u64, &'a str)> = trials
+                    .iter()
+                    .filter(|(_, runs)| *runs)
+                    .map(|(name, _)| (weigh(name), *name))
+                    .collect();
+                running.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+                let mut loads = vec![0u64; usize::try_from(self.total).unwrap_or(1).max(1)];
+                let me = usize::try_from(self.shard - 1).unwrap_or(0);
+                let mut owned = BTreeSet::new();
+                for (ms, name) in running {
+                    // The least-loaded shard, the lowest on a tie.
+                    let (least, _) = loads
                         .iter()
-                        .filter(move |(_, r)| *r == runs)
-                        .zip(0u64..)
-                        .filter(|(_, i)| mine(*i))
-                        .map(|((name, _), _)| *name)
-                };
-                deal(true).chain(deal(false)).collect()
+                        .enumerate()
+                        .min_by_key(|(i, load)| (**load, *i))
+                        .unwrap_or((0, &0));
+                    loads[least] = loads[least].saturating_add(ms);
+                    if least == me {
+                        owned.insert(name);
+                    }
+                }
+                owned.extend(deal(false));
+                owned
             }
         }
     }

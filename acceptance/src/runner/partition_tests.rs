@@ -22,6 +22,10 @@ fn partitions_parse_like_nextest_and_bad_ones_name_the_accepted_form() {
         "count:1/1".parse::<Partition>().unwrap().to_string(),
         "count:1/1"
     );
+    assert_eq!(
+        "time:3/3".parse::<Partition>().unwrap().to_string(),
+        "time:3/3"
+    );
     for bad in [
         "",
         "foo",
@@ -42,11 +46,15 @@ fn partitions_parse_like_nextest_and_bad_ones_name_the_accepted_form() {
         "hash:1/02",
         "hash:+1/2",
         "count:007/9",
+        "time:0/3",
+        "time:4/3",
+        "time:1/03",
+        "times:1/2",
     ] {
         let err = Partition::parse_from(bad, "--partition").unwrap_err();
         let text = err.to_string();
         assert!(
-            text.contains("hash:K/N or count:K/N") && text.contains(&format!("`{bad}`")),
+            text.contains("hash:K/N, count:K/N or time:K/N") && text.contains(&format!("`{bad}`")),
             "{bad}: {text}"
         );
     }
@@ -57,10 +65,16 @@ fn names(n: usize) -> Vec<String> {
 }
 
 #[test]
-fn every_trial_lands_in_exactly_one_shard_for_both_kinds() {
+fn every_trial_lands_in_exactly_one_shard_for_every_kind() {
     let names = names(97);
+    // Uneven weights, with ties, as recorded durations are.
+    let weigh = |name: &str| 1 + (xxh64(name.as_bytes()) % 7) * 1_000;
     for total in 1..=7u64 {
-        for kind in [PartitionKind::Hash, PartitionKind::Count] {
+        for kind in [
+            PartitionKind::Hash,
+            PartitionKind::Count,
+            PartitionKind::Time,
+        ] {
             // Every third trial is a skip, as under a partly selected matrix.
             let trials: Vec<(&str, bool)> = names
                 .iter()
@@ -70,7 +84,7 @@ fn every_trial_lands_in_exactly_one_shard_for_both_kinds() {
             let mut seen = BTreeSet::new();
             let mut sizes = Vec::new();
             for shard in 1..=total {
-                let owned = Partition { kind, shard, total }.owned(&trials);
+                let owned = Partition { kind, shard, total }.owned(&trials, &weigh);
                 sizes.push(owned.len());
                 for name in owned {
                     assert!(seen.insert(name), "{name} in two shards ({kind:?} {total})");
@@ -82,6 +96,112 @@ fn every_trial_lands_in_exactly_one_shard_for_both_kinds() {
                 assert!(max - min <= 2, "count shards are balanced: {sizes:?}");
             }
         }
+    }
+}
+
+/// Each shard's summed weight under `time:K/N`.
+fn time_loads(trials: &[(&str, bool)], total: u64, weigh: &dyn Fn(&str) -> u64) -> Vec<u64> {
+    (1..=total)
+        .map(|shard| {
+            let p = Partition {
+                kind: PartitionKind::Time,
+                shard,
+                total,
+            };
+            p.owned(trials, weigh)
+                .iter()
+                .filter(|n| trials.iter().any(|(t, runs)| t == *n && *runs))
+                .map(|n| weigh(n))
+                .sum()
+        })
+        .collect()
+}
+
+#[test]
+fn time_shards_are_balanced_by_recorded_duration_where_hash_and_count_are_not() {
+    // Today's hermetic cells as recorded (ms, the 2026-12-02 fresh-clone run):
+    // one long pole, a few medium trials, many short ones.
+    let recorded: [(&str, u64); 12] = [
+        ("cli-tmux::opencode", 36_337),
+        ("mcp::opencode", 22_081),
+        ("cli-tmux::opencode::paste", 20_536),
+        ("web-acp-browser::opencode", 16_015),
+        ("drill::opencode", 15_387),
+        ("cli-tmux::grok", 14_507),
+        ("cli-tmux::claude", 11_217),
+        ("web-acp-browser::pi", 10_862),
+        ("cli-tmux::pi", 10_686),
+        ("web-acp::codex", 3_010),
+        ("mcp::codex", 2_550),
+        ("cli-tmux::codex::paste", 2_389),
+    ];
+    let mut trials: Vec<(&str, bool)> = recorded.iter().map(|(n, _)| (*n, true)).collect();
+    trials.sort_unstable();
+    let weigh = |name: &str| {
+        recorded
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(1, |(_, ms)| *ms)
+    };
+    let total_ms: u64 = recorded.iter().map(|(_, ms)| ms).sum();
+    for total in 2..=4u64 {
+        let loads = time_loads(&trials, total, &weigh);
+        let (max, min) = (*loads.iter().max().unwrap(), *loads.iter().min().unwrap());
+        // Longest-processing-time dealing: the slowest shard is within the
+        // largest trial of the lightest one, and never below the mean.
+        assert!(max - min <= 36_337, "{total}: {loads:?}");
+        assert!(max * total >= total_ms, "{total}: {loads:?}");
+        let spread = |kind| {
+            let sums: Vec<u64> = (1..=total)
+                .map(|shard| {
+                    Partition { kind, shard, total }
+                        .owned(&trials, &weigh)
+                        .iter()
+                        .map(|n| weigh(n))
+                        .sum()
+                })
+                .collect();
+            *sums.iter().max().unwrap()
+        };
+        assert!(
+            max <= spread(PartitionKind::Hash),
+            "{total}: time {max} vs hash"
+        );
+        assert!(
+            max <= spread(PartitionKind::Count),
+            "{total}: time {max} vs count"
+        );
+    }
+    // Three shards: 165.6 s of trials, so 55.2 s each is the ideal; dealt
+    // longest first (36.3 → 1, 22.1 → 2, 20.5 → 3, 16.0 → 3, 15.4 → 2, …).
+    assert_eq!(time_loads(&trials, 3, &weigh), vec![53_394, 53_729, 58_454]);
+}
+
+#[test]
+fn time_dealing_is_deterministic_and_ignores_the_order_trials_arrive_in() {
+    let names = names(40);
+    let weigh = |name: &str| {
+        if name.ends_with("7::x") {
+            50_000
+        } else {
+            3_000
+        }
+    };
+    let sorted: Vec<(&str, bool)> = names.iter().map(|n| (n.as_str(), true)).collect();
+    let mut reversed = sorted.clone();
+    reversed.reverse();
+    for shard in 1..=3 {
+        let p = Partition {
+            kind: PartitionKind::Time,
+            shard,
+            total: 3,
+        };
+        assert_eq!(
+            p.owned(&sorted, &weigh),
+            p.owned(&reversed, &weigh),
+            "shard {shard}"
+        );
+        assert_eq!(p.owned(&sorted, &weigh), p.owned(&sorted, &weigh));
     }
 }
 

@@ -6,7 +6,8 @@ use libtest_mimic::{Arguments, Trial};
 use crate::caller_env::CallerEnv;
 use crate::evidence::Tier;
 use crate::ledger::{RunLog, ShardRecord};
-use crate::runner::partition::Sharding;
+use crate::runner::durations::Durations;
+use crate::runner::partition::{PartitionKind, Sharding};
 use crate::runner::trial::{Requirement, TrialSpec};
 use crate::selection::Selection;
 
@@ -33,7 +34,7 @@ pub(crate) fn build(
     let owned: Vec<String> = match sharding {
         Some(s) => s
             .partition
-            .owned(&in_scope)
+            .owned(&in_scope, &weights(s.partition.kind))
             .into_iter()
             .map(str::to_owned)
             .collect(),
@@ -46,6 +47,13 @@ pub(crate) fn build(
         catalogue: in_scope.iter().map(|(n, _)| (*n).to_owned()).collect(),
         owned,
     }
+}
+
+/// The recorded durations as `time:` weighs them; the receipts are read only
+/// for that kind.
+fn weights(kind: PartitionKind) -> impl Fn(&str) -> u64 {
+    let durations = (kind == PartitionKind::Time).then(Durations::recorded);
+    move |trial| durations.as_ref().map_or(1, |d| d.estimate(trial))
 }
 
 /// Whether the harness selection selects `spec` (a cell outside it belongs to

@@ -24,7 +24,7 @@ pub const ACC_REPEAT: &str = "STUDYLOOP_ACC_REPEAT";
 pub const ACC_STUB_FAULT: &str = "STUDYLOOP_ACC_STUB_FAULT";
 /// Where the runner writes the skip ledger, results log and acceptance bundles.
 pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
-/// This runner's shard of a partitioned run (`hash:K/N` or `count:K/N`).
+/// This runner's shard of a partitioned run (`hash:K/N`, `count:K/N` or `time:K/N`).
 pub const ACC_PARTITION: &str = "STUDYLOOP_ACC_PARTITION";
 /// The UAT tier's own gate, on top of `STUDYLOOP_ACC`.
 pub const UAT: &str = "STUDYLOOP_UAT";

@@ -2,6 +2,7 @@
 //! parameter as data (positional arguments or environment variables), never spliced
 //! into shell text: a hostile value `run$(touch CANARY)` reaches the program as
 //! those very bytes and creates no canary. Before, each of the three ran the command.
+//! `just shard-drill`'s KIND is held to the same rule.
 //! `--no-deps` keeps the installs out of it (they take parameters of their own).
 
 use std::path::Path;
@@ -69,6 +70,17 @@ fn recipe_parameters_are_data_never_shell_text() {
     let out = just(&root, &["shard", hostile.as_str(), "hash:1/2", out_arg]);
     assert!(
         text(&out).contains(&format!("TIER must be acceptance or uat, not `{hostile}`")),
+        "{}",
+        text(&out)
+    );
+    assert!(!canary.exists());
+    // The drill's partition KIND (hash, count or time) is data too, and checked first.
+    let out = just(&root, &["shard-drill", "2", "0", hostile.as_str()]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!(
+            "KIND must be hash, count or time, not `{hostile}`"
+        )),
         "{}",
         text(&out)
     );

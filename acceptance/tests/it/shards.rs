@@ -94,7 +94,7 @@ fn sharded_runs_merge_to_the_unsharded_cells_and_name_missing_and_conflicting_on
         (15, 4, 4)
     );
 
-    for kind in ["hash", "count"] {
+    for kind in ["hash", "count", "time"] {
         let dirs: Vec<PathBuf> = (1..=3)
             .map(|k| tmp.path().join(format!("{kind}-{k}")))
             .collect();

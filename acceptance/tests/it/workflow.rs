@@ -100,7 +100,7 @@ fn the_workflow_installs_through_just_and_holds_no_credential() {
         "cron:",
         "workflow_dispatch:",
         "just archive",
-        "just shard \"$TIER\" \"hash:${{ matrix.shard }}/$SHARDS\"",
+        "just shard \"$TIER\" \"time:${{ matrix.shard }}/$SHARDS\"",
         "group: [core, preview, uat]",
         "merge \"${hermetic[@]}\"",
         "signoff \"${hermetic[@]}\"",
