@@ -36,6 +36,16 @@ testacc $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
         PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
         actors/local-model/run.sh --if-local-model -- .ci/cargo-lint test --workspace --test acceptance -- $TESTS
 
+# Rerun exactly the trials that failed, errored or were flaky in RUN (default: the
+# latest acceptance run) into a new run directory linked to it (`rerun_of` in its shard
+# record); `just report` or `studyloop-uat signoff` over both dirs count the rerun as
+# later attempts of the same trials: an earlier failure is never hidden.
+rerun-failed $RUN="latest" $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted"): deps harnesses
+    .ci/cargo-lint build --workspace --bins
+    STUDYLOOP_ACC=1 STUDYLOOP_ACC_ACTOR="$ACTOR" STUDYLOOP_ACC_RERUN_FAILED="$RUN" \
+        PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
+        actors/local-model/run.sh --if-local-model -- .ci/cargo-lint test --workspace --test acceptance
+
 # Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
 # status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no
 # verdict): a FAIL is never a success (a hermetic run is FAIL by design, docs/sign-off-a-release.md#uat-tier).

@@ -128,4 +128,9 @@ pub struct ShardRecord {
     pub catalogue: Vec<String>,
     /// This shard's part of `catalogue`.
     pub owned: Vec<String>,
+    /// The run key of the earlier run this one reruns the failed trials of
+    /// (`STUDYLOOP_ACC_RERUN_FAILED`): its results are later attempts of that
+    /// run's trials, not another shard's verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun_of: Option<String>,
 }

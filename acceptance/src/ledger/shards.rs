@@ -12,6 +12,10 @@
 //! - across every group, a cell whose shards recorded different outcomes is a
 //!   problem naming each shard and outcome. A cell recorded with the same
 //!   outcome by two shards (a re-run shard) counts once.
+//! - a rerun of failed trials (`rerun_of` names a run given here) adds later
+//!   attempts: its outcomes join the cell's worst outcome (an earlier failure is
+//!   never hidden) without being a conflicting verdict; a rerun given without
+//!   its earlier run is a problem (alone it would hide that run's failures).
 //!
 //! Only an owning shard's records count, plus a results line from a shard that
 //! ran a cell it does not own (that is a partition fault and must show); the
@@ -93,12 +97,31 @@ pub fn merge(records: &RunRecords) -> MergedCells {
             ));
         }
     }
-    // Per cell, each shard's own outcome.
-    let mut per_cell: BTreeMap<&str, Vec<(TrialOutcome, &PathBuf)>> = BTreeMap::new();
+    // Per cell, each shard's own outcome. A rerun of a run given here
+    // (`rerun_of`) holds later attempts of that run's cells: they count towards
+    // the cell's worst outcome but are no second verdict to conflict with.
+    let keys: BTreeSet<&str> = records
+        .runs()
+        .iter()
+        .filter_map(|r| r.key.as_deref())
+        .collect();
     for (run, shard) in &sharded {
+        if let Some(earlier) = shard.rerun_of.as_deref().filter(|k| !keys.contains(k)) {
+            problems.push(format!(
+                "{} ({}) reruns the failed trials of run {earlier}, which is not given: alone it would hide that run's failures; give the earlier run's directory too",
+                shard.tier,
+                run.dir.display()
+            ));
+        }
+    }
+    let mut per_cell: BTreeMap<&str, Vec<(TrialOutcome, &PathBuf)>> = BTreeMap::new();
+    let mut later: BTreeMap<&str, Vec<TrialOutcome>> = BTreeMap::new();
+    for (run, shard) in &sharded {
+        let attempts_of_another = shard.rerun_of.as_deref().is_some_and(|k| keys.contains(k));
         let mut silent = Vec::new();
         for cell in &shard.owned {
             match worst(records, cell, run, false) {
+                Some(o) if attempts_of_another => later.entry(cell).or_default().push(o),
                 Some(o) => per_cell.entry(cell).or_default().push((o, &run.dir)),
                 None => silent.push(cell.as_str()),
             }
@@ -144,6 +167,15 @@ pub fn merge(records: &RunRecords) -> MergedCells {
                 each.join(", ")
             ));
         }
+        let worst = outcomes
+            .into_iter()
+            .chain(later.remove(cell).unwrap_or_default())
+            .max_by_key(|o| o.severity())
+            .unwrap_or(TrialOutcome::Failed);
+        cells.insert(cell.to_owned(), worst);
+    }
+    // A rerun's cell its earlier run does not answer for (never in this set).
+    for (cell, outcomes) in later {
         let worst = outcomes
             .into_iter()
             .max_by_key(|o| o.severity())

@@ -16,9 +16,10 @@ use crate::gate::Gates;
 use crate::ledger::{FailureCategory, ResultMeta, RunLog, TrialOutcome, open_run};
 use crate::runner::durations::Durations;
 use crate::runner::partition::{self, Sharding};
+use crate::runner::rerun::{self, Rerun, RerunError};
 use crate::runner::shard_record;
 use crate::runner::trial::{Body, Requirement, TrialContext, TrialReport, TrialSpec, Verdict};
-use crate::selection::Selection;
+use crate::selection::{ACC_RERUN_FAILED, Selection};
 
 /// Exit code for a run refused before any trial (bad selection, unusable run
 /// directory).
@@ -124,6 +125,14 @@ fn run_inner(
     }
     let mut specs = catalogue(&selection);
     specs.sort_by(|a, b| a.name.cmp(&b.name));
+    let rerun = match rerun_of(caller, gate_reason.is_none(), &run_log, tier, &mut specs) {
+        Ok(rerun) => rerun,
+        Err(err) => {
+            eprintln!("{label}: {err}");
+            eprintln!("{label}: no trial was run");
+            return ExitCode::from(REFUSED);
+        }
+    };
     // Real-auth: a harness that is not logged in is a listed skip of all its trials,
     // decided here so nextest sees a skip, not a failure (`login_preflight`). Not for
     // a plain `--list`: listing alone never calls a model.
@@ -155,9 +164,10 @@ fn run_inner(
             (spec, reason)
         })
         .collect();
-    let shard = shard_record::build(
+    let mut shard = shard_record::build(
         &decided, &selection, caller, args, nextest, sharding, &run_log, tier,
     );
+    shard.rerun_of = rerun.as_ref().map(|r| r.key.clone());
     if let Err(err) = run_log.record_shard(&shard) {
         eprintln!("{label}: {err}");
         eprintln!("{label}: no trial was run");
@@ -184,7 +194,12 @@ fn run_inner(
         let trial = match (reason, mine) {
             (None, true) => {
                 let more = repeats.take(&spec.name);
-                active_trial(spec, more, ctx, nextest)
+                // A rerun's attempts follow the earlier run's (`runner::rerun`).
+                let first = rerun
+                    .as_ref()
+                    .and_then(|r| r.trials.get(&spec.name))
+                    .map_or(1, |earlier| earlier.saturating_add(1));
+                active_trial(spec, more, ctx, nextest, first)
             }
             (None, false) => foreign_trial(&spec.name, sharding, &run_log),
             (Some(reason), _) => {
@@ -230,6 +245,54 @@ fn run_inner(
         eprintln!("{label}: {err}");
     }
     code
+}
+
+/// `STUDYLOOP_ACC_RERUN_FAILED`: the earlier run, with `specs` cut to the
+/// trials it failed (`None` when not asked, or while the gate is closed).
+fn rerun_of(
+    caller: &CallerEnv,
+    open: bool,
+    run_log: &RunLog,
+    tier: Tier,
+    specs: &mut Vec<TrialSpec>,
+) -> Result<Option<Rerun>, RerunError> {
+    let Some(value) = caller
+        .var(ACC_RERUN_FAILED)
+        .filter(|v| open && !v.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let rerun = rerun::resolve(value.trim(), run_log.dir(), shard_record::tier_word(tier))?;
+    let unknown: Vec<&str> = rerun
+        .trials
+        .keys()
+        .filter(|name| !specs.iter().any(|s| &s.name == *name))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(RerunError::Unknown {
+            of: rerun.of.clone(),
+            names: unknown.join(", "),
+        });
+    }
+    specs.retain(|s| rerun.trials.contains_key(&s.name));
+    let label = label(tier);
+    if specs.is_empty() {
+        eprintln!(
+            "{label}: nothing failed in {}; nothing to rerun",
+            rerun.of.display()
+        );
+    } else {
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        eprintln!(
+            "{label}: rerunning {} trial(s) that failed in {} (run {}): {}",
+            names.len(),
+            rerun.of.display(),
+            rerun.key,
+            names.join(", ")
+        );
+    }
+    Ok(Some(rerun))
 }
 
 /// A trial nextest was told to run that this runner's reckoning of the same
@@ -308,7 +371,13 @@ fn skipped_trial(name: &str, reason: &str, run_log: &RunLog, nextest: bool) -> T
     }
 }
 
-fn active_trial(spec: TrialSpec, more: Vec<Body>, ctx: TrialContext, nextest: bool) -> Trial {
+fn active_trial(
+    spec: TrialSpec,
+    more: Vec<Body>,
+    ctx: TrialContext,
+    nextest: bool,
+    first: u32,
+) -> Trial {
     let TrialSpec { name, body, .. } = spec;
     Trial::ignorable_test(name, move || {
         let attempts = 1 + more.len();
@@ -319,7 +388,7 @@ fn active_trial(spec: TrialSpec, more: Vec<Body>, ctx: TrialContext, nextest: bo
                 TrialReport::failed(format!("panicked: {}", panic_message(&panic)))
             });
             let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            let attempt = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let attempt = u32::try_from(i).unwrap_or(u32::MAX).saturating_add(first);
             record(&ctx, &report, attempt, elapsed);
             reports.push(report);
         }

@@ -49,6 +49,7 @@ mod glue;
 mod junit;
 mod login_preflight;
 pub mod partition;
+pub mod rerun;
 mod shard_record;
 mod trial;
 

@@ -46,6 +46,7 @@ pub(crate) fn build(
         partition: sharding.map(|s| s.partition.to_string()),
         catalogue: in_scope.iter().map(|(n, _)| (*n).to_owned()).collect(),
         owned,
+        rerun_of: None,
     }
 }
 
@@ -65,7 +66,7 @@ fn selected(spec: &TrialSpec, selection: &Selection, caller: &CallerEnv) -> bool
         .all(|r| r.check(selection, caller).is_ok())
 }
 
-fn tier_word(tier: Tier) -> &'static str {
+pub(crate) fn tier_word(tier: Tier) -> &'static str {
     match tier {
         Tier::Acceptance => "acceptance",
         Tier::Uat => "uat",

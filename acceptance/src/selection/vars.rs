@@ -26,6 +26,8 @@ pub const ACC_STUB_FAULT: &str = "STUDYLOOP_ACC_STUB_FAULT";
 pub const ACC_RESULTS_DIR: &str = "STUDYLOOP_ACC_RESULTS_DIR";
 /// This runner's shard of a partitioned run (`hash:K/N`, `count:K/N` or `time:K/N`).
 pub const ACC_PARTITION: &str = "STUDYLOOP_ACC_PARTITION";
+/// Rerun only the trials that failed in an earlier run (`latest` or its directory).
+pub const ACC_RERUN_FAILED: &str = "STUDYLOOP_ACC_RERUN_FAILED";
 /// The UAT tier's own gate, on top of `STUDYLOOP_ACC`.
 pub const UAT: &str = "STUDYLOOP_UAT";
 /// Overrides the durable UAT evidence root.
@@ -93,8 +95,13 @@ pub const ENV_VARS: &[EnvVarDoc] = &[
     },
     EnvVarDoc {
         name: ACC_PARTITION,
-        meaning: "This runner's shard, `hash:K/N` or `count:K/N` (nextest's meaning); must agree with the runner's `--partition` and nextest's own `--partition` when those are given",
+        meaning: "This runner's shard, `hash:K/N` or `count:K/N` (nextest's meaning) or `time:K/N` (balanced by the receipts' recorded durations); must agree with the runner's `--partition` and nextest's own `--partition` when those are given",
         default: Some("unset: unsharded (or nextest's `--partition` when nextest was given one)"),
+    },
+    EnvVarDoc {
+        name: ACC_RERUN_FAILED,
+        meaning: "Run only the trials that failed or errored (flaky ones included) in an earlier run: `latest` (the newest other run directory beside this one) or that run's directory; into a new run directory linked to it, each attempt numbered after the earlier ones (`just rerun-failed`)",
+        default: Some("unset: every selected trial"),
     },
     EnvVarDoc {
         name: UAT,

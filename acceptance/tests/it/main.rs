@@ -21,6 +21,7 @@ mod reaper;
 mod recipes;
 mod reexec;
 mod repeats;
+mod rerun;
 mod scale_counts;
 mod scratch;
 mod scratch_sockets;

@@ -85,6 +85,7 @@ pub(crate) fn catalogue_run(
         partition: None,
         catalogue: catalogue(),
         owned: catalogue(),
+        rerun_of: None,
     })
     .unwrap();
     for (i, trial) in catalogue().iter().enumerate() {

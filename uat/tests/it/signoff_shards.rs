@@ -29,6 +29,7 @@ fn shard(dir: &Path, partition: &str, owned: &[&str]) -> RunLog {
         partition: Some(partition.into()),
         catalogue: vec![PROBE.into(), SMOKE.into()],
         owned: owned.iter().map(|c| (*c).to_owned()).collect(),
+        rerun_of: None,
     })
     .unwrap();
     log
@@ -94,5 +95,49 @@ fn a_missing_shard_and_a_cell_two_shards_disagree_about_are_named_fails() {
         text.contains("has no shard record (shard-uat.json)")
             && text.contains(&one.dir().display().to_string()),
         "{text}"
+    );
+}
+
+#[test]
+fn issue32_a_rerun_that_passes_never_signs_off_over_the_earlier_failure_nor_alone() {
+    let pins = smoke_only();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("releases");
+    let unsharded = |dir: &Path, rerun_of: Option<String>| {
+        let log = RunLog::open(dir).unwrap();
+        log.record_shard(&ShardRecord {
+            run: log.key().to_owned(),
+            tier: "uat".into(),
+            partition: None,
+            catalogue: vec![SMOKE.into()],
+            owned: vec![SMOKE.into()],
+            rerun_of,
+        })
+        .unwrap();
+        log
+    };
+    let first = unsharded(&tmp.path().join("first"), None);
+    first
+        .record_result(SMOKE, TrialOutcome::Failed, Some("boom"), None, None)
+        .unwrap();
+    let again = unsharded(&tmp.path().join("again"), Some(first.key().to_owned()));
+    let smoke = bundle(&tmp.path().join("durable"), SMOKE, TRANSCRIPT);
+    again
+        .record_result(SMOKE, TrialOutcome::Passed, None, Some(&smoke), None)
+        .unwrap();
+
+    let both = signoff(&pins, &[first.dir(), again.dir()], &out);
+    assert!(!both.verdict.passed(), "a flaky cell never signs off");
+    assert!(
+        !reasons(&both).contains("different outcomes in different shards"),
+        "a rerun is later attempts, not a conflicting shard: {}",
+        reasons(&both)
+    );
+    let alone = signoff(&pins, &[again.dir()], &out);
+    assert!(!alone.verdict.passed(), "the rerun alone hides the failure");
+    assert!(
+        reasons(&alone).contains("reruns the failed trials of run"),
+        "{}",
+        reasons(&alone)
     );
 }

@@ -105,6 +105,7 @@ pub fn run_log(dir: &Path, cells: &[&str]) -> studyloop_acceptance::ledger::RunL
         partition: None,
         catalogue: cells.clone(),
         owned: cells,
+        rerun_of: None,
     })
     .unwrap();
     log
