@@ -53,8 +53,16 @@ pub fn merge(records: &RunRecords) -> MergedCells {
         .flat_map(|run| run.shards.iter().map(move |shard| (run, shard)))
         .collect();
     let mut problems = Vec::new();
+    let keys: BTreeSet<&str> = records
+        .runs()
+        .iter()
+        .filter_map(|r| r.key.as_deref())
+        .collect();
+    // A rerun of a run given here adds attempts to that run's cells; it is no
+    // shard of any partition (its catalogue is the earlier run's failures).
+    let linked = |shard: &ShardRecord| shard.rerun_of.as_deref().is_some_and(|k| keys.contains(k));
     let mut groups: BTreeMap<GroupKey, Vec<(&LedgerDir, &ShardRecord)>> = BTreeMap::new();
-    for (run, shard) in &sharded {
+    for (run, shard) in sharded.iter().filter(|(_, s)| !linked(s)) {
         let kind_total = shard
             .partition
             .as_deref()
@@ -100,11 +108,6 @@ pub fn merge(records: &RunRecords) -> MergedCells {
     // Per cell, each shard's own outcome. A rerun of a run given here
     // (`rerun_of`) holds later attempts of that run's cells: they count towards
     // the cell's worst outcome but are no second verdict to conflict with.
-    let keys: BTreeSet<&str> = records
-        .runs()
-        .iter()
-        .filter_map(|r| r.key.as_deref())
-        .collect();
     for (run, shard) in &sharded {
         if let Some(earlier) = shard.rerun_of.as_deref().filter(|k| !keys.contains(k)) {
             problems.push(format!(
@@ -117,7 +120,7 @@ pub fn merge(records: &RunRecords) -> MergedCells {
     let mut per_cell: BTreeMap<&str, Vec<(TrialOutcome, &PathBuf)>> = BTreeMap::new();
     let mut later: BTreeMap<&str, Vec<TrialOutcome>> = BTreeMap::new();
     for (run, shard) in &sharded {
-        let attempts_of_another = shard.rerun_of.as_deref().is_some_and(|k| keys.contains(k));
+        let attempts_of_another = linked(shard);
         let mut silent = Vec::new();
         for cell in &shard.owned {
             match worst(records, cell, run, false) {

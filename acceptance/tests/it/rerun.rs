@@ -181,3 +181,30 @@ fn a_rerun_of_a_clean_run_runs_nothing_and_bad_values_refuse_by_name() {
     let code = run(&own, "own-run", Some(own.to_str().unwrap()), true);
     assert_eq!(code, ExitCode::from(2));
 }
+
+#[test]
+fn a_rerun_of_a_filtered_run_is_not_the_same_shard_given_twice() {
+    // The earlier run was `TESTS="cell-4::stub --exact"`: its catalogue is that one
+    // trial, exactly the rerun's. Found live (2026-12-02, `mcp::codex` with a
+    // stub 500 fault, then `just rerun-failed`): the merge said "shard unsharded
+    // was given 2 times".
+    let tmp = tempfile::tempdir().unwrap();
+    let first = tmp.path().join("first");
+    let caller = CallerEnv::from_pairs([
+        ("STUDYLOOP_ACC", "1"),
+        ("STUDYLOOP_ACC_RESULTS_DIR", first.to_str().unwrap()),
+        ("NEXTEST_RUN_ID", "filtered-run"),
+    ]);
+    let _ = run_with_words(
+        Tier::Acceptance,
+        &caller,
+        &["acceptance", "-q", "cell-4::stub", "--exact"],
+        |_| catalogue(false),
+    );
+    let again = tmp.path().join("again");
+    let _ = run(&again, "again-run", Some(first.to_str().unwrap()), true);
+    assert_eq!(shard(&first).catalogue, shard(&again).catalogue);
+    let merged = merge_shards(&RunRecords::read_all(&[&first, &again]).unwrap());
+    assert!(merged.problems.is_empty(), "{:?}", merged.problems);
+    assert_eq!(merged.cells["cell-4::stub"], TrialOutcome::Failed);
+}
