@@ -74,6 +74,10 @@ enum Command {
         /// pins), into --out (default: <NEW_RUN>/compare).
         #[arg(long, num_args = 2, value_names = ["OLD_RUN", "NEW_RUN"], conflicts_with_all = ["latest", "redacted"])]
         compare: Option<Vec<PathBuf>>,
+        /// With --compare: exit 1 when a trial newly fails or a step that held in
+        /// OLD_RUN fails in NEW_RUN (`just drift`).
+        #[arg(long, requires = "compare")]
+        fail_on_breaks: bool,
         /// Instead of run directories: a report of the latest acceptance run and
         /// one of the latest UAT run under this runs directory (target/studyloop/runs).
         #[arg(long, value_name = "RUNS_ROOT", conflicts_with = "out")]
@@ -222,8 +226,9 @@ fn main() -> ExitCode {
         Command::Report {
             compare: Some(pair),
             out: dir,
+            fail_on_breaks,
             ..
-        } => run_compare(&pair, dir, &out),
+        } => run_compare(&pair, dir, fail_on_breaks, &out),
         Command::Report {
             latest: Some(root),
             redacted,
@@ -235,6 +240,7 @@ fn main() -> ExitCode {
             out: dir,
             redacted,
             compare: None,
+            ..
         } => run_report(runs, dir, redacted, &out),
     };
     match result {
@@ -664,7 +670,12 @@ fn run_export(
 }
 
 /// `report --compare OLD_RUN NEW_RUN`: the comparison page.
-fn run_compare(pair: &[PathBuf], dir: Option<PathBuf>, out: &Out) -> anyhow::Result<ExitCode> {
+fn run_compare(
+    pair: &[PathBuf],
+    dir: Option<PathBuf>,
+    fail_on_breaks: bool,
+    out: &Out,
+) -> anyhow::Result<ExitCode> {
     use studyloop_uat::report::{CompareOptions, compare};
     // clap takes exactly two values; a slice pattern keeps that visible here.
     let [old, new] = pair else {
@@ -677,12 +688,20 @@ fn run_compare(pair: &[PathBuf], dir: Option<PathBuf>, out: &Out) -> anyhow::Res
     };
     let c = compare(&options)?;
     out.line(format!(
-        "studyloop-uat report --compare: {} new failure(s), {} fixed, {} newly flaky, {} changed pin(s)",
-        c.new_failures, c.fixed, c.newly_flaky, c.changed_pins
+        "studyloop-uat report --compare: {} new failure(s), {} fixed, {} newly flaky, {} changed pin(s), {} broken step(s)",
+        c.new_failures, c.fixed, c.newly_flaky, c.changed_pins, c.broken_steps
     ));
     let index = std::fs::canonicalize(&c.index).unwrap_or(c.index);
     out.line(format!("open file://{}", index.display()));
-    Ok(ExitCode::SUCCESS)
+    // --fail-on-breaks (`just drift`): a trial that newly fails or a step that no
+    // longer holds is a non-zero exit.
+    Ok(
+        if fail_on_breaks && (c.new_failures > 0 || c.broken_steps > 0) {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 fn run_report(

@@ -47,6 +47,9 @@ pub struct Finished {
     pub bundle: Result<PathBuf, BundleError>,
     /// The cell's reply fidelity; `None` when it recorded no reply.
     pub fidelity: Option<CellFidelity>,
+    /// The name of the step (not check) the case failed at, when one failed:
+    /// where a failure the engine re-read (a login skip) actually happened.
+    pub failed_step: Option<String>,
 }
 
 /// The bundle file holding the cell's and every turn's fidelity (the
@@ -121,10 +124,18 @@ impl Case<'_> {
             result.as_ref().map(|_| ()),
         );
         let bundle = dest.write(&self.record, manifest, result.as_ref().map(|_| ()));
+        let failed_step = self
+            .record
+            .steps
+            .iter()
+            .rev()
+            .find(|s| s.kind == "step" && !s.ok)
+            .map(|s| s.name.clone());
         Finished {
             result,
             bundle,
             fidelity,
+            failed_step,
         }
     }
 

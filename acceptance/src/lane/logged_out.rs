@@ -102,9 +102,16 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
             tmux_without_probe,
         ),
     };
-    let report = Case::new(&refused, harness, surface)
-        .run(&RunDirBundle::new(&refused), steps)
-        .report();
+    let finished = Case::new(&refused, harness, surface).run(&RunDirBundle::new(&refused), steps);
+    // Where the key must have been met: the engine turns any failure into the login
+    // skip once the probe after it is refused, so a TUI that never started (a
+    // harness upgrade that breaks its ready marker, found by `just drift`) would
+    // pass as "logged out" unless the failure happened past the set-up.
+    let met_at = finished.failed_step.clone();
+    let mut report = finished.report();
+    if let Some(problem) = refused_at_the_wrong_step(kind, met_at.as_deref()) {
+        report = TrialReport::failed(format!("{what}: {problem}"));
+    }
     outcomes.push((what, report));
     let fix = login_hint(harness);
     let want = format!("not logged in: {harness}: ");
@@ -133,6 +140,37 @@ fn run(ctx: &TrialContext, harness: HarnessName, kind: Kind) -> TrialReport {
     }
 }
 
+/// The tmux case's turn: where its TUI meets the refused key.
+const TMUX_TURN: &str = "turn 1";
+
+/// The steps before a case without the probe can meet the refused key.
+const SET_UP: [&str; 3] = [
+    "scratch world",
+    "harness binary and version",
+    "provision harness (no probe)",
+];
+
+/// Why the case without the probe did not meet the refused key where it must:
+/// in tmux at turn 1 (the TUI started and took the turn), over ACP at any step
+/// past the set-up (the adapter meets it at initialize, session/new or the
+/// persona turn, by harness). `None` when it did, or when nothing failed.
+fn refused_at_the_wrong_step(kind: Kind, failed: Option<&str>) -> Option<String> {
+    let failed = failed?;
+    let ok = match kind {
+        Kind::CliTmux => failed == TMUX_TURN,
+        Kind::WebAcp => !SET_UP.contains(&failed),
+    };
+    (!ok).then(|| {
+        let want = match kind {
+            Kind::CliTmux => "at `turn 1` (the TUI takes the turn and meets the refused key)",
+            Kind::WebAcp => "past the set-up steps (the adapter meets the refused key)",
+        };
+        format!(
+            "the case failed at step `{failed}`, so the refused key was never met {want}; the login skip there hides a lane that does not start"
+        )
+    })
+}
+
 /// The cli-tmux lane's first steps without its authenticated probe: the TUI meets the
 /// refused key on turn 1 and shows it only on its screen, so the turn times out; the
 /// engine's probe after the failure names the login.
@@ -142,7 +180,7 @@ fn tmux_without_probe(lane: &mut Case<'_>) -> Result<(), StepFailure> {
     lane.step("provision harness (no probe)", provision_harness)?;
     let title = format!("Logged out: {}", lane.harness);
     let (_, _, mut driver) = start_study(lane, &title)?;
-    let sent = lane.step("turn 1", |_| {
+    let sent = lane.step(TMUX_TURN, |_| {
         driver
             .send_turn("What is a borrow?")
             .map(drop)
@@ -160,4 +198,37 @@ fn acp_without_probe(case: &mut Case<'_>) -> Result<(), StepFailure> {
     case.step("provision harness (no probe)", provision_harness)?;
     case.step("studyloop web", start_server)?;
     open_session(case)?.map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_must_be_met_past_the_set_up_not_at_a_lane_that_never_started() {
+        // As recorded by the pinned codex (2026-12-02): tmux at turn 1, ACP at the
+        // persona turn.
+        assert_eq!(
+            refused_at_the_wrong_step(Kind::CliTmux, Some("turn 1")),
+            None
+        );
+        assert_eq!(
+            refused_at_the_wrong_step(Kind::WebAcp, Some("persona as the first prompt")),
+            None
+        );
+        assert_eq!(refused_at_the_wrong_step(Kind::CliTmux, None), None);
+        // The planted `just drift` candidate whose TUI never starts: tmux failed at
+        // `harness ready` and the login skip passed the drill.
+        let why = refused_at_the_wrong_step(Kind::CliTmux, Some("harness ready")).unwrap();
+        assert!(
+            why.contains("`harness ready`") && why.contains("`turn 1`"),
+            "{why}"
+        );
+        for set_up in SET_UP {
+            assert!(
+                refused_at_the_wrong_step(Kind::WebAcp, Some(set_up)).is_some(),
+                "{set_up}"
+            );
+        }
+    }
 }

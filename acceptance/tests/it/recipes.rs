@@ -2,7 +2,7 @@
 //! parameter as data (positional arguments or environment variables), never spliced
 //! into shell text: a hostile value `run$(touch CANARY)` reaches the program as
 //! those very bytes and creates no canary. Before, each of the three ran the command.
-//! `just shard-drill`'s KIND is held to the same rule.
+//! `just shard-drill`'s KIND and `just drift`'s HARNESS and VERSION are held to the same rule.
 //! `--no-deps` keeps the installs out of it (they take parameters of their own).
 
 use std::path::Path;
@@ -85,9 +85,48 @@ fn recipe_parameters_are_data_never_shell_text() {
         text(&out)
     );
     assert!(!canary.exists());
+    // `just drift`'s HARNESS and VERSION too: each refused by name before any install.
+    for (args, needle) in [
+        (
+            vec!["drift", hostile.as_str()],
+            format!(
+                "HARNESS must be one of codex, claude, pi, opencode, grok (kiro is not on npm), not `{hostile}`"
+            ),
+        ),
+        (
+            vec!["drift", "codex", hostile.as_str()],
+            format!("VERSION must be a version like 0.170.0, not `{hostile}`"),
+        ),
+        (
+            vec!["drift", "codex", "0.171.0"],
+            "is the pinned version".to_owned(),
+        ),
+        (
+            vec!["drift", "kiro"],
+            "kiro-cli is not on the npm registry".to_owned(),
+        ),
+    ] {
+        let out = just(&root, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(&needle), "{args:?}: {}", text(&out));
+        assert!(!canary.exists());
+    }
+    assert!(
+        !root
+            .join(".harnesses-drift")
+            .join(format!("codex@{hostile}"))
+            .exists()
+    );
     // No recipe of these splices a parameter: no `{{` in their bodies.
     let justfile = std::fs::read_to_string(root.join("justfile")).unwrap();
-    for recipe in ["report", "receipts", "shard", "shard-drill", "archive"] {
+    for recipe in [
+        "report",
+        "receipts",
+        "shard",
+        "shard-drill",
+        "archive",
+        "drift",
+    ] {
         let start = justfile
             .lines()
             .position(|l| l.starts_with(&format!("{recipe} ")))

@@ -315,6 +315,7 @@ fn finish(
         result,
         bundle: written,
         fidelity,
+        ..
     } = journey(ctx, &layout);
     // The messages reach results.jsonl, the terminal and the sign-off's reasons:
     // rewritten by the pinned rules first, like everything else a UAT tool prints.

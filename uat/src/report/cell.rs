@@ -207,7 +207,7 @@ fn steps(body: &mut String, bundle: Option<&Bundle>, r: &Render<'_>) {
 }
 
 /// `steps.json`, or a UAT bundle's `lifecycle/NN-*.json` in order.
-fn step_records(dir: &Path) -> Option<Vec<Value>> {
+pub(crate) fn step_records(dir: &Path) -> Option<Vec<Value>> {
     if let Some(Value::Array(a)) = source::read_json(&dir.join("steps.json"), 8 << 20) {
         return Some(a);
     }

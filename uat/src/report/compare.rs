@@ -1,9 +1,11 @@
 //! `studyloop-uat report --compare OLD_RUN NEW_RUN`: one page of what changed
 //! between two runs, what a release manager asks after a rerun: new failures,
 //! fixed trials, newly flaky ones, each trial's time and fidelity change,
-//! trials in only one run (added / removed), and changed pins (harness
+//! trials in only one run (added / removed), changed pins (harness
 //! versions, rubric, redaction rules, as the runs' bundle manifests record
-//! them). Both runs are read the way the report reads one (`model::cells`),
+//! them), and broken steps: per trial, the first step of the new run's bundle
+//! that failed although the old run's bundle passed a step of that name (after
+//! a harness upgrade, the adapter fact that no longer holds: `just drift`). Both runs are read the way the report reads one (`model::cells`),
 //! so a status here is the status the report shows.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +46,8 @@ pub struct Compared {
     pub newly_flaky: usize,
     /// Pins whose recorded values differ.
     pub changed_pins: usize,
+    /// Trials whose new bundle failed a step the old bundle passed.
+    pub broken_steps: usize,
 }
 
 /// Why no comparison was written.
@@ -135,6 +139,7 @@ pub fn compare(options: &CompareOptions) -> Result<Compared, CompareError> {
         fixed: diff.fixed.len(),
         newly_flaky: diff.newly_flaky.len(),
         changed_pins: diff.pins.len(),
+        broken_steps: diff.broken.len(),
     })
 }
 
@@ -147,6 +152,9 @@ struct Pair<'a> {
 /// A pin whose recorded values differ: (name, old values, new values).
 type PinChange = (String, BTreeSet<String>, BTreeSet<String>);
 
+/// A step that held in the old run and failed in the new: (trial, step, error).
+type BrokenStep = (String, String, String);
+
 struct Diff<'a> {
     both: Vec<Pair<'a>>,
     new_failures: Vec<&'a str>,
@@ -155,6 +163,7 @@ struct Diff<'a> {
     added: Vec<&'a Cell>,
     removed: Vec<&'a Cell>,
     pins: Vec<PinChange>,
+    broken: Vec<BrokenStep>,
 }
 
 impl<'a> Diff<'a> {
@@ -175,6 +184,7 @@ impl<'a> Diff<'a> {
                 .filter(|c| !new_by.contains_key(c.trial.as_str()))
                 .collect(),
             pins: Vec::new(),
+            broken: Vec::new(),
         };
         for (trial, n) in &new_by {
             let Some(o) = old_by.get(trial) else { continue };
@@ -188,6 +198,9 @@ impl<'a> Diff<'a> {
             }
             if is == "flaky" && was != "flaky" {
                 d.newly_flaky.push(trial);
+            }
+            if let Some((step, error)) = broken_step(o, n) {
+                d.broken.push(((*trial).to_owned(), step, error));
             }
             d.both.push(Pair { old: o, new: n });
         }
@@ -208,13 +221,14 @@ impl<'a> Diff<'a> {
         body.push_str("<h1>StudyLoop run comparison</h1>\n");
         let _ = writeln!(
             body,
-            "<p class=\"headline\">{} new failure(s), {} fixed, {} newly flaky; {} trial(s) added, {} removed; {} changed pin(s).</p>",
+            "<p class=\"headline\">{} new failure(s), {} fixed, {} newly flaky; {} trial(s) added, {} removed; {} changed pin(s); {} broken step(s).</p>",
             self.new_failures.len(),
             self.fixed.len(),
             self.newly_flaky.len(),
             self.added.len(),
             self.removed.len(),
-            self.pins.len()
+            self.pins.len(),
+            self.broken.len()
         );
         let _ = writeln!(
             body,
@@ -252,6 +266,7 @@ impl<'a> Diff<'a> {
             r,
         );
         self.pins_section(&mut body, r);
+        self.broken_section(&mut body, r);
         self.trials_section(&mut body, r);
         page(
             "StudyLoop run comparison",
@@ -263,6 +278,7 @@ impl<'a> Diff<'a> {
                 ("added", "Added"),
                 ("removed", "Removed"),
                 ("pins", "Changed pins"),
+                ("broken-steps", "Broken steps"),
                 ("per-trial", "Per trial"),
             ],
             &body,
@@ -338,6 +354,23 @@ impl<'a> Diff<'a> {
         body.push_str("</tbody></table></div></section>\n");
     }
 
+    fn broken_section(&self, body: &mut String, r: &Render<'_>) {
+        if !open_section(body, "broken-steps", "Broken steps", self.broken.len()) {
+            return;
+        }
+        body.push_str("<p>Per trial, the first step the new run's bundle failed although the old run's bundle passed a step of that name: after a harness upgrade, the adapter fact that no longer holds.</p>\n<ul>");
+        for (trial, step, error) in &self.broken {
+            let _ = write!(
+                body,
+                "<li><code>{}</code>: step <strong>{}</strong>: {}</li>",
+                r.t(trial),
+                r.t(step),
+                r.md(error)
+            );
+        }
+        body.push_str("</ul></section>\n");
+    }
+
     fn trials_section(&self, body: &mut String, r: &Render<'_>) {
         let _ = writeln!(
             body,
@@ -398,6 +431,39 @@ fn only(body: &mut String, id: &str, title: &str, cells: &[&Cell], r: &Render<'_
         );
     }
     body.push_str("</ul></section>\n");
+}
+
+/// The first step of `new`'s last bundle that failed while a step of that name
+/// passed in `old`'s last bundle, with its error; `None` when every such step
+/// held or either bundle has no step record.
+fn broken_step(old: &Cell, new: &Cell) -> Option<(String, String)> {
+    let steps = |c: &Cell| {
+        let bundle = c.attempts.iter().rev().find_map(|a| a.bundle.as_ref())?;
+        super::cell::step_records(bundle.dir())
+    };
+    let (was, is) = (steps(old)?, steps(new)?);
+    let name = |s: &serde_json::Value| {
+        s.get("name")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    let ok = |s: &serde_json::Value| s.get("ok").and_then(serde_json::Value::as_bool);
+    let held: BTreeSet<String> = was
+        .iter()
+        .filter(|s| ok(s) == Some(true))
+        .filter_map(name)
+        .collect();
+    is.iter().find_map(|s| {
+        let n = name(s)?;
+        (ok(s) == Some(false) && held.contains(&n)).then(|| {
+            let error = s
+                .get("error")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("no error recorded")
+                .to_owned();
+            (n, error)
+        })
+    })
 }
 
 /// `+1.50 s` / `-0.20 s`.

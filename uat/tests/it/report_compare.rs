@@ -218,3 +218,102 @@ fn issue28_compare_refuses_what_is_not_two_distinct_run_directories() {
         .contains("holds no run record"),
     );
 }
+
+/// `bundle`'s path as `run`'s results log names it for `trial`.
+fn bundle_of(run: &Path, trial: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(&format!("\"trial\":\"{trial}\"")))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["bundle"].as_str().unwrap().into()
+}
+
+#[test]
+fn issue32_a_step_that_held_and_now_fails_is_a_broken_step_and_fails_on_breaks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let names = catalogue();
+    let old = catalogue_run(
+        &tmp.path().join("runs/old"),
+        |i, _| plan(i),
+        "codex-cli 0.170.0",
+    );
+    let new = catalogue_run(
+        &tmp.path().join("runs/new"),
+        |i, _| plan(i),
+        "codex-cli 0.171.0",
+    );
+    // A codex trial that passed in both runs, whose new bundle failed a step the
+    // old one passed (the outcome lines agree: only the steps say what broke).
+    let i = (0..names.len())
+        .find(|i| plan(*i) == Plan::Pass && names[*i].contains("::codex"))
+        .unwrap();
+    let steps = |paste_ok: bool| {
+        serde_json::json!([
+            {"kind": "step", "name": "harness ready", "ok": true, "elapsed_ms": 900},
+            {"kind": "step", "name": "paste arrives verbatim", "ok": paste_ok, "elapsed_ms": 40,
+             "error": if paste_ok { serde_json::Value::Null } else { "the pane shows 3 lines where 1 bracketed paste was sent".into() }},
+        ])
+        .to_string()
+    };
+    std::fs::write(
+        bundle_of(old.dir(), &names[i]).join("steps.json"),
+        steps(true),
+    )
+    .unwrap();
+    std::fs::write(
+        bundle_of(new.dir(), &names[i]).join("steps.json"),
+        steps(false),
+    )
+    .unwrap();
+    let out = tmp.path().join("cmp");
+    let args = |strict: bool| {
+        let mut a = vec![
+            "--compare".as_ref(),
+            old.dir().as_os_str(),
+            new.dir().as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ];
+        if strict {
+            a.push("--fail-on-breaks".as_ref());
+        }
+        a
+    };
+    let o = report(&args(false), tmp.path());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("0 new failure(s)") && stdout.contains("1 broken step(s)"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let broken = section(&html, "Broken steps");
+    assert!(
+        broken.contains(&format!("<code>{}</code>", names[i]))
+            && broken.contains("paste arrives verbatim")
+            && broken.contains("3 lines where 1 bracketed paste was sent")
+            && !broken.contains("harness ready"),
+        "{broken}"
+    );
+    let strict = report(&args(true), tmp.path());
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&strict.stdout)
+    );
+    // Nothing broken: --fail-on-breaks passes.
+    std::fs::write(
+        bundle_of(new.dir(), &names[i]).join("steps.json"),
+        steps(true),
+    )
+    .unwrap();
+    let clean = report(&args(true), tmp.path());
+    assert!(
+        clean.status.success(),
+        "{}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+}
