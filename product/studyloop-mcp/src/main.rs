@@ -9,6 +9,7 @@
 
 mod edge;
 mod framing;
+mod schema;
 mod server;
 mod session_tools;
 mod tools;

@@ -16,20 +16,25 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServiceExt as _};
 use studyloop::context::Ctx;
 
+use crate::schema::{self, Checker};
 use crate::tools;
 
-/// The server: the process context every call resolves paths from.
+/// The server: the process context every call resolves paths from, and the
+/// tool list with its compiled schemas (built once: what `tools/list` shows is
+/// what `tools/call` checks).
 #[derive(Clone)]
 pub struct StudyLoopMcp {
     ctx: Arc<Ctx>,
+    tools: Arc<Vec<Tool>>,
+    checker: Arc<Checker>,
 }
 
-fn tool_list() -> Vec<Tool> {
-    tools::specs()
-        .into_iter()
+fn tool_list(specs: &[tools::ToolSpec]) -> Vec<Tool> {
+    specs
+        .iter()
         .map(|t| {
-            let schema = match t.schema {
-                serde_json::Value::Object(o) => o,
+            let schema = match &t.schema {
+                serde_json::Value::Object(o) => o.clone(),
                 _ => serde_json::Map::new(),
             };
             let mut tool = Tool::new(t.name, t.description, Arc::new(schema));
@@ -62,7 +67,7 @@ impl ServerHandler for StudyLoopMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tool_list()))
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 
     async fn call_tool(
@@ -78,6 +83,19 @@ impl ServerHandler for StudyLoopMcp {
             return Err(ErrorData::invalid_params(tools::unknown_tool(&name), None));
         }
         let args = request.arguments.unwrap_or_default();
+        // Arguments the advertised schema forbids are the caller's protocol
+        // error, refused before the tool runs, in the same words for every tool.
+        let value = serde_json::Value::Object(args);
+        if let Err(violations) = self.checker.check_input(&name, &value) {
+            let (message, data) = schema::invalid_arguments(&name, &violations);
+            return Err(ErrorData::invalid_params(message, Some(data)));
+        }
+        let serde_json::Value::Object(args) = value else {
+            return Err(ErrorData::internal_error(
+                "arguments stopped being an object",
+                None,
+            ));
+        };
         let outcome = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
             .await
             .unwrap_or_else(|e| Err(format!("plan_error: the tool task failed: {e}")));
@@ -102,7 +120,12 @@ impl ServerHandler for StudyLoopMcp {
 /// # Errors
 /// The transport's failure, or reading/writing stdin/stdout.
 pub async fn serve_stdio(ctx: Ctx) -> Result<(), Box<dyn std::error::Error>> {
-    let server = StudyLoopMcp { ctx: Arc::new(ctx) };
+    let specs = tools::specs();
+    let server = StudyLoopMcp {
+        ctx: Arc::new(ctx),
+        checker: Arc::new(Checker::new(&specs)?),
+        tools: Arc::new(tool_list(&specs)),
+    };
     // The pipe holds what a line burst needs; a full pipe only makes the edge wait.
     let (edge_side, rmcp_side) = tokio::io::duplex(256 * 1024);
     let serving = async move {

@@ -1,7 +1,8 @@
 //! The tool inventory and the calls behind it: the nine plan tools in the
 //! reference order (`PLAN_TOOL_NAMES`), then `record_plan_learning`,
-//! `log_topic`, `end_session` and `session_search`. Each call checks its
-//! arguments (unknown keys, types, ranges) and goes through the product's
+//! `log_topic`, `end_session` and `session_search`. The server checks each
+//! call's arguments against the tool's schema first ([`crate::schema`]);
+//! each call then goes through the product's
 //! own layers ([`studyloop::plans::PlanApp`], the session feeds, the store),
 //! so the MCP door refuses exactly like the CLI and web doors.
 //!
@@ -306,25 +307,11 @@ pub fn unknown_tool(name: &str) -> String {
 /// # Errors
 /// The refusal text (with its prefix), or the scope payload.
 pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, Refusal> {
-    let spec = specs()
-        .into_iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| invalid(unknown_tool(name)))?;
-    let props = spec.schema["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    if let Some(k) = args.keys().find(|k| !props.contains_key(*k)) {
-        let accepted: Vec<&str> = props.keys().map(String::as_str).collect();
-        return Err(invalid(format!(
-            "`{name}` has no argument `{}`; accepted: {}",
-            k.chars().take(40).collect::<String>(),
-            if accepted.is_empty() {
-                "none".to_owned()
-            } else {
-                accepted.join(", ")
-            }
-        )));
+    // Unknown tools and arguments the schema forbids never get here: the
+    // server checks both first (`schema::Checker`). The typed reads below
+    // still refuse a wrong type, should a caller bypass the server.
+    if !is_known(name) {
+        return Err(invalid(unknown_tool(name)));
     }
     let a = Args(args);
     let p = |r: Result<Value, PlanError>| r.map_err(|e| refuse(&e));
