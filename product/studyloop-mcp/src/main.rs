@@ -9,6 +9,7 @@
 
 mod edge;
 mod framing;
+mod outputs;
 mod schema;
 mod server;
 mod session_tools;

@@ -1,6 +1,7 @@
 //! The tools' JSON Schemas, compiled once and checked with one validator
 //! (`boon`, JSON Schema 2020-12, the MCP default): every `tools/call`'s
-//! arguments against the `inputSchema` the server lists. A
+//! arguments against the `inputSchema` the server lists, and every
+//! success's `structuredContent` against the tool's `outputSchema`. A
 //! violation is described for a person: the argument, what it must be, what
 //! it was, and how to fix the call.
 
@@ -40,6 +41,7 @@ pub struct Violation {
 pub struct Checker {
     schemas: Schemas,
     input: Vec<Compiled>,
+    output: Vec<Compiled>,
 }
 
 /// One tool's schema: its name, the compiled form, and the JSON it was compiled from.
@@ -68,7 +70,7 @@ fn compile(
 }
 
 impl Checker {
-    /// Compile every tool's input schema.
+    /// Compile every tool's input and output schema.
     ///
     /// # Errors
     /// The first schema the validator cannot compile.
@@ -77,15 +79,24 @@ impl Checker {
         // Pinned, not the crate's moving default: MCP schemas without `$schema` are 2020-12.
         c.set_default_draft(Draft::V2020_12);
         let mut schemas = Schemas::new();
-        let mut input = Vec::new();
+        let (mut input, mut output) = (Vec::new(), Vec::new());
         for t in specs {
             input.push(Compiled {
                 tool: t.name,
                 index: compile(&mut c, &mut schemas, t.name, "inputSchema", &t.schema)?,
                 source: t.schema.clone(),
             });
+            output.push(Compiled {
+                tool: t.name,
+                index: compile(&mut c, &mut schemas, t.name, "outputSchema", &t.output)?,
+                source: t.output.clone(),
+            });
         }
-        Ok(Self { schemas, input })
+        Ok(Self {
+            schemas,
+            input,
+            output,
+        })
     }
 
     /// Check `args` against `tool`'s `inputSchema`; an unknown tool has nothing to check.
@@ -94,6 +105,14 @@ impl Checker {
     /// Every violation found, in the validator's order.
     pub fn check_input(&self, tool: &str, args: &Value) -> Result<(), Vec<Violation>> {
         self.check(&self.input, tool, args)
+    }
+
+    /// Check a success's `structuredContent` against `tool`'s `outputSchema`.
+    ///
+    /// # Errors
+    /// Every violation found.
+    pub fn check_output(&self, tool: &str, content: &Value) -> Result<(), Vec<Violation>> {
+        self.check(&self.output, tool, content)
     }
 
     fn check(&self, list: &[Compiled], tool: &str, v: &Value) -> Result<(), Vec<Violation>> {
@@ -109,6 +128,17 @@ impl Checker {
             }
         }
     }
+}
+
+/// What a result that breaks its `outputSchema` got wrong (no fix: the caller did nothing wrong).
+#[must_use]
+pub fn mismatches(violations: &[Violation]) -> String {
+    let said: Vec<String> = violations
+        .iter()
+        .take(5)
+        .map(|v| format!("`{}` must be {}, got {}", v.argument, v.expected, v.got))
+        .collect();
+    said.join("; ")
 }
 
 /// `-32602`'s message and `data` for a call whose arguments break the schema.

@@ -37,7 +37,12 @@ fn tool_list(specs: &[tools::ToolSpec]) -> Vec<Tool> {
                 serde_json::Value::Object(o) => o.clone(),
                 _ => serde_json::Map::new(),
             };
-            let mut tool = Tool::new(t.name, t.description, Arc::new(schema));
+            let output = match &t.output {
+                serde_json::Value::Object(o) => o.clone(),
+                _ => serde_json::Map::new(),
+            };
+            let mut tool = Tool::new(t.name, t.description, Arc::new(schema))
+                .with_raw_output_schema(Arc::new(output));
             tool.title = Some(t.title.to_owned());
             tool.annotations = Some(
                 ToolAnnotations::with_title(t.title)
@@ -77,6 +82,7 @@ impl ServerHandler for StudyLoopMcp {
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = self.ctx.clone();
         let name = request.name.to_string();
+        let tool = name.clone();
         // An unknown tool is the caller's protocol error (-32602, as the MCP
         // spec's tools chapter says), not a tool that ran and failed.
         if !tools::is_known(&name) {
@@ -99,6 +105,15 @@ impl ServerHandler for StudyLoopMcp {
         let outcome = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
             .await
             .unwrap_or_else(|e| Err(format!("plan_error: the tool task failed: {e}")));
+        // Our own result breaking our own outputSchema is a bug here; a strict
+        // client would reject it, so say so instead of sending it.
+        let outcome = outcome.and_then(|v| match self.checker.check_output(&tool, &v) {
+            Ok(()) => Ok(v),
+            Err(violations) => Err(format!(
+                "plan_error: the result does not match the tool's outputSchema ({}); this is a bug in studyloop-mcp: report it with the call",
+                schema::mismatches(&violations)
+            )),
+        });
         let result = match outcome {
             Ok(v) => {
                 // A `Value` always serialises (string keys only): `{:#}` is its pretty form.

@@ -12,6 +12,8 @@
 
 use serde_json::{Map, Value, json};
 use studyloop::context::Ctx;
+
+use crate::outputs;
 use studyloop::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
 
 /// The plan tools, in the reference order (the product's one list).
@@ -73,6 +75,8 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The input schema (an object schema).
     pub schema: Value,
+    /// The schema of a success's `structuredContent` (see [`crate::outputs`]).
+    pub output: Value,
 }
 
 fn s(desc: &str) -> Value {
@@ -104,6 +108,7 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: READ,
             description: "List study plans (active first, then oldest updated first).",
             schema: obj(json!({"status": status}), &[]),
+            output: outputs::plan_list(),
         },
         ToolSpec {
             name: "get_study_plan",
@@ -115,6 +120,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "history_limit": int("Checkpoints to include.", 1, 200)}),
                 &["plan_id"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "get_planning_interview",
@@ -122,6 +128,7 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: READ,
             description: "The planning interview: questions, a seed and the existing plans.",
             schema: obj(json!({}), &[]),
+            output: outputs::interview(),
         },
         ToolSpec {
             name: "create_study_plan",
@@ -133,6 +140,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "plan_id": id, "status": status}),
                 &["title", "answers"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "update_study_plan",
@@ -146,6 +154,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "constraints": s("Constraints."), "out_of_scope": s("Out of scope."), "resources": list("Resources.")}),
                 &["plan_id"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "set_study_plan_status",
@@ -156,6 +165,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "status": status}),
                 &["plan_id", "status"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "set_study_plan_milestone",
@@ -166,6 +176,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "index": int("0-based milestone index.", 0, 10_000), "done": b("Done?")}),
                 &["plan_id", "index", "done"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "evaluate_study_plan",
@@ -177,6 +188,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "record": b("Write the checkpoint.")}),
                 &["plan_id", "phase"],
             ),
+            output: outputs::evaluation(),
         },
         ToolSpec {
             name: "delete_study_plan",
@@ -187,6 +199,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "confirmed": b("Confirm the deletion.")}),
                 &["plan_id"],
             ),
+            output: outputs::deletion(),
         },
         ToolSpec {
             name: "record_plan_learning",
@@ -197,6 +210,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "title": s("Record title."), "body": s("Body."), "status": s("Status word (default active).")}),
                 &["plan_id", "title"],
             ),
+            output: outputs::learning(),
         },
         ToolSpec {
             name: "log_topic",
@@ -208,6 +222,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "note": s("A short note.")}),
                 &["topic"],
             ),
+            output: outputs::topic(),
         },
         ToolSpec {
             name: "end_session",
@@ -215,6 +230,7 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: DESTROY,
             description: "End the live study session (notes, progress rows, teardown).",
             schema: obj(json!({}), &[]),
+            output: outputs::session_end(),
         },
         ToolSpec {
             name: "session_search",
@@ -225,6 +241,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"query": s("Words to look for."), "limit": int("At most this many hits.", 1, 100)}),
                 &["query"],
             ),
+            output: outputs::search(),
         },
     ]
 }

@@ -6,3 +6,4 @@
 mod hostile;
 mod protocol;
 mod stdio;
+mod structured;
