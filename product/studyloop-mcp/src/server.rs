@@ -57,6 +57,21 @@ fn tool_list(specs: &[tools::ToolSpec]) -> Vec<Tool> {
         .collect()
 }
 
+impl StudyLoopMcp {
+    /// The server for `ctx`: the tool list and its schemas, compiled once.
+    ///
+    /// # Errors
+    /// A tool schema the validator cannot compile (a bug in `tools.rs`/`outputs.rs`).
+    pub fn new(ctx: Ctx) -> Result<Self, schema::CompileError> {
+        let specs = tools::specs();
+        Ok(Self {
+            ctx: Arc::new(ctx),
+            checker: Arc::new(Checker::new(&specs)?),
+            tools: Arc::new(tool_list(&specs)),
+        })
+    }
+}
+
 impl ServerHandler for StudyLoopMcp {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
@@ -135,12 +150,7 @@ impl ServerHandler for StudyLoopMcp {
 /// # Errors
 /// The transport's failure, or reading/writing stdin/stdout.
 pub async fn serve_stdio(ctx: Ctx) -> Result<(), Box<dyn std::error::Error>> {
-    let specs = tools::specs();
-    let server = StudyLoopMcp {
-        ctx: Arc::new(ctx),
-        checker: Arc::new(Checker::new(&specs)?),
-        tools: Arc::new(tool_list(&specs)),
-    };
+    let server = StudyLoopMcp::new(ctx)?;
     // The pipe holds what a line burst needs; a full pipe only makes the edge wait.
     let (edge_side, rmcp_side) = tokio::io::duplex(256 * 1024);
     let serving = async move {
