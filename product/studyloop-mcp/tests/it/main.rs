@@ -6,5 +6,6 @@
 mod conformance;
 mod hostile;
 mod protocol;
+mod sdk_client;
 mod stdio;
 mod structured;
