@@ -11,6 +11,7 @@ import {
   InitializeResultSchema,
   EmptyResultSchema,
   ListToolsResultSchema,
+  CallToolResultSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -49,6 +50,20 @@ for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
     const tools = await c.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
     expect(tools.tools.length === 13, `${version}: ${tools.tools.length} tools`);
     await c.request({ method: 'ping' }, EmptyResultSchema);
+    // Arguments the schema forbids: -32602 up to 2025-06-18; from 2025-11-25 on
+    // (SEP-1303) a tool execution error the model reads.
+    const bad = { method: 'tools/call', params: { name: 'update_study_plan', arguments: { plan_id: 'x', topics: 'sql' } } };
+    if (r.protocolVersion >= '2025-11-25') {
+      const res = await c.request(bad, CallToolResultSchema);
+      expect(res.isError === true && /^invalid: .*`topics`/.test(res.content?.[0]?.text ?? ''), `${version}: ${JSON.stringify(res).slice(0, 200)}`);
+    } else {
+      try {
+        const res = await c.request(bad, CallToolResultSchema);
+        failures.push(`${version}: bad arguments answered ${JSON.stringify(res).slice(0, 200)}`);
+      } catch (e) {
+        expect(e instanceof McpError && e.code === -32602 && /`topics`/.test(e.message), `${version}: ${e}`);
+      }
+    }
   } catch (e) {
     failures.push(`${version}: ${e}`);
   }
@@ -119,12 +134,14 @@ for (const [name, args] of valid) {
   }
   const bad = invalid[name];
   expect(validators[name] && !validators[name](bad), `${name}: Ajv accepts the invalid arguments ${JSON.stringify(bad)}`);
+  // This session negotiated the SDK's latest (2025-11-25): a tool error (SEP-1303).
   try {
     const r = await client.callTool({ name, arguments: bad });
-    failures.push(`${name} ${JSON.stringify(bad)}: accepted: ${JSON.stringify(r).slice(0, 300)}`);
+    const text = r.content?.[0]?.text ?? '';
+    expect(r.isError === true && text.startsWith(`invalid: invalid arguments for \`${name}\``), `${name} ${JSON.stringify(bad)}: ${JSON.stringify(r).slice(0, 300)}`);
+    if (r.isError) refused += 1;
   } catch (e) {
-    expect(e instanceof McpError && e.code === -32602, `${name} ${JSON.stringify(bad)}: ${e}`);
-    refused += 1;
+    failures.push(`${name} ${JSON.stringify(bad)}: ${e}`);
   }
 }
 expect(calledOk === 13 && refused === 13, `called ${calledOk}, refused ${refused}`);

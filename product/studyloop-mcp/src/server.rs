@@ -9,8 +9,8 @@ use std::sync::Arc;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServiceExt as _};
@@ -93,7 +93,7 @@ impl ServerHandler for StudyLoopMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = self.ctx.clone();
         let name = request.name.to_string();
@@ -104,11 +104,21 @@ impl ServerHandler for StudyLoopMcp {
             return Err(ErrorData::invalid_params(tools::unknown_tool(&name), None));
         }
         let args = request.arguments.unwrap_or_default();
-        // Arguments the advertised schema forbids are the caller's protocol
-        // error, refused before the tool runs, in the same words for every tool.
+        // Arguments the advertised schema forbids are refused before the tool
+        // runs, in the same words for every tool. Up to 2025-06-18 the tools
+        // chapter lists invalid arguments among protocol errors (-32602); from
+        // 2025-11-25 on (SEP-1303) they are a tool execution error, so the
+        // model sees the message and can correct its call.
         let value = serde_json::Value::Object(args);
         if let Err(violations) = self.checker.check_input(&name, &value) {
             let (message, data) = schema::invalid_arguments(&name, &violations);
+            let sep_1303 = context
+                .protocol_version()
+                .is_some_and(|v| v >= ProtocolVersion::V_2025_11_25);
+            if sep_1303 {
+                let text = format!("invalid: {message}");
+                return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+            }
             return Err(ErrorData::invalid_params(message, Some(data)));
         }
         let serde_json::Value::Object(args) = value else {

@@ -385,3 +385,51 @@ fn every_listed_schema_is_the_one_checked() {
         tools.len()
     );
 }
+
+/// From `2025-11-25` on (SEP-1303) the same violations are a tool execution
+/// error (`isError`, `invalid:` and the same words), so a model reads them and
+/// corrects its call; `2025-03-26` keeps `-32602`, like `2025-06-18` above.
+#[test]
+fn from_2025_11_25_arguments_the_schema_forbids_are_a_tool_error_the_model_reads() {
+    let (home, plans) = world();
+    let mut m = Mcp::spawn_version(home.path(), Some(&plans), "2025-11-25");
+    m.call(
+        "create_study_plan",
+        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
+    )
+    .unwrap();
+    let doc = plans.join("bare.md");
+    let before = std::fs::read_to_string(&doc).unwrap();
+    let err = m
+        .call(
+            "update_study_plan",
+            json!({"plan_id": "bare", "topics": "sql"}),
+        )
+        .unwrap_err();
+    for w in ["invalid: ", "`topics`", "an array", "[\"sql\"]"] {
+        assert!(err.contains(w), "no {w:?} in {err}");
+    }
+    assert!(err.starts_with("invalid: "), "{err}");
+    let err = m
+        .call(
+            "get_study_plan",
+            json!({"plan_id": "bare", "include_markdown": null}),
+        )
+        .unwrap_err();
+    assert!(
+        err.contains("`include_markdown`") && err.contains("a boolean"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&doc).unwrap(),
+        before,
+        "a refused call wrote"
+    );
+    let (home, plans) = world();
+    let mut m = Mcp::spawn_version(home.path(), Some(&plans), "2025-03-26");
+    schema_refusal(
+        &mut m,
+        "update_study_plan",
+        &json!({"plan_id": "bare", "topics": "sql"}),
+    );
+}
