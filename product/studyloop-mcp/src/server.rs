@@ -9,30 +9,40 @@ use std::sync::Arc;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServiceExt as _};
 use studyloop::context::Ctx;
 
+use crate::schema::{self, Checker};
 use crate::tools;
 
-/// The server: the process context every call resolves paths from.
+/// The server: the process context every call resolves paths from, and the
+/// tool list with its compiled schemas (built once: what `tools/list` shows is
+/// what `tools/call` checks).
 #[derive(Clone)]
 pub struct StudyLoopMcp {
     ctx: Arc<Ctx>,
+    tools: Arc<Vec<Tool>>,
+    checker: Arc<Checker>,
 }
 
-fn tool_list() -> Vec<Tool> {
-    tools::specs()
-        .into_iter()
+fn tool_list(specs: &[tools::ToolSpec]) -> Vec<Tool> {
+    specs
+        .iter()
         .map(|t| {
-            let schema = match t.schema {
-                serde_json::Value::Object(o) => o,
+            let schema = match &t.schema {
+                serde_json::Value::Object(o) => o.clone(),
                 _ => serde_json::Map::new(),
             };
-            let mut tool = Tool::new(t.name, t.description, Arc::new(schema));
+            let output = match &t.output {
+                serde_json::Value::Object(o) => o.clone(),
+                _ => serde_json::Map::new(),
+            };
+            let mut tool = Tool::new(t.name, t.description, Arc::new(schema))
+                .with_raw_output_schema(Arc::new(output));
             tool.title = Some(t.title.to_owned());
             tool.annotations = Some(
                 ToolAnnotations::with_title(t.title)
@@ -45,6 +55,21 @@ fn tool_list() -> Vec<Tool> {
             tool
         })
         .collect()
+}
+
+impl StudyLoopMcp {
+    /// The server for `ctx`: the tool list and its schemas, compiled once.
+    ///
+    /// # Errors
+    /// A tool schema the validator cannot compile (a bug in `tools.rs`/`outputs.rs`).
+    pub fn new(ctx: Ctx) -> Result<Self, schema::CompileError> {
+        let specs = tools::specs();
+        Ok(Self {
+            ctx: Arc::new(ctx),
+            checker: Arc::new(Checker::new(&specs)?),
+            tools: Arc::new(tool_list(&specs)),
+        })
+    }
 }
 
 impl ServerHandler for StudyLoopMcp {
@@ -62,25 +87,58 @@ impl ServerHandler for StudyLoopMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tool_list()))
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = self.ctx.clone();
         let name = request.name.to_string();
+        let tool = name.clone();
         // An unknown tool is the caller's protocol error (-32602, as the MCP
         // spec's tools chapter says), not a tool that ran and failed.
         if !tools::is_known(&name) {
             return Err(ErrorData::invalid_params(tools::unknown_tool(&name), None));
         }
         let args = request.arguments.unwrap_or_default();
+        // Arguments the advertised schema forbids are refused before the tool
+        // runs, in the same words for every tool. Up to 2025-06-18 the tools
+        // chapter lists invalid arguments among protocol errors (-32602); from
+        // 2025-11-25 on (SEP-1303) they are a tool execution error, so the
+        // model sees the message and can correct its call.
+        let value = serde_json::Value::Object(args);
+        if let Err(violations) = self.checker.check_input(&name, &value) {
+            let (message, data) = schema::invalid_arguments(&name, &violations);
+            let sep_1303 = context
+                .protocol_version()
+                .is_some_and(|v| v >= ProtocolVersion::V_2025_11_25);
+            if sep_1303 {
+                let text = format!("invalid: {message}");
+                return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+            }
+            return Err(ErrorData::invalid_params(message, Some(data)));
+        }
+        let serde_json::Value::Object(args) = value else {
+            return Err(ErrorData::internal_error(
+                "arguments stopped being an object",
+                None,
+            ));
+        };
         let outcome = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
             .await
             .unwrap_or_else(|e| Err(format!("plan_error: the tool task failed: {e}")));
+        // Our own result breaking our own outputSchema is a bug here; a strict
+        // client would reject it, so say so instead of sending it.
+        let outcome = outcome.and_then(|v| match self.checker.check_output(&tool, &v) {
+            Ok(()) => Ok(v),
+            Err(violations) => Err(format!(
+                "plan_error: the result does not match the tool's outputSchema ({}); this is a bug in studyloop-mcp: report it with the call",
+                schema::mismatches(&violations)
+            )),
+        });
         let result = match outcome {
             Ok(v) => {
                 // A `Value` always serialises (string keys only): `{:#}` is its pretty form.
@@ -102,7 +160,7 @@ impl ServerHandler for StudyLoopMcp {
 /// # Errors
 /// The transport's failure, or reading/writing stdin/stdout.
 pub async fn serve_stdio(ctx: Ctx) -> Result<(), Box<dyn std::error::Error>> {
-    let server = StudyLoopMcp { ctx: Arc::new(ctx) };
+    let server = StudyLoopMcp::new(ctx)?;
     // The pipe holds what a line burst needs; a full pipe only makes the edge wait.
     let (edge_side, rmcp_side) = tokio::io::duplex(256 * 1024);
     let serving = async move {

@@ -1,7 +1,8 @@
 //! The tool inventory and the calls behind it: the nine plan tools in the
 //! reference order (`PLAN_TOOL_NAMES`), then `record_plan_learning`,
-//! `log_topic`, `end_session` and `session_search`. Each call checks its
-//! arguments (unknown keys, types, ranges) and goes through the product's
+//! `log_topic`, `end_session` and `session_search`. The server checks each
+//! call's arguments against the tool's schema first ([`crate::schema`]);
+//! each call then goes through the product's
 //! own layers ([`studyloop::plans::PlanApp`], the session feeds, the store),
 //! so the MCP door refuses exactly like the CLI and web doors.
 //!
@@ -11,6 +12,8 @@
 
 use serde_json::{Map, Value, json};
 use studyloop::context::Ctx;
+
+use crate::outputs;
 use studyloop::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
 
 /// The plan tools, in the reference order (the product's one list).
@@ -72,6 +75,8 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The input schema (an object schema).
     pub schema: Value,
+    /// The schema of a success's `structuredContent` (see [`crate::outputs`]).
+    pub output: Value,
 }
 
 fn s(desc: &str) -> Value {
@@ -103,6 +108,7 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: READ,
             description: "List study plans (active first, then oldest updated first).",
             schema: obj(json!({"status": status}), &[]),
+            output: outputs::plan_list(),
         },
         ToolSpec {
             name: "get_study_plan",
@@ -114,6 +120,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "history_limit": int("Checkpoints to include.", 1, 200)}),
                 &["plan_id"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "get_planning_interview",
@@ -121,6 +128,7 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: READ,
             description: "The planning interview: questions, a seed and the existing plans.",
             schema: obj(json!({}), &[]),
+            output: outputs::interview(),
         },
         ToolSpec {
             name: "create_study_plan",
@@ -132,6 +140,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "plan_id": id, "status": status}),
                 &["title", "answers"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "update_study_plan",
@@ -145,6 +154,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "constraints": s("Constraints."), "out_of_scope": s("Out of scope."), "resources": list("Resources.")}),
                 &["plan_id"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "set_study_plan_status",
@@ -155,6 +165,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "status": status}),
                 &["plan_id", "status"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "set_study_plan_milestone",
@@ -165,6 +176,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "index": int("0-based milestone index.", 0, 10_000), "done": b("Done?")}),
                 &["plan_id", "index", "done"],
             ),
+            output: outputs::plan_detail(),
         },
         ToolSpec {
             name: "evaluate_study_plan",
@@ -176,6 +188,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "record": b("Write the checkpoint.")}),
                 &["plan_id", "phase"],
             ),
+            output: outputs::evaluation(),
         },
         ToolSpec {
             name: "delete_study_plan",
@@ -186,6 +199,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "confirmed": b("Confirm the deletion.")}),
                 &["plan_id"],
             ),
+            output: outputs::deletion(),
         },
         ToolSpec {
             name: "record_plan_learning",
@@ -196,6 +210,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"plan_id": id, "title": s("Record title."), "body": s("Body."), "status": s("Status word (default active).")}),
                 &["plan_id", "title"],
             ),
+            output: outputs::learning(),
         },
         ToolSpec {
             name: "log_topic",
@@ -207,6 +222,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 "note": s("A short note.")}),
                 &["topic"],
             ),
+            output: outputs::topic(),
         },
         ToolSpec {
             name: "end_session",
@@ -214,6 +230,7 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: DESTROY,
             description: "End the live study session (notes, progress rows, teardown).",
             schema: obj(json!({}), &[]),
+            output: outputs::session_end(),
         },
         ToolSpec {
             name: "session_search",
@@ -224,6 +241,7 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({"query": s("Words to look for."), "limit": int("At most this many hits.", 1, 100)}),
                 &["query"],
             ),
+            output: outputs::search(),
         },
     ]
 }
@@ -306,25 +324,11 @@ pub fn unknown_tool(name: &str) -> String {
 /// # Errors
 /// The refusal text (with its prefix), or the scope payload.
 pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, Refusal> {
-    let spec = specs()
-        .into_iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| invalid(unknown_tool(name)))?;
-    let props = spec.schema["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    if let Some(k) = args.keys().find(|k| !props.contains_key(*k)) {
-        let accepted: Vec<&str> = props.keys().map(String::as_str).collect();
-        return Err(invalid(format!(
-            "`{name}` has no argument `{}`; accepted: {}",
-            k.chars().take(40).collect::<String>(),
-            if accepted.is_empty() {
-                "none".to_owned()
-            } else {
-                accepted.join(", ")
-            }
-        )));
+    // Unknown tools and arguments the schema forbids never get here: the
+    // server checks both first (`schema::Checker`). The typed reads below
+    // still refuse a wrong type, should a caller bypass the server.
+    if !is_known(name) {
+        return Err(invalid(unknown_tool(name)));
     }
     let a = Args(args);
     let p = |r: Result<Value, PlanError>| r.map_err(|e| refuse(&e));

@@ -18,16 +18,31 @@ fn hostile_log_topic_arguments_are_refused_or_stay_one_clean_line() {
     .unwrap();
     let feed = dir.join("session-topics.md");
     let mut m = Mcp::spawn(home.path(), Some(&plans));
+    // Outside the listed schema (enum, types, required): -32602 naming the argument.
+    let off_schema: Vec<(Value, &str)> = vec![
+        (json!({"topic": "t", "status": "win; rm -rf /"}), "`status`"),
+        (json!({"topic": "t", "status": 7}), "`status`"),
+        (json!({"topic": ["a"], "status": "win"}), "`topic`"),
+        (json!({"status": "win"}), "`topic`"),
+    ];
+    let mut tries = 0;
+    for (args, names) in off_schema {
+        tries += 1;
+        let r = m.request(
+            "tools/call",
+            json!({"name": "log_topic", "arguments": args}),
+        );
+        assert_eq!(r["error"]["code"], -32602, "{args}: {r}");
+        let msg = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains(names), "{args}: {msg}");
+        assert!(!feed.exists(), "{args} wrote");
+    }
+    // Inside the schema but refused by the tool: its prefix, nothing written.
     let refused: Vec<Value> = vec![
-        json!({"topic": "t", "status": "win; rm -rf /"}),
-        json!({"topic": "t", "status": 7}),
-        json!({"topic": ["a"], "status": "win"}),
-        json!({"status": "win"}),
         json!({"topic": "   ", "status": "win"}),
         json!({"topic": "x".repeat(10_000), "status": "win"}),
         json!({"topic": "t", "status": "win", "note": "n".repeat(100_000)}),
     ];
-    let mut tries = 0;
     for args in refused {
         tries += 1;
         let err = m.call("log_topic", args.clone()).unwrap_err();

@@ -3,6 +3,9 @@
 //! `initialize`, `tools/list` (order), and `tools/call` for the happy path
 //! and each refusal prefix.
 
+mod conformance;
 mod hostile;
 mod protocol;
+mod sdk_client;
 mod stdio;
+mod structured;

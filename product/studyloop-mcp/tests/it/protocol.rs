@@ -1,6 +1,7 @@
-//! Protocol errors, framing, batches and tool annotations, as raw JSON lines
-//! on the real binary's stdin (issue 27 items 1-4 and 6): what a client that
-//! gets something wrong, or that speaks `2025-03-26`, reads back.
+//! Protocol errors, framing, batches, tool annotations and argument checks
+//! against the listed schemas, as raw JSON lines on the real binary's stdin
+//! (issue 27 items 1-6): what a client that gets something wrong, or that
+//! speaks `2025-03-26`, reads back.
 
 use std::time::Duration;
 
@@ -212,4 +213,223 @@ fn every_tool_has_a_title_and_annotations() {
         assert_eq!(a["idempotentHint"], idempotent, "{name}: {t}");
         assert_eq!(a["openWorldHint"], false, "{name}: {t}");
     }
+}
+
+/// `tools/call` whose arguments break the tool's listed `inputSchema`:
+/// `-32602` naming the argument, what it must be, and the fix; the tool does not run.
+fn schema_refusal(m: &mut Mcp, tool: &str, args: &Value) -> Value {
+    let r = m.request("tools/call", json!({"name": tool, "arguments": args}));
+    assert_error(&r, -32602, &r["id"].clone(), &format!("{tool} {args}"));
+    assert_eq!(r["error"]["data"]["tool"], tool, "{r}");
+    r
+}
+
+#[test]
+fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix() {
+    let (home, plans) = world();
+    let mut m = Mcp::spawn(home.path(), Some(&plans));
+    m.call(
+        "create_study_plan",
+        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
+    )
+    .unwrap();
+    let doc = plans.join("bare.md");
+    let before = std::fs::read_to_string(&doc).unwrap();
+    // (tool, arguments, words the message must hold)
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "update_study_plan",
+            json!({"plan_id": "bare", "topics": "sql"}),
+            vec!["`topics`", "an array", "the string \"sql\"", "[\"sql\"]"],
+        ),
+        (
+            "update_study_plan",
+            json!({"plan_id": "bare", "success": "ship it"}),
+            vec!["`success`", "an array", "[\"ship it\"]"],
+        ),
+        (
+            "get_study_plan",
+            json!({"plan_id": "bare", "include_markdown": null}),
+            vec!["`include_markdown`", "a boolean", "got null", "omit it"],
+        ),
+        (
+            "delete_study_plan",
+            json!({"plan_id": "bare", "confirmed": null}),
+            vec!["`confirmed`", "a boolean", "got null"],
+        ),
+        (
+            "update_study_plan",
+            json!({"plan_id": "bare", "colour": "red"}),
+            vec!["`colour`", "remove it", "accepted:", "topics"],
+        ),
+        (
+            "get_planning_interview",
+            json!({"x": 1}),
+            vec!["`x`", "takes no arguments"],
+        ),
+        (
+            "get_study_plan",
+            json!({}),
+            vec!["`plan_id`", "required", "add \"plan_id\""],
+        ),
+        (
+            "set_study_plan_status",
+            json!({"plan_id": "bare", "status": "finished"}),
+            vec!["`status`", "one of: draft, active, paused", "\"finished\""],
+        ),
+        (
+            "update_study_plan",
+            json!({"plan_id": "bare", "energy_floor": 0}),
+            vec!["`energy_floor`", "at least 1", "the number 0"],
+        ),
+        (
+            "get_study_plan",
+            json!({"plan_id": "bare", "history_limit": 201}),
+            vec!["`history_limit`", "at most 200"],
+        ),
+        (
+            "create_study_plan",
+            json!({"title": "X", "answers": "nope"}),
+            vec!["`answers`", "an object"],
+        ),
+        (
+            "set_study_plan_milestone",
+            json!({"plan_id": "bare", "index": "0", "done": true}),
+            vec![
+                "`index`",
+                "an integer",
+                "the string \"0\"",
+                "without quotes",
+            ],
+        ),
+        (
+            "update_study_plan",
+            json!({"plan_id": "bare", "milestones": ["one", 2]}),
+            vec!["`milestones[1]`", "accepted forms", "a string", "an object"],
+        ),
+        (
+            "update_study_plan",
+            json!({"plan_id": "bare", "milestones": [{"title": 3}]}),
+            vec!["`milestones[0]`", "accepted forms"],
+        ),
+        (
+            "log_topic",
+            json!({"topic": "t", "status": "bored"}),
+            vec!["`status`", "one of: learning, struggling"],
+        ),
+        (
+            "evaluate_study_plan",
+            json!({"plan_id": "bare", "phase": "never"}),
+            vec!["`phase`", "one of: start, mid, end"],
+        ),
+    ];
+    for (tool, args, words) in &cases {
+        let r = schema_refusal(&mut m, tool, args);
+        let msg = r["error"]["message"].as_str().unwrap_or_default();
+        for w in words {
+            assert!(msg.contains(w), "{tool} {args}: no {w:?} in {msg}");
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&doc).unwrap(),
+        before,
+        "a refused call wrote to the document"
+    );
+    // The same arguments in the declared types are accepted and written.
+    m.call(
+        "update_study_plan",
+        json!({"plan_id": "bare", "topics": ["sql"], "success": ["ship it"]}),
+    )
+    .unwrap();
+    let after = std::fs::read_to_string(&doc).unwrap();
+    assert!(after.contains("ship it"), "{after}");
+}
+
+/// One mechanism for every tool: each property of each listed `inputSchema`,
+/// sent in a wrong type, and an extra property, is refused naming it.
+#[test]
+fn every_listed_schema_is_the_one_checked() {
+    let (home, plans) = world();
+    let mut m = Mcp::spawn(home.path(), Some(&plans));
+    let r = m.request("tools/list", json!({}));
+    let tools = r["result"]["tools"].as_array().cloned().unwrap_or_default();
+    let mut checked = 0;
+    for t in &tools {
+        let name = t["name"].as_str().unwrap_or_default();
+        let schema = &t["inputSchema"];
+        assert_eq!(schema["additionalProperties"], false, "{name}: {schema}");
+        let props = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        for (prop, s) in &props {
+            let wrong = match s["type"].as_str() {
+                Some("string") => json!(5),
+                Some("boolean") => Value::Null,
+                Some("integer") => json!("1"),
+                Some("array" | "object") => json!("x"),
+                other => panic!("{name}.{prop}: a type the test does not know: {other:?}"),
+            };
+            let r = schema_refusal(&mut m, name, &json!({ prop.as_str(): wrong }));
+            let msg = r["error"]["message"].as_str().unwrap_or_default();
+            assert!(msg.contains(&format!("`{prop}`")), "{name}.{prop}: {msg}");
+            checked += 1;
+        }
+        let r = schema_refusal(&mut m, name, &json!({"zz_extra": 1}));
+        let msg = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains("`zz_extra`"), "{name}: {msg}");
+    }
+    assert!(
+        tools.len() == 13 && checked > 40,
+        "{} tools, {checked} properties",
+        tools.len()
+    );
+}
+
+/// From `2025-11-25` on (SEP-1303) the same violations are a tool execution
+/// error (`isError`, `invalid:` and the same words), so a model reads them and
+/// corrects its call; `2025-03-26` keeps `-32602`, like `2025-06-18` above.
+#[test]
+fn from_2025_11_25_arguments_the_schema_forbids_are_a_tool_error_the_model_reads() {
+    let (home, plans) = world();
+    let mut m = Mcp::spawn_version(home.path(), Some(&plans), "2025-11-25");
+    m.call(
+        "create_study_plan",
+        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
+    )
+    .unwrap();
+    let doc = plans.join("bare.md");
+    let before = std::fs::read_to_string(&doc).unwrap();
+    let err = m
+        .call(
+            "update_study_plan",
+            json!({"plan_id": "bare", "topics": "sql"}),
+        )
+        .unwrap_err();
+    for w in ["invalid: ", "`topics`", "an array", "[\"sql\"]"] {
+        assert!(err.contains(w), "no {w:?} in {err}");
+    }
+    assert!(err.starts_with("invalid: "), "{err}");
+    let err = m
+        .call(
+            "get_study_plan",
+            json!({"plan_id": "bare", "include_markdown": null}),
+        )
+        .unwrap_err();
+    assert!(
+        err.contains("`include_markdown`") && err.contains("a boolean"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&doc).unwrap(),
+        before,
+        "a refused call wrote"
+    );
+    let (home, plans) = world();
+    let mut m = Mcp::spawn_version(home.path(), Some(&plans), "2025-03-26");
+    schema_refusal(
+        &mut m,
+        "update_study_plan",
+        &json!({"plan_id": "bare", "topics": "sql"}),
+    );
 }
