@@ -15,6 +15,7 @@ mod literal;
 mod pattern;
 mod redactor;
 mod rules;
+mod shield;
 mod summary;
 mod trigger;
 mod violation;

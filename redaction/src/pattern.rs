@@ -19,6 +19,8 @@ pub struct Pattern {
     pub(crate) keep: Option<Regex>,
     /// A match whose replaced part lies inside a match of this is left alone.
     pub(crate) unless_inside: Option<Regex>,
+    /// `unless_inside` can be searched one line at a time (`crate::shield`).
+    pub(crate) shield_by_line: bool,
     /// Anchored single-character class: a match whose replaced part comes right after
     /// such a character is left alone (a lookbehind the `regex` crate does not have).
     pub(crate) not_after: Option<Regex>,

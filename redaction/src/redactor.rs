@@ -26,8 +26,9 @@ use std::collections::BTreeSet;
 
 use crate::error::RedactionError;
 use crate::literal::Literals;
-use crate::pattern::{Pattern, shielded};
+use crate::pattern::Pattern;
 use crate::rules::RedactionRules;
+use crate::shield::Shields;
 use crate::trigger;
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
@@ -248,8 +249,9 @@ fn replace_pattern(pattern: &Pattern, text: &str, findings: &mut Vec<Finding>) -
 }
 
 /// [`replace_pattern`] writing into `out` (cleared first, its capacity reused) and
-/// computing the shields only for a match nothing else keeps, and recording where each
-/// placeholder landed in `out`; `false` (and `out` left empty) when nothing is replaced.
+/// looking for shields only for a match nothing else keeps, and only in its line where
+/// the shield allows (`crate::shield`), and recording where each placeholder landed in
+/// `out`; `false` (and `out` left empty) when nothing is replaced.
 fn rewrite_into(
     pattern: &Pattern,
     text: &str,
@@ -258,13 +260,11 @@ fn rewrite_into(
     inserted: &mut Vec<(usize, usize)>,
 ) -> bool {
     out.clear();
-    let mut shields = None;
+    let mut shields = Shields::default();
     let (mut copied, mut replaced) = (0, false);
     for part in pattern.targets(text) {
         let part = (part.start(), part.end());
-        if pattern.keeps_unshielded(part, text)
-            || shielded(part, shields.get_or_insert_with(|| pattern.shields(text)))
-        {
+        if pattern.keeps_unshielded(part, text) || shields.cover(pattern, text, part) {
             continue;
         }
         if !replaced {

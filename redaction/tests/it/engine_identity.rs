@@ -15,8 +15,7 @@ use studyloop_redaction::{RedactionRules, Redactor};
 
 /// One redactor per released rules version, with the corpus's literal secret.
 fn redactors(secrets: &[Secret]) -> Vec<Redactor> {
-    [1, 2, 3]
-        .into_iter()
+    (1..=studyloop_redaction::CURRENT_VERSION)
         .map(|v| {
             let rules = RedactionRules::load_shipped(v).unwrap();
             Redactor::new(&rules)
