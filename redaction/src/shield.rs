@@ -104,7 +104,13 @@ fn line_around(text: &str, at: usize) -> (usize, usize) {
 /// text would meet them: each search sees the text before it (look-behind), and the line
 /// ends at its `\n`, which no match holds. Matches are never empty (`line_local`), so
 /// each search starts at the previous end.
-fn find_in_line(shield: &Regex, text: &str, from: usize, to: usize, spans: &mut Vec<(usize, usize)>) {
+fn find_in_line(
+    shield: &Regex,
+    text: &str,
+    from: usize,
+    to: usize,
+    spans: &mut Vec<(usize, usize)>,
+) {
     spans.clear();
     let line = &text[..to];
     let mut at = from;
