@@ -13,6 +13,7 @@ mod error;
 mod joined;
 mod literal;
 mod pattern;
+mod prefilter;
 mod redactor;
 mod rules;
 mod shield;

@@ -262,8 +262,7 @@ fn rewrite_into(
     out.clear();
     let mut shields = Shields::default();
     let (mut copied, mut replaced) = (0, false);
-    for part in pattern.targets(text) {
-        let part = (part.start(), part.end());
+    for part in pattern.pass_targets(text) {
         if pattern.keeps_unshielded(part, text) || shields.cover(pattern, text, part) {
             continue;
         }

@@ -299,6 +299,7 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
         .unless_inside
         .as_deref()
         .is_some_and(crate::shield::line_local);
+    let pass = crate::prefilter::pass(&doc.regex, DFA_CACHE);
     let trigger = crate::trigger::trigger(&doc.regex);
     let reach = trigger.as_ref().map_or(0, crate::trigger::overlap);
     Ok(Pattern {
@@ -307,6 +308,7 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
         id: doc.id,
         description: doc.description,
         regex,
+        pass,
         keep,
         unless_inside,
         shield_by_line,
