@@ -16,7 +16,9 @@
 //! much as the 26 prefiltered ones). What is left to save is work per match and per
 //! rewrite: the `unless_inside` shields are computed only for a match that `keep` and
 //! `not_after` did not already leave alone (URL-dense prose has thousands of kept
-//! matches), and a pattern that rewrites the text writes into a buffer reused across
+//! matches), and only in that match's line when no shield can cross a line (the
+//! `shield` module); a pattern whose default prefilter stops at too many places gets
+//! one of its own (the `prefilter` module); and a pattern that rewrites the text writes into a buffer reused across
 //! patterns instead of a fresh allocation the size of the text. The old path stays as
 //! [`Redactor::rewrite_unfiltered`], the reference `tests/it/engine_identity.rs` compares
 //! against.
