@@ -15,10 +15,15 @@ pub struct Pattern {
     pub(crate) id: String,
     pub(crate) description: String,
     pub(crate) regex: Regex,
+    /// `regex` with a prefilter of its own (`crate::prefilter`), for the redactor's pass;
+    /// `None`: the pass uses `regex`.
+    pub(crate) pass: Option<regex_automata::meta::Regex>,
     /// Anchored: a match whose replaced part this matches whole is left alone.
     pub(crate) keep: Option<Regex>,
     /// A match whose replaced part lies inside a match of this is left alone.
     pub(crate) unless_inside: Option<Regex>,
+    /// `unless_inside` can be searched one line at a time (`crate::shield`).
+    pub(crate) shield_by_line: bool,
     /// Anchored single-character class: a match whose replaced part comes right after
     /// such a character is left alone (a lookbehind the `regex` crate does not have).
     pub(crate) not_after: Option<Regex>,
@@ -109,6 +114,32 @@ impl Pattern {
             )
         } else {
             Box::new(self.regex.find_iter(text))
+        }
+    }
+}
+
+impl Pattern {
+    /// [`Pattern::targets`] as spans, searched with the pass's own prefilter where the
+    /// pattern has one: the same spans either way.
+    pub(crate) fn pass_targets<'a, 't: 'a>(
+        &'a self,
+        text: &'t str,
+    ) -> Box<dyn Iterator<Item = (usize, usize)> + 'a> {
+        let Some(pass) = &self.pass else {
+            return Box::new(self.targets(text).map(|m| (m.start(), m.end())));
+        };
+        if pass
+            .group_info()
+            .to_index(regex_automata::PatternID::ZERO, REDACT_GROUP)
+            .is_some()
+        {
+            Box::new(
+                pass.captures_iter(text)
+                    .filter_map(|caps| caps.get_group_by_name(REDACT_GROUP))
+                    .map(|span| (span.start, span.end)),
+            )
+        } else {
+            Box::new(pass.find_iter(text).map(|m| (m.start(), m.end())))
         }
     }
 }

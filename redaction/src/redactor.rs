@@ -16,7 +16,9 @@
 //! much as the 26 prefiltered ones). What is left to save is work per match and per
 //! rewrite: the `unless_inside` shields are computed only for a match that `keep` and
 //! `not_after` did not already leave alone (URL-dense prose has thousands of kept
-//! matches), and a pattern that rewrites the text writes into a buffer reused across
+//! matches), and only in that match's line when no shield can cross a line (the
+//! `shield` module); a pattern whose default prefilter stops at too many places gets
+//! one of its own (the `prefilter` module); and a pattern that rewrites the text writes into a buffer reused across
 //! patterns instead of a fresh allocation the size of the text. The old path stays as
 //! [`Redactor::rewrite_unfiltered`], the reference `tests/it/engine_identity.rs` compares
 //! against.
@@ -26,8 +28,9 @@ use std::collections::BTreeSet;
 
 use crate::error::RedactionError;
 use crate::literal::Literals;
-use crate::pattern::{Pattern, shielded};
+use crate::pattern::Pattern;
 use crate::rules::RedactionRules;
+use crate::shield::Shields;
 use crate::trigger;
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
@@ -248,8 +251,9 @@ fn replace_pattern(pattern: &Pattern, text: &str, findings: &mut Vec<Finding>) -
 }
 
 /// [`replace_pattern`] writing into `out` (cleared first, its capacity reused) and
-/// computing the shields only for a match nothing else keeps, and recording where each
-/// placeholder landed in `out`; `false` (and `out` left empty) when nothing is replaced.
+/// looking for shields only for a match nothing else keeps, and only in its line where
+/// the shield allows (`crate::shield`), and recording where each placeholder landed in
+/// `out`; `false` (and `out` left empty) when nothing is replaced.
 fn rewrite_into(
     pattern: &Pattern,
     text: &str,
@@ -258,13 +262,10 @@ fn rewrite_into(
     inserted: &mut Vec<(usize, usize)>,
 ) -> bool {
     out.clear();
-    let mut shields = None;
+    let mut shields = Shields::default();
     let (mut copied, mut replaced) = (0, false);
-    for part in pattern.targets(text) {
-        let part = (part.start(), part.end());
-        if pattern.keeps_unshielded(part, text)
-            || shielded(part, shields.get_or_insert_with(|| pattern.shields(text)))
-        {
+    for part in pattern.pass_targets(text) {
+        if pattern.keeps_unshielded(part, text) || shields.cover(pattern, text, part) {
             continue;
         }
         if !replaced {

@@ -275,8 +275,9 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
         .transpose()?;
     let unless_inside = doc
         .unless_inside
+        .as_ref()
         .map(|shield| {
-            RegexBuilder::new(&shield)
+            RegexBuilder::new(shield)
                 .dfa_size_limit(DFA_CACHE)
                 .build()
                 .map_err(|e| {
@@ -294,6 +295,11 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
                 .map_err(|e| format!("pattern `{}`: `not_after` does not compile: {e}", doc.id))
         })
         .transpose()?;
+    let shield_by_line = doc
+        .unless_inside
+        .as_deref()
+        .is_some_and(crate::shield::line_local);
+    let pass = crate::prefilter::pass(&doc.regex, DFA_CACHE);
     let trigger = crate::trigger::trigger(&doc.regex);
     let reach = trigger.as_ref().map_or(0, crate::trigger::overlap);
     Ok(Pattern {
@@ -302,8 +308,10 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
         id: doc.id,
         description: doc.description,
         regex,
+        pass,
         keep,
         unless_inside,
+        shield_by_line,
         not_after,
         placeholder: doc.placeholder,
     })

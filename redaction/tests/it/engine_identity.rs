@@ -15,8 +15,7 @@ use studyloop_redaction::{RedactionRules, Redactor};
 
 /// One redactor per released rules version, with the corpus's literal secret.
 fn redactors(secrets: &[Secret]) -> Vec<Redactor> {
-    [1, 2, 3]
-        .into_iter()
+    (1..=studyloop_redaction::CURRENT_VERSION)
         .map(|v| {
             let rules = RedactionRules::load_shipped(v).unwrap();
             Redactor::new(&rules)
@@ -232,4 +231,46 @@ mod random {
             }
         }
     }
+}
+
+/// Rules with one pattern, `secret[0-9]+`, left alone inside a match of `shield`.
+fn shielded_by(shield: &str) -> Redactor {
+    let yaml = format!(
+        "version: 9\nallowed_fields: [verdict]\npatterns:\n  - id: numbered-secret\n    description: a test pattern\n    regex: 'secret[0-9]+'\n    unless_inside: '{shield}'\n    placeholder: '[SECRET:numbered]'\n"
+    );
+    let registry = format!(
+        "{{\"9\": \"{}\"}}",
+        studyloop_redaction::pinned::digest(yaml.as_bytes())
+    );
+    let rules = RedactionRules::from_bytes(
+        "rules_test.yaml",
+        yaml.as_bytes(),
+        "registry.json",
+        registry.as_bytes(),
+    )
+    .unwrap();
+    Redactor::new(&rules)
+}
+
+#[test]
+fn a_shield_that_crosses_lines_is_searched_over_the_whole_text() {
+    // The engine searches a shield line by line only when no match of it can hold a line
+    // break or read a line's end as the text's end; these two can, and the match they
+    // shield (or do not) must come out as a whole-text search says.
+    let across = shielded_by(r"BEGIN\s[a-z0-9\s]*END");
+    let text = "BEGIN\nsecret42\nEND";
+    assert_same(&across, text);
+    assert_eq!(across.redact(text), text, "shielded across lines");
+    let at_end = shielded_by(r"x[a-z0-9]*$");
+    let text = "xsecret42\nmore";
+    assert_same(&at_end, text);
+    assert_eq!(at_end.redact(text), "x[SECRET:numbered]\nmore");
+    // A line-local shield: searched in the part's line only, with the same answer.
+    let local = shielded_by(r"x[a-z0-9]*(?m:$)");
+    let text = "xsecret42\nsecret7 and xsecret8";
+    assert_same(&local, text);
+    assert_eq!(
+        local.redact(text),
+        "xsecret42\n[SECRET:numbered] and xsecret8"
+    );
 }
