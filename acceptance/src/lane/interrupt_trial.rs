@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::sigint::{ForegroundJob, JobError, cancelled_cleanly, wait_for};
+use super::sigint::{ForegroundJob, JobError, cancelled_cleanly};
 use crate::harness_spec::install_hint;
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::{self, HarnessName};
@@ -156,7 +156,9 @@ fn interrupt(
     let mut child = ForegroundJob::spawn(&mut cmd).map_err(setup("cannot start the runner"))?;
     let pid = child.pid();
 
-    let root = wait_for(
+    // Each wait ends as soon as the child does: a lane that failed before the
+    // point (a harness that never started) has nothing left to interrupt.
+    let root = child.wait_while_running(
         || stub_root(pid),
         "the child's stub provider to start",
         PHASE_TIMEOUT,
@@ -165,7 +167,7 @@ fn interrupt(
         Point::StubStarted => {}
         Point::Probe => {
             // The probe makes its directory right before it starts the harness.
-            wait_for(
+            child.wait_while_running(
                 || root.join("probe").is_dir().then_some(()),
                 "the authenticated probe to start",
                 PHASE_TIMEOUT,
@@ -182,7 +184,7 @@ fn interrupt(
                         .as_deref()
                         .is_some_and(|t| t.contains("MENTOR-REPLY 1 "))
             };
-            wait_for(
+            child.wait_while_running(
                 || {
                     studyloop_stubs::RequestLog::read_all(&log)
                         .ok()

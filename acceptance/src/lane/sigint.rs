@@ -33,6 +33,19 @@ pub enum JobError {
         /// How long.
         waited: Duration,
     },
+    /// The job exited before what was awaited happened (its lane failed early:
+    /// there is nothing left to interrupt, so waiting out the timeout only costs time).
+    #[error(
+        "the runner exited ({status}) after {after:?}, before {what}: its lane ended early; run the lane alone to see why"
+    )]
+    EndedFirst {
+        /// What was awaited.
+        what: String,
+        /// Its exit status.
+        status: ExitStatus,
+        /// How long after the wait began.
+        after: Duration,
+    },
 }
 
 /// A runner child in its own process group, killed (group and all) on drop.
@@ -63,6 +76,40 @@ impl ForegroundJob {
         let failed = |detail: String| JobError::Signal { pgid, detail };
         let group = Pid::from_raw(pgid).ok_or_else(|| failed("not a valid pid".into()))?;
         kill_process_group(group, Signal::INT).map_err(|e| failed(e.to_string()))
+    }
+
+    /// As [`wait_for`], but ends at once with [`JobError::EndedFirst`] when the
+    /// job exits before `f` returns something.
+    ///
+    /// # Errors
+    /// [`JobError::Timeout`] or [`JobError::EndedFirst`], naming `what`.
+    pub fn wait_while_running<T>(
+        &mut self,
+        mut f: impl FnMut() -> Option<T>,
+        what: &str,
+        within: Duration,
+    ) -> Result<T, JobError> {
+        let started = Instant::now();
+        let mut ended = None;
+        let found = wait_for(
+            || {
+                if let Some(v) = f() {
+                    return Some(Some(v));
+                }
+                ended = self.0.try_wait().ok().flatten();
+                ended.is_some().then_some(None)
+            },
+            what,
+            within,
+        )?;
+        match (found, ended) {
+            (Some(v), _) => Ok(v),
+            (None, status) => Err(JobError::EndedFirst {
+                what: what.to_owned(),
+                status: status.unwrap_or_default(),
+                after: started.elapsed(),
+            }),
+        }
     }
 
     /// Waits up to `within` for the exit; its status and how long it took.
@@ -194,4 +241,37 @@ pub fn cancelled_cleanly(
         ));
     }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_ends_when_the_job_exits_first_not_at_its_timeout() {
+        // Found by `just drift` (a planted codex whose TUI never starts): the
+        // interrupt lane waited 91.6 s for a turn of a runner that had exited.
+        let mut job = ForegroundJob::spawn(Command::new("sh").args(["-c", "exit 3"])).unwrap();
+        let started = Instant::now();
+        let err = job
+            .wait_while_running(|| None::<()>, "turn 1", Duration::from_secs(60))
+            .unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        let JobError::EndedFirst { status, .. } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!(status.code(), Some(3));
+        assert!(err.to_string().contains("before turn 1"), "{err}");
+        // What is awaited still wins while the job runs.
+        let mut job = ForegroundJob::spawn(Command::new("sleep").arg("30")).unwrap();
+        assert_eq!(
+            job.wait_while_running(|| Some(7), "anything", Duration::from_secs(5))
+                .unwrap(),
+            7
+        );
+    }
 }
