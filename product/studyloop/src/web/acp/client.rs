@@ -76,7 +76,10 @@ pub(super) async fn drive(driver: Driver) {
         commands,
         ready,
     } = driver;
-    let (lines, malformed, backlog) = transport::lines(stdin, stdout, events.clone());
+    // The session id as the fs answers check it, learnt by the transport.
+    let watch = transport::SessionWatch::default();
+    let (lines, malformed, backlog) =
+        transport::lines(stdin, stdout, events.clone(), watch.clone());
     let fs = SessionFs::new(&cwd).ok();
     let responders: PermissionResponders = Arc::default();
     let stderr = process.stderr.clone();
@@ -112,6 +115,7 @@ pub(super) async fn drive(driver: Driver) {
                         responders: &responders_r,
                         events: &events_r,
                         backlog: &backlog,
+                        session: &watch,
                     };
                     requests::answer(msg, responder, &to)
                 },
