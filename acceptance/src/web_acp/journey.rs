@@ -116,16 +116,20 @@ impl<'b> BrowserMentor<'b> {
         self.last_reply()
     }
 
-    /// The console's last finished assistant message (its Markdown source).
+    /// The last turn's finished assistant text (its Markdown source): the
+    /// turn's text bubbles joined by a blank line (a tool call or a permission
+    /// request between two stretches of text splits them into two bubbles).
     ///
     /// # Errors
     /// [`BrowserError`] when there is none, naming any error the console shows.
     pub fn last_reply(&self) -> Result<String, BrowserError> {
         let last = self.browser.eval(
-            "const a = document.querySelectorAll('.acp-msg[data-role=\"assistant\"][data-status=\"final\"]');\
+            "const a = [...document.querySelectorAll('.acp-msg[data-role=\"assistant\"][data-status=\"final\"]')];\
+             const turn = a.length ? a[a.length - 1].dataset.turn : null;\
              const e = [...document.querySelectorAll('.acp-msg[data-role=\"system\"]')]\
                .map(x => x.textContent).filter(t => t.startsWith('Error:'));\
-             return {reply: a.length ? (a[a.length - 1].dataset.markdown || '') : '', errors: e};",
+             return {reply: a.filter(x => x.dataset.turn === turn).map(x => x.dataset.markdown || '')\
+               .filter(t => t).join('\\n\\n'), errors: e};",
             Vec::new(),
         )?;
         let reply = last["reply"].as_str().unwrap_or_default().to_owned();

@@ -6,9 +6,11 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use studyloop_acceptance::web_acp::browser::Browser;
 use studyloop_acceptance::web_acp::http;
+use studyloop_acceptance::web_acp::journey::{self, BrowserMentor, Snapshots};
+use studyloop_actors::Mentor;
 
 use super::web_acp_browser::acp_console_with;
 
@@ -22,6 +24,150 @@ fn console_errors(chrome: &Browser) -> Vec<Value> {
         .into_iter()
         .filter(|e| e["level"] == "SEVERE")
         .collect()
+}
+
+/// What the learner sees of the latest turn, in page order: one
+/// `role: text` line per item (the text as rendered, `innerText`).
+fn last_turn(chrome: &Browser) -> Vec<String> {
+    let items = chrome
+        .eval(
+            "const all = [...document.querySelectorAll('#acp-log > li')];\
+             const turn = all.length ? all[all.length - 1].dataset.turn : null;\
+             return all.filter(li => li.dataset.turn === turn)\
+               .map(li => li.dataset.role + ': ' + li.innerText.trim().replace(/\\s*\\n\\s*/g, ' | '));",
+            Vec::new(),
+        )
+        .expect("read the log");
+    serde_json::from_value(items).expect("strings")
+}
+
+/// A fresh console on the stub scripted by `knobs`, the persona delivered.
+fn started(
+    knobs: &[(&str, String)],
+) -> (
+    studyloop_acceptance::scratch::Scratch,
+    studyloop_acceptance::web_acp::WebServer,
+    Browser,
+    Snapshots,
+) {
+    let (scratch, server, chrome, base) = acp_console_with(knobs, false);
+    let mut shots = Snapshots::default();
+    journey::start_acp_session(&chrome, &mut shots, &base, ("Ownership", "codex", false), T)
+        .expect("started");
+    (scratch, server, chrome, shots)
+}
+
+/// Issue 27 item 10: a turn that ends for a reason other than `end_turn` says
+/// so below its text; before, a reply cut off at the token limit looked whole.
+#[test]
+fn a_turn_that_stops_early_says_why_in_chromium() {
+    let reasons = "end_turn,max_tokens,max_turn_requests,refusal,cancelled,end_turn";
+    let (scratch, mut server, chrome, shots) =
+        started(&[("STUB_ACP_PROMPT_STOP_REASON", reasons.into())]);
+    let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
+    let mut seen = Vec::new();
+    for q in ["one", "two", "three", "four", "five"] {
+        mentor.send(q).expect("turn");
+        seen.push(last_turn(&chrome));
+    }
+    let turn = |n: u32, q: &str, note: Option<&str>| {
+        let mut lines = vec![
+            format!("user: {q}"),
+            format!("assistant: STUB-ACP-ECHO {n}: {q}"),
+        ];
+        lines.extend(note.map(|t| format!("system: {t}")));
+        lines
+    };
+    assert_eq!(
+        seen,
+        [
+            turn(
+                2,
+                "one",
+                Some(
+                    "Reply cut off: the model hit its token limit. Ask it to continue, or for a shorter answer."
+                )
+            ),
+            turn(
+                3,
+                "two",
+                Some(
+                    "Reply cut off: the agent hit its limit of model requests for one turn. Ask it to continue."
+                )
+            ),
+            turn(
+                4,
+                "three",
+                Some("The model refused to answer this message.")
+            ),
+            turn(5, "four", Some("Reply cancelled before it finished.")),
+            turn(6, "five", None),
+        ]
+    );
+    mentor.end().expect("ended");
+    chrome.close();
+    server.stop(Duration::from_secs(10));
+    scratch.close().expect("scratch swept");
+}
+
+/// ACP `session/update` payloads as the stub's knob wants them.
+fn chunk(text: &str) -> Value {
+    json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}})
+}
+
+/// Issue 27 item 9: a turn reads in the order its updates came. Before, text
+/// after a tool call was appended to the bubble above the "Tool:" line, and
+/// tool call updates, plans and thoughts were never shown.
+#[test]
+fn a_turn_shows_its_updates_in_the_order_they_came_in_chromium() {
+    let turn = json!([
+        chunk("Let me look at your notes."),
+        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read notes.md",
+         "kind": "read", "status": "pending"},
+        {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "The notes "}},
+        {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "mention borrowing."}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "in_progress"},
+        chunk("While it reads: "),
+        chunk("ownership first."),
+        {"sessionUpdate": "plan", "entries": [
+            {"content": "Review moves", "priority": "high", "status": "in_progress"},
+            {"content": "Practise borrows", "priority": "medium", "status": "pending"}]},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"},
+        {"sessionUpdate": "plan", "entries": [
+            {"content": "Review moves", "priority": "high", "status": "completed"},
+            {"content": "Practise borrows", "priority": "medium", "status": "in_progress"}]},
+        {"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "Run quiz", "status": "pending"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t2", "status": "failed"},
+        chunk("Done."),
+    ]);
+    let seq = json!([[chunk("persona ok")], turn]);
+    let (scratch, mut server, chrome, shots) =
+        started(&[("STUB_ACP_PROMPT_UPDATES_SEQ", seq.to_string())]);
+    let mut mentor = BrowserMentor::new(&chrome, shots, T, 1);
+    let reply = mentor.send("what next?").expect("turn");
+    mentor.shots.take(&chrome, "chronology").expect("shot");
+    assert_eq!(
+        last_turn(&chrome),
+        [
+            "user: what next?",
+            "assistant: Let me look at your notes.",
+            "tool: Tool: Read notes.md (done)",
+            "thought: Thinking: The notes mention borrowing.",
+            "assistant: While it reads: ownership first.",
+            "plan: Plan: | ✓ Review moves | ▸ Practise borrows",
+            "tool: Tool: Run quiz (failed)",
+            "assistant: Done.",
+        ]
+    );
+    // The learner actor reads the whole reply, every stretch of text in order.
+    assert_eq!(
+        reply.text,
+        "Let me look at your notes.\n\nWhile it reads: ownership first.\n\nDone."
+    );
+    mentor.end().expect("ended");
+    chrome.close();
+    server.stop(Duration::from_secs(10));
+    scratch.close().expect("scratch swept");
 }
 
 /// Issue 27 item 12: `/favicon.ico` was a 404, one console error per page load.
