@@ -170,6 +170,168 @@ fn a_turn_shows_its_updates_in_the_order_they_came_in_chromium() {
     scratch.close().expect("scratch swept");
 }
 
+/// The frames the stub received (its `STUB_ACP_LOG`), parsed.
+fn stub_log(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The client's answer to the stub's permission request `id` (its outcome), if any.
+fn permission_answer(log: &[Value], id: u64) -> Option<Value> {
+    log.iter()
+        .find(|f| f["id"] == id && f.get("method").is_none())
+        .map(|f| f["result"]["outcome"].clone())
+}
+
+/// The permission request items and the message box as the learner sees them.
+fn permission_view(chrome: &Browser) -> Value {
+    chrome
+        .eval(
+            "const c = document.getElementById('agent-console');\
+             return {asks: [...document.querySelectorAll('.acp-msg[data-role=\"permission\"]')].map(li => ({\
+               text: li.innerText.trim(), status: li.dataset.status,\
+               buttons: [...li.querySelectorAll('button')].map(b => [b.textContent, !b.disabled])})),\
+               input: !document.getElementById('console-input').disabled,\
+               send: !document.getElementById('console-send').disabled,\
+               stop: !document.getElementById('console-stop').disabled,\
+               busy: c.dataset.busy, turns: c.dataset.turns || '0'};",
+            Vec::new(),
+        )
+        .expect("read the console")
+}
+
+const PENDING: &str = "#acp-log .acp-msg[data-role='permission'][data-status='pending']";
+
+/// Issue 27 item 7: a permission request during the hidden persona turn was
+/// granted by the console (`allow_once`) and never shown. It is the learner's:
+/// shown, left waiting until they answer, and answered with their choice.
+#[test]
+fn a_permission_request_in_the_persona_turn_waits_for_the_learner_in_chromium() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("stub-acp.jsonl");
+    let knobs = [
+        ("STUB_ACP_EMIT_PERMISSION_REQUEST", "1".to_owned()),
+        ("STUB_ACP_LOG", log.display().to_string()),
+    ];
+    let (scratch, mut server, chrome, base) = acp_console_with(&knobs, false);
+    let mut shots = Snapshots::default();
+    journey::submit_acp_start(&chrome, &mut shots, &base, ("Ownership", "codex", false))
+        .expect("submitted");
+    let shown = chrome.wait_for(PENDING, T);
+    shots.take(&chrome, "persona-permission").expect("shot");
+    shown.expect("the persona turn's permission request is shown");
+    // Time in which the old console had long granted it.
+    std::thread::sleep(Duration::from_millis(1500));
+    let view = permission_view(&chrome);
+    assert_eq!(
+        view["asks"],
+        json!([{"text": "While reading its instructions, the mentor asks: stub-acp asks to edit a file Allow once Deny",
+                "status": "pending", "buttons": [["Allow once", true], ["Deny", true]]}]),
+        "{view}"
+    );
+    assert_eq!(
+        (&view["busy"], &view["turns"]),
+        (&json!("true"), &json!("0"))
+    );
+    assert_eq!(
+        permission_answer(&stub_log(&log), 1),
+        None,
+        "granted unasked"
+    );
+    chrome
+        .click(&format!("{PENDING} button[data-option-id='opt-deny']"))
+        .expect("the learner denies");
+    chrome
+        .wait_for("#agent-console[data-busy='false'][data-turns='1']", T)
+        .expect("the persona turn ends");
+    assert_eq!(
+        permission_answer(&stub_log(&log), 1),
+        Some(json!({"outcome": "selected", "optionId": "opt-deny"}))
+    );
+    let view = permission_view(&chrome);
+    assert_eq!(
+        view["asks"][0]["text"],
+        "While reading its instructions, the mentor asks: stub-acp asks to edit a file Allow once Deny (you chose: Deny)",
+        "{view}"
+    );
+    assert_eq!(
+        view["asks"][0]["buttons"],
+        json!([["Allow once", false], ["Deny", false]])
+    );
+    chrome.close();
+    server.stop(Duration::from_secs(10));
+    scratch.close().expect("scratch swept");
+}
+
+/// Issue 27 item 8: ending the session while a permission request waits
+/// answers it `cancelled` (the spec), and nothing stays live: before, the
+/// Allow/Reject buttons and the Send box still worked after "Session ended".
+#[test]
+fn ending_the_session_with_a_permission_pending_cancels_it_and_leaves_nothing_live_in_chromium() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("stub-acp.jsonl");
+    let knobs = [
+        ("STUB_ACP_EMIT_PERMISSION_REQUEST", "1".to_owned()),
+        ("STUB_ACP_LOG", log.display().to_string()),
+    ];
+    let (scratch, mut server, chrome, base) = acp_console_with(&knobs, false);
+    let mut shots = Snapshots::default();
+    // The learner answers the persona turn's request (Allow once).
+    journey::start_acp_session(&chrome, &mut shots, &base, ("Ownership", "codex", false), T)
+        .expect("started");
+    chrome
+        .fill("#console-input", "edit my notes")
+        .expect("type");
+    chrome.click("#console-send").expect("send");
+    chrome.wait_for(PENDING, T).expect("asked");
+    chrome.click("#console-stop").expect("end the session");
+    let ended = chrome.wait_for("#agent-console[data-stopped='true']", T);
+    shots
+        .take(&chrome, "ended-with-permission-pending")
+        .expect("shot");
+    ended.expect("ended");
+    let view = permission_view(&chrome);
+    assert_eq!(
+        view["asks"][1],
+        json!({"text": "stub-acp asks to edit a file Allow once Deny (cancelled: the session ended)",
+               "status": "withdrawn", "buttons": [["Allow once", false], ["Deny", false]]}),
+        "{view}"
+    );
+    assert_eq!(
+        (&view["input"], &view["send"], &view["stop"]),
+        (&json!(false), &json!(false), &json!(false)),
+        "the message box is live after the end: {view}"
+    );
+    let items = last_turn(&chrome);
+    assert_eq!(
+        items.last().map(String::as_str),
+        Some("system: Session ended (cancel)"),
+        "{items:#?}"
+    );
+    assert!(
+        !items
+            .iter()
+            .any(|i| i.contains("Error:") || i.contains("again")),
+        "{items:#?}"
+    );
+    let sent = stub_log(&log);
+    assert_eq!(
+        permission_answer(&sent, 1),
+        Some(json!({"outcome": "selected", "optionId": "opt-allow"}))
+    );
+    assert_eq!(
+        permission_answer(&sent, 2),
+        Some(json!({"outcome": "cancelled"})),
+        "the pending request was never answered cancelled: {sent:#?}"
+    );
+    chrome.close();
+    server.stop(Duration::from_secs(10));
+    scratch.close().expect("scratch swept");
+}
+
 /// Issue 27 item 12: `/favicon.ico` was a 404, one console error per page load.
 #[test]
 fn a_page_load_logs_no_console_error_in_chromium() {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::AcpSession;
 use super::limit_tests::{REPLY_FN, script_agent};
-use super::tests::{fast, runtime};
+use super::tests::{command, fast, runtime, until};
 
 /// Waits (5 s at most) for `file` to hold `lines` JSON lines; returns them.
 async fn answers(file: &Path, lines: usize) -> Vec<Value> {
@@ -110,4 +110,89 @@ sleep 300"#
         msg.contains("`script-1`") && msg.contains("before session/new answered"),
         "{msg}"
     );
+}
+
+/// Issue 27 item 8: ending a session while the agent waits for a permission
+/// answer answers it `cancelled` (the spec requires it of a client that
+/// cancels), before the `session/cancel`, tells the console which request it
+/// withdrew, and reports no failure (nothing asks the learner to send again).
+#[test]
+fn ending_the_session_answers_a_pending_permission_request_cancelled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("stub-acp.jsonl");
+    let log_s = log.display().to_string();
+    let knobs = [
+        ("STUB_ACP_EMIT_PERMISSION_REQUEST", "1"),
+        ("STUB_ACP_LOG", log_s.as_str()),
+    ];
+    let rest = runtime().block_on(async {
+        let s = AcpSession::start(command(dir.path(), &knobs), fast())
+            .await
+            .expect("start");
+        s.prompt("x").expect("prompt");
+        until(&s, |f| f["kind"] == "request_permission").await;
+        let events = s.events();
+        s.stop().await;
+        std::iter::from_fn(|| events.try_recv())
+            .map(|e| serde_json::to_value(&e).expect("frame"))
+            .collect::<Vec<Value>>()
+    });
+    let sent: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("stub log")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let answered = sent
+        .iter()
+        .position(|f| f["id"] == 1 && f["result"]["outcome"]["outcome"] == "cancelled");
+    let cancel = sent.iter().position(|f| f["method"] == "session/cancel");
+    assert!(
+        matches!((answered, cancel), (Some(a), Some(c)) if a < c),
+        "the pending request must be answered cancelled before session/cancel: {sent:#?}"
+    );
+    // The console is told which request was withdrawn, and why.
+    assert!(
+        rest.iter().any(|f| f["kind"] == "permission_cancelled"
+            && f["payload"] == serde_json::json!({"_request_id": "1", "why": "the session ended"})),
+        "{rest:#?}"
+    );
+    assert!(
+        !rest.iter().any(|f| f["type"] == "transport_error"),
+        "{rest:#?}"
+    );
+}
+
+/// Issue 27 item 8: an agent that drops the prompt with an error as the
+/// session ends (as adapters do when their stream closes) ends the turn
+/// `cancelled`; before, the learner read "the reply was cut off … send your
+/// message again" just before "Session ended".
+#[test]
+fn a_prompt_that_fails_because_the_session_ends_reads_as_cancelled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body = r#"read -r p; read -r c
+id=$(printf '%s' "$p" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p')
+printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"Internal error","data":"stream closed"}}\n' "$id"
+sleep 300"#;
+    let rest = runtime().block_on(async {
+        let s = AcpSession::start(script_agent(dir.path(), body), fast())
+            .await
+            .expect("start");
+        s.prompt("x").expect("prompt");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let events = s.events();
+        s.stop().await;
+        std::iter::from_fn(|| events.try_recv())
+            .map(|e| serde_json::to_value(&e).expect("frame"))
+            .collect::<Vec<Value>>()
+    });
+    let kinds: Vec<String> = rest
+        .iter()
+        .map(|f| format!("{}/{}", f["type"], f["kind"]).replace('"', ""))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["agent_message/turn_end", "stopped/null"],
+        "{rest:#?}"
+    );
+    assert_eq!(rest[0]["payload"]["reason"], "cancelled");
 }

@@ -114,6 +114,8 @@ async function attachConsole() {
   if (consoleState.ws && consoleState.id === body.study_session_id) return;
   closeSocket();
   consoleState.id = body.study_session_id;
+  setConsoleLive(true);
+  consoleAttr("stopped", false);
   consoleState.mode = body.transport === "acp" ? "acp-chat" : "pty";
   consoleAttr("mode", consoleState.mode);
   show($("pty-screen"), consoleState.mode === "pty");
@@ -177,7 +179,12 @@ function onFrame(frame) {
       break;
     }
     case "stopped":
+      // Nothing can be answered or sent any more: the server answered every
+      // pending permission request `cancelled` as the session ended.
+      endSegment();
+      withdrawPermissions("cancelled: the session ended");
       addMessage("system", `Session ended (${frame.reason || "exit"})`, "final");
+      setConsoleLive(false);
       consoleAttr("busy", false);
       consoleAttr("stopped", true);
       break;
@@ -202,8 +209,13 @@ function onAgentMessage(kind, payload) {
     if (!hidden) showPlan(payload);
   } else if (kind === "request_permission") {
     askPermission(payload);
+  } else if (kind === "permission_cancelled") {
+    // The server answered it `cancelled` (the session is ending).
+    withdrawPermissions(`cancelled: ${payload.why || "the session ended"}`, payload._request_id);
   } else if (kind === "turn_end") {
     endSegment();
+    // A request the turn left unanswered no longer stands (the agent cancelled it).
+    withdrawPermissions("no longer asked: the turn ended");
     if (!hidden && !consoleState.turnText) addMessage("assistant", "", "final");
     // A turn that did not end normally says so, or a cut-off reply looks whole.
     const note = stopNote(payload.reason);
@@ -297,29 +309,60 @@ function stopNote(reason) {
   return STOP_NOTES[reason] || `The turn ended early (stop reason: ${reason}).`;
 }
 
+// A permission request is always the learner's to answer, in the persona turn
+// too (whose text stays hidden): nothing is granted on their behalf. One that
+// offers no option cannot be answered, so it is refused and the learner told.
 function askPermission(payload) {
   const options = Array.isArray(payload.options) ? payload.options : [];
   const answer = (optionId) => send({
     type: "permission_response", requestId: payload._request_id,
     outcome: optionId ? { outcome: "selected", optionId } : { outcome: "cancelled" },
   });
-  if (consoleState.hiddenTurn) {
-    const pick = options.find((o) => o.kind === "allow_once") ||
-      options.find((o) => o.kind === "allow_always") || options[0];
-    answer(pick ? pick.optionId : null);
+  endSegment();
+  const title = (payload.toolCall && payload.toolCall.title) || "The agent asks for permission";
+  const asked = consoleState.hiddenTurn ? `While reading its instructions, the mentor asks: ${title}` : title;
+  const li = addMessage("permission", asked, "pending");
+  li.dataset.requestId = String(payload._request_id);
+  if (options.length === 0) {
+    answer(null);
+    li.dataset.status = "refused";
+    li.appendChild(document.createTextNode(" (refused: the request offered no option to choose)"));
     return;
   }
-  endSegment();
-  const li = addMessage("permission", (payload.toolCall && payload.toolCall.title) || "The agent asks for permission", "pending");
   for (const o of options) {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = o.name || o.optionId;
     b.dataset.optionId = o.optionId;
-    b.onclick = () => { answer(o.optionId); li.dataset.status = "final"; li.querySelectorAll("button").forEach((x) => { x.disabled = true; }); };
+    b.dataset.kind = o.kind || "";
+    b.onclick = () => {
+      if (!answer(o.optionId)) return;
+      li.dataset.status = "final";
+      li.querySelectorAll("button").forEach((x) => { x.disabled = true; });
+      li.appendChild(document.createTextNode(` (you chose: ${b.textContent})`));
+    };
     li.appendChild(document.createTextNode(" "));
     li.appendChild(b);
   }
+}
+
+// Disables the buttons of the permission requests still waiting (only
+// `requestId` when given) and says why.
+function withdrawPermissions(why, requestId) {
+  document.querySelectorAll('#acp-log .acp-msg[data-role="permission"][data-status="pending"]').forEach((li) => {
+    if (requestId !== undefined && li.dataset.requestId !== String(requestId)) return;
+    li.dataset.status = "withdrawn";
+    li.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    const note = document.createElement("span");
+    note.className = "permission-note";
+    note.textContent = ` (${why})`;
+    li.appendChild(note);
+  });
+}
+
+// The message box and its buttons: live while a session runs, off once it ended.
+function setConsoleLive(live) {
+  for (const id of ["console-input", "console-send", "console-stop"]) $(id).disabled = !live;
 }
 
 function addMessage(role, text, status) {
