@@ -413,22 +413,8 @@ async fn serve(
             }
             Some(Command::Stop) | None => {
                 stopping.store(true, Ordering::SeqCst);
-                // The spec: a client that cancels answers every pending
-                // permission request `cancelled`; first, so an agent waiting on
-                // one sees its answer before the cancel.
-                let pending: Vec<_> = responders
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .drain()
-                    .collect();
-                for (request_id, responder) in pending {
-                    let _ = responder.respond(json!({"outcome": {"outcome": "cancelled"}}));
-                    // The console withdraws that request's buttons, saying why.
-                    events.push(AcpEvent::message(
-                        "permission_cancelled",
-                        json!({"_request_id": request_id, "why": "the session ended"}),
-                    ));
-                }
+                // First, so an agent waiting on one sees its answer before the cancel.
+                requests::cancel_pending(responders, events, "the session ended");
                 let _ = conn.send_notification(CancelNotification::new(session_id.to_owned()));
                 // Keep the connection open briefly so a running prompt can finish
                 // with its cancelled stop reason (or the agent can exit on cancel).

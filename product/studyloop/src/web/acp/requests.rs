@@ -1,6 +1,7 @@
 //! The agent→client requests of an ACP session: `session/request_permission`
 //! (relayed to the console, answered later, at most [`MAX_PENDING_PERMISSIONS`]
-//! waiting) and `fs/read_text_file` / `fs/write_text_file` (answered at once
+//! waiting; all answered `cancelled` by [`cancel_pending`] when the session
+//! ends) and `fs/read_text_file` / `fs/write_text_file` (answered at once
 //! through [`SessionFs`], reads refused while [`transport::MAX_BACKLOG_BYTES`] of
 //! earlier answers are unread; a request naming a session other than the one
 //! `session/new` created, or arriving before it did, gets -32602). Anything
@@ -115,6 +116,24 @@ pub(super) fn answer(
             -32601,
             format!("studyloop does not offer {other}"),
         )),
+    }
+}
+
+/// Answers every permission request still waiting `cancelled` (the spec asks
+/// it of a client that cancels) and tells the console which ones it withdrew
+/// and `why`, so their buttons go dead with a reason.
+pub(super) fn cancel_pending(responders: &PermissionResponders, events: &EventQueue, why: &str) {
+    let pending: Vec<_> = responders
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .drain()
+        .collect();
+    for (request_id, responder) in pending {
+        let _ = responder.respond(serde_json::json!({"outcome": {"outcome": "cancelled"}}));
+        events.push(AcpEvent::message(
+            "permission_cancelled",
+            serde_json::json!({"_request_id": request_id, "why": why}),
+        ));
     }
 }
 
