@@ -28,7 +28,7 @@ fn console_errors(chrome: &Browser) -> Vec<Value> {
 
 /// What the learner sees of the latest turn, in page order: one
 /// `role: text` line per item (the text as rendered, `innerText`).
-fn last_turn(chrome: &Browser) -> Vec<String> {
+pub(crate) fn last_turn(chrome: &Browser) -> Vec<String> {
     let items = chrome
         .eval(
             "const all = [...document.querySelectorAll('#acp-log > li')];\
@@ -187,7 +187,7 @@ fn permission_answer(log: &[Value], id: u64) -> Option<Value> {
 }
 
 /// The permission request items and the message box as the learner sees them.
-fn permission_view(chrome: &Browser) -> Value {
+pub(crate) fn permission_view(chrome: &Browser) -> Value {
     chrome
         .eval(
             "const c = document.getElementById('agent-console');\
@@ -203,7 +203,7 @@ fn permission_view(chrome: &Browser) -> Value {
         .expect("read the console")
 }
 
-const PENDING: &str = "#acp-log .acp-msg[data-role='permission'][data-status='pending']";
+pub(crate) const PENDING: &str = "#acp-log .acp-msg[data-role='permission'][data-status='pending']";
 
 /// Issue 27 item 7: a permission request during the hidden persona turn was
 /// granted by the console (`allow_once`) and never shown. It is the learner's:

@@ -8,6 +8,7 @@
 
 mod acp_auth;
 mod acp_console;
+mod acp_kit;
 mod browser_arc;
 mod docs_links;
 mod env_chapter;
