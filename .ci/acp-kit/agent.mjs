@@ -6,6 +6,7 @@
 //   stream        text, a tool call with updates, a thought, the plan, text
 //   permission    asks session/request_permission, says what it was told
 //   fs            fs requests: inside (write + read), outside, relative, another session's id
+//   terminal      asks terminal/create, which the client does not advertise
 //   stop <reason> ends the turn with that stopReason
 //   wait          asks permission and waits for the answer (the session is ended meanwhile)
 // anything else  one line of text (the persona turn).
@@ -68,6 +69,12 @@ const scripts = {
     report({ fs: checks });
     const line = (k) => `${k}: ${checks[k] === "ok" ? "ok" : checks[k] ? "refused " + checks[k].code : "served"}`;
     await say(client, sessionId, text(["inside", "outside", "relative", "foreign"].map(line).join("; ")));
+    return "end_turn";
+  },
+  async terminal({ client, sessionId }) {
+    const got = await ask(client, acp.methods.client.terminal.create, { sessionId, command: "true" });
+    report({ terminal: got });
+    await say(client, sessionId, text(`terminal: ${got.error ? "refused " + got.error.code : "served"}`));
     return "end_turn";
   },
   async stop({ client, sessionId, words }) {

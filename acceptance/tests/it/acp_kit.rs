@@ -108,6 +108,11 @@ fn the_console_against_an_agent_on_the_official_sdk_in_chromium() {
     let session_dir = fact(&report(&log), "fs").clone();
     assert_eq!(session_dir["inside"], "ok", "{session_dir}");
 
+    // Terminal requests are not advertised (`terminal: false`), so refused.
+    assert_eq!(init["clientCapabilities"]["terminal"], false, "{init}");
+    let reply = mentor.send("terminal").expect("terminal turn");
+    assert_eq!(reply.text, "terminal: refused -32601");
+
     // Every stop reason but end_turn says why the reply stopped.
     for (reason, note) in [
         (
