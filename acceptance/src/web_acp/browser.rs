@@ -12,7 +12,9 @@
 //! evidence bundle. A browser launched with [`Browser::launch_traced`] also
 //! keeps Chromium's performance log (DevTools `Network.*` events: every HTTP
 //! request and every WebSocket frame, as Chromium saw them), drained by
-//! [`Browser::network_log`] (see `super::trace`).
+//! [`Browser::network_log`] (see `super::trace`). Every browser keeps the
+//! page's console ([`Browser::console_log`]), so a test can demand a page load
+//! without errors.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -286,8 +288,30 @@ impl Browser {
     /// # Errors
     /// [`BrowserError::Step`] when chromedriver does not answer with a log.
     pub fn network_log(&self) -> Result<Vec<Value>, BrowserError> {
+        Ok(self
+            .read_log("performance")?
+            .iter()
+            .filter_map(|e| e["message"].as_str())
+            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+            .map(|m| m["message"].clone())
+            .collect())
+    }
+
+    /// The page's console entries gathered since the last call (what DevTools'
+    /// console shows: script errors, failed loads such as a 404 favicon, logged
+    /// messages), each `{level, message, source, timestamp}`; `level` is
+    /// `SEVERE` for errors.
+    ///
+    /// # Errors
+    /// [`BrowserError::Step`] when chromedriver does not answer with a log.
+    pub fn console_log(&self) -> Result<Vec<Value>, BrowserError> {
+        self.read_log("browser")
+    }
+
+    /// chromedriver's log of `kind` (its non-W3C `se/log` endpoint; reading drains it).
+    fn read_log(&self, kind: &str) -> Result<Vec<Value>, BrowserError> {
         let failed = |detail: String| BrowserError::Step {
-            step: "read the performance log".into(),
+            step: format!("read the {kind} log"),
             detail,
         };
         let id = self
@@ -299,7 +323,7 @@ impl Browser {
             &format!("127.0.0.1:{}", self.port),
             "POST",
             &format!("/session/{id}/se/log"),
-            Some(&json!({"type": "performance"})),
+            Some(&json!({"type": kind})),
             Duration::from_secs(30),
         )
         .map_err(|e| failed(e.to_string()))?;
@@ -310,12 +334,7 @@ impl Browser {
                 r.text.chars().take(300).collect::<String>()
             )));
         };
-        Ok(entries
-            .iter()
-            .filter_map(|e| e["message"].as_str())
-            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
-            .map(|m| m["message"].clone())
-            .collect())
+        Ok(entries.clone())
     }
 
     /// A viewport PNG and the page HTML.
@@ -390,8 +409,10 @@ fn capabilities(profile_dir: &Path, mode: Mode) -> serde_json::Map<String, Value
         caps["goog:chromeOptions"]["prefs"] =
             json!({"profile.managed_default_content_settings.javascript": 2});
     }
+    // The page's console is always kept (`Browser::console_log`).
+    caps["goog:loggingPrefs"] = json!({"browser": "ALL"});
     if mode == Mode::Traced {
-        caps["goog:loggingPrefs"] = json!({"performance": "ALL"});
+        caps["goog:loggingPrefs"]["performance"] = json!("ALL");
         caps["goog:chromeOptions"]["perfLoggingPrefs"] =
             json!({"enableNetwork": true, "enablePage": false});
     }

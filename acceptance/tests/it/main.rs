@@ -7,6 +7,8 @@
 //! binary is named for the crate in Cargo.toml (`[[test]]`, path `tests/it/main.rs`).
 
 mod acp_auth;
+mod acp_console;
+mod acp_kit;
 mod browser_arc;
 mod docs_links;
 mod env_chapter;

@@ -202,7 +202,10 @@ impl<W: Write> Agent<'_, W> {
         }
         match self.knobs.prompt_error.clone() {
             Some(err) => self.send(&json!({"jsonrpc": "2.0", "id": id, "error": err}))?,
-            None => self.respond(id, json!({"stopReason": self.knobs.stop_reason}))?,
+            None => {
+                let reason = self.knobs.stop_reason_for_prompt(self.prompts).to_owned();
+                self.respond(id, json!({"stopReason": reason}))?;
+            }
         }
         if self.knobs.exit_after_prompts == Some(self.prompts) {
             return Err(Exit(0));

@@ -20,7 +20,8 @@ pub(crate) const STUB_ACP_POST_NEW_SESSION_UPDATES: &str = "STUB_ACP_POST_NEW_SE
 pub const STUB_ACP_PROMPT_UPDATES: &str = "STUB_ACP_PROMPT_UPDATES";
 /// One update list per prompt (JSON array of arrays); the last repeats.
 pub const STUB_ACP_PROMPT_UPDATES_SEQ: &str = "STUB_ACP_PROMPT_UPDATES_SEQ";
-/// The prompt's `stopReason` (plain string, default `end_turn`).
+/// The prompt's `stopReason` (plain string, default `end_turn`), or a comma-separated list
+/// of them, one per prompt, the last repeating (`end_turn,max_tokens,refusal`).
 pub const STUB_ACP_PROMPT_STOP_REASON: &str = "STUB_ACP_PROMPT_STOP_REASON";
 /// Answer every prompt with a JSON-RPC error instead of a result.
 pub const STUB_ACP_PROMPT_ERROR: &str = "STUB_ACP_PROMPT_ERROR";
@@ -40,8 +41,9 @@ pub const STUB_ACP_DELAY_MS: &str = "STUB_ACP_DELAY_MS";
 pub const STUB_ACP_PROMPT_WAIT_FOR_CANCEL: &str = "STUB_ACP_PROMPT_WAIT_FOR_CANCEL";
 /// Lines written verbatim during every prompt (JSON array of strings), e.g. a malformed frame.
 pub const STUB_ACP_PROMPT_RAW_LINES: &str = "STUB_ACP_PROMPT_RAW_LINES";
-/// A path (relative or absolute): every prompt writes it with `fs/write_text_file`, reads it
-/// back with `fs/read_text_file` and reports the outcome as an `agent_message_chunk`.
+/// A path (ACP paths are absolute; a relative one tests the client's refusal): every prompt
+/// writes it with `fs/write_text_file`, reads it back with `fs/read_text_file` and reports
+/// the outcome as an `agent_message_chunk`.
 pub const STUB_ACP_FS_PATH: &str = "STUB_ACP_FS_PATH";
 /// A file the stub appends every frame it receives to (JSON lines).
 pub const STUB_ACP_LOG: &str = "STUB_ACP_LOG";
@@ -71,7 +73,7 @@ pub const KNOBS: &[(&str, &str)] = &[
     ),
     (
         STUB_ACP_PROMPT_STOP_REASON,
-        "prompt stopReason (default end_turn)",
+        "prompt stopReason, or a comma list, one per prompt, last repeats (default end_turn)",
     ),
     (
         STUB_ACP_PROMPT_ERROR,
@@ -149,8 +151,8 @@ pub struct Knobs {
     pub post_new_session_updates: Vec<Value>,
     /// Update lists per prompt; `None` means echo the prompt text back.
     pub prompt_updates_seq: Option<Vec<Vec<Value>>>,
-    /// The prompt's stop reason.
-    pub stop_reason: String,
+    /// The prompts' stop reasons, one per prompt; the last repeats (never empty).
+    pub stop_reasons: Vec<String>,
     /// The error every prompt answers with, when set.
     pub prompt_error: Option<Value>,
     /// The stop reason of a cancelled prompt.
@@ -224,7 +226,15 @@ impl Knobs {
                 STUB_ACP_POST_NEW_SESSION_UPDATES,
             )?,
             prompt_updates_seq,
-            stop_reason: get(STUB_ACP_PROMPT_STOP_REASON).unwrap_or_else(|| "end_turn".into()),
+            stop_reasons: get(STUB_ACP_PROMPT_STOP_REASON)
+                .map(|v| {
+                    v.split(',')
+                        .map(|r| r.trim().to_owned())
+                        .filter(|r| !r.is_empty())
+                        .collect::<Vec<_>>()
+                })
+                .filter(|list| !list.is_empty())
+                .unwrap_or_else(|| vec!["end_turn".into()]),
             prompt_error: get(STUB_ACP_PROMPT_ERROR)
                 .map(|v| parse_error(&v))
                 .transpose()?,
@@ -245,6 +255,18 @@ impl Knobs {
             fs_path: get(STUB_ACP_FS_PATH),
             log: get(STUB_ACP_LOG),
         })
+    }
+
+    /// The `stopReason` of the prompt numbered `n` (1-based): the n-th of the
+    /// list, the last one once it runs out.
+    #[must_use]
+    pub(crate) fn stop_reason_for_prompt(&self, n: usize) -> &str {
+        let idx = n
+            .saturating_sub(1)
+            .min(self.stop_reasons.len().saturating_sub(1));
+        self.stop_reasons
+            .get(idx)
+            .map_or("end_turn", String::as_str)
     }
 
     /// The updates for the prompt numbered `n` (1-based): the n-th list, the last
@@ -388,12 +410,22 @@ mod tests {
     #[test]
     fn defaults_name_the_test_double_and_echo() {
         let k = knobs(&[]).expect("empty env is valid");
-        assert_eq!(k.stop_reason, "end_turn");
+        assert_eq!(k.stop_reason_for_prompt(1), "end_turn");
         assert!(k.updates_for_prompt(1).is_none());
         let name = k.init_result["agentInfo"]["name"]
             .as_str()
             .unwrap_or_default();
         assert!(name.contains("test double"), "{name}");
+    }
+
+    #[test]
+    fn stop_reasons_go_one_per_prompt_and_the_last_repeats() {
+        let k = knobs(&[(STUB_ACP_PROMPT_STOP_REASON, "max_tokens")]).expect("one");
+        assert_eq!(k.stop_reason_for_prompt(3), "max_tokens");
+        let k =
+            knobs(&[(STUB_ACP_PROMPT_STOP_REASON, "end_turn, refusal,cancelled")]).expect("list");
+        let got: Vec<&str> = (1..=4).map(|n| k.stop_reason_for_prompt(n)).collect();
+        assert_eq!(got, ["end_turn", "refusal", "cancelled", "cancelled"]);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The static single-page app, embedded in the binary at build time so the
 //! product ships as one file and the page works offline (no CDN; the CSP is
-//! `default-src 'self'`). Routes: `/` (the page), `/static/{file}`, and
-//! `/session` (a redirect to `/#study-session`).
+//! `default-src 'self'`). Routes: `/` (the page), `/static/{file}`,
+//! `/favicon.ico` (the icon, which browsers ask for on every page load: a 404
+//! there is a console error per load) and `/session` (a redirect to
+//! `/#study-session`).
 //!
 //! The Markdown renderer, sanitizer and highlighter are vendored npm files,
 //! served byte-for-byte as published and pinned by SHA-256 below (and by the
@@ -27,6 +29,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "app.css",
         "text/css; charset=utf-8",
         include_str!("static/app.css"),
+    ),
+    (
+        "favicon.svg",
+        "image/svg+xml",
+        include_str!("static/favicon.svg"),
     ),
     (
         "markdown.js",
@@ -85,6 +92,12 @@ pub async fn index() -> Response {
 /// `GET /static/{file}`.
 pub async fn file(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
     asset(&name)
+}
+
+/// `GET /favicon.ico`: the page links the SVG icon, but browsers (and tools)
+/// still ask this address; Chromium accepts an SVG body here.
+pub async fn favicon() -> Response {
+    asset("favicon.svg")
 }
 
 /// `GET /session`: the console's old address.

@@ -1,7 +1,7 @@
 //! The axum application of `studyloop web`: the router and the serve loop with its
 //! reaper (the shared state is `app_state`).
 //!
-//! Routes: `GET /` and `/static/{file}` (the SPA), `GET /session` (redirect),
+//! Routes: `GET /`, `/static/{file}` and `/favicon.ico` (the SPA), `GET /session` (redirect),
 //! `POST /api/session/start`, `GET /api/session/options`, `GET
 //! /api/session/state` (see `start`), `POST /api/session/end`, `WS
 //! /api/session/ws`, `GET /api/labs` (installed drills, `modules::labs`), `POST
@@ -38,6 +38,7 @@ pub fn routes() -> Vec<(&'static str, MethodRouter<Arc<AppState>>)> {
     vec![
         ("/", get(assets::index)),
         ("/static/{file}", get(assets::file)),
+        ("/favicon.ico", get(assets::favicon)),
         ("/session", get(assets::session_redirect)),
         ("/api/session/start", post(start::start)),
         ("/api/session/options", get(start::options)),

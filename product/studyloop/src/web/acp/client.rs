@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -76,7 +77,10 @@ pub(super) async fn drive(driver: Driver) {
         commands,
         ready,
     } = driver;
-    let (lines, malformed, backlog) = transport::lines(stdin, stdout, events.clone());
+    // The session id as the fs answers check it, learnt by the transport.
+    let watch = transport::SessionWatch::default();
+    let (lines, malformed, backlog) =
+        transport::lines(stdin, stdout, events.clone(), watch.clone());
     let fs = SessionFs::new(&cwd).ok();
     let responders: PermissionResponders = Arc::default();
     let stderr = process.stderr.clone();
@@ -112,6 +116,7 @@ pub(super) async fn drive(driver: Driver) {
                         responders: &responders_r,
                         events: &events_r,
                         backlog: &backlog,
+                        session: &watch,
                     };
                     requests::answer(msg, responder, &to)
                 },
@@ -331,6 +336,9 @@ async fn serve(
     responders: &PermissionResponders,
 ) -> Ending {
     let mut in_flight: Vec<tokio::task::JoinHandle<()>> = Vec::new();
+    // Set once the learner ends the session: a prompt that then fails (the
+    // agent drops it as it goes) was cancelled, not a failure to send again.
+    let stopping = Arc::new(AtomicBool::new(false));
     loop {
         let command = tokio::select! {
             command = commands.recv() => command,
@@ -356,9 +364,13 @@ async fn serve(
                 }
                 let pending = conn.send_request(request).block_task();
                 let (events, timeout) = (events.clone(), timeouts.prompt);
+                let stopping = stopping.clone();
                 // Fire and forget: the console stays responsive (cancel, permission).
                 in_flight.push(tokio::spawn(async move {
                     let event = match tokio::time::timeout(timeout, pending).await {
+                        Ok(Err(_)) if stopping.load(Ordering::SeqCst) => {
+                            AcpEvent::message("turn_end", json!({"reason": "cancelled"}))
+                        }
                         Ok(Ok(done)) => {
                             let reason = serde_json::to_value(done.stop_reason)
                                 .ok()
@@ -400,6 +412,9 @@ async fn serve(
                 }
             }
             Some(Command::Stop) | None => {
+                stopping.store(true, Ordering::SeqCst);
+                // First, so an agent waiting on one sees its answer before the cancel.
+                requests::cancel_pending(responders, events, "the session ended");
                 let _ = conn.send_notification(CancelNotification::new(session_id.to_owned()));
                 // Keep the connection open briefly so a running prompt can finish
                 // with its cancelled stop reason (or the agent can exit on cancel).

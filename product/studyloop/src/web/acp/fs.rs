@@ -15,7 +15,9 @@
 //! `O_EXCL` in the target's directory fd and `renameat` it over the name (the
 //! rename replaces a planted hard link, it never writes through a link; a
 //! symlink at the name is refused).
-//! `..` is refused outright; absolute paths must lie under the session dir.
+//! `..` is refused outright; paths must be absolute (the ACP schema says so:
+//! a relative one would be resolved against whichever directory the client
+//! happens to pick) and lie under the session dir.
 //!
 //! This is a protocol policy (what the client agrees to do on the agent's
 //! behalf), not a sandbox: the agent process itself can still touch the
@@ -39,6 +41,16 @@ pub enum FsError {
     /// The path resolves outside the session dir (or uses `..`).
     #[error("path {path} is outside the session dir {root}; agents may only use files under it")]
     Outside {
+        /// The requested path.
+        path: PathBuf,
+        /// The session dir.
+        root: PathBuf,
+    },
+    /// The path is relative; ACP file paths are absolute.
+    #[error(
+        "path {path} is relative; ACP file paths must be absolute: use {root}/{path} for a file in the session dir"
+    )]
+    Relative {
         /// The requested path.
         path: PathBuf,
         /// The session dir.
@@ -74,7 +86,7 @@ impl FsError {
     #[must_use]
     pub fn code(&self) -> i32 {
         match self {
-            Self::Outside { .. } | Self::Refused { .. } => -32602,
+            Self::Outside { .. } | Self::Relative { .. } | Self::Refused { .. } => -32602,
             Self::NotFound(_) => -32002,
             Self::Io { .. } => -32603,
         }
@@ -227,17 +239,18 @@ impl SessionFs {
         written
     }
 
-    /// The components of `path` below the root: relative paths as they are,
-    /// absolute ones only under the root; `..` and anything else refused.
+    /// The components of `path` below the root: absolute paths only, under
+    /// the root; relative paths, `..` and anything else refused.
     fn relative<'p>(&self, path: &'p Path) -> Result<Vec<&'p OsStr>, FsError> {
-        let below = if path.is_absolute() {
-            path.strip_prefix(&self.root)
-                .or_else(|_| path.strip_prefix(&self.given))
-                .map_err(|_| self.outside(path))?
-        } else {
-            path
-        };
-        below
+        if !path.is_absolute() {
+            return Err(FsError::Relative {
+                path: path.to_path_buf(),
+                root: self.root.clone(),
+            });
+        }
+        path.strip_prefix(&self.root)
+            .or_else(|_| path.strip_prefix(&self.given))
+            .map_err(|_| self.outside(path))?
             .components()
             .filter(|c| !matches!(c, Component::CurDir))
             .map(|c| match c {

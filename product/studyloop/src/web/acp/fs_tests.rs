@@ -104,18 +104,12 @@ fn race(w: &World, fs: &SessionFs, how: &str) {
             && started.elapsed() < std::time::Duration::from_secs(30))
     {
         i += 1;
-        match fs.read(Path::new("sub/secret.txt"), None, None) {
+        match fs.read(&w.root.join("sub/secret.txt"), None, None) {
             Ok(text) if text.contains("OUTSIDE") => read_escapes += 1,
             Ok(_) => reads_ok += 1,
             Err(_) => {}
         }
-        let absolute = w.root.join("sub/w.txt");
-        let asked = if i % 2 == 0 {
-            Path::new("sub/w.txt")
-        } else {
-            absolute.as_path()
-        };
-        if fs.write(asked, "written").is_ok() {
+        if fs.write(&w.root.join("sub/w.txt"), "written").is_ok() {
             writes_ok += 1;
         }
         if escaped.exists() {
@@ -155,7 +149,8 @@ fn a_hardlink_to_an_outside_file_is_not_read() {
     let w = world();
     let fs = SessionFs::new(&w.root).expect("root");
     std::fs::hard_link(w.outside.join("secret.txt"), w.root.join("planted.txt")).expect("hardlink");
-    let got = fs.read(Path::new("planted.txt"), None, None);
+    let planted = w.root.join("planted.txt");
+    let got = fs.read(&planted, None, None);
     assert!(
         got.is_err(),
         "a file with two links must be refused: {got:?}"
@@ -163,7 +158,7 @@ fn a_hardlink_to_an_outside_file_is_not_read() {
     let msg = got.expect_err("refused").to_string();
     assert!(msg.contains("planted.txt") && msg.contains("link"), "{msg}");
     // Overwriting the planted name replaces the link; the outside file is untouched.
-    fs.write(Path::new("planted.txt"), "mine").expect("write");
+    fs.write(&planted, "mine").expect("write");
     assert_eq!(
         std::fs::read_to_string(w.outside.join("secret.txt")).expect("outside"),
         "OUTSIDE"
@@ -178,9 +173,10 @@ fn a_fifo_or_a_device_is_refused_at_once() {
     let fs = SessionFs::new(&w.root).expect("root");
     let (tx, rx) = std::sync::mpsc::channel();
     let reader = fs.clone();
+    let asked = fifo.clone();
     std::thread::spawn(move || {
         let started = Instant::now();
-        let got = reader.read(Path::new("pipe"), None, None);
+        let got = reader.read(&asked, None, None);
         let _ = tx.send((got.map_err(|e| e.to_string()), started.elapsed()));
     });
     let outcome = rx.recv_timeout(Duration::from_secs(3));
@@ -197,9 +193,9 @@ fn a_fifo_or_a_device_is_refused_at_once() {
     );
 
     std::os::unix::fs::symlink("/dev/zero", w.root.join("zero")).expect("symlink");
-    assert!(fs.read(Path::new("zero"), None, None).is_err());
+    assert!(fs.read(&w.root.join("zero"), None, None).is_err());
     std::fs::create_dir(w.root.join("adir")).expect("mkdir");
-    assert!(fs.read(Path::new("adir"), None, None).is_err());
+    assert!(fs.read(&w.root.join("adir"), None, None).is_err());
 }
 
 #[test]
@@ -214,7 +210,8 @@ fn round_trip_inside_and_refusals_outside() {
         fs.write(&root.join("notes/a.txt"), "one\ntwo\nthree\n")
             .expect("write inside");
         assert_eq!(
-            fs.read(Path::new("notes/a.txt"), None, None).expect("read"),
+            fs.read(&root.join("notes/a.txt"), None, None)
+                .expect("read"),
             "one\ntwo\nthree\n"
         );
         assert_eq!(
@@ -223,7 +220,7 @@ fn round_trip_inside_and_refusals_outside() {
             "two\n"
         );
         assert_eq!(
-            fs.read(Path::new("./notes/./a.txt"), None, None)
+            fs.read(&root.join("./notes/./a.txt"), None, None)
                 .expect("dots"),
             "one\ntwo\nthree\n"
         );
@@ -239,7 +236,7 @@ fn round_trip_inside_and_refusals_outside() {
             Err(FsError::Outside { .. })
         ));
         assert!(matches!(
-            fs.read(Path::new("../secret.txt"), None, None),
+            fs.read(&root.join("../secret.txt"), None, None),
             Err(FsError::Outside { .. })
         ));
         let link = root.join("link");
@@ -263,5 +260,37 @@ fn round_trip_inside_and_refusals_outside() {
             fs.read(&root.join("missing"), None, None),
             Err(FsError::NotFound(_))
         ));
+    }
+}
+
+/// Issue 27 item 11: ACP file paths are absolute; a relative one (which the
+/// client used to resolve against the session dir) is refused for reads and
+/// writes with -32602, naming the value and the rule, and nothing is written.
+#[test]
+fn a_relative_path_is_refused_naming_the_value_and_the_rule() {
+    let w = world();
+    for fs in [
+        SessionFs::new(&w.root).expect("root"),
+        SessionFs::new(&w.root).expect("root").walk_only(),
+    ] {
+        for asked in ["sub/secret.txt", "./sub/secret.txt", "fresh.txt"] {
+            let read = fs.read(Path::new(asked), None, None);
+            let write = fs.write(Path::new(asked), "x");
+            for got in [read.map(drop), write] {
+                let err = got.expect_err("a relative path is refused");
+                assert!(matches!(err, FsError::Relative { .. }), "{asked}: {err:?}");
+                assert_eq!(err.code(), -32602);
+                let msg = err.to_string();
+                assert!(
+                    msg.contains(asked) && msg.contains("must be absolute"),
+                    "{msg}"
+                );
+            }
+        }
+        assert!(!w.root.join("fresh.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(w.root.join("sub/secret.txt")).expect("untouched"),
+            "INSIDE"
+        );
     }
 }

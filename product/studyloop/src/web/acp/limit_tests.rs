@@ -11,11 +11,14 @@ use serde_json::Value;
 use super::tests::{command, fast, pid_alive, runtime, until};
 use super::{AcpSession, AgentCommand};
 
+/// The `/bin/sh` function `reply LINE RESULT`: answers the request on LINE.
+pub(crate) const REPLY_FN: &str = r#"reply() { id=$(printf '%s' "$1" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p'); printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$2"; }"#;
+
 /// The `/bin/sh` source of an ACP agent that answers `initialize` and
 /// `session/new` (session id `script-1`), then runs `body`.
 pub(crate) fn agent_script(body: &str) -> String {
     format!(
-        r#"reply() {{ id=$(printf '%s' "$1" | sed -n 's/.*"id":\("[^"]*"\|[0-9][0-9]*\).*/\1/p'); printf '{{"jsonrpc":"2.0","id":%s,"result":%s}}\n' "$id" "$2"; }}
+        r#"{REPLY_FN}
 read -r l; reply "$l" '{{"protocolVersion":1,"agentCapabilities":{{}}}}'
 read -r l; reply "$l" '{{"sessionId":"script-1"}}'
 {body}
@@ -158,7 +161,7 @@ fn file_reads_stop_once_the_agent_leaves_its_answers_unread() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("big.txt"), "x".repeat(8 * 1024 * 1024)).expect("seed");
     runtime().block_on(async {
-        let body = r#"for i in 1 2 3 4 5 6 7; do printf '{"jsonrpc":"2.0","id":"r%s","method":"fs/read_text_file","params":{"sessionId":"script-1","path":"big.txt"}}\n' "$i"; done
+        let body = r#"for i in 1 2 3 4 5 6 7; do printf '{"jsonrpc":"2.0","id":"r%s","method":"fs/read_text_file","params":{"sessionId":"script-1","path":"%s/big.txt"}}\n' "$i" "$PWD"; done
 sleep 0.3; timeout 2 cat > answers.txt; sleep 300"#;
         let s = AcpSession::start(script_agent(dir.path(), body), fast())
             .await

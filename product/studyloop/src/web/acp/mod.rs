@@ -29,6 +29,8 @@ mod fs_tests;
 pub(crate) mod limit_tests;
 mod process;
 mod requests;
+#[cfg(test)]
+mod requests_tests;
 mod session;
 #[cfg(test)]
 mod tests;

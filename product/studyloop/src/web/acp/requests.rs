@@ -1,8 +1,11 @@
 //! The agent→client requests of an ACP session: `session/request_permission`
 //! (relayed to the console, answered later, at most [`MAX_PENDING_PERMISSIONS`]
-//! waiting) and `fs/read_text_file` / `fs/write_text_file` (answered at once
+//! waiting; all answered `cancelled` by [`cancel_pending`] when the session
+//! ends) and `fs/read_text_file` / `fs/write_text_file` (answered at once
 //! through [`SessionFs`], reads refused while [`transport::MAX_BACKLOG_BYTES`] of
-//! earlier answers are unread). Anything else gets -32601. Split from `client`,
+//! earlier answers are unread; a request naming a session other than the one
+//! `session/new` created, or arriving before it did, gets -32602). Anything
+//! else gets -32601. Split from `client`,
 //! which owns the connection; like it, this file names the protocol crate.
 
 use agent_client_protocol::v1::schema::{
@@ -23,6 +26,8 @@ pub(super) struct Answering<'a> {
     pub(super) responders: &'a PermissionResponders,
     pub(super) events: &'a EventQueue,
     pub(super) backlog: &'a transport::Backlog,
+    /// The ACP session id, known once `session/new` has answered.
+    pub(super) session: &'a transport::SessionWatch,
 }
 
 /// Permission requests that may wait for the learner at once.
@@ -40,6 +45,7 @@ pub(super) fn answer(
         responders,
         events,
         backlog,
+        session,
     } = *to;
     let (method, params) = msg.into_parts();
     match method.as_str() {
@@ -75,6 +81,7 @@ pub(super) fn answer(
             let result = if method == "fs/read_text_file" {
                 serde_json::from_value::<ReadTextFileRequest>(params)
                     .map_err(|e| RpcError::new(-32602, e.to_string()))
+                    .and_then(|r| ours(&method, &r.session_id.0, session).map(|()| r))
                     .and_then(|r| {
                         let waiting = backlog.bytes();
                         if waiting > transport::MAX_BACKLOG_BYTES {
@@ -93,6 +100,7 @@ pub(super) fn answer(
             } else {
                 serde_json::from_value::<WriteTextFileRequest>(params)
                     .map_err(|e| RpcError::new(-32602, e.to_string()))
+                    .and_then(|r| ours(&method, &r.session_id.0, session).map(|()| r))
                     .and_then(|r| {
                         fs.write(&r.path, &r.content)
                             .map(|()| to_json(&WriteTextFileResponse::new()))
@@ -107,6 +115,44 @@ pub(super) fn answer(
         other => responder.respond_with_error(RpcError::new(
             -32601,
             format!("studyloop does not offer {other}"),
+        )),
+    }
+}
+
+/// Answers every permission request still waiting `cancelled` (the spec asks
+/// it of a client that cancels) and tells the console which ones it withdrew
+/// and `why`, so their buttons go dead with a reason.
+pub(super) fn cancel_pending(responders: &PermissionResponders, events: &EventQueue, why: &str) {
+    let pending: Vec<_> = responders
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .drain()
+        .collect();
+    for (request_id, responder) in pending {
+        let _ = responder.respond(serde_json::json!({"outcome": {"outcome": "cancelled"}}));
+        events.push(AcpEvent::message(
+            "permission_cancelled",
+            serde_json::json!({"_request_id": request_id, "why": why}),
+        ));
+    }
+}
+
+/// Whether a request for `asked` may be served: only the session this
+/// connection's `session/new` created, and nothing before it answered.
+fn ours(method: &str, asked: &str, session: &transport::SessionWatch) -> Result<(), RpcError> {
+    match session.session_id() {
+        Some(known) if known == asked => Ok(()),
+        Some(known) => Err(RpcError::new(
+            -32602,
+            format!(
+                "{method} names sessionId `{asked}`, but this client serves only its own session `{known}`; send the sessionId session/new returned"
+            ),
+        )),
+        None => Err(RpcError::new(
+            -32602,
+            format!(
+                "{method} for sessionId `{asked}` arrived before session/new answered; no session exists yet, so send file requests only after it"
+            ),
         )),
     }
 }

@@ -388,6 +388,37 @@ fn a_hung_agent_times_out_instead_of_hanging() {
     });
 }
 
+/// Issue 27 (ACP kit, version refusal): an agent that answers `initialize`
+/// with a version we do not speak is refused (the spec: close the connection
+/// and tell the user) with both versions named. The protocol crate does the
+/// refusal; this pins it, so an upgrade that stops refusing fails here.
+#[test]
+fn an_agent_answering_another_protocol_version_is_refused_naming_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    runtime().block_on(async {
+        let init = r#"{"protocolVersion":2,"agentCapabilities":{}}"#;
+        let cmd = command(dir.path(), &[("STUB_ACP_INIT_RESULT", init)]);
+        let err = AcpSession::start(cmd, fast())
+            .await
+            .expect_err("version 2 is refused");
+        assert!(
+            matches!(
+                err,
+                AcpError::Rpc {
+                    step: "initialize",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let msg = err.to_string();
+        assert!(
+            msg.contains("protocol version 1") && msg.contains("negotiated 2"),
+            "{msg}"
+        );
+    });
+}
+
 #[test]
 fn a_missing_program_is_a_spawn_error_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");

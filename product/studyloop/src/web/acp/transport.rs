@@ -7,9 +7,16 @@
 //! it must never take the server down with it. The same happens to a line
 //! longer than [`MAX_LINE_BYTES`] (output without newlines): it is never held
 //! whole, so an agent cannot grow the server's memory without bound.
+//!
+//! It also learns the ACP session id here, from the `session/new` answer as it
+//! comes off the wire ([`SessionWatch`]): a request the agent sends right after
+//! that answer must find it known, and the crate hands the answer to the
+//! waiting handshake only after it has moved on to the next line.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::Value;
 
 use agent_client_protocol::Lines;
 use futures::{Sink, Stream};
@@ -106,6 +113,52 @@ impl Backlog {
     }
 }
 
+/// The ACP session id, set from the `session/new` answer the moment it is read
+/// (before any later line), and the id of our `session/new` request it answers.
+#[derive(Debug, Clone, Default)]
+pub struct SessionWatch {
+    request: Arc<Mutex<Option<Value>>>,
+    session: Arc<OnceLock<String>>,
+}
+
+impl SessionWatch {
+    /// The session id, once `session/new` has answered.
+    #[must_use]
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.get().map(String::as_str)
+    }
+
+    /// Notes the id of an outgoing `session/new` request.
+    fn sent(&self, line: &str) {
+        // Cheap test first: file answers can be megabytes long.
+        if !line.contains("\"session/new\"") {
+            return;
+        }
+        if let Ok(frame) = serde_json::from_str::<Value>(line)
+            && frame["method"] == "session/new"
+        {
+            *self
+                .request
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(frame["id"].clone());
+        }
+    }
+
+    /// Takes the session id from the answer to our `session/new`.
+    fn received(&self, frame: &Value) {
+        let asked = self
+            .request
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if asked.is_some_and(|id| frame.get("id") == Some(&id))
+            && let Some(sid) = frame["result"]["sessionId"].as_str()
+        {
+            let _ = self.session.set(sid.to_owned());
+        }
+    }
+}
+
 type Outgoing = std::pin::Pin<Box<dyn Sink<String, Error = std::io::Error> + Send>>;
 type Incoming = std::pin::Pin<Box<dyn Stream<Item = std::io::Result<String>> + Send>>;
 
@@ -114,14 +167,17 @@ pub fn lines(
     stdin: ChildStdin,
     stdout: ChildStdout,
     events: Arc<EventQueue>,
+    watch: SessionWatch,
 ) -> (Lines<Outgoing, Incoming>, MalformedFlag, Backlog) {
     let flag = MalformedFlag::default();
     let backlog = Backlog::default();
     let sent = backlog.clone();
+    let watch_out = watch.clone();
     let outgoing: Outgoing = Box::pin(futures::sink::unfold(
         stdin,
         move |mut stdin: ChildStdin, mut line: String| {
             let sent = sent.clone();
+            watch_out.sent(&line);
             async move {
                 if !line.ends_with('\n') {
                     line.push('\n');
@@ -133,17 +189,18 @@ pub fn lines(
             }
         },
     ));
-    let state = (BufReader::new(stdout), events, flag.clone());
+    let state = (BufReader::new(stdout), events, flag.clone(), watch);
     let incoming: Incoming = Box::pin(futures::stream::unfold(Some(state), async |state| {
-        let (mut reader, events, flag) = state?;
+        let (mut reader, events, flag, watch) = state?;
         loop {
             let problem = match next_line(&mut reader, MAX_LINE_BYTES).await {
                 Err(e) => return Some((Err(e), None)),
                 Ok(None) => return None,
                 Ok(Some(Line::Text(line))) if line.trim().is_empty() => continue,
                 Ok(Some(Line::Text(line))) => {
-                    if serde_json::from_str::<serde_json::Value>(&line).is_ok() {
-                        return Some((Ok(line), Some((reader, events, flag))));
+                    if let Ok(frame) = serde_json::from_str::<Value>(&line) {
+                        watch.received(&frame);
+                        return Some((Ok(line), Some((reader, events, flag, watch))));
                     }
                     let quoted: String = line.chars().take(QUOTE_CHARS).collect();
                     format!("a line that is not JSON-RPC ({quoted:?})")

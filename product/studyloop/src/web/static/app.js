@@ -88,7 +88,19 @@ async function startSession(payload, errorEl) {
 }
 
 // ---------------------------------------------------------------- console
-const consoleState = { ws: null, id: null, mode: "none", hiddenTurn: false, current: null };
+// `turn` numbers the prompt in progress (every shown item carries it as
+// data-turn); `tools` maps tool call ids to their line; `plan` is the plan shown.
+const consoleState = {
+  ws: null, id: null, mode: "none", hiddenTurn: false, current: null, currentSource: "",
+  turn: 0, turnText: false, tools: new Map(), plan: null,
+};
+
+// A new prompt opens a turn: the items the agent sends are numbered with it.
+function beginTurn() {
+  endSegment();
+  consoleState.turn += 1;
+  consoleState.turnText = false;
+}
 
 function consoleAttr(name, value) { $("agent-console").dataset[name] = String(value); }
 
@@ -102,6 +114,8 @@ async function attachConsole() {
   if (consoleState.ws && consoleState.id === body.study_session_id) return;
   closeSocket();
   consoleState.id = body.study_session_id;
+  setConsoleLive(true);
+  consoleAttr("stopped", false);
   consoleState.mode = body.transport === "acp" ? "acp-chat" : "pty";
   consoleAttr("mode", consoleState.mode);
   show($("pty-screen"), consoleState.mode === "pty");
@@ -149,6 +163,7 @@ function onFrame(frame) {
         // resume, where it is the mentor's review of the last session.
         consoleState.hiddenTurn = !sessionStorage.getItem("resumed:" + consoleState.id);
         consoleAttr("busy", true);
+        beginTurn();
         send({ type: "input", data: persona });
         sessionStorage.setItem(key + ":sent", "1");
       }
@@ -164,7 +179,12 @@ function onFrame(frame) {
       break;
     }
     case "stopped":
+      // Nothing can be answered or sent any more: the server answered every
+      // pending permission request `cancelled` as the session ended.
+      endSegment();
+      withdrawPermissions("cancelled: the session ended");
       addMessage("system", `Session ended (${frame.reason || "exit"})`, "final");
+      setConsoleLive(false);
       consoleAttr("busy", false);
       consoleAttr("stopped", true);
       break;
@@ -172,53 +192,177 @@ function onFrame(frame) {
   }
 }
 
+// A turn is shown as the ordered sequence of its updates, as editors that
+// speak ACP do: text, thoughts, tool calls (one line per call, updated in place
+// as its status changes), the plan (replaced whole by each update, per the
+// spec) and permission requests. Any item other than text ends the text bubble
+// above it, so text streamed after a tool call reads below the tool line.
 function onAgentMessage(kind, payload) {
+  const hidden = consoleState.hiddenTurn;
   if (kind === "agent_chunk") {
-    if (consoleState.hiddenTurn) return;
-    const text = payload.content && payload.content.text ? payload.content.text : "";
-    if (!consoleState.current) {
-      consoleState.current = addMessage("assistant", "", "streaming");
-      consoleState.currentSource = "";
-    }
-    // The mentor writes Markdown: re-rendered whole as it streams (markdown.js).
-    consoleState.currentSource += text;
-    renderMarkdown(consoleState.current, consoleState.currentSource);
+    if (!hidden) appendText("assistant", contentText(payload));
+  } else if (kind === "agent_thought") {
+    if (!hidden) appendText("thought", contentText(payload));
+  } else if (kind === "tool_call" || kind === "tool_call_update") {
+    if (!hidden) showTool(payload);
+  } else if (kind === "plan") {
+    if (!hidden) showPlan(payload);
+  } else if (kind === "request_permission") {
+    askPermission(payload);
+  } else if (kind === "permission_cancelled") {
+    // The server answered it `cancelled` (the session is ending).
+    withdrawPermissions(`cancelled: ${payload.why || "the session ended"}`, payload._request_id);
   } else if (kind === "turn_end") {
-    if (consoleState.current) consoleState.current.dataset.status = "final";
-    else if (!consoleState.hiddenTurn) addMessage("assistant", "", "final");
-    consoleState.current = null;
+    endSegment();
+    // A request the turn left unanswered no longer stands (the agent cancelled it).
+    withdrawPermissions("no longer asked: the turn ended");
+    if (!hidden && !consoleState.turnText) addMessage("assistant", "", "final");
+    // A turn that did not end normally says so, or a cut-off reply looks whole.
+    const note = stopNote(payload.reason);
+    if (note && !hidden) addMessage("system", note, "final").dataset.stopReason = payload.reason;
     consoleState.hiddenTurn = false;
     consoleAttr("busy", false);
     consoleAttr("turns", Number($("agent-console").dataset.turns || 0) + 1);
-  } else if (kind === "request_permission") {
-    askPermission(payload);
-  } else if (kind === "tool_call") {
-    if (!consoleState.hiddenTurn) addMessage("system", "Tool: " + (payload.title || payload.toolCallId || ""), "final");
   }
 }
 
+function contentText(payload) {
+  return payload.content && typeof payload.content.text === "string" ? payload.content.text : "";
+}
+
+// Streams `text` into the open bubble of `role`, or opens one after whatever
+// came last. The mentor writes Markdown: re-rendered whole as it streams.
+function appendText(role, text) {
+  const open = consoleState.current;
+  if (!open || open.dataset.role !== role) {
+    endSegment();
+    consoleState.current = addMessage(role, "", "streaming");
+    consoleState.currentSource = "";
+  }
+  consoleState.currentSource += text;
+  if (role === "assistant") {
+    consoleState.turnText = true;
+    renderMarkdown(consoleState.current, consoleState.currentSource);
+  } else {
+    consoleState.current.textContent = "Thinking: " + consoleState.currentSource;
+  }
+}
+
+// Closes the open text bubble: the next text starts a new one below.
+function endSegment() {
+  if (consoleState.current) consoleState.current.dataset.status = "final";
+  consoleState.current = null;
+}
+
+const TOOL_STATUS = { pending: "pending", in_progress: "running", completed: "done", failed: "failed" };
+
+// One line per tool call: created by its first update (normally `tool_call`),
+// then changed in place by every `tool_call_update` (only the fields sent change).
+function showTool(payload) {
+  const id = payload.toolCallId || "";
+  let li = consoleState.tools.get(id);
+  if (!li) {
+    endSegment();
+    li = addMessage("tool", "", "final");
+    li.dataset.toolCallId = id;
+    consoleState.tools.set(id, li);
+  }
+  if (payload.title) li.dataset.title = payload.title;
+  if (payload.status) li.dataset.toolStatus = payload.status;
+  const status = li.dataset.toolStatus;
+  const shown = status ? ` (${TOOL_STATUS[status] || status})` : "";
+  li.textContent = `Tool: ${li.dataset.title || id}${shown}`;
+}
+
+const PLAN_MARK = { completed: "✓", in_progress: "▸", pending: "○" };
+
+// The agent's plan: each update is the whole plan, so it replaces the plan
+// shown in this turn (in place) or opens one after the last item.
+function showPlan(payload) {
+  let li = consoleState.plan;
+  if (!li || li.dataset.turn !== String(consoleState.turn)) {
+    endSegment();
+    li = addMessage("plan", "", "final");
+    consoleState.plan = li;
+  }
+  li.textContent = "Plan:";
+  const list = document.createElement("ol");
+  for (const e of Array.isArray(payload.entries) ? payload.entries : []) {
+    const item = document.createElement("li");
+    item.dataset.status = e.status || "";
+    item.textContent = `${PLAN_MARK[e.status] || "○"} ${e.content || ""}`;
+    list.appendChild(item);
+  }
+  li.appendChild(list);
+}
+
+// What the learner reads when a turn ends for a reason other than `end_turn`
+// (ACP's stopReason); `error` already showed its own message.
+const STOP_NOTES = {
+  max_tokens: "Reply cut off: the model hit its token limit. Ask it to continue, or for a shorter answer.",
+  max_turn_requests: "Reply cut off: the agent hit its limit of model requests for one turn. Ask it to continue.",
+  refusal: "The model refused to answer this message.",
+  cancelled: "Reply cancelled before it finished.",
+};
+function stopNote(reason) {
+  if (!reason || reason === "end_turn" || reason === "error") return null;
+  return STOP_NOTES[reason] || `The turn ended early (stop reason: ${reason}).`;
+}
+
+// A permission request is always the learner's to answer, in the persona turn
+// too (whose text stays hidden): nothing is granted on their behalf. One that
+// offers no option cannot be answered, so it is refused and the learner told.
 function askPermission(payload) {
   const options = Array.isArray(payload.options) ? payload.options : [];
   const answer = (optionId) => send({
     type: "permission_response", requestId: payload._request_id,
     outcome: optionId ? { outcome: "selected", optionId } : { outcome: "cancelled" },
   });
-  if (consoleState.hiddenTurn) {
-    const pick = options.find((o) => o.kind === "allow_once") ||
-      options.find((o) => o.kind === "allow_always") || options[0];
-    answer(pick ? pick.optionId : null);
+  endSegment();
+  const title = (payload.toolCall && payload.toolCall.title) || "The agent asks for permission";
+  const asked = consoleState.hiddenTurn ? `While reading its instructions, the mentor asks: ${title}` : title;
+  const li = addMessage("permission", asked, "pending");
+  li.dataset.requestId = String(payload._request_id);
+  if (options.length === 0) {
+    answer(null);
+    li.dataset.status = "refused";
+    li.appendChild(document.createTextNode(" (refused: the request offered no option to choose)"));
     return;
   }
-  const li = addMessage("permission", (payload.toolCall && payload.toolCall.title) || "The agent asks for permission", "pending");
   for (const o of options) {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = o.name || o.optionId;
     b.dataset.optionId = o.optionId;
-    b.onclick = () => { answer(o.optionId); li.dataset.status = "final"; li.querySelectorAll("button").forEach((x) => { x.disabled = true; }); };
+    b.dataset.kind = o.kind || "";
+    b.onclick = () => {
+      if (!answer(o.optionId)) return;
+      li.dataset.status = "final";
+      li.querySelectorAll("button").forEach((x) => { x.disabled = true; });
+      li.appendChild(document.createTextNode(` (you chose: ${b.textContent})`));
+    };
     li.appendChild(document.createTextNode(" "));
     li.appendChild(b);
   }
+}
+
+// Disables the buttons of the permission requests still waiting (only
+// `requestId` when given) and says why.
+function withdrawPermissions(why, requestId) {
+  document.querySelectorAll('#acp-log .acp-msg[data-role="permission"][data-status="pending"]').forEach((li) => {
+    if (requestId !== undefined && li.dataset.requestId !== String(requestId)) return;
+    li.dataset.status = "withdrawn";
+    li.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    const note = document.createElement("span");
+    note.className = "permission-note";
+    note.textContent = ` (${why})`;
+    li.appendChild(note);
+  });
+}
+
+// The message box and its buttons: live while a session runs, off once it ended.
+function setConsoleLive(live) {
+  for (const id of ["console-input", "console-send", "console-stop"]) $(id).disabled = !live;
 }
 
 function addMessage(role, text, status) {
@@ -226,6 +370,7 @@ function addMessage(role, text, status) {
   li.className = "acp-msg";
   li.dataset.role = role;
   li.dataset.status = status;
+  li.dataset.turn = String(consoleState.turn);
   li.textContent = text;
   const log = $("acp-log");
   log.appendChild(li);
@@ -253,6 +398,7 @@ function sendInput() {
   } else {
     if ($("agent-console").dataset.busy === "true") return;
     if (!send({ type: "input", data: text })) return;
+    beginTurn();
     addMessage("user", text, "final");
     consoleAttr("busy", true);
   }
