@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::stdio::{Mcp, world};
+use crate::stdio::{Mcp, bare_plan, world};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -228,13 +228,7 @@ fn schema_refusal(m: &mut Mcp, tool: &str, args: &Value) -> Value {
 fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix() {
     let (home, plans) = world();
     let mut m = Mcp::spawn(home.path(), Some(&plans));
-    m.call(
-        "create_study_plan",
-        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
-    )
-    .unwrap();
-    let doc = plans.join("bare.md");
-    let before = std::fs::read_to_string(&doc).unwrap();
+    let (doc, before) = bare_plan(&mut m, &plans);
     // (tool, arguments, words the message must hold)
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
@@ -393,13 +387,7 @@ fn every_listed_schema_is_the_one_checked() {
 fn from_2025_11_25_arguments_the_schema_forbids_are_a_tool_error_the_model_reads() {
     let (home, plans) = world();
     let mut m = Mcp::spawn_version(home.path(), Some(&plans), "2025-11-25");
-    m.call(
-        "create_study_plan",
-        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
-    )
-    .unwrap();
-    let doc = plans.join("bare.md");
-    let before = std::fs::read_to_string(&doc).unwrap();
+    let (doc, before) = bare_plan(&mut m, &plans);
     let err = m
         .call(
             "update_study_plan",

@@ -123,6 +123,19 @@ impl Drop for Mcp {
     }
 }
 
+/// Creates the plan `bare` (no answers) and returns its document and text, for
+/// tests that prove a refused call wrote nothing.
+pub(crate) fn bare_plan(m: &mut Mcp, plans: &Path) -> (PathBuf, String) {
+    m.call(
+        "create_study_plan",
+        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
+    )
+    .unwrap();
+    let doc = plans.join("bare.md");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    (doc, text)
+}
+
 pub(crate) fn world() -> (tempfile::TempDir, PathBuf) {
     let home = tempfile::tempdir().unwrap();
     studyloop::config::init(&home.path().join(".config/studyloop/config.yaml"), false).unwrap();
@@ -265,13 +278,7 @@ fn plan_lifecycle_over_stdio() {
 fn every_refusal_prefix_and_no_write() {
     let (home, plans) = world();
     let mut m = Mcp::spawn(home.path(), Some(&plans));
-    m.call(
-        "create_study_plan",
-        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
-    )
-    .unwrap();
-    let doc = plans.join("bare.md");
-    let before = std::fs::read_to_string(&doc).unwrap();
+    let (doc, before) = bare_plan(&mut m, &plans);
     let cases = [
         ("get_study_plan", json!({"plan_id": "nope"}), "not_found:"),
         (
