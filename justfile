@@ -423,6 +423,66 @@ receipts *RUNS:
     # The run directories arrive as "$@" (positional-arguments), never spliced into this text.
     cargo run -q --bin studyloop-uat -- receipts "$@"
 
+# Mutation testing of one verifier module (issue 33 item 5) with the pinned
+# cargo-mutants: each mutant is built and the owning package's tests run (one at a
+# time, through CARGO_LINT_CARGO when set: a machine's build-slot gate). Not part of
+# `just test`: tens of minutes per module on 2 cores. MODULE is one of redaction,
+# cassette, signoff, bundle-verify, partition, fidelity (docs/verifiers.md#mutation-testing).
+# Outcomes (caught.txt, missed.txt, unviable.txt, timeout.txt, summary.txt) go to
+# target/mutants/MODULE/mutants.out/; equivalent mutants are excluded, each with its
+# reason, in .cargo/mutants.toml.
+[positional-arguments]
+mutants MODULE: deps-mutants
+    #!/usr/bin/env bash
+    set -euo pipefail
+    # MODULE arrives as "$1" (positional-arguments), never spliced into this text; it
+    # only selects a row below, so no other value reaches cargo.
+    module="$1"
+    case "$module" in
+        redaction) pkg=studyloop-redaction; files=(redaction/src/*.rs) ;;
+        cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs) ;;
+        signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs) ;;
+        bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs) ;;
+        partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs) ;;
+        fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs) ;;
+        *)
+            printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2
+            exit 2 ;;
+    esac
+    args=()
+    for f in "${files[@]}"; do
+        if [ -f "$f" ]; then args+=(--file "$f"); fi
+    done
+    out="target/mutants/$module"
+    mkdir -p "$out"
+    # cargo-mutants runs "$CARGO" for every build and test (a copy of the tree per run).
+    status=0
+    CARGO="${CARGO_LINT_CARGO:-cargo}" .deps/cargo-mutants/bin/cargo-mutants mutants \
+        --package "$pkg" "${args[@]}" --jobs 1 --test-tool nextest \
+        --minimum-test-timeout 60 --output "$out" || status=$?
+    # 0 all caught, 2 some missed, 3 some timed out: outcomes either way; others are errors.
+    case "$status" in 0|2|3) ;; *) exit "$status" ;; esac
+    dir="$out/mutants.out"
+    count() { if [ -f "$dir/$1.txt" ]; then grep -c . "$dir/$1.txt" || true; else echo 0; fi; }
+    caught="$(count caught)"; missed="$(count missed)"; unviable="$(count unviable)"; timeout="$(count timeout)"
+    # No viable mutant: the ratio is unknown, never 0 or 1.
+    ratio="$(awk -v c="$caught" -v m="$missed" 'BEGIN { if (c + m == 0) print "unknown"; else printf "%.3f", c / (c + m) }')"
+    printf 'module %s (%s): caught %s, missed %s, unviable %s, timeout %s; caught ratio %s (caught / (caught + missed))\n' \
+        "$module" "$pkg" "$caught" "$missed" "$unviable" "$timeout" "$ratio" | tee "$dir/summary.txt"
+    if [ "$missed" -gt 0 ]; then echo "survivors:"; cat "$dir/missed.txt"; fi
+    exit "$status"
+
+# The pinned cargo-mutants (crates.io 27.1.0, `cargo install --locked`: its own lock)
+# into .deps/cargo-mutants (gitignored), for `just mutants`. Quick when the version matches.
+deps-mutants:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    root=.deps/cargo-mutants
+    want=27.1.0
+    if [ "$("$root/bin/cargo-mutants" mutants --version 2>/dev/null)" = "cargo-mutants $want" ]; then exit 0; fi
+    echo "deps-mutants: installing cargo-mutants $want into $root (a few minutes)"
+    "${CARGO_LINT_CARGO:-cargo}" install --locked cargo-mutants --version "$want" --root "$root"
+
 # What CI runs: the ungated suite, the hermetic acceptance matrix, then the UAT
 # journeys. A hermetic UAT run must end with trials passed and the verdict FAIL
 # (exit 1: stub models graded by stub judges never sign off a release); any other

@@ -3,6 +3,8 @@
 //! into shell text: a hostile value `run$(touch CANARY)` reaches the program as
 //! those very bytes and creates no canary. Before, each of the three ran the command.
 //! `--no-deps` keeps the installs out of it (they take parameters of their own).
+//! `just mutants MODULE` (issue 33 item 5) likewise, and refuses any MODULE outside
+//! its closed set by name before anything is built.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -75,7 +77,14 @@ fn recipe_parameters_are_data_never_shell_text() {
     assert!(!canary.exists());
     // No recipe of these splices a parameter: no `{{` in their bodies.
     let justfile = std::fs::read_to_string(root.join("justfile")).unwrap();
-    for recipe in ["report", "receipts", "shard", "shard-drill", "archive"] {
+    for recipe in [
+        "report",
+        "receipts",
+        "shard",
+        "shard-drill",
+        "archive",
+        "mutants",
+    ] {
         let start = justfile
             .lines()
             .position(|l| l.starts_with(&format!("{recipe} ")))
@@ -88,6 +97,35 @@ fn recipe_parameters_are_data_never_shell_text() {
         assert!(
             !body.iter().any(|l| l.contains("{{")),
             "{recipe} splices a parameter into its shell text: {body:?}"
+        );
+    }
+}
+
+#[test]
+fn mutants_takes_its_module_as_data_and_names_the_accepted_set() {
+    let root = workspace_root();
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = tmp.path().join("CANARY");
+    let accepted =
+        "the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity";
+    for module in [
+        format!("redaction$(touch {})", canary.display()),
+        format!("redaction`touch {}`", canary.display()),
+        format!("redaction; touch {}", canary.display()),
+        "redaction --in-place".to_owned(),
+        "Redaction".to_owned(),
+        String::new(),
+    ] {
+        let out = just(&root, &["mutants", module.as_str()]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{module:?}: {all}");
+        assert!(
+            all.contains(&format!("unknown MODULE `{module}`: {accepted}")),
+            "{module:?}: {all}"
+        );
+        assert!(
+            !canary.exists(),
+            "mutants ran the command in {module:?}: {all}"
         );
     }
 }
