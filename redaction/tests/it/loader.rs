@@ -65,6 +65,23 @@ fn shipped_rules_load_and_cover_every_required_shape() {
             "missing pattern {required}: {ids:?}"
         );
     }
+    // What `studyloop check` prints beside a pattern's id: the file's one line on it.
+    let block = &rules.patterns()[ids.iter().position(|i| *i == "private-key-block").unwrap()];
+    assert!(
+        block
+            .description()
+            .starts_with("PEM private key block up to its END line;"),
+        "{}",
+        block.description()
+    );
+    for p in rules.patterns() {
+        assert!(
+            p.description().len() > 8,
+            "{}: {:?}",
+            p.id(),
+            p.description()
+        );
+    }
     for field in ["run_id", "private_bundle_digest", "per_criterion_scores"] {
         assert!(rules.allowed_fields().contains(field), "{field}");
     }
