@@ -128,4 +128,19 @@ fn mutants_takes_its_module_as_data_and_names_the_accepted_set() {
             "mutants ran the command in {module:?}: {all}"
         );
     }
+    // MODE likewise: only `again` or nothing.
+    let mode = format!("again$(touch {})", canary.display());
+    let out = just(&root, &["mutants", "redaction", mode.as_str()]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains(&format!(
+            "unknown MODE `{mode}`: the accepted set is `again`"
+        )),
+        "{all}"
+    );
+    assert!(
+        !canary.exists(),
+        "mutants ran the command in {mode:?}: {all}"
+    );
 }
