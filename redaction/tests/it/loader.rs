@@ -177,7 +177,7 @@ fn an_unregistered_version_names_the_registered_ones() {
 
 #[test]
 fn malformed_files_are_format_errors_naming_the_file() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 13] = [
         ("allowed_fields: [a]\npatterns: []\n", "version"),
         ("version: 1\nallowed_fields: [a]\n", "patterns"),
         (
@@ -195,6 +195,35 @@ fn malformed_files_are_format_errors_naming_the_file() {
         (
             "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: x, description: d, regex: '(?P<other>a)', placeholder: '[X]'}\n",
             "only named group",
+        ),
+        // Issue 33 item 5 (surviving mutants): each rule on ids and allowed fields.
+        (
+            "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: Bad_Id, description: d, regex: 'a', placeholder: '[X]'}\n",
+            "pattern id `Bad_Id` must be non-empty lowercase",
+        ),
+        (
+            "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: '', description: d, regex: 'a', placeholder: '[X]'}\n",
+            "pattern id `` must be non-empty",
+        ),
+        (
+            "version: 1\nallowed_fields: [' a']\npatterns: []\n",
+            "allowed field ` a` is blank or padded",
+        ),
+        (
+            "version: 1\nallowed_fields: ['a ']\npatterns: []\n",
+            "allowed field `a ` is blank or padded",
+        ),
+        (
+            "version: 1\nallowed_fields: [a, a]\npatterns: []\n",
+            "allowed field `a` appears twice",
+        ),
+        (
+            "version: 1\nallowed_fields: []\npatterns: []\n",
+            "`allowed_fields` is empty",
+        ),
+        (
+            "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: x, description: d, regex: 'a', placeholder: ''}\n",
+            "pattern `x` has an empty placeholder",
         ),
     ];
     for (text, needle) in cases {
