@@ -71,3 +71,18 @@ fn each_leak_is_named_once_at_its_own_path_and_part() {
         assert_eq!(violations(journeys.clone()), [want], "{journeys}");
     }
 }
+
+#[test]
+fn violations_come_in_document_order() {
+    // `a` holds a key/value pair that leaks only read together, `b` a token on its own:
+    // the error lists them as a reader meets them, `a` first.
+    let ghp = format!("ghp_{}", body(B62, 36));
+    let journeys = json!({"a": {"aws_secret_access_key": body(B64, 40)}, "b": ghp});
+    assert_eq!(
+        violations(journeys),
+        [
+            "value at `$.journeys.a.aws_secret_access_key` matches `aws-secret-access-key`",
+            "value at `$.journeys.b` matches `github-token`",
+        ]
+    );
+}
