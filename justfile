@@ -526,6 +526,94 @@ receipts *RUNS:
     # The run directories arrive as "$@" (positional-arguments), never spliced into this text.
     cargo run -q --bin studyloop-uat -- receipts "$@"
 
+# Mutation testing of one verifier module (issue 33 item 5) with the pinned
+# cargo-mutants: each mutant is built and the owning package's tests run (one at a
+# time, through CARGO_LINT_CARGO when set: a machine's build-slot gate). Not part of
+# `just test`: tens of minutes per module on 2 cores. MODULE is one of redaction,
+# cassette, signoff, bundle-verify, partition, fidelity (docs/verifiers.md#mutation-testing);
+# MODE `again` retests only what the last runs did not catch (or found unviable).
+# Into target/mutants/MODULE/: cargo-mutants' mutants.out/ (this run), outcomes.tsv
+# (every run's outcome per mutant, the latest last), summary.txt and survivors.txt
+# (the module as it is now). Equivalent mutants are excluded, each with its reason,
+# in .cargo/mutants.toml.
+[positional-arguments]
+mutants MODULE MODE="": deps-mutants
+    #!/usr/bin/env bash
+    set -euo pipefail
+    # MODULE and MODE arrive as "$1" and "$2" (positional-arguments), never spliced into
+    # this text; each only selects a row below, so no other value reaches cargo.
+    module="$1"
+    mode="${2:-}"
+    case "$module" in
+        redaction) pkg=studyloop-redaction; files=(redaction/src/*.rs) ;;
+        cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs) ;;
+        signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs) ;;
+        bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs) ;;
+        partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs) ;;
+        fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs) ;;
+        *)
+            printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2
+            exit 2 ;;
+    esac
+    case "$mode" in
+        "") iterate=() ;;
+        again) iterate=(--iterate) ;;
+        *)
+            printf 'just mutants: unknown MODE `%s`: the accepted set is `again` (retest what the last runs did not catch) or nothing (every mutant)\n' "$mode" >&2
+            exit 2 ;;
+    esac
+    args=()
+    for f in "${files[@]}"; do
+        if [ -f "$f" ]; then args+=(--file "$f"); fi
+    done
+    bin=.deps/cargo-mutants/bin/cargo-mutants
+    out="target/mutants/$module"
+    dir="$out/mutants.out"
+    ledger="$out/outcomes.tsv"
+    mkdir -p "$out"
+    # This run's outcomes appended to the ledger, one `outcome<TAB>mutant` line each.
+    fold() {
+        for o in caught missed unviable timeout; do
+            if [ -f "$dir/$o.txt" ]; then awk -v o="$o" '{ print o "\t" $0 }' "$dir/$o.txt"; fi
+        done >>"$ledger"
+    }
+    if [ -z "$mode" ]; then rm -f -- "$ledger"; elif [ ! -f "$ledger" ] && [ -d "$dir" ]; then fold; fi
+    # cargo-mutants runs "$CARGO" for every build and test (a copy of the tree per run).
+    status=0
+    CARGO="${CARGO_LINT_CARGO:-cargo}" "$bin" mutants --package "$pkg" "${args[@]}" \
+        "${iterate[@]}" --jobs 1 --test-tool nextest --minimum-test-timeout 60 \
+        --output "$out" || status=$?
+    # 0 all caught, 2 some missed, 3 some timed out: outcomes either way; others are errors.
+    case "$status" in 0|2|3) ;; *) exit "$status" ;; esac
+    fold
+    # Every mutant of the module as it is now (line numbers move with edits), with its
+    # latest outcome; one no run has tested yet is `untested`, never counted caught.
+    CARGO="${CARGO_LINT_CARGO:-cargo}" "$bin" mutants --list --package "$pkg" "${args[@]}" >"$out/list.txt"
+    touch "$ledger"
+    : >"$out/survivors.txt"
+    awk -F'\t' -v m="$module" -v p="$pkg" -v surv="$out/survivors.txt" '
+        FILENAME == ARGV[1] { last[$2] = $1; next }
+        { o = ($0 in last) ? last[$0] : "untested"; n[o]++; if (o == "missed") print > surv }
+        END {
+            c = n["caught"] + 0; x = n["missed"] + 0
+            # No viable mutant: the ratio is unknown, never 0 or 1.
+            r = (c + x == 0) ? "unknown" : sprintf("%.3f", c / (c + x))
+            printf "module %s (%s): %d mutants: caught %d, missed %d, unviable %d, timeout %d, untested %d; caught ratio %s (caught / (caught + missed))\n", m, p, FNR, c, x, n["unviable"], n["timeout"], n["untested"], r
+        }' "$ledger" "$out/list.txt" | tee "$out/summary.txt"
+    if [ -s "$out/survivors.txt" ]; then echo "survivors:"; cat "$out/survivors.txt"; fi
+    exit "$status"
+
+# The pinned cargo-mutants (crates.io 27.1.0, `cargo install --locked`: its own lock)
+# into .deps/cargo-mutants (gitignored), for `just mutants`. Quick when the version matches.
+deps-mutants:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    root=.deps/cargo-mutants
+    want=27.1.0
+    if [ "$("$root/bin/cargo-mutants" mutants --version 2>/dev/null)" = "cargo-mutants $want" ]; then exit 0; fi
+    echo "deps-mutants: installing cargo-mutants $want into $root (a few minutes)"
+    "${CARGO_LINT_CARGO:-cargo}" install --locked cargo-mutants --version "$want" --root "$root"
+
 # What CI runs: the ungated suite, the hermetic acceptance matrix, then the UAT
 # journeys. A hermetic UAT run must end with trials passed and the verdict FAIL
 # (exit 1: stub models graded by stub judges never sign off a release); any other

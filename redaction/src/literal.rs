@@ -97,9 +97,10 @@ fn unicode_escape(c: char) -> String {
 }
 
 /// `value` in a URL or form body: each byte raw or `%XX` in either hex case, a space
-/// also `+`. Raw is allowed for every printable ASCII character but `%` and `+` (whose
-/// raw form means something else there), so `quote`'s kept `/` and
-/// `encodeURIComponent`'s kept `!'()*` match as well as a value encoded whole.
+/// also `+`. Raw is allowed for every character but `%` and `+` (whose raw form means
+/// something else there), so `quote`'s kept `/`, `encodeURIComponent`'s kept `!'()*`
+/// and an IRI's raw non-ASCII letters (`café%20…`, as a browser shows a URL) match as
+/// well as a value encoded whole.
 fn url_encoded(value: &str) -> String {
     let mut out = String::with_capacity(value.len() * 16);
     for c in value.chars() {
@@ -112,8 +113,7 @@ fn url_encoded(value: &str) -> String {
         let raw = match c {
             ' ' => Some(r"\+".to_owned()),
             '%' | '+' => None,
-            c if c.is_ascii_graphic() => Some(regex::escape(c.encode_utf8(&mut [0; 4]))),
-            _ => None,
+            c => Some(regex::escape(c.encode_utf8(&mut [0; 4]))),
         };
         match raw {
             Some(raw) => {
@@ -232,6 +232,39 @@ mod tests {
                 "{spelled}"
             );
         }
+    }
+
+    #[test]
+    fn a_url_spelling_is_found_with_raw_letters_and_a_raw_plus_or_percent_is_not_the_secret() {
+        // Issue 33 item 5 (a surviving mutant): an IRI keeps non-ASCII letters raw and
+        // encodes the space; before, only a value with every non-ASCII byte encoded
+        // matched.
+        let mut literals = Literals::default();
+        literals.add("S", "café secret-42").unwrap();
+        for spelled in [
+            "café%20secret-42",
+            "café+secret%2D42",
+            "caf%C3%A9%20secret-42",
+        ] {
+            assert_eq!(
+                literals.replace(&format!("?q={spelled}&z"), |_| {}),
+                "?q=[SECRET:S]&z",
+                "{spelled}"
+            );
+        }
+        // In a URL a raw `+` is a space and a raw `%` starts an escape: `pa+ss%2Dword`
+        // reads `pa ss-word`, not the secret `pa+ss-word`, and `50%off%2Dcode` is no
+        // spelling of `50%off-code`; `%2B` and `%25` are.
+        let mut literals = Literals::default();
+        literals.add("P", "pa+ss-word").unwrap();
+        literals.add("C", "50%off-code").unwrap();
+        for kept in ["pa+ss%2Dword", "50%off%2Dcode"] {
+            assert_eq!(literals.replace(kept, |_| {}), kept);
+        }
+        assert_eq!(
+            literals.replace("pa%2Bss%2Dword 50%25off%2Dcode", |_| {}),
+            "[SECRET:P] [SECRET:C]"
+        );
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! those very bytes and creates no canary. Before, each of the three ran the command.
 //! `just shard-drill`'s KIND and `just drift`'s HARNESS and VERSION are held to the same rule.
 //! `--no-deps` keeps the installs out of it (they take parameters of their own).
+//! `just mutants MODULE` (issue 33 item 5) likewise, and refuses any MODULE outside
+//! its closed set by name before anything is built.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -126,6 +128,7 @@ fn recipe_parameters_are_data_never_shell_text() {
         "shard-drill",
         "archive",
         "drift",
+        "mutants",
     ] {
         let start = justfile
             .lines()
@@ -141,4 +144,51 @@ fn recipe_parameters_are_data_never_shell_text() {
             "{recipe} splices a parameter into its shell text: {body:?}"
         );
     }
+}
+
+#[test]
+fn mutants_takes_its_module_as_data_and_names_the_accepted_set() {
+    let root = workspace_root();
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = tmp.path().join("CANARY");
+    let accepted =
+        "the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity";
+    // Each hostile value stays outside the set even where a spliced substitution would
+    // run and vanish (`nomodule$(...)` -> `nomodule`): a regressed recipe then fails
+    // here at once instead of starting an hour of mutants.
+    for module in [
+        format!("nomodule$(touch {})", canary.display()),
+        format!("nomodule`touch {}`", canary.display()),
+        format!("redaction; touch {}", canary.display()),
+        "redaction --in-place".to_owned(),
+        "Redaction".to_owned(),
+        String::new(),
+    ] {
+        let out = just(&root, &["mutants", module.as_str()]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{module:?}: {all}");
+        assert!(
+            all.contains(&format!("unknown MODULE `{module}`: {accepted}")),
+            "{module:?}: {all}"
+        );
+        assert!(
+            !canary.exists(),
+            "mutants ran the command in {module:?}: {all}"
+        );
+    }
+    // MODE likewise: only `again` or nothing.
+    let mode = format!("nomode$(touch {})", canary.display());
+    let out = just(&root, &["mutants", "redaction", mode.as_str()]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains(&format!(
+            "unknown MODE `{mode}`: the accepted set is `again`"
+        )),
+        "{all}"
+    );
+    assert!(
+        !canary.exists(),
+        "mutants ran the command in {mode:?}: {all}"
+    );
 }

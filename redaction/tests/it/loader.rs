@@ -65,6 +65,23 @@ fn shipped_rules_load_and_cover_every_required_shape() {
             "missing pattern {required}: {ids:?}"
         );
     }
+    // What `studyloop check` prints beside a pattern's id: the file's one line on it.
+    let block = &rules.patterns()[ids.iter().position(|i| *i == "private-key-block").unwrap()];
+    assert!(
+        block
+            .description()
+            .starts_with("PEM private key block up to its END line;"),
+        "{}",
+        block.description()
+    );
+    for p in rules.patterns() {
+        assert!(
+            p.description().len() > 8,
+            "{}: {:?}",
+            p.id(),
+            p.description()
+        );
+    }
     for field in ["run_id", "private_bundle_digest", "per_criterion_scores"] {
         assert!(rules.allowed_fields().contains(field), "{field}");
     }
@@ -160,7 +177,7 @@ fn an_unregistered_version_names_the_registered_ones() {
 
 #[test]
 fn malformed_files_are_format_errors_naming_the_file() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 13] = [
         ("allowed_fields: [a]\npatterns: []\n", "version"),
         ("version: 1\nallowed_fields: [a]\n", "patterns"),
         (
@@ -178,6 +195,35 @@ fn malformed_files_are_format_errors_naming_the_file() {
         (
             "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: x, description: d, regex: '(?P<other>a)', placeholder: '[X]'}\n",
             "only named group",
+        ),
+        // Issue 33 item 5 (surviving mutants): each rule on ids and allowed fields.
+        (
+            "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: Bad_Id, description: d, regex: 'a', placeholder: '[X]'}\n",
+            "pattern id `Bad_Id` must be non-empty lowercase",
+        ),
+        (
+            "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: '', description: d, regex: 'a', placeholder: '[X]'}\n",
+            "pattern id `` must be non-empty",
+        ),
+        (
+            "version: 1\nallowed_fields: [' a']\npatterns: []\n",
+            "allowed field ` a` is blank or padded",
+        ),
+        (
+            "version: 1\nallowed_fields: ['a ']\npatterns: []\n",
+            "allowed field `a ` is blank or padded",
+        ),
+        (
+            "version: 1\nallowed_fields: [a, a]\npatterns: []\n",
+            "allowed field `a` appears twice",
+        ),
+        (
+            "version: 1\nallowed_fields: []\npatterns: []\n",
+            "`allowed_fields` is empty",
+        ),
+        (
+            "version: 1\nallowed_fields: [a]\npatterns:\n  - {id: x, description: d, regex: 'a', placeholder: ''}\n",
+            "pattern `x` has an empty placeholder",
         ),
     ];
     for (text, needle) in cases {

@@ -13,3 +13,4 @@ mod issue34;
 mod loader;
 mod patterns;
 mod regressions;
+mod summary_paths;

@@ -162,6 +162,11 @@ fn unusable_secret_values_are_refused_without_echoing_them() {
         .with_secret("bad name", "long-enough-value")
         .unwrap_err();
     assert!(!err.to_string().contains("long-enough-value"), "{err}");
+    // "at least 8" means 8 is enough (counted in characters, not bytes): 7 is refused.
+    let r = redactor().with_secret("EIGHT", "ééééé-78").unwrap();
+    assert_eq!(r.redact("x ééééé-78 y"), "x [SECRET:EIGHT] y");
+    let err = redactor().with_secret("SEVEN", "éééé-78").unwrap_err();
+    assert!(err.to_string().contains("at least 8"), "{err}");
 }
 
 #[test]

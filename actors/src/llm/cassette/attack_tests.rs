@@ -262,6 +262,13 @@ fn a_resealed_line_smuggling_a_secret_is_refused() {
             serde_json::json!({"body": {"q": format!("token={key}")}, "wire": "openai-chat"}),
             "fine".to_owned(),
         ),
+        // Inside an array, as every real request's `messages` is (issue 33 item 5: a
+        // surviving mutant skipped arrays, so a key smuggled into a message replayed).
+        (
+            "messages.jsonl",
+            serde_json::json!({"body": {"messages": [{"role": "user", "content": format!("use {key}")}]}, "wire": "openai-chat"}),
+            "fine".to_owned(),
+        ),
         ("home.jsonl", clean, "see /home/alice/notes.txt".to_owned()),
     ] {
         let (p, got) = forged(name, request, &text);

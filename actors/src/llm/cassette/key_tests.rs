@@ -195,3 +195,31 @@ fn a_cassette_has_one_salt_line_and_it_comes_first() {
         assert!(err.contains(want) && err.contains(name), "{name}: {err}");
     }
 }
+
+/// Issue 33 item 5 (surviving mutants of `is_sha256_hex`): a salt line sealed right but
+/// holding no 64-lowercase-hex salt (short, 64 non-hex letters, upper case) is
+/// refused by name, and the replay never starts.
+#[test]
+fn a_salt_that_is_not_64_lowercase_hex_digits_is_refused() {
+    let (_dir, path) = temp();
+    let dir = path.parent().unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, salt) in [
+        ("short.jsonl", "abc123".to_owned()),
+        ("letters.jsonl", "z".repeat(64)),
+        ("upper.jsonl", "A".repeat(64)),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            super::entry::line(super::entry::Entry::Salt { salt: salt.clone() }),
+        )
+        .unwrap();
+        let err = open(CassetteMode::Replay, &p).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("the salt {salt:?} is not 64 lowercase hex digits"))
+                && err.contains(name),
+            "{name}: {err}"
+        );
+    }
+}
