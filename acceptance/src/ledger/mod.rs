@@ -26,6 +26,7 @@ mod writer;
 pub use category::{FAILURE_CATEGORIES, FailureCategory};
 pub use error::LedgerError;
 pub use layout::{RESULTS_LOG, RUN_MARKER, SHARD_TIERS, SKIP_LEDGER, shard_record_file};
+pub(crate) use reader::read_marker;
 pub use reader::{LedgerDir, LogLine, MAX_LOG_BYTES, Origin, RunRecords, TrialStatus};
 pub use records::{ResultMeta, ResultRecord, RunMarker, ShardRecord, SkipRecord, TrialOutcome};
 pub use shards::{MergedCells, merge as merge_shards};

@@ -233,10 +233,11 @@ fn run_inner(
             run_log.dir().join(crate::ledger::SKIP_LEDGER).display()
         );
     }
-    if !args.list && !nextest {
+    if gate_reason.is_none() && !args.list && !nextest {
         // Long poles first: libtest-mimic hands trials to its threads in list
         // order, so a long trial listed last would run alone at the end. nextest
-        // runs each trial as its own process and orders them itself.
+        // runs each trial as its own process and orders them itself; with the gate
+        // closed every trial is a skip, so the receipts are not read at all.
         let durations = Durations::recorded();
         trials.sort_by_cached_key(|t| std::cmp::Reverse(durations.estimate(t.name())));
     }

@@ -155,11 +155,9 @@ fn latest(this: &Path, tier: &str, same: &dyn Fn(&Path) -> bool) -> Option<PathB
         {
             continue;
         }
-        let Ok(records) = RunRecords::read(&dir) else {
-            continue;
-        };
-        if let Some(started) = records.runs().first().and_then(|r| r.started.clone()) {
-            found.push((started, dir));
+        // Only the marker: reading every sibling's logs to pick one is wasted I/O.
+        if let Ok(Some(marker)) = crate::ledger::read_marker(&dir) {
+            found.push((marker.time, dir));
         }
     }
     found.sort();
