@@ -85,6 +85,8 @@ drift $HARNESS $VERSION="": deps harnesses
     .ci/cargo-lint build --workspace --bins || exit
     root="$PWD/target/studyloop/drift/$h-$v-$(date -u +%Y%m%dT%H%M%SZ)"
     mkdir -p "$root"
+    # Not through `testacc`: it puts the pinned .harnesses first on PATH, and the
+    # candidate must come before it.
     for side in pinned candidate; do
         first=""; [ "$side" = candidate ] && first="$cand/node_modules/.bin:"
         STUDYLOOP_ACC=1 STUDYLOOP_ACC_HARNESS="$h" STUDYLOOP_ACC_RESULTS_DIR="$root/$side" \
@@ -98,11 +100,13 @@ drift $HARNESS $VERSION="": deps harnesses
 # latest acceptance run) into a new run directory linked to it (`rerun_of` in its shard
 # record); `just report` or `studyloop-uat signoff` over both dirs count the rerun as
 # later attempts of the same trials: an earlier failure is never hidden.
-rerun-failed $RUN="latest" $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted"): deps harnesses
-    .ci/cargo-lint build --workspace --bins
-    STUDYLOOP_ACC=1 STUDYLOOP_ACC_ACTOR="$ACTOR" STUDYLOOP_ACC_RERUN_FAILED="$RUN" \
-        PATH="$PWD/.harnesses/node_modules/.bin:$PATH" \
-        actors/local-model/run.sh --if-local-model -- .ci/cargo-lint test --workspace --test acceptance
+# (Through `testacc` itself: one place builds, sets PATH and starts the runner.)
+rerun-failed $RUN="latest" $ACTOR=env("STUDYLOOP_ACC_ACTOR", "scripted"):
+    #!/usr/bin/env bash
+    set -euo pipefail
+    # Made absolute here: the runner starts in its package dir, not where RUN was typed.
+    run="$RUN"; [ "$run" = latest ] || run="$(realpath -m -- "$run")"
+    STUDYLOOP_ACC_RERUN_FAILED="$run" just testacc "" "$ACTOR"
 
 # Runs uat/tests/uat.rs into a fresh run directory, then ALWAYS signs off on it. Exit
 # status: the trials' when they failed, else the sign-off's (0 PASS, 1 FAIL, 2 no

@@ -129,6 +129,7 @@ fn recipe_parameters_are_data_never_shell_text() {
         "archive",
         "drift",
         "mutants",
+        "rerun-failed",
     ] {
         let start = justfile
             .lines()
