@@ -93,6 +93,7 @@ pub fn converse(
         }),
         ..ActorOptions::default()
     };
+    case.record.facts.turn_script = Some(case.turn_script.to_owned());
     let mut actor = factory::build(kind, env, options).map_err(StepFailure::from_error)?;
     case.record.facts.actor_model = actor.model().map(str::to_owned);
     let want = case.budget.max_turns;

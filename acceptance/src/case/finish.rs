@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use super::StepFailure;
+use super::inputs::{INPUTS_FILE, PinnedInput};
 use super::live::Case;
 use super::record::CaseRecord;
 use super::step::{Checks, Steps};
@@ -36,6 +37,12 @@ pub trait Destination {
         manifest: Manifest,
         result: Result<(), &StepFailure>,
     ) -> Result<PathBuf, BundleError>;
+
+    /// The pinned files this destination grades or redacts against, recorded in the
+    /// bundle's `inputs.json` (none for the run directory).
+    fn pinned_inputs(&self) -> Vec<PinnedInput> {
+        Vec::new()
+    }
 }
 
 /// How a case ended: its result (cleanup included) and its bundle.
@@ -115,6 +122,25 @@ impl Case<'_> {
             if let Ok(bytes) = serde_json::to_vec_pretty(&file) {
                 self.record.attach(FIDELITY_FILE, bytes);
             }
+        }
+        // Every input that shaped the case, whatever happened (never fails the case).
+        let facts = &self.record.facts;
+        let parts = super::inputs::CaseInputs {
+            ctx: self.ctx,
+            surface: self.surface,
+            harness: self.harness,
+            spec: self.spec,
+            budget: self.budget,
+            persona: facts.persona.as_ref(),
+            turn_script: facts.turn_script.as_deref(),
+        };
+        let inputs = super::inputs::inputs(parts, &dest.pinned_inputs());
+        match serde_json::to_vec_pretty(&crate::evidence::sorted(inputs)) {
+            Ok(bytes) => self.record.attach(INPUTS_FILE, bytes),
+            Err(e) => self
+                .record
+                .notes
+                .push(format!("{INPUTS_FILE} not written: {e}")),
         }
         let manifest = self.record.manifest(
             dest.run_id(),

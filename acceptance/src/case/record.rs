@@ -83,6 +83,10 @@ pub struct Facts {
     pub approvals: Option<Vec<crate::approval::ApprovalRecord>>,
     /// The billed learner capability the conversation ran under, once it ran.
     pub learner_capability: Option<String>,
+    /// The persona the product built, once the case saw it (`inputs.json`).
+    pub persona: Option<super::inputs::PersonaSeen>,
+    /// The shipped turn script the conversation read, once it ran (`inputs.json`).
+    pub turn_script: Option<String>,
 }
 
 /// Everything a case recorded so far.

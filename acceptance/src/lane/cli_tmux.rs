@@ -8,8 +8,10 @@
 //! Cells are independent (own scratch, tmux socket, stub port), so the runner
 //! runs them concurrently, one trial per harness, bounded by its thread count.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use super::checks::db_row;
 use super::setup::{make_scratch, model_path, resolve_binary};
@@ -149,6 +151,9 @@ pub(crate) fn wait_state(l: &mut Case<'_>, active: bool) -> Result<SessionState,
         {
             l.record
                 .attach_json("product/session-state.json", s.raw())?;
+            if active {
+                capture_persona(l, s);
+            }
             return Ok(s.clone());
         }
         if Instant::now() >= deadline {
@@ -165,6 +170,21 @@ pub(crate) fn wait_state(l: &mut Case<'_>, active: bool) -> Result<SessionState,
         // The product writes the file atomically; a short bounded wait suffices.
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Keeps the persona the product wrote (`persona_file`) with the hash it reported, for
+/// the bundle's `inputs.json`; the latest active session's wins (a resume rebuilds it).
+fn capture_persona(l: &mut Case<'_>, state: &SessionState) {
+    let hash = state.persona_hash();
+    let seen = match state.raw().get("persona_file").and_then(Value::as_str) {
+        Some(file) => crate::case::PersonaSeen::from_file(hash, Path::new(file)),
+        None => crate::case::PersonaSeen {
+            product_hash: hash.map(str::to_owned),
+            text: None,
+            text_missing: Some("the session state names no persona_file".to_owned()),
+        },
+    };
+    l.record.facts.persona = Some(seen);
 }
 
 /// The `study-*` session exists and its main pane runs a live child.

@@ -188,6 +188,11 @@ pub(crate) fn open_session(
         attach_socket(c, &started.ws_url, turn_timeout)
     })?;
     let persona = started.persona;
+    case.record.facts.persona = Some(crate::case::PersonaSeen {
+        product_hash: Some(started.persona_hash.clone()),
+        text: Some(persona.clone()),
+        text_missing: None,
+    });
     Ok(case.step("persona as the first prompt", |c| {
         c.with_acp(|_, m| m.deliver_persona(&persona).map_err(err))
     }))

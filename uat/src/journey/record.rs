@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use studyloop_acceptance::bins;
 use studyloop_acceptance::caller_env::CallerEnv;
 use studyloop_acceptance::case::{
-    BundleError, CaseRecord, CheckRecord, Destination as CaseDestination, StepFailure, StepRecord,
+    BundleError, CaseRecord, CheckRecord, Destination as CaseDestination, PinnedInput, StepFailure,
+    StepRecord,
 };
 use studyloop_acceptance::evidence::{
     BundleWriter, DurableRootError, EvidenceError, Manifest, RepoIdentity, RunId, Surface, Tier,
@@ -128,6 +129,31 @@ impl CaseDestination for UatBundle<'_> {
             )
             .into()
         })
+    }
+
+    /// The redaction rules and sign-off definition always; the rubric when graded.
+    fn pinned_inputs(&self) -> Vec<PinnedInput> {
+        let p = self.pins;
+        let mut pinned = vec![
+            PinnedInput {
+                kind: "redaction-rules",
+                version: p.rules.version().to_string(),
+                sha256: p.rules.sha256().to_owned(),
+            },
+            PinnedInput {
+                kind: "signoff-definition",
+                version: p.definition.version().to_string(),
+                sha256: p.definition.sha256().to_owned(),
+            },
+        ];
+        if self.graded {
+            pinned.push(PinnedInput {
+                kind: "rubric",
+                version: p.rubric.version().to_string(),
+                sha256: p.rubric.sha256().to_owned(),
+            });
+        }
+        pinned
     }
 }
 

@@ -350,3 +350,49 @@ fn sigint_to_a_uat_runner_mid_journey_cancels_it_and_leaves_nothing() {
     let problems = cancelled_cleanly(status, took, Duration::from_secs(20), &root, &durable);
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// Issue 30 item 7: a journey's `inputs.json` names the pinned files it was redacted and
+/// defined against, and the rubric only when the council grades it.
+#[test]
+fn a_journeys_pinned_inputs_are_the_shipped_pins_and_the_rubric_only_when_graded() {
+    use studyloop_acceptance::case::Destination as _;
+    use studyloop_uat::journey::record::UatBundle;
+    let tmp = tempfile::tempdir().unwrap();
+    let pins = Pins::load_default().unwrap();
+    let redactor = Redactor::new(&pins.rules);
+    let dest = destination(tmp.path());
+    for graded in [false, true] {
+        let bundle = UatBundle {
+            dest: &dest,
+            pins: &pins,
+            redactor: &redactor,
+            graded,
+            arbitration_note: "n",
+        };
+        let got: Vec<(&str, String, String)> = bundle
+            .pinned_inputs()
+            .into_iter()
+            .map(|p| (p.kind, p.version, p.sha256))
+            .collect();
+        let mut want = vec![
+            (
+                "redaction-rules",
+                pins.rules.version().to_string(),
+                pins.rules.sha256().to_owned(),
+            ),
+            (
+                "signoff-definition",
+                pins.definition.version().to_string(),
+                pins.definition.sha256().to_owned(),
+            ),
+        ];
+        if graded {
+            want.push((
+                "rubric",
+                pins.rubric.version().to_string(),
+                pins.rubric.sha256().to_owned(),
+            ));
+        }
+        assert_eq!(got, want, "graded {graded}");
+    }
+}
