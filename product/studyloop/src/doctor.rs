@@ -1,7 +1,8 @@
 //! `studyloop doctor`: read-only health checks: tmux ≥ 3.1, each harness
 //! binary and its version (with a timeout), config parse and unknown keys,
 //! the history DB, the scope gate, the state file, and whether a session's
-//! harness would run in a PID namespace of its own. Exit 0 when healthy,
+//! harness would run in a PID namespace of its own, and each prerequisite
+//! (docker, kind, kubectl) an installed module declares. Exit 0 when healthy,
 //! 1 when something needs fixing, 2 when a core check fails.
 //!
 //! Nothing here writes: the DB is opened read-only and never migrated, and no
@@ -12,6 +13,7 @@ mod check;
 mod containment;
 mod fix;
 mod harnesses;
+mod prerequisites;
 mod report;
 
 pub use fix::{FixError, fix};

@@ -2,6 +2,7 @@
 //! `--version` say (with a timeout, all six in parallel).
 
 use std::io::Read as _;
+use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,10 @@ pub enum VersionProbeError {
 
 /// Run `bin --version` with a timeout; the first non-empty output line.
 ///
+/// `bin` is executed directly, never through a shell. It runs in a process
+/// group of its own that is killed once it exits or times out, so a background
+/// child still holding its stdout cannot make the read below wait forever.
+///
 /// # Errors
 /// [`VersionProbeError`] naming why no version came back.
 pub fn probe_version(
@@ -53,8 +58,13 @@ pub fn probe_version(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(VersionProbeError::Spawn)?;
+    let group = rustix::process::Pid::from_child(&child);
+    let kill_group = || {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    };
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -63,6 +73,7 @@ pub fn probe_version(
                 std::thread::sleep(Duration::from_millis(20))
             }
             Ok(None) => {
+                kill_group();
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(VersionProbeError::Timeout(timeout.as_secs()));
@@ -70,6 +81,7 @@ pub fn probe_version(
             Err(e) => return Err(VersionProbeError::Wait(e)),
         }
     };
+    kill_group();
     let mut text = String::new();
     if let Some(mut o) = child.stdout.take() {
         let _ = o.read_to_string(&mut text);

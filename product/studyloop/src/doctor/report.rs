@@ -1,5 +1,5 @@
 //! The doctor's report: every read-only check in order (core, config, database, scope,
-//! session state, then the harnesses), its exit code and its text rendering.
+//! session state, the harnesses, then installed modules' prerequisites), its exit code and its text rendering.
 
 use std::fmt::Write as _;
 
@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::check::{Check, HarnessInfo, Verdict, check};
 use super::containment;
 use super::harnesses;
+use super::prerequisites::{self, PrerequisiteInfo};
 use crate::context::Ctx;
 use crate::{config, scope, settings, state, store, tmux};
 
@@ -21,6 +22,8 @@ pub struct Report {
     pub checks: Vec<Check>,
     /// The six harnesses.
     pub harnesses: Vec<HarnessInfo>,
+    /// Every prerequisite each installed module declares, as found.
+    pub prerequisites: Vec<PrerequisiteInfo>,
     /// 0, 1 or 2.
     pub exit_code: u8,
 }
@@ -219,6 +222,8 @@ pub fn run(ctx: &Ctx) -> Report {
     }
     let (hc, harnesses) = harnesses::checks(ctx);
     checks.extend(hc);
+    let (pc, prerequisites) = prerequisites::checks(ctx);
+    checks.extend(pc);
     let exit_code = if checks.iter().any(|c| c.core && c.status == Verdict::Fail) {
         2
     } else if checks.iter().any(|c| c.status == Verdict::Fail) {
@@ -229,6 +234,7 @@ pub fn run(ctx: &Ctx) -> Report {
     Report {
         checks,
         harnesses,
+        prerequisites,
         exit_code,
     }
 }

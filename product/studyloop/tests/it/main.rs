@@ -9,6 +9,7 @@ mod adapters;
 mod commands;
 mod common;
 mod contain;
+mod doctor_prereqs;
 mod drill_bounds;
 mod drill_paste;
 mod embed;
