@@ -19,4 +19,5 @@ mod labs_web;
 mod lifecycle;
 mod repair;
 mod resume;
+mod spec;
 mod special;
