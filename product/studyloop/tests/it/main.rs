@@ -12,6 +12,7 @@ mod contain;
 mod drill_bounds;
 mod drill_paste;
 mod embed;
+mod export;
 mod gates;
 mod integrity;
 mod journal;
