@@ -108,6 +108,22 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         limit: u32,
     },
+    /// Write one session as a self-describing JSON artefact
+    /// (docs/schemas/session-export.schema.json), to stdout or `--out`.
+    Export {
+        /// The study session id (see `--list`).
+        #[arg(required_unless_present = "list")]
+        session: Option<String>,
+        /// Write here (atomically, 0600) instead of stdout.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Replace an existing `--out` file.
+        #[arg(long, requires = "out")]
+        force: bool,
+        /// List the sessions (id, topic, started, outcome) instead.
+        #[arg(long, conflicts_with = "session")]
+        list: bool,
+    },
     /// Study plans: list, show, new, interview, status, milestone, evaluate,
     /// record, reindex, path, architect, delete.
     #[command(subcommand)]
@@ -196,6 +212,9 @@ pub enum CliError {
     /// A study-plan operation.
     #[error(transparent)]
     Plan(#[from] crate::plans::PlanError),
+    /// `export`.
+    #[error(transparent)]
+    Export(#[from] crate::export::ExportError),
     /// Anything else the user must fix.
     #[error("{0}")]
     Usage(String),
@@ -240,7 +259,7 @@ fn repair_first(ctx: &Ctx, command: &Command) -> Result<(), CliError> {
         | Command::Module(_)
         | Command::Drill(_)
         | Command::Sidebar { .. } => return Ok(()),
-        Command::Status { .. } | Command::Search { .. } => Wait::Skip,
+        Command::Status { .. } | Command::Search { .. } | Command::Export { .. } => Wait::Skip,
         _ => Wait::Block,
     };
     match session::repair(ctx, wait) {
@@ -314,6 +333,12 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         }
         Command::Config(ConfigCommand::Show) => config_show(ctx),
         Command::Search { query, json, limit } => search(ctx, &query, json, limit),
+        Command::Export {
+            session,
+            out: path,
+            force,
+            list,
+        } => export(ctx, session.as_deref(), path.as_deref(), force, list),
         Command::Plan(cmd) => plans_out(crate::plans::cli::run_plan(ctx, cmd)),
         Command::Now(args) => plans_out(crate::plans::cli::run_now(ctx, &args)),
         Command::Web {
@@ -526,4 +551,31 @@ fn scrubbed_exec(ctx: &Ctx, argv: &[String]) -> Result<u8, CliError> {
         .envs(env.iter())
         .exec();
     Err(CliError::Usage(format!("cannot run `{program}`: {err}")))
+}
+
+fn export(
+    ctx: &Ctx,
+    session: Option<&str>,
+    path: Option<&std::path::Path>,
+    force: bool,
+    list: bool,
+) -> Result<u8, CliError> {
+    let db = session::load(ctx)?.paths.db;
+    let Some(id) = session.filter(|_| !list) else {
+        for (id, topic, started, outcome) in crate::export::list(&db)? {
+            out(&format!("{id}  {started}  {outcome}  {topic}\n"));
+        }
+        return Ok(0);
+    };
+    let artefact = crate::export::build(&db, id, &crate::context::now_rfc3339())?;
+    let text = json_line(&artefact) + "\n";
+    match path {
+        Some(p) => {
+            crate::export::write_out(p, text.as_bytes(), force)?;
+            out(&format!("Exported session {id} to {}\n", p.display()));
+        }
+        // Raw JSON on stdout: it is data for a program, not text for a terminal.
+        None => print!("{text}"),
+    }
+    Ok(0)
 }

@@ -86,6 +86,9 @@ pub struct PersonaInput<'a> {
     pub session: &'a SessionPaths,
     /// Notes of the previous study session (resume only).
     pub previous_notes: Option<&'a str>,
+    /// The session's spec directory (`session::spec`), named so the mentor
+    /// knows where the texts its work follows go; `None` names none.
+    pub spec_dir: Option<&'a std::path::Path>,
 }
 
 /// A built persona.
@@ -120,7 +123,15 @@ pub fn build(input: &PersonaInput<'_>) -> Persona {
     let _ = writeln!(t, "## Session Files for This Run\n");
     let _ = writeln!(t, "- Session state: `{}`", s.state_file().display());
     let _ = writeln!(t, "- Topics log: `{}`", s.topics().display());
-    let _ = writeln!(t, "- Parking lot: `{}`\n", s.parking().display());
+    let _ = writeln!(t, "- Parking lot: `{}`", s.parking().display());
+    if let Some(d) = input.spec_dir {
+        let _ = writeln!(
+            t,
+            "- Spec directory: `{}` (write each text your work follows there, one file each: a plan, a brief, a drill's statement; it is kept with the session record and hidden from git)",
+            d.display()
+        );
+    }
+    t.push('\n');
     if let Some(notes) = input
         .previous_notes
         .map(str::trim)
@@ -171,6 +182,7 @@ mod tests {
             mode: Mode::PlanArchitect,
             session: &sp,
             previous_notes: Some("Wins:\n- joins"),
+            spec_dir: None,
         });
         assert!(
             p.text.starts_with(
@@ -205,6 +217,7 @@ mod tests {
             mode: Mode::Study,
             session: &sp,
             previous_notes: None,
+            spec_dir: None,
         });
         let b = build(&PersonaInput {
             topic: "x",
@@ -212,6 +225,7 @@ mod tests {
             mode: Mode::Study,
             session: &sp,
             previous_notes: Some("  "),
+            spec_dir: None,
         });
         assert!(!a.text.contains("Resuming"));
         assert_eq!(a, b);

@@ -40,9 +40,10 @@ pub fn create(dir: &Path) -> Result<bool, SessionError> {
     Ok(!existed)
 }
 
-/// Write `CLAUDE.md`, the `studyloop` shim and the persona file; returns the
-/// persona file path.
+/// Write `CLAUDE.md`, the `studyloop` shim, the spec dir (with its
+/// `.gitignore`) and the persona file; returns the persona file path.
 pub fn populate(dir: &Path, exe: &Path, persona_text: &str) -> Result<PathBuf, SessionError> {
+    super::spec::ensure(dir)?;
     let claude_md = dir.join("CLAUDE.md");
     fsutil::atomic_write(&claude_md, CLAUDE_MD.as_bytes(), 0o600)
         .map_err(io("write", &claude_md))?;

@@ -359,6 +359,17 @@ fn close_row(
             .iter()
             .map(|q| ("note", format!("{topic} — parked: {q}"))),
     );
+    // The spec dir, bounded and never failing (session::spec); serialising
+    // plain strings and numbers cannot fail, but if it did the end goes on.
+    let specs = j
+        .session_dir
+        .as_deref()
+        .map(super::spec::capture)
+        .and_then(|c| {
+            serde_json::to_string(&c)
+                .inspect_err(|e| warnings.push(format!("spec captures not recorded: {e}")))
+                .ok()
+        });
     let mut db = Store::open(&j.db)?.with_embedder(embedder.clone());
     let closed = db.close_study_session(
         &EndRecord {
@@ -368,6 +379,7 @@ fn close_row(
             notes: &summary.notes,
             win_count: summary.win_count,
             struggle_count: summary.struggle_count,
+            spec_captures: specs.as_deref(),
         },
         &progress,
         snapshot.session_dir.as_deref().unwrap_or_default(),

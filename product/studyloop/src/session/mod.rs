@@ -15,6 +15,9 @@ mod load;
 mod orphan;
 mod pane;
 mod resume;
+pub mod spec;
+#[cfg(test)]
+mod spec_tests;
 mod start;
 
 pub use claim::{Claim, ClaimError, Liveness, assess, claim};

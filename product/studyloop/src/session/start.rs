@@ -303,6 +303,7 @@ impl Launch<'_> {
             mode: self.req.mode,
             session,
             previous_notes: self.previous_notes.as_deref(),
+            spec_dir: Some(&super::spec::spec_dir(&session_dir)),
         });
         let configured = self.loaded.config.config.active_topics().iter().find(|t| {
             t.name().eq_ignore_ascii_case(self.topic)

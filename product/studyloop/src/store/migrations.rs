@@ -120,6 +120,11 @@ pub(super) const MIGRATIONS: &[&str] = &[
         vector BLOB NOT NULL
     );
     ",
+    // v4: the spec captures folded in at the end (session::spec), one JSON
+    // document per session; NULL = none recorded (older rows, or no end yet).
+    "
+    ALTER TABLE study_sessions ADD COLUMN spec_captures TEXT;
+    ",
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,7 @@
 
 mod database;
 mod error;
+mod export_rows;
 mod hybrid;
 mod migrations;
 mod plans;
@@ -19,6 +20,7 @@ mod vectors;
 pub use database::Store;
 pub use error::StoreError;
 pub(crate) use error::q;
+pub use export_rows::ProgressRow;
 pub use hybrid::{FusedHit, RRF_K, SearchMode, SearchOutcome, rrf, search_db};
 pub use migrations::SCHEMA_VERSION;
 pub use plans::{CheckpointRecord, PlanIndexRow};

@@ -46,6 +46,8 @@ pub struct EndRecord<'a> {
     pub win_count: i64,
     /// Struggles.
     pub struggle_count: i64,
+    /// The spec captures as JSON (`session::spec::Captures`); `None` = none.
+    pub spec_captures: Option<&'a str>,
 }
 
 /// A `study_sessions` row as read back.
@@ -70,6 +72,9 @@ pub struct StudySessionRow {
     pub win_count: Option<i64>,
     pub struggle_count: Option<i64>,
     pub outcome: String,
+    /// JSON of `session::spec::Captures`, set by the end.
+    pub spec_captures: Option<String>,
+    pub topic_slug: Option<String>,
 }
 
 impl Store {
@@ -90,9 +95,9 @@ impl Store {
     pub fn end_study_session(&self, e: &EndRecord<'_>) -> Result<bool, StoreError> {
         self.conn
             .execute(
-                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = ?3, notes = ?4, win_count = ?5, struggle_count = ?6, outcome = 'ended'
+                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = ?3, notes = ?4, win_count = ?5, struggle_count = ?6, spec_captures = ?7, outcome = 'ended'
                  WHERE id = ?1 AND outcome = 'active'",
-                params![e.id, e.ended_at, e.duration_minutes, e.notes, e.win_count, e.struggle_count],
+                params![e.id, e.ended_at, e.duration_minutes, e.notes, e.win_count, e.struggle_count, e.spec_captures],
             )
             .map(|n| n > 0)
             .map_err(q("closing the study session row"))
@@ -195,9 +200,9 @@ impl Store {
         let tx = self.conn.transaction().map_err(q(action))?;
         let closed = tx
             .execute(
-                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = ?3, notes = ?4, win_count = ?5, struggle_count = ?6, outcome = 'ended'
+                "UPDATE study_sessions SET ended_at = ?2, duration_minutes = ?3, notes = ?4, win_count = ?5, struggle_count = ?6, spec_captures = ?7, outcome = 'ended'
                  WHERE id = ?1 AND outcome = 'active'",
-                params![e.id, e.ended_at, e.duration_minutes, e.notes, e.win_count, e.struggle_count],
+                params![e.id, e.ended_at, e.duration_minutes, e.notes, e.win_count, e.struggle_count, e.spec_captures],
             )
             .map_err(q(action))?
             > 0;
@@ -252,7 +257,7 @@ impl Store {
     }
 }
 
-const ROW_COLUMNS: &str = "id, topic, energy_level, agent, tmux_session, started_at, ended_at, duration_minutes, notes, persona_hash, win_count, struggle_count, outcome, energy, mode";
+const ROW_COLUMNS: &str = "id, topic, energy_level, agent, tmux_session, started_at, ended_at, duration_minutes, notes, persona_hash, win_count, struggle_count, outcome, energy, mode, spec_captures, topic_slug";
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StudySessionRow> {
     Ok(StudySessionRow {
@@ -271,6 +276,8 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StudySessionRow> {
         outcome: r.get(12)?,
         energy: r.get(13)?,
         mode: r.get(14)?,
+        spec_captures: r.get(15)?,
+        topic_slug: r.get(16)?,
     })
 }
 
@@ -365,6 +372,7 @@ mod tests {
             notes: "Wins:\n- x",
             win_count: 1,
             struggle_count: 0,
+            spec_captures: None,
         };
         assert!(s.end_study_session(&end).unwrap());
         assert!(

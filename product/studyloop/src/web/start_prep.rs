@@ -157,16 +157,6 @@ fn prepare_claimed(
     } else {
         None
     };
-    let mut persona = persona::build(&PersonaInput {
-        topic: &req.topic,
-        energy: req.energy.get(),
-        mode,
-        session: &paths.session,
-        previous_notes: previous.as_deref(),
-    });
-    if let Some(notice) = &req.notice {
-        persona = persona::with_data(persona, notice);
-    }
     let id8: String = id.chars().filter(char::is_ascii_hexdigit).take(8).collect();
     let name = format!(
         "{}-{}-{id8}",
@@ -174,6 +164,17 @@ fn prepare_claimed(
         crate::ids::session_slug(&req.topic)
     );
     let session_dir = paths.session.sessions_root().join(&name);
+    let mut persona = persona::build(&PersonaInput {
+        topic: &req.topic,
+        energy: req.energy.get(),
+        mode,
+        session: &paths.session,
+        previous_notes: previous.as_deref(),
+        spec_dir: Some(&session::spec::spec_dir(&session_dir)),
+    });
+    if let Some(notice) = &req.notice {
+        persona = persona::with_data(persona, notice);
+    }
 
     db.create_study_session(&NewStudySession {
         id: &id,
