@@ -548,12 +548,19 @@ mutants MODULE MODE="": deps-mutants
     # this text; each only selects a row below, so no other value reaches cargo.
     module="$1"
     mode="${2:-}"
+    # narrow: cargo args for every build and test of a mutant (which test targets are
+    # built); filter: the nextest filterset run. Empty means the whole package.
+    narrow=(); filter=()
     case "$module" in
         redaction) pkg=studyloop-redaction; files=(redaction/src/*.rs) ;;
         cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs) ;;
         signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs) ;;
         bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs) ;;
-        partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs) ;;
+        # Acceptance's whole suite is large; only the test targets and tests that call the
+        # module are built and run (partition_tests.rs; tests/it/shards.rs runs shard_record::build).
+        partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs)
+            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
+            filter=(-- -E 'test(/^runner::partition::/) | test(/^shards::/)') ;;
         fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs) ;;
         *)
             printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2
@@ -586,7 +593,7 @@ mutants MODULE MODE="": deps-mutants
     status=0
     CARGO="${CARGO_LINT_CARGO:-cargo}" "$bin" mutants --package "$pkg" "${args[@]}" \
         "${iterate[@]}" --jobs 1 --test-tool nextest --minimum-test-timeout 60 \
-        --output "$out" || status=$?
+        --output "$out" "${narrow[@]}" "${filter[@]}" || status=$?
     # 0 all caught, 2 some missed, 3 some timed out: outcomes either way; others are errors.
     case "$status" in 0|2|3) ;; *) exit "$status" ;; esac
     fold

@@ -286,6 +286,12 @@ pub fn resolve(
 fn nextest_partition() -> Option<String> {
     let ppid = rustix::process::getppid()?;
     let raw = std::fs::read(format!("/proc/{}/cmdline", ppid.as_raw_nonzero())).ok()?;
+    nextest_flag(&raw)
+}
+
+/// The `--partition` value in a NUL-separated command line (`/proc/PID/cmdline`)
+/// when it is cargo-nextest's; `None` for any other program's, or with no flag.
+fn nextest_flag(raw: &[u8]) -> Option<String> {
     let words: Vec<String> = raw
         .split(|b| *b == 0)
         .map(|w| String::from_utf8_lossy(w).into_owned())

@@ -11,6 +11,51 @@ fn xxh64_matches_the_published_vectors() {
         xxh64(b"Nobody inspects the spammish repetition"),
         0xFBCE_A83C_8A37_8BF1
     );
+    // The 8-byte tail, and more than one 32-byte stripe: values from an independent
+    // implementation that gives the four above (and the well-known quick-brown-fox one).
+    assert_eq!(
+        xxh64(b"The quick brown fox jumps over the lazy dog"),
+        0x0B24_2D36_1FDA_71BC
+    );
+    assert_eq!(xxh64(b"0123456789abcdefXYZ"), 0xE4A7_3A17_0691_6BC9);
+    assert_eq!(
+        xxh64(
+            b"The quick brown fox jumps over the lazy dog, twice: \
+              the quick brown fox jumps over the lazy dog!"
+        ),
+        0xFAE5_8AD9_DC18_014A
+    );
+}
+
+#[test]
+fn nextests_own_partition_is_read_from_its_command_line_and_no_other() {
+    let line = |w: &[&str]| w.join("\0").into_bytes();
+    let nextest = line(&[
+        "cargo-nextest",
+        "nextest",
+        "run",
+        "--partition",
+        "hash:2/3",
+        "-E",
+        "x",
+    ]);
+    assert_eq!(nextest_flag(&nextest).as_deref(), Some("hash:2/3"));
+    // The same flag in another program's command line is not nextest's.
+    let other = line(&["cargo", "test", "--partition", "hash:2/3"]);
+    assert_eq!(nextest_flag(&other), None);
+    assert_eq!(
+        nextest_flag(&line(&["cargo-nextest", "nextest", "run"])),
+        None
+    );
+    // A repeated flag is refused, so no partition is read from it.
+    let twice = line(&[
+        "cargo-nextest",
+        "nextest",
+        "run",
+        "--partition=hash:1/2",
+        "--partition=hash:2/2",
+    ]);
+    assert_eq!(nextest_flag(&twice), None);
 }
 
 #[test]
