@@ -7,19 +7,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::SessionError;
+use super::load::io;
 use crate::fsutil;
 
 /// Name of the canonical persona file inside the session dir.
 pub const PERSONA_FILE: &str = "studyloop-persona.md";
-
-pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SessionError {
-    let path = path.to_owned();
-    move |source| SessionError::Io {
-        action,
-        path,
-        source,
-    }
-}
 
 const CLAUDE_MD: &str = "\
 # StudyLoop study session

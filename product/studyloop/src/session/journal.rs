@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::SessionError;
-use super::dir::io;
+use super::load::io;
 use crate::context::Ctx;
 use crate::env::{self, Env, EnvError};
 use crate::fsutil::{self, FileLock};

@@ -1,7 +1,7 @@
 //! What every session command shares: loading the config, scope and settings ([`load`]), the session error type and the energy rating.
 
 use super::ClaimError;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::{self, ConfigError};
 use crate::context::Ctx;
@@ -125,6 +125,18 @@ impl SessionError {
             Self::RollbackIncomplete { cause, .. } => cause.exit_code(),
             _ => 1,
         }
+    }
+}
+
+/// A `map_err` adapter that names what was being done to which path:
+/// `fs_call(path).map_err(io("write", path))`. It lives beside the error
+/// type so every session file can use it without importing another.
+pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SessionError {
+    let path = path.to_owned();
+    move |source| SessionError::Io {
+        action,
+        path,
+        source,
     }
 }
 

@@ -22,7 +22,7 @@ use rustix::fs::{FileType, Mode, OFlags};
 use serde::{Deserialize, Serialize};
 
 use super::SessionError;
-use super::dir::io;
+use super::load::io;
 use crate::fsutil;
 
 /// The spec directory's name inside the session dir.

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::dir::io;
+use super::load::io;
 use super::journal::{Journal, KillAt, Op, OpLock};
 use super::{Energy, Liveness, Loaded, SessionError, dir, load, pane};
 use crate::adapters::{self, Harness, PrepareInput};
