@@ -101,6 +101,51 @@ impl Drop for HttpServer {
     }
 }
 
+/// The scenario of a results folder named `server-<scenario>-<timestamp>`,
+/// where the timestamp is `Date.toISOString()` with `:` and `.` made `-`
+/// (`2026-12-03T07-06-20-123Z`). The scenario ends where `-YYYY-MM-DDT`
+/// starts; splitting on the last `-20` instead misread every run whose
+/// minutes, seconds or milliseconds began with 20 (CI failed on it).
+fn scenario_of(name: &str) -> Option<String> {
+    let rest = name.strip_prefix("server-")?;
+    let b = rest.as_bytes();
+    let is_date_at = |i: usize| {
+        let d = |j: usize| b.get(i + j).is_some_and(u8::is_ascii_digit);
+        b.get(i) == Some(&b'-')
+            && (1..=4).all(d)
+            && b.get(i + 5) == Some(&b'-')
+            && (6..=7).all(d)
+            && b.get(i + 8) == Some(&b'-')
+            && (9..=10).all(d)
+            && b.get(i + 11) == Some(&b'T')
+    };
+    let end = (1..b.len()).find(|&i| is_date_at(i))?;
+    Some(rest[..end].to_owned())
+}
+
+#[test]
+fn a_results_folder_names_its_scenario_whatever_the_clock_said() {
+    for (name, want) in [
+        (
+            "server-initialize-2026-12-03T07-06-20-123Z",
+            Some("initialize"),
+        ),
+        ("server-ping-2026-12-03T20-20-20-200Z", Some("ping")),
+        (
+            "server-dns-rebinding-protection-2026-01-01T00-00-00-000Z",
+            Some("dns-rebinding-protection"),
+        ),
+        (
+            "server-sse-polling-2020-02-20T20-20-20-020Z",
+            Some("sse-polling"),
+        ),
+        ("server-no-timestamp", None),
+        ("client-initialize-2026-12-03T07-06-20-123Z", None),
+    ] {
+        assert_eq!(scenario_of(name).as_deref(), want, "{name}");
+    }
+}
+
 /// scenario → [(check id, status)] from the suite's `checks.json` files.
 fn results(dir: &Path) -> BTreeMap<String, Vec<(String, String)>> {
     let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
@@ -109,11 +154,7 @@ fn results(dir: &Path) -> BTreeMap<String, Vec<(String, String)>> {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        // `server-<scenario>-<ISO timestamp>`.
-        let Some(scenario) = name
-            .strip_prefix("server-")
-            .and_then(|n| n.rsplit_once("-20").map(|(s, _)| s.to_owned()))
-        else {
+        let Some(scenario) = scenario_of(name) else {
             continue;
         };
         let text = std::fs::read_to_string(path.join("checks.json")).unwrap_or_default();

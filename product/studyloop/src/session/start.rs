@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::load::io;
 use super::journal::{Journal, KillAt, Op, OpLock};
+use super::load::io;
 use super::{Energy, Liveness, Loaded, SessionError, dir, load, pane};
 use crate::adapters::{self, Harness, PrepareInput};
 use crate::context::{Ctx, now_rfc3339};
