@@ -280,3 +280,28 @@ fn a_resealed_line_smuggling_a_secret_is_refused() {
         assert!(!err.contains(&key), "the error repeats the secret: {err}");
     }
 }
+
+/// Recording into a cassette someone left world-readable makes it private again
+/// before a line is added (issue 33 item 5: the mode check mutated survived), and a
+/// new one is created 0600 in a 0700 directory.
+#[test]
+fn a_cassette_recorded_into_is_made_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (_dir, path) = temp();
+    let (live, _) = server();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let recorder = open(CassetteMode::Record, &path).unwrap();
+    converse(&client(&live, Some(recorder.tap("cell"))));
+    drop(recorder);
+    assert_eq!(mode(&path), 0o600, "a new cassette");
+    assert_eq!(mode(path.parent().unwrap()), 0o700, "its new directory");
+    for loose in [0o644, 0o666, 0o604, 0o640] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(loose)).unwrap();
+        let recorder = open(CassetteMode::Record, &path).unwrap();
+        client(&live, Some(recorder.tap("cell")))
+            .chat("s", &[ChatMessage::user("one more")], 5)
+            .unwrap();
+        drop(recorder);
+        assert_eq!(mode(&path), 0o600, "recorded into a {loose:o} cassette");
+    }
+}

@@ -398,4 +398,43 @@ mod tests {
             Err(Refused::Corrupt(_))
         ));
     }
+
+    /// A usage count at the plausible maximum is kept; one over it is refused by
+    /// field (issue 33 item 5: the bound `>` mutated to `>=` or `==` survived).
+    #[test]
+    fn a_usage_count_over_the_plausible_maximum_is_refused_and_one_at_it_kept() {
+        let r = redactor();
+        let salt = Salt::fresh().unwrap();
+        let request = Request::new(OA, &serde_json::json!({"model": "m"}), None, &r, &salt);
+        let with = |input: u64, output: u64| Entry::Chat {
+            scope: "s".into(),
+            key: request.key.clone(),
+            request: request.canonical.clone(),
+            answer: Answer {
+                text: "an answer".into(),
+                input_tokens: Some(input),
+                output_tokens: Some(output),
+            },
+        };
+        let max = MAX_PLAUSIBLE_TOKENS_PER_TURN;
+        for (input, output) in [(max, max), (max, 1), (1, max)] {
+            let entry = with(input, output);
+            assert_eq!(
+                parse(line(entry.clone()).trim_ascii_end(), &r),
+                Ok(entry),
+                "{input}/{output}"
+            );
+        }
+        for (input, output, field) in [
+            (max + 1, 1, "input_tokens"),
+            (1, max + 1, "output_tokens"),
+            (u64::MAX, 1, "input_tokens"),
+        ] {
+            let got = parse(line(with(input, output)).trim_ascii_end(), &r);
+            assert!(
+                matches!(&got, Err(Refused::Tampered(why)) if why.starts_with(field)),
+                "{input}/{output}: {got:?}"
+            );
+        }
+    }
 }
