@@ -13,6 +13,7 @@ mod atomic;
 pub mod bundle;
 pub mod bundle_summary;
 pub mod certify;
+pub mod cli;
 pub mod council;
 pub mod definition;
 pub(crate) mod inputs;
