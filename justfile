@@ -557,10 +557,10 @@ mutants MODULE MODE="": deps-mutants
         signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs) ;;
         bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs) ;;
         # Acceptance's whole suite is large; only the test targets and tests that call the
-        # module are built and run (partition_tests.rs; tests/it/shards.rs runs shard_record::build).
+        # module are built and run (partition_tests.rs, shard_record.rs tests; tests/it/shards.rs runs shard_record::build).
         partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs)
             narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
-            filter=(-- -E 'test(/^runner::partition::/) | test(/^shards::/)') ;;
+            filter=(-- -E 'test(/^runner::(partition|shard_record)::/) | test(/^shards::/)') ;;
         fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs) ;;
         *)
             printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2

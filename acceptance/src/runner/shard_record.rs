@@ -34,7 +34,7 @@ pub(crate) fn build(
     let owned: Vec<String> = match sharding {
         Some(s) => s
             .partition
-            .owned(&in_scope, &weights(s.partition.kind))
+            .owned(&in_scope, &weights(s.partition.kind, Durations::recorded))
             .into_iter()
             .map(str::to_owned)
             .collect(),
@@ -50,10 +50,10 @@ pub(crate) fn build(
     }
 }
 
-/// The recorded durations as `time:` weighs them; the receipts are read only
-/// for that kind.
-fn weights(kind: PartitionKind) -> impl Fn(&str) -> u64 {
-    let durations = (kind == PartitionKind::Time).then(Durations::recorded);
+/// The recorded durations as `time:` weighs them; the receipts (`load`) are read
+/// only for that kind.
+fn weights(kind: PartitionKind, load: impl FnOnce() -> Durations) -> impl Fn(&str) -> u64 {
+    let durations = (kind == PartitionKind::Time).then(load);
     move |trial| durations.as_ref().map_or(1, |d| d.estimate(trial))
 }
 
@@ -70,5 +70,48 @@ pub(crate) fn tier_word(tier: Tier) -> &'static str {
     match tier {
         Tier::Acceptance => "acceptance",
         Tier::Uat => "uat",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::durations::Recorded;
+    use crate::runner::trial::TrialReport;
+    use crate::selection::HarnessName;
+
+    #[test]
+    fn only_time_reads_the_receipts_and_it_weighs_by_them() {
+        for kind in [PartitionKind::Hash, PartitionKind::Count] {
+            let w = weights(kind, || panic!("{kind:?} read the receipts"));
+            assert_eq!(w("cli-tmux::codex"), 1, "{kind:?} weighs every trial alike");
+        }
+        let recorded = || {
+            Durations::from_runs([Recorded {
+                trial: "cli-tmux::codex".to_owned(),
+                date: "2026-12-01".to_owned(),
+                ms: 42_000,
+                committed: true,
+            }])
+        };
+        assert_eq!(
+            weights(PartitionKind::Time, recorded)("cli-tmux::codex"),
+            42_000
+        );
+    }
+
+    #[test]
+    fn a_cell_of_a_harness_not_selected_belongs_to_no_shard_of_this_run() {
+        let caller = CallerEnv::from_pairs([("STUDYLOOP_ACC_HARNESS", "kiro")]);
+        let selection = Selection::from_env(&caller).unwrap();
+        let cell = |h| {
+            TrialSpec::gated(format!("cli-tmux::{h}"), |_| TrialReport::passed())
+                .requires(Requirement::HarnessSelected(h))
+        };
+        assert!(selected(&cell(HarnessName::Kiro), &selection, &caller));
+        assert!(!selected(&cell(HarnessName::Pi), &selection, &caller));
+        // A cell that names no harness is every selection's.
+        let free = TrialSpec::gated("guards::tree".to_owned(), |_| TrialReport::passed());
+        assert!(selected(&free, &selection, &caller));
     }
 }

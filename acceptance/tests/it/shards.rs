@@ -273,3 +273,57 @@ fn a_fifo_or_symlink_planted_as_the_shard_record_is_an_error_never_a_hang() {
         );
     }
 }
+
+/// Under nextest the runner reads the `--partition` nextest was started with off its
+/// parent's command line (`/proc/PPID/cmdline`). Here the parent is a shell whose
+/// command line carries the words, and the child is this binary's probe below; a
+/// parent that is not nextest gives no partition even when it spells the flag.
+#[test]
+fn nextests_own_partition_is_read_off_the_parent_process() {
+    let exe = std::env::current_exe().unwrap();
+    for (words, want) in [
+        (
+            ["nextest", "run", "--partition", "hash:2/3"],
+            "Ok(Some(hash:2/3))",
+        ),
+        (
+            ["nextest", "run", "-v", "--partition=count:1/2"],
+            "Ok(Some(count:1/2))",
+        ),
+        (["other", "run", "--partition", "hash:2/3"], "Ok(None)"),
+    ] {
+        // `; exit` keeps the shell alive as the probe's parent (no exec of the last
+        // command), so the probe's PPID is the shell with these words.
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#""$0" --ignored --exact shards::nextest_partition_probe --nocapture; exit $?"#)
+            .arg(&exe)
+            .args(words)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{words:?}: {text}");
+        assert!(
+            text.contains(&format!("PROBE {want}\n")),
+            "{words:?} should resolve to {want}: {text}"
+        );
+    }
+}
+
+/// Run only by the test above, as a child of a shell standing in for nextest.
+#[test]
+#[ignore = "a probe: nextests_own_partition_is_read_off_the_parent_process runs it as a child"]
+fn nextest_partition_probe() {
+    let got = studyloop_acceptance::runner::partition::resolve(
+        None,
+        &CallerEnv::from_pairs::<&str, &str>([]),
+        true,
+    )
+    .map(|s| s.map(|s| s.partition.to_string()));
+    let shown = match got {
+        Ok(Some(p)) => format!("Ok(Some({p}))"),
+        Ok(None) => "Ok(None)".to_owned(),
+        Err(e) => format!("Err({e})"),
+    };
+    println!("PROBE {shown}");
+}
