@@ -114,8 +114,7 @@ pub fn test_runner(name: &str, sources: &[&str]) -> Result<PathBuf, BinError> {
     if let Some(fresh) = fresh_test_runner(name, sources) {
         return Ok(fresh);
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = std::process::Command::new(cargo)
+    let out = cargo_command()
         .current_dir(workspace_root())
         .args([
             "test",
@@ -184,6 +183,54 @@ fn newest_mtime(path: &Path) -> Option<std::time::SystemTime> {
         .max()
 }
 
+/// Whether `name` is one of the variables cargo (and nextest, which copies cargo's
+/// test environment) sets for a package's build script or test process: the
+/// package's identity (`CARGO_PKG_*`, `CARGO_MANIFEST_*`, `CARGO_CRATE_NAME`, ...)
+/// and its build-script facts (`CARGO_CFG_*`, `OUT_DIR`). The build configuration
+/// (`CARGO`, `CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_PROFILE_*`, ...) is not one.
+#[must_use]
+pub fn is_package_env(name: &str) -> bool {
+    const EXACT: [&str; 9] = [
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
+    ];
+    const PREFIXES: [&str; 3] = ["CARGO_PKG_", "CARGO_BIN_EXE_", "CARGO_CFG_"];
+    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Removes from `command` every package variable ([`is_package_env`]) this process
+/// carries, for a cargo (or a recipe that runs cargo) started from inside a test.
+/// Why: build scripts declare `rerun-if-env-changed` on them (ring declares
+/// `CARGO_PKG_NAME` and `CARGO_MANIFEST_DIR`), so a cargo that sees a test's values
+/// reruns ring's build script and rebuilds ring, rustls, ureq and every workspace
+/// crate above them, and the next build from a shell rebuilds them back: in CI,
+/// 62 s for the recipes test and 23 s for the doc-test step after it.
+pub fn without_package_env(command: &mut std::process::Command) -> &mut std::process::Command {
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(is_package_env) {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// The cargo that started this process (`CARGO`, else `cargo` on PATH), as a
+/// command free of this process's package variables ([`without_package_env`]).
+#[must_use]
+pub fn cargo_command() -> std::process::Command {
+    let mut command =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    without_package_env(&mut command);
+    command
+}
+
 /// The workspace root (the directory holding the root `Cargo.toml`), fixed at
 /// compile time.
 pub fn workspace_root() -> PathBuf {
@@ -194,6 +241,62 @@ pub fn workspace_root() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn package_variables_are_told_from_the_build_configuration() {
+        for name in [
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+            "CARGO_MANIFEST_DIR",
+            "CARGO_MANIFEST_PATH",
+            "CARGO_CRATE_NAME",
+            "CARGO_BIN_EXE_studyloop",
+            "CARGO_CFG_TARGET_OS",
+            "CARGO_TARGET_TMPDIR",
+            "OUT_DIR",
+        ] {
+            assert!(is_package_env(name), "{name} is a package variable");
+        }
+        for name in [
+            "CARGO",
+            "CARGO_HOME",
+            "CARGO_TARGET_DIR",
+            "CARGO_PROFILE_DEV_DEBUG",
+            "CARGO_LINT_CARGO",
+            "CARGO_BUILD_JOBS",
+            "CARGO_INCREMENTAL",
+            "RUSTC_WORKSPACE_WRAPPER",
+            "PATH",
+        ] {
+            assert!(!is_package_env(name), "{name} configures the build");
+        }
+    }
+
+    /// Under cargo or nextest this process carries its package's variables: a plain
+    /// child inherits them; one started through `without_package_env` sees none of
+    /// them (else ring's build script reruns and the workspace rebuilds) and keeps
+    /// the rest.
+    #[test]
+    fn a_child_started_from_a_test_sees_no_package_variable() {
+        let env_of = |command: &mut std::process::Command| {
+            let out = command.args(["-c", "env"]).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let plain = env_of(&mut std::process::Command::new("sh"));
+        assert!(
+            plain.lines().any(|l| l.starts_with("CARGO_PKG_NAME=")),
+            "cargo and nextest set CARGO_PKG_NAME for a test: {plain}"
+        );
+        let seen = env_of(without_package_env(&mut std::process::Command::new("sh")));
+        for line in seen.lines() {
+            let name = line.split('=').next().unwrap_or_default();
+            assert!(!is_package_env(name), "the child saw {line}");
+        }
+        assert!(
+            seen.lines().any(|l| l.starts_with("PATH=")),
+            "the rest of the environment is kept: {seen}"
+        );
+    }
 
     #[test]
     fn profile_dir_is_not_deps_and_target_dir_contains_it() {

@@ -2,7 +2,6 @@
 //! folder and its targets with the root file rustc compiles for each.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -47,8 +46,7 @@ pub(crate) fn root() -> PathBuf {
 
 /// Every member of the workspace at `root`, from cargo's own reading of the manifests.
 pub(crate) fn packages(root: &Path) -> Vec<Package> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
+    let out = crate::bins::cargo_command()
         .args([
             "metadata",
             "--no-deps",

@@ -10,10 +10,12 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use studyloop_acceptance::bins::workspace_root;
+use studyloop_acceptance::bins::{without_package_env, workspace_root};
 
 fn just(root: &Path, args: &[&str]) -> Output {
-    Command::new("just")
+    // The recipes run cargo: without this test's package variables, or it
+    // rebuilds the workspace (`bins::without_package_env`).
+    without_package_env(&mut Command::new("just"))
         .arg("--justfile")
         .arg(root.join("justfile"))
         .arg("--working-directory")

@@ -125,9 +125,8 @@ pub fn run(ready: &Ready, repo: &Path, uat: &Path, out: &Out) -> anyhow::Result<
         repo.join(".harnesses/node_modules/.bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let runner = |test: &str, dir: &Path| {
-        let mut c = Command::new(&cargo);
+        let mut c = studyloop_acceptance::bins::cargo_command();
         c.args(["test", "--workspace", "--test", test])
             .env("STUDYLOOP_ACC", "1")
             .env("STUDYLOOP_ACC_REAL_AUTH", "1")
