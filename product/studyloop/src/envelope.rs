@@ -84,6 +84,26 @@ impl Code {
         Self::Internal,
     ];
 
+    /// The code a bare HTTP status stands for, when the route has no more precise one.
+    #[must_use]
+    pub fn for_status(status: StatusCode) -> Self {
+        match status.as_u16() {
+            400 | 422 => Self::InvalidInput,
+            401 => Self::Unauthorized,
+            403 => Self::Forbidden,
+            404 => Self::NotFound,
+            408 => Self::RequestTimeout,
+            409 => Self::Conflict,
+            413 => Self::PayloadTooLarge,
+            415 => Self::UnsupportedMediaType,
+            421 => Self::MisdirectedRequest,
+            429 => Self::RateLimited,
+            502 => Self::UpstreamFailed,
+            503 => Self::Unavailable,
+            _ => Self::Internal,
+        }
+    }
+
     /// The wire name (`"not_found"`).
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -211,22 +231,38 @@ pub fn ok_response(status: StatusCode, command: &str, result: Value) -> Response
     (status, Json(success(command, result))).into_response()
 }
 
+/// The published schema (docs/schemas/envelope.schema.json), for the tests.
+#[cfg(test)]
+pub(crate) fn published() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schemas/envelope.schema.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("the schema")).expect("JSON")
+}
+
+/// The published schema compiled with `boon` (JSON Schema 2020-12), for the tests
+/// that check every door's answers against it.
+#[cfg(test)]
+pub(crate) fn validator() -> (boon::Schemas, boon::SchemaIndex) {
+    let mut c = boon::Compiler::new();
+    c.set_default_draft(boon::Draft::V2020_12);
+    c.add_resource("urn:test:envelope", published())
+        .expect("resource");
+    let mut schemas = boon::Schemas::new();
+    let idx = c
+        .compile("urn:test:envelope", &mut schemas)
+        .expect("compiles");
+    (schemas, idx)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn schema() -> (boon::Schemas, boon::SchemaIndex, Value) {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/schemas/envelope.schema.json"
-        );
-        let s: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let mut c = boon::Compiler::new();
-        c.set_default_draft(boon::Draft::V2020_12);
-        c.add_resource("urn:test:envelope", s.clone()).unwrap();
-        let mut schemas = boon::Schemas::new();
-        let idx = c.compile("urn:test:envelope", &mut schemas).unwrap();
-        (schemas, idx, s)
+        let (schemas, idx) = validator();
+        (schemas, idx, published())
     }
 
     #[test]
