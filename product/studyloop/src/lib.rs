@@ -22,6 +22,7 @@ pub mod context;
 pub(crate) mod doctor;
 pub mod embed;
 pub mod env;
+pub mod envelope;
 pub mod export;
 pub mod feeds;
 pub(crate) mod fsutil;

@@ -32,9 +32,9 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use super::app_state::AppState;
+use crate::envelope::{ApiError, Code};
 
 /// The largest request body accepted (the start request is a few hundred bytes).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -159,7 +159,7 @@ pub fn parse_list(value: Option<&str>) -> Vec<String> {
 }
 
 fn refuse(status: StatusCode, message: String) -> Response {
-    (status, axum::Json(json!({ "error": message }))).into_response()
+    ApiError::new(status, Code::for_status(status), message).into_response()
 }
 
 /// Middleware: the rules in the module doc, then the (bounded) request.

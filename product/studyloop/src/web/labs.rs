@@ -34,13 +34,9 @@ use serde_json::{Value, json};
 use super::app_state::AppState;
 use super::slot::DrillBinding;
 use super::start;
-use super::start_req::ApiError;
+use super::start_req::{ApiError, err};
 use crate::modules::ModuleError;
 use crate::modules::labs;
-
-fn err(status: StatusCode, message: impl Into<String>) -> ApiError {
-    ApiError(status, json!({ "error": message.into() }))
-}
 
 /// The status a drill lookup failure gets; the message names the id.
 fn lookup_error(e: ModuleError) -> ApiError {

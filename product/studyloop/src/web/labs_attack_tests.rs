@@ -48,7 +48,7 @@ fn hostile_unknown_removed_and_tampered_drills_are_refused_naming_them() {
         ];
         for (drill, status, says) in cases {
             let (got, body) = start(drill.clone()).await;
-            let error = body["error"].as_str().unwrap_or_default();
+            let error = body["error"]["message"].as_str().unwrap_or_default();
             assert_eq!(got, status, "{drill:.80}: {body:.300}");
             assert!(error.contains(says), "{says:?} not in {error:.300}");
             assert!(
@@ -69,7 +69,7 @@ fn hostile_unknown_removed_and_tampered_drills_are_refused_naming_them() {
                 })
                 .collect();
             let (got, body) = start(json!(id)).await;
-            let error = body["error"].as_str().unwrap_or_default();
+            let error = body["error"]["message"].as_str().unwrap_or_default();
             assert!(matches!(got, 400 | 404), "{id:?}: {got} {body}");
             assert!(
                 error.len() < 400 && !error.contains('\u{1b}') && !error.contains('\u{202e}'),
@@ -95,7 +95,7 @@ fn hostile_unknown_removed_and_tampered_drills_are_refused_naming_them() {
         let (got, body) = start(json!(DRILL)).await;
         assert_eq!(got, 409, "{body}");
         assert!(
-            body["error"]
+            body["error"]["message"]
                 .as_str()
                 .unwrap_or_default()
                 .contains("the snapshot of module `my-drills` was changed after install"),
@@ -105,7 +105,7 @@ fn hostile_unknown_removed_and_tampered_drills_are_refused_naming_them() {
         let (got, body) = start(json!(DRILL)).await;
         assert_eq!(got, 404, "{body}");
         assert!(
-            body["error"]
+            body["error"]["message"]
                 .as_str()
                 .unwrap_or_default()
                 .contains("installed: none"),

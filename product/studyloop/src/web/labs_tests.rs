@@ -226,7 +226,7 @@ fn a_double_click_starts_exactly_one_session_and_a_removed_module_still_cancels(
         let (status, again) = post(&w, "/api/labs/drill/start", json!({"drill": DRILL})).await;
         assert_eq!(status, 404, "{again}");
         assert!(
-            again["error"]
+            again["error"]["message"]
                 .as_str()
                 .unwrap_or_default()
                 .contains("module `my-drills` is not installed")

@@ -37,6 +37,8 @@ pub mod token;
 pub mod ws;
 
 #[cfg(test)]
+mod envelope_tests;
+#[cfg(test)]
 mod guard_tests;
 #[cfg(test)]
 mod labs_attack_tests;

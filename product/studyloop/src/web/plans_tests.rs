@@ -52,22 +52,24 @@ fn plan_routes_serve_the_reference_codes_and_bodies() {
         assert_eq!(r.status, 201, "{}", r.body);
         assert_eq!(r.json()["readiness"]["ready"], json!(true));
         let r = call(&b, "POST", "/api/plans", Some(json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": {}}))).await;
-        assert_eq!((r.status, r.json()["error"].clone()), (409, json!("conflict")), "{}", r.body);
+        assert_eq!((r.status, r.json()["error"]["code"].clone()), (409, json!("conflict")), "{}", r.body);
         let r = call(&b, "POST", "/api/plans", Some(json!({"title": "Bare", "plan_id": "bare", "answers": {}}))).await;
         assert_eq!(r.status, 201);
         let r = call(&b, "PATCH", "/api/plans/bare", Some(json!({"status": "active"}))).await;
         assert_eq!(r.status, 422, "{}", r.body);
         let v = r.json();
-        assert_eq!(v["ready"], json!(false));
-        assert!(v["message"].as_str().unwrap().starts_with("not_ready:"));
-        assert_eq!(v["blockers"].as_array().unwrap().len(), 3);
-        assert!(v["nudges"].is_array());
+        assert_eq!(v["error"]["code"], json!("not_ready"));
+        let d = &v["error"]["details"];
+        assert_eq!(d["ready"], json!(false));
+        assert!(v["error"]["message"].as_str().unwrap().starts_with("not_ready:"));
+        assert_eq!(d["blockers"].as_array().unwrap().len(), 3);
+        assert!(d["nudges"].is_array());
         let r = call(&b, "PATCH", "/api/plans/sql-windows", Some(json!({"status": "active"}))).await;
         assert_eq!(r.status, 200, "{}", r.body);
         let r = call(&b, "POST", "/api/plans/sql-windows/milestones/0/toggle", None).await;
         assert_eq!((r.status, r.json()["milestone_done"].clone()), (200, json!(1)), "{}", r.body);
         let r = call(&b, "POST", "/api/plans/sql-windows/milestones/7/toggle", None).await;
-        assert_eq!((r.status, r.json()["error"].clone()), (400, json!("invalid_milestone")));
+        assert_eq!((r.status, r.json()["error"]["details"]["plan_code"].clone()), (400, json!("invalid_milestone")));
         let r = call(&b, "GET", "/api/plans/sql-windows/markdown", None).await;
         assert!(r.status == 200 && r.body.contains("- [x] **OVER clause**") && r.head.contains("text/markdown"), "{}", r.body);
         let r = call(&b, "POST", "/api/plans/sql-windows/evaluate", Some(json!({"phase": "mid", "record": true}))).await;
@@ -93,11 +95,11 @@ fn plan_routes_serve_the_reference_codes_and_bodies() {
         assert_eq!(call(&b, "GET", "/api/now?energy=sleepy", None).await.status, 400);
         for bad in ["..%2Fetc", "UPPER", "a.md"] {
             let r = call(&b, "GET", &format!("/api/plans/{bad}"), None).await;
-            assert_eq!((r.status, r.json()["error"].clone()), (400, json!("invalid_id")), "{bad}: {}", r.body);
+            assert_eq!((r.status, r.json()["error"]["details"]["plan_code"].clone()), (400, json!("invalid_id")), "{bad}: {}", r.body);
         }
         assert_eq!(call(&b, "GET", "/api/plans/nope", None).await.status, 404);
         let r = call(&b, "POST", "/api/plans", Some(json!({"markdown": "not a plan"}))).await;
-        assert_eq!((r.status, r.json()["error"].clone()), (500, json!("plan_error")), "{}", r.body);
+        assert_eq!((r.status, r.json()["error"]["details"]["plan_code"].clone()), (500, json!("plan_error")), "{}", r.body);
         assert_eq!(call(&b, "DELETE", "/api/plans/bare", None).await.status, 200);
         assert_eq!(call(&b, "DELETE", "/api/plans/bare", None).await.status, 404);
         // The guard fronts these routes too: a cross-site form post writes nothing.
@@ -119,13 +121,13 @@ fn without_a_scope_the_routes_return_the_shared_payload() {
         for path in ["/api/plans", "/api/now"] {
             let r = call(&b, "GET", path, None).await;
             assert_eq!(
-                (r.status, r.json()["error"].clone()),
+                (r.status, r.json()["error"]["code"].clone()),
                 (503, json!("scope_unconfigured")),
                 "{}",
                 r.body
             );
             assert!(
-                r.json()["message"]
+                r.json()["error"]["message"]
                     .as_str()
                     .unwrap()
                     .contains("No context scope configured")

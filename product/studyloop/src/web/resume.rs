@@ -8,7 +8,7 @@
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::start_req::ApiError;
+use super::start_req::{ApiError, err};
 use crate::store::Store;
 
 /// The resume notes for `topic`: when the last ended session on it ended, then
@@ -17,19 +17,16 @@ use crate::store::Store;
 /// # Errors
 /// 404 naming the topic when no session on it has ended; 500 on a DB error.
 pub fn previous_notes(db: &Store, topic: &str) -> Result<String, ApiError> {
-    let row = db.last_ended_on(topic).map_err(|e| {
-        ApiError(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"error": e.to_string()}),
-        )
-    })?;
+    let row = db
+        .last_ended_on(topic)
+        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let Some(row) = row else {
         let shown: String = topic.chars().take(80).collect();
-        return Err(ApiError(
+        return Err(err(
             StatusCode::NOT_FOUND,
-            json!({"error": format!("no ended session on topic `{shown}` to resume; start it without resume, or pick a topic you have studied"),
-                   "topic": shown}),
-        ));
+            format!("no ended session on topic `{shown}` to resume; start it without resume, or pick a topic you have studied"),
+        )
+        .with_details(json!({"topic": shown})));
     };
     let ended = row.ended_at.as_deref().unwrap_or("an unknown time");
     let ago = row

@@ -71,14 +71,14 @@ fn resume_without_a_past_session_or_with_a_non_boolean_is_refused_by_name() {
             .start(json!({"topic": "Never studied", "agent": "codex", "transport": "acp", "resume": true}))
             .await;
         assert_eq!(status, 404, "{body}");
-        let e = body["error"].as_str().unwrap_or_default();
+        let e = body["error"]["message"].as_str().unwrap_or_default();
         assert!(e.contains("`Never studied`") && e.contains("without resume"), "{e}");
         // The refused start left the slot free.
         let (status, body) = w
             .start(json!({"topic": "x", "agent": "codex", "transport": "acp", "resume": "yes"}))
             .await;
         assert_eq!(status, 422, "{body}");
-        let e = body["error"].as_str().unwrap_or_default();
+        let e = body["error"]["message"].as_str().unwrap_or_default();
         assert!(e.contains("resume `\"yes\"`") && e.contains("true or false"), "{e}");
         let (status, body) = w
             .start(json!({"topic": "x", "agent": "codex", "transport": "acp"}))

@@ -51,6 +51,7 @@ pub async fn headers(request: Request, next: Next) -> Response {
 use super::auth_limit::Limiter;
 pub use super::auth_limit::{FREE_FAILURES, LOCKOUT};
 use super::guard::ConnAddrs;
+use crate::envelope::{Code, Failure};
 
 /// The password, when one is set.
 #[derive(Debug, Clone)]
@@ -108,7 +109,13 @@ pub async fn basic_auth(State(gate): State<Arc<Gate>>, request: Request, next: N
             header::WWW_AUTHENTICATE,
             "Basic realm=\"StudyLoop\", charset=\"UTF-8\"",
         )],
-        "password required",
+        axum::Json(
+            Failure::new(
+                Code::Unauthorized,
+                "password required; log in with the console password",
+            )
+            .to_json(),
+        ),
     )
         .into_response()
 }
@@ -118,7 +125,14 @@ fn too_many(wait: std::time::Duration) -> Response {
     (
         StatusCode::TOO_MANY_REQUESTS,
         [(header::RETRY_AFTER, secs.to_string())],
-        format!("too many wrong passwords; try again in {secs} s"),
+        axum::Json(
+            Failure::new(
+                Code::RateLimited,
+                format!("too many wrong passwords; try again in {secs} s"),
+            )
+            .with_details(serde_json::json!({"retry_after_secs": secs}))
+            .to_json(),
+        ),
     )
         .into_response()
 }

@@ -26,6 +26,7 @@ use super::guard;
 use super::listen;
 use super::security::{self, Gate, Password};
 use super::{assets, plans, start, token, ws};
+use crate::envelope::{ApiError, Code};
 
 // The state lives in its own file so the handlers import it without importing the
 // router that imports them.
@@ -102,11 +103,12 @@ async fn labs(State(state): State<Arc<AppState>>) -> Json<Value> {
 async fn end(State(state): State<Arc<AppState>>) -> Response {
     match state.slot.end(None, "ended", true).await {
         Some(info) => Json(json!({ "ended": true, "topic": info.topic })).into_response(),
-        None => (
+        None => ApiError::new(
             StatusCode::NOT_FOUND,
-            Json(json!({ "error": "No active session" })),
+            Code::NoActiveSession,
+            "No active session; nothing to end",
         )
-            .into_response(),
+        .into_response(),
     }
 }
 

@@ -30,7 +30,7 @@ use crate::session::Energy;
 
 use super::start_prep as prep;
 use super::start_req::err;
-pub use super::start_req::{ApiError, StartReq, mode_for};
+pub use super::start_req::{ApiError, Code, StartReq, mode_for};
 
 pub use prep::state_json;
 
@@ -69,11 +69,11 @@ pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
         "pty" => "pty",
         "acp" => "acp",
         other => {
-            return Err(ApiError(
+            return Err(err(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"error": format!("transport `{other}` is not supported"),
-                       "supported_transports": ["pty", "acp"]}),
-            ));
+                format!("transport `{other}` is not supported"),
+            )
+            .with_details(json!({"supported_transports": ["pty", "acp"]})));
         }
     };
     let purpose = match field("purpose").and_then(Value::as_str).unwrap_or("focus") {
@@ -104,30 +104,26 @@ pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
     let supported: Vec<&str> = HARNESS_ORDER.iter().map(|h| h.as_str()).collect();
     let harness = match field("agent").and_then(Value::as_str) {
         Some(name) => Harness::parse(name).map_err(|_| {
-            ApiError(
-                StatusCode::BAD_REQUEST,
-                json!({"error": format!("unknown agent `{name}`"), "supported_agents": supported,
-                       "repair": "pick one of supported_agents"}),
-            )
+            err(StatusCode::BAD_REQUEST, format!("unknown agent `{name}`"))
+                .with_details(json!({"supported_agents": supported,
+                       "repair": "pick one of supported_agents"}))
         })?,
         None => {
             let priority = prep::priority(&app.ctx);
             adapters::detect(&app.ctx.env, &priority).map_err(|e| {
-                ApiError(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    json!({"error": e.to_string(), "agent": null, "binary": null,
-                           "install_hint": "install a harness (for this repo: `just harnesses`)"}),
-                )
+                err(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+                    .with_details(json!({"agent": null, "binary": null,
+                           "install_hint": "install a harness (for this repo: `just harnesses`)"}))
             })?
         }
     };
     if transport == "acp" && agents::acp_launch(harness).is_none() {
-        return Err(ApiError(
+        return Err(err(
             StatusCode::BAD_REQUEST,
-            json!({"error": format!("agent `{}` cannot run over ACP", harness.as_str()),
-                   "supported_agents": agents::acp_capable(),
-                   "repair": "use transport pty for this agent, or an ACP-capable agent"}),
-        ));
+            format!("agent `{}` cannot run over ACP", harness.as_str()),
+        )
+        .with_details(json!({"supported_agents": agents::acp_capable(),
+                   "repair": "use transport pty for this agent, or an ACP-capable agent"})));
     }
     Ok(StartReq {
         topic: topic.to_owned(),
@@ -142,10 +138,13 @@ pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
 }
 
 fn conflict(live: &Live) -> ApiError {
-    ApiError(
+    ApiError::new(
         StatusCode::CONFLICT,
-        json!({"error": "A study session is already active; end it first or reattach",
-               "study_session_id": live.info.study_session_id, "topic": live.info.topic,
+        Code::SessionActive,
+        "A study session is already active; end it first or reattach",
+    )
+    .with_details(
+        json!({"study_session_id": live.info.study_session_id, "topic": live.info.topic,
                "agent": live.info.agent, "detached": live.detached(),
                "reattach_url": "/#study-session"}),
     )
@@ -163,11 +162,11 @@ fn require_binary(app: &AppState, req: &StartReq) -> Result<Option<PathBuf>, Api
     }
     let agent = req.harness.as_str();
     let missing = |binary: &str, hint: String| {
-        ApiError(
+        err(
             StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": format!("`{binary}` for agent {agent} is not on PATH"),
-                   "agent": agent, "binary": binary, "install_hint": hint}),
+            format!("`{binary}` for agent {agent} is not on PATH"),
         )
+        .with_details(json!({"agent": agent, "binary": binary, "install_hint": hint}))
     };
     if req.transport == "acp" {
         let launch = agents::acp_launch(req.harness)
@@ -229,17 +228,15 @@ pub(crate) async fn start_req(app: &Arc<AppState>, req: StartReq) -> Result<Valu
             .await
             .map(Transport::Acp)
             .map_err(|e| {
-                ApiError(
-                    StatusCode::BAD_GATEWAY,
-                    json!({"error": e.to_string(), "agent": req.harness.as_str()}),
-                )
+                err(StatusCode::BAD_GATEWAY, e.to_string())
+                    .with_details(json!({"agent": req.harness.as_str()}))
             }),
     };
     let transport = match transport {
         Ok(t) => t,
         Err(e) => {
             let rb = prepared.rollback.clone();
-            let why = e.1["error"].as_str().unwrap_or("start failed").to_owned();
+            let why = e.message().to_owned();
             let _ = tokio::task::spawn_blocking(move || rb.run(&why)).await;
             return Err(e);
         }

@@ -15,7 +15,7 @@ use super::agents;
 use super::app_state::{AppState, slot_json};
 use super::pty::PtyCommand;
 use super::slot::Live;
-use super::start_req::{ApiError, StartReq, mode_for};
+use super::start_req::{ApiError, Code, StartReq, err, mode_for};
 use crate::adapters::{self, PrepareInput};
 use crate::context::{Ctx, now_rfc3339};
 use crate::env::{self, Env};
@@ -95,20 +95,17 @@ pub fn priority(ctx: &Ctx) -> Vec<String> {
 }
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        json!({ "error": e.to_string() }),
-    )
+    err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
 }
 
 fn session_error(e: SessionError) -> ApiError {
     match e {
-        SessionError::Claim(crate::session::ClaimError::Blocked { .. }) => ApiError(
-            StatusCode::CONFLICT,
-            json!({"error": e.to_string(), "detached": false, "reattach_url": "/#study-session"}),
-        ),
+        SessionError::Claim(crate::session::ClaimError::Blocked { .. }) => {
+            ApiError::new(StatusCode::CONFLICT, Code::SessionActive, e.to_string())
+                .with_details(json!({"detached": false, "reattach_url": "/#study-session"}))
+        }
         SessionError::Scope(_) | SessionError::Config(_) | SessionError::Env(_) => {
-            ApiError(StatusCode::BAD_REQUEST, json!({ "error": e.to_string() }))
+            err(StatusCode::BAD_REQUEST, e.to_string())
         }
         other => internal(other),
     }
@@ -134,7 +131,7 @@ pub fn prepare(ctx: &Ctx, req: &StartReq, binary: Option<&Path>) -> Result<Prepa
     match prepare_claimed(ctx, &loaded, req, binary, &now, &mut rb) {
         Ok(p) => Ok(p),
         Err(e) => {
-            rb.run(e.1["error"].as_str().unwrap_or("web start failed"));
+            rb.run(e.message());
             Err(e)
         }
     }

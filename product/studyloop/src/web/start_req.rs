@@ -1,29 +1,19 @@
 //! What `POST /api/session/start` is given and answers with, apart from the route: the
-//! validated request ([`StartReq`]), the JSON error ([`ApiError`]) and the persona mode
+//! validated request ([`StartReq`]), the JSON error ([`ApiError`], the envelope's) and the persona mode
 //! a purpose gets. A leaf both the route (`start`) and its preparation (`start_prep`)
 //! import, so neither imports the other for a type.
 
-use axum::Json;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
 
 use crate::adapters::Harness;
 use crate::persona::Mode;
 use crate::session::Energy;
 
-/// An HTTP error with a JSON body.
-#[derive(Debug)]
-pub struct ApiError(pub StatusCode, pub Value);
+pub use crate::envelope::{ApiError, Code};
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, Json(self.1)).into_response()
-    }
-}
-
+/// A failure whose code follows from its status (the routes' common case).
 pub(crate) fn err(status: StatusCode, message: impl Into<String>) -> ApiError {
-    ApiError(status, json!({ "error": message.into() }))
+    ApiError::new(status, Code::for_status(status), message)
 }
 
 /// A validated start request.

@@ -183,7 +183,11 @@ fn acp_start_persona_turns_and_end_use_the_session_core() {
             .start(json!({"topic": "other", "agent": "codex", "transport": "acp"}))
             .await;
         assert_eq!(status, 409, "{again}");
-        assert_eq!(again["study_session_id"], body["study_session_id"]);
+        assert_eq!(again["error"]["code"], "session_active");
+        assert_eq!(
+            again["error"]["details"]["study_session_id"],
+            body["study_session_id"]
+        );
 
         let mut sock = ws(&w, body["ws_url"].as_str().expect("ws_url")).await;
         assert_eq!(until(&mut sock, |_| true).await[0]["type"], "started");
@@ -221,7 +225,7 @@ fn crash_after_init_fails_the_start_and_rolls_back() {
             .start(json!({"topic": "t", "agent": "claude", "transport": "acp"}))
             .await;
         assert_eq!(status, 502, "{body}");
-        let msg = body["error"].as_str().unwrap_or_default();
+        let msg = body["error"]["message"].as_str().unwrap_or_default();
         assert!(
             msg.contains("session/new") && msg.contains("status 17"),
             "{msg}"
@@ -311,7 +315,7 @@ fn bad_requests_get_the_reference_status_codes() {
             .await;
         assert_eq!(s, 400, "{b}");
         assert!(
-            b["supported_agents"]
+            b["error"]["details"]["supported_agents"]
                 .as_array()
                 .is_some_and(|a| a.contains(&json!("kiro")))
         );
@@ -343,9 +347,9 @@ fn missing_binary_is_503_naming_it_and_the_install_hint() {
             .start(json!({"topic": "t", "agent": "codex", "transport": "acp"}))
             .await;
         assert_eq!(s, 503, "{b}");
-        assert_eq!(b["binary"], "codex-acp");
+        assert_eq!(b["error"]["details"]["binary"], "codex-acp");
         assert!(
-            b["install_hint"]
+            b["error"]["details"]["install_hint"]
                 .as_str()
                 .unwrap_or_default()
                 .contains("@zed-industries/codex-acp")
@@ -353,7 +357,11 @@ fn missing_binary_is_503_naming_it_and_the_install_hint() {
         let (s, b) = w
             .start(json!({"topic": "t", "agent": "pi", "transport": "pty"}))
             .await;
-        assert_eq!((s, b["binary"].clone()), (503, json!("pi")), "{b}");
+        assert_eq!(
+            (s, b["error"]["details"]["binary"].clone()),
+            (503, json!("pi")),
+            "{b}"
+        );
         assert!(w.state_file().is_none(), "nothing claimed");
     });
 }

@@ -27,12 +27,12 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use super::app_state::AppState;
 use super::listen::ConnBudget;
 use super::security::constant_time_eq;
 pub use crate::console_token::{TOKEN_HEADER, read_token, token_dir, token_file};
+use crate::envelope::{ApiError, Code};
 use crate::fsutil;
 
 /// The cookie the printed URL is traded for (browsers).
@@ -195,11 +195,7 @@ fn promote(request: &Request) {
 }
 
 fn refuse(message: &str) -> Response {
-    (
-        StatusCode::FORBIDDEN,
-        axum::Json(json!({ "error": message })),
-    )
-        .into_response()
+    ApiError::new(StatusCode::FORBIDDEN, Code::Forbidden, message).into_response()
 }
 
 #[cfg(test)]

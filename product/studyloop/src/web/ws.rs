@@ -17,13 +17,13 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::acp::AcpEvent;
 use super::app_state::AppState;
 use super::frames::{ClientFrame, ServerFrame};
 use super::pty::PtyEvent;
 use super::slot::{Live, Transport};
+use crate::envelope::{ApiError, Code};
 
 /// The largest client message (one prompt or a burst of keystrokes).
 pub const WS_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -55,11 +55,7 @@ pub async fn handler(
 }
 
 fn refuse(message: &str) -> Response {
-    (
-        StatusCode::FORBIDDEN,
-        axum::Json(json!({ "error": message })),
-    )
-        .into_response()
+    ApiError::new(StatusCode::FORBIDDEN, Code::Forbidden, message).into_response()
 }
 
 enum Outbound {

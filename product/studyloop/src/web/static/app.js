@@ -17,9 +17,12 @@ async function api(path, options = {}) {
   const res = await fetch(path, init);
   let body = {};
   try { body = await res.json(); } catch (_) { body = {}; }
+  // Failures are the envelope's {"error": {code, message, details}} (README "JSON envelope").
+  const error = body && typeof body.error === "object" && body.error ? body.error : null;
+  if (error) body = {};
   // The server refuses the API without the launch token (its cookie comes from the printed URL).
-  if (res.status === 403 && String(body.error || "").includes("launch token")) show($("token-needed"), true);
-  return { status: res.status, ok: res.ok, body };
+  if (res.status === 403 && String(error?.message || "").includes("launch token")) show($("token-needed"), true);
+  return { status: res.status, ok: res.ok, body, error };
 }
 
 function show(el, visible) { el.hidden = !visible; }
@@ -75,10 +78,11 @@ async function loadDashboard() {
 
 async function startSession(payload, errorEl) {
   setError(errorEl, "");
-  const { status, body } = await api("/api/session/start", { method: "POST", body: payload });
+  const { status, body, error } = await api("/api/session/start", { method: "POST", body: payload });
   if (status !== 201) {
-    const hint = body.install_hint ? ` — ${body.install_hint}` : "";
-    setError(errorEl, `${body.error || "Could not start the session"} (HTTP ${status})${hint}`);
+    const install = error?.details?.install_hint;
+    const hint = install ? ` — ${install}` : "";
+    setError(errorEl, `${error?.message || "Could not start the session"} (HTTP ${status})${hint}`);
     return null;
   }
   if (body.persona_text) sessionStorage.setItem("persona:" + body.study_session_id, body.persona_text);
@@ -410,7 +414,7 @@ let openPlanId = null;
 
 async function loadPlans() {
   if (!resolvedAgent) await loadOptions();
-  const { status, body } = await api("/api/plans");
+  const { status, body, error } = await api("/api/plans");
   const list = $("plans-list");
   list.textContent = "";
   const plans = status === 200 && Array.isArray(body.plans) ? body.plans : [];
@@ -429,7 +433,7 @@ async function loadPlans() {
     li.append(open, meta);
     list.appendChild(li);
   }
-  const why = body.error === "scope_unconfigured" ? body.message : `Plans are unavailable (HTTP ${status}).`;
+  const why = error?.code === "scope_unconfigured" ? error.message : `Plans are unavailable (HTTP ${status}).`;
   $("plans-empty").textContent = status === 200 ? "No plans yet." : why;
   show($("plans-empty"), plans.length === 0);
   if (openPlanId && plans.some((p) => p.plan_id === openPlanId)) await loadPlanDetail(openPlanId);
@@ -438,9 +442,9 @@ async function loadPlans() {
 }
 
 async function loadPlanDetail(planId) {
-  const { status, body } = await api(`/api/plans/${encodeURIComponent(planId)}`);
+  const { status, body, error } = await api(`/api/plans/${encodeURIComponent(planId)}`);
   const box = $("plan-detail");
-  if (status !== 200) { setError($("plans-error"), body.message || `HTTP ${status}`); show(box, false); return; }
+  if (status !== 200) { setError($("plans-error"), error?.message || `HTTP ${status}`); show(box, false); return; }
   openPlanId = planId;
   box.dataset.planId = planId;
   $("plan-detail-title").textContent = body.title || planId;
@@ -476,9 +480,9 @@ async function loadPlanDetail(planId) {
 }
 
 async function setMilestone(planId, index, done) {
-  const { status, body } = await api(`/api/plans/${encodeURIComponent(planId)}/milestones/${index}/toggle`,
+  const { status, error } = await api(`/api/plans/${encodeURIComponent(planId)}/milestones/${index}/toggle`,
     { method: "POST", body: { done } });
-  setError($("plans-error"), status === 200 ? "" : (body.message || `HTTP ${status}`));
+  setError($("plans-error"), status === 200 ? "" : (error?.message || `HTTP ${status}`));
   await loadPlans();
 }
 
@@ -518,8 +522,8 @@ function recommendation(rec, plans, primary) {
 async function loadToday() {
   const holder = $("today-cards");
   holder.textContent = "";
-  const { status, body } = await api("/api/now");
-  if (status !== 200) { setError($("today-error"), body.message || `Today's plan is unavailable (HTTP ${status}).`); return; }
+  const { status, body, error } = await api("/api/now");
+  if (status !== 200) { setError($("today-error"), error?.message || `Today's plan is unavailable (HTTP ${status}).`); return; }
   setError($("today-error"), "");
   const plans = Array.isArray(body.active_plans) ? body.active_plans : [];
   const first = recommendation(body.primary || {}, plans, true);
@@ -619,10 +623,10 @@ async function startDrill(d, button) {
     transport: $("start-transport").value,
     energy: Number($("start-energy").value) || 5,
   };
-  const { status, body } = await api("/api/labs/drill/start", { method: "POST", body: { drill: d.id, session } });
+  const { status, body, error } = await api("/api/labs/drill/start", { method: "POST", body: { drill: d.id, session } });
   button.disabled = false;
   if (status !== 200 && status !== 201) {
-    labs.notice = { id: d.id, error: true, text: `${body.error || "Could not start the drill"} (HTTP ${status})` };
+    labs.notice = { id: d.id, error: true, text: `${error?.message || "Could not start the drill"} (HTTP ${status})` };
     loadLabs();
     return;
   }
@@ -639,10 +643,10 @@ async function startDrill(d, button) {
 }
 
 async function cancelDrill(id) {
-  const { status, body } = await api("/api/labs/drill/cancel", { method: "POST", body: { drill: id } });
+  const { status, body, error } = await api("/api/labs/drill/cancel", { method: "POST", body: { drill: id } });
   labs.notice = status === 200
     ? { id, text: `Drill cancelled. ${mentorText(body.mentor)} The study session${body.started_session ? " it started" : ""} keeps running; end it from the console or the dashboard.` }
-    : { id, error: true, text: `${body.error || "Could not cancel the drill"} (HTTP ${status})` };
+    : { id, error: true, text: `${error?.message || "Could not cancel the drill"} (HTTP ${status})` };
   document.body.dataset.drillSession = status === 200 ? "cancelled" : document.body.dataset.drillSession || "";
   if (location.hash === "#labs") loadLabs(); else renderConsoleDrill();
 }
