@@ -113,6 +113,19 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
     });
     let answered = answered?;
     let state = state?;
+    if variant == Variant::Browser {
+        // The console sent the persona inside the page: the bundle keeps the hash
+        // the product recorded for it, and says why the text is absent.
+        case.record.facts.persona = Some(crate::case::PersonaSeen {
+            product_hash: state.persona_hash().map(str::to_owned),
+            text: None,
+            text_missing: Some(
+                "the console sent the persona inside the browser; the lane reads only its \
+                 hash (GET /api/session/state)"
+                    .to_owned(),
+            ),
+        });
+    }
     let stub = case.has_stub();
     case.verify(
         "the session's record",
