@@ -9,5 +9,5 @@ mod check_error;
 mod stub_log;
 
 pub use check_error::CheckError;
-pub(crate) use stub_log::STUDY_PERSONA;
+pub use stub_log::STUDY_PERSONA;
 pub use stub_log::{prove_reply, stub_history};

@@ -1,8 +1,9 @@
 //! The web ACP lanes: `web-acp::<harness>` (over HTTP and the session
 //! WebSocket) and `web-acp-browser::<harness>` (the same journey through the
 //! SPA in headless Chromium). In a scratch world the real `studyloop web`
-//! starts an ACP session with the real pinned adapter; the persona goes first,
-//! as the product's console sends it; the selected learner actor talks for
+//! starts an ACP study session (`purpose: "study"`, the study persona, as the
+//! Dashboard's "Start a study session" sends it) with the real pinned adapter;
+//! the persona goes first, as the product's console sends it; the selected learner actor talks for
 //! the selection's number of turns; every reply is proven by the cell's stub
 //! nonce; the session is ended and nothing may be left running. Each lane is a
 //! case on the engine (`crate::case`): the server, the socket and the browser
@@ -18,7 +19,7 @@ use crate::evidence::Surface;
 use crate::lane::setup::{make_scratch, model_path, resolve_binary};
 use crate::runner::{Requirement, TrialContext, TrialReport, TrialSpec};
 use crate::selection::HarnessName;
-use crate::validate::{self, CheckError};
+use crate::validate::{self, CheckError, STUDY_PERSONA};
 use crate::web_acp::browser::{self, Browser};
 use crate::web_acp::journey::{self, BrowserMentor, Snapshots};
 use crate::web_acp::{AcpMentor, SessionStart, WebServer};
@@ -26,8 +27,6 @@ use crate::web_acp::{AcpMentor, SessionStart, WebServer};
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The start includes the ACP handshake (kiro needs ~13 s for session/new).
 const START_TIMEOUT: Duration = Duration::from_secs(120);
-/// The persona marker the focus persona carries.
-pub const FOCUS_PERSONA: &str = "studyloop-focus";
 
 /// Socket or browser.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +113,19 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
     });
     let answered = answered?;
     let state = state?;
+    if variant == Variant::Browser {
+        // The console sent the persona inside the page: the bundle keeps the hash
+        // the product recorded for it, and says why the text is absent.
+        case.record.facts.persona = Some(crate::case::PersonaSeen {
+            product_hash: state.persona_hash().map(str::to_owned),
+            text: None,
+            text_missing: Some(
+                "the console sent the persona inside the browser; the lane reads only its \
+                 hash (GET /api/session/state)"
+                    .to_owned(),
+            ),
+        });
+    }
     let stub = case.has_stub();
     case.verify(
         "the session's record",
@@ -124,7 +136,7 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
                 |c: &mut Case<'_>| {
                     // The persona is turn 0 for the stub (no learner text yet).
                     let turns: Vec<u64> = (0..=u64::from(answered)).collect();
-                    validate::stub_history(&c.stub_records()?, c.seed, &turns, FOCUS_PERSONA)
+                    validate::stub_history(&c.stub_records()?, c.seed, &turns, STUDY_PERSONA)
                 },
             )
             .check("state: the session ended", |_| {
@@ -160,7 +172,7 @@ pub fn start_server(c: &mut Case<'_>) -> Result<(), StepFailure> {
     Ok(())
 }
 
-/// `POST /api/session/start` for an ACP session of the case's harness.
+/// `POST /api/session/start` for an ACP study session of the case's harness.
 pub(crate) fn start_session(c: &mut Case<'_>) -> Result<SessionStart, StepFailure> {
     let topic = format!("Web ACP Lane: {}", c.harness);
     let mut text = String::new();

@@ -6,8 +6,10 @@ use studyloop_stubs::LogRecord;
 use super::CheckError;
 
 /// The persona word the product's canonical study persona carries
-/// (`<!-- PERSONA=studyloop-study -->`), as the stub reports it.
-pub(crate) const STUDY_PERSONA: &str = "studyloop-study";
+/// (`<!-- PERSONA=studyloop-study -->`), as the stub reports it: the one marker
+/// every lane and journey checks (cli-tmux, web-acp, web-acp-browser, the UAT
+/// study journeys), since each starts a learner's study session.
+pub const STUDY_PERSONA: &str = "studyloop-study";
 
 /// For each stub turn `n` in `turns`: the request that got the reply with
 /// nonce(seed, n) carried the persona marker and exactly `n` real user turns

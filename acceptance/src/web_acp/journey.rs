@@ -85,6 +85,7 @@ pub fn submit_acp_start(
     browser.eval(
         "document.getElementById('start-agent').value = arguments[0];\
          document.getElementById('start-transport').value = 'acp';\
+         document.getElementById('start-purpose').value = 'study';\
          document.getElementById('start-resume').checked = arguments[1];",
         vec![Value::from(agent), Value::from(resume)],
     )?;

@@ -121,8 +121,8 @@ impl WebServer {
         http::request(&self.addr, "GET", "/api/session/state", None, timeout)
     }
 
-    /// `POST /api/session/start` with transport `acp`, the way the dashboard
-    /// sends it. `record` gets the raw response text first, whatever it says
+    /// `POST /api/session/start` with transport `acp` and purpose `study`, the way
+    /// the Dashboard's "Start a study session" sends it. `record` gets the raw response text first, whatever it says
     /// (the bundle keeps it); then a 201 carrying every field a driver needs
     /// is a [`SessionStart`], anything else one line naming what was wrong.
     ///
@@ -137,7 +137,9 @@ impl WebServer {
         timeout: Duration,
         record: impl FnOnce(&str),
     ) -> Result<SessionStart, StartSessionError> {
-        let body = json!({"topic": topic, "agent": agent, "transport": "acp", "energy": energy});
+        // A learner's study session: the study persona, as the Dashboard starts one.
+        let body = json!({"topic": topic, "agent": agent, "transport": "acp", "energy": energy,
+                          "purpose": "study"});
         let resp = http::request(
             &self.addr,
             "POST",

@@ -92,7 +92,7 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
     );
     let shots = mentor.shots;
     chrome.close();
-    assert_eq!(label.expect("label"), json!("Focus session"));
+    assert_eq!(label.expect("label"), json!("Study session — study mentor"));
     assert!(
         shots.files.len() >= 8,
         "a screenshot and HTML per step: {}",

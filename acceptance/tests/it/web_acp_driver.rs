@@ -10,6 +10,7 @@ use serde_json::json;
 use studyloop_acceptance::bins;
 use studyloop_acceptance::door::SessionState;
 use studyloop_acceptance::scratch::Scratch;
+use studyloop_acceptance::validate::STUDY_PERSONA;
 use studyloop_acceptance::web_acp::{AcpMentor, WebServer, http};
 use studyloop_actors::Mentor;
 
@@ -34,15 +35,14 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
 
     let extra = pairs(&[("STUDYLOOP_TEST_ACP_CMD", format!("'{}'", stub.display()))]);
     let mut server = WebServer::start(&scratch, &studyloop, &extra).expect("server up");
-    let start = json!({"topic": "Borrow checker", "agent": "codex", "transport": "acp"});
-    let resp =
-        http::request(&server.addr, "POST", "/api/session/start", Some(&start), T).expect("start");
-    assert_eq!(resp.status, 201, "{}", resp.text);
-    let ws_url = resp.body["ws_url"].as_str().expect("ws_url").to_owned();
-    let persona = resp.body["persona_text"]
-        .as_str()
-        .expect("persona")
-        .to_owned();
+    // The lanes' own start request (web-acp::<h>): a study session.
+    let started = server
+        .start_acp_session("Borrow checker", "codex", 5, T, |_| {})
+        .expect("start");
+    let (ws_url, persona) = (started.ws_url, started.persona);
+    let study = format!("<!-- PERSONA={STUDY_PERSONA} -->");
+    assert!(persona.starts_with(&study), "{persona:.80}");
+    assert_eq!(started.body["purpose"], "study", "{}", started.body);
     let agent_pid = http::request(&server.addr, "GET", "/api/session/state", None, T)
         .expect("state")
         .body["child_pid"]
@@ -53,7 +53,7 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
     assert_eq!(mentor.agent.as_deref(), Some("codex"));
     let reply = mentor.deliver_persona(&persona).expect("persona turn");
     assert!(
-        reply.starts_with("STUB-ACP-ECHO 1: <!-- PERSONA=studyloop-focus -->"),
+        reply.starts_with(&format!("STUB-ACP-ECHO 1: {study}")),
         "{reply:.80}"
     );
     for (n, q) in [

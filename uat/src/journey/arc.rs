@@ -24,7 +24,6 @@ use studyloop_acceptance::case::converse;
 use studyloop_acceptance::case::{Case, Destination, Finished, StepFailure, Steps, Transport};
 use studyloop_acceptance::evidence::Surface;
 use studyloop_acceptance::lane::setup::make_world;
-use studyloop_acceptance::lane::web_acp::FOCUS_PERSONA;
 use studyloop_acceptance::runner::TrialContext;
 use studyloop_acceptance::selection::HarnessName;
 use studyloop_acceptance::study_arc::{ARC_BUDGET_TURNS, ARC_TURNS, TOPIC};
@@ -254,7 +253,7 @@ fn first_conversation(
             "the stub's log: the persona and the history on every turn",
             |c| {
                 let turns: Vec<u64> = (0..=u64::from(answered) + 1).collect();
-                validate::stub_history(&c.stub_records()?, c.seed, &turns, FOCUS_PERSONA)
+                validate::stub_history(&c.stub_records()?, c.seed, &turns, validate::STUDY_PERSONA)
             },
         )?;
     }

@@ -33,8 +33,6 @@ pub const CANDIDATES: [HarnessName; 4] = [
 ];
 /// The study topic (the v1 turn script's subject).
 pub const TOPIC: &str = "Python decorators and closures";
-/// The persona word the focus persona carries (what the stub reports).
-const FOCUS_PERSONA: &str = "studyloop-focus";
 /// The start includes the agent's ACP handshake.
 pub(super) const START_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -122,7 +120,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
                     &c.stub_records().map_err(errored)?,
                     c.seed,
                     &turns,
-                    FOCUS_PERSONA,
+                    validate::STUDY_PERSONA,
                 )
                 .map_err(errored)
             },

@@ -78,9 +78,10 @@ pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
     };
     let purpose = match field("purpose").and_then(Value::as_str).unwrap_or("focus") {
         "focus" => "focus",
+        "study" => "study",
         "planning" => "planning",
         other => {
-            let msg = format!("purpose `{other}` is not accepted; use focus or planning");
+            let msg = format!("purpose `{other}` is not accepted; use study, focus or planning");
             return Err(err(StatusCode::UNPROCESSABLE_ENTITY, msg));
         }
     };
@@ -315,7 +316,7 @@ pub async fn options(State(app): State<Arc<AppState>>) -> Json<Value> {
         .map(Harness::as_str);
     Json(
         json!({"agents": agents, "default_agent": default, "transports": ["pty", "acp"],
-                "purposes": ["focus", "planning"]}),
+                "purposes": ["study", "focus", "planning"]}),
     )
 }
 

@@ -27,7 +27,7 @@ pub struct StartReq {
     pub harness: Harness,
     /// `pty` or `acp`.
     pub transport: &'static str,
-    /// `focus` or `planning`.
+    /// `study`, `focus` or `planning`.
     pub purpose: &'static str,
     /// `study` or `body-double`.
     pub origin: &'static str,
@@ -38,12 +38,15 @@ pub struct StartReq {
     pub notice: Option<String>,
 }
 
-/// The session's mode: planning sessions get the plan-architect persona.
+/// The session's mode: a study session (the Dashboard's "Start a study session")
+/// gets the study persona, the one `studyloop study` gives on the command line;
+/// planning sessions the plan-architect persona; `focus` (the API's default, kept
+/// for scripts that send no purpose) the focus persona.
 #[must_use]
 pub fn mode_for(purpose: &str) -> Mode {
-    if purpose == "planning" {
-        Mode::PlanArchitect
-    } else {
-        Mode::Focus
+    match purpose {
+        "planning" => Mode::PlanArchitect,
+        "study" => Mode::Study,
+        _ => Mode::Focus,
     }
 }

@@ -335,6 +335,44 @@ fn bad_requests_get_the_reference_status_codes() {
             .start(json!({"topic": "t", "agent": "codex", "origin": "elsewhere"}))
             .await;
         assert_eq!(s, 400);
+        let (s, b) = w
+            .start(json!({"topic": "t", "agent": "codex", "purpose": "cram"}))
+            .await;
+        assert_eq!(s, 422, "{b}");
+        let msg = b["error"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains("`cram`") && msg.contains("study, focus or planning"),
+            "{msg}"
+        );
+    });
+}
+
+/// The Dashboard's "Start a study session" sends `purpose: "study"`: the mentor
+/// gets the study persona, the same template `studyloop study` gives.
+#[test]
+fn a_study_purpose_start_gets_the_study_persona() {
+    let w = world(&[]);
+    w.rt.block_on(async {
+        let (status, body) = w
+            .start(
+                json!({"topic": "Closures", "agent": "codex", "transport": "acp",
+                          "purpose": "study"}),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        let persona = body["persona_text"].as_str().expect("persona_text");
+        let marker = crate::persona::marker(crate::persona::Mode::Study);
+        assert!(persona.starts_with(&marker), "{persona:.80}");
+        assert!(persona.contains("## Your role: study mentor"), "{persona}");
+        assert_eq!(
+            body["persona_hash"].as_str(),
+            Some(crate::persona::persona_hash(persona).as_str())
+        );
+        assert_eq!(body["purpose"], "study");
+        let (_, options) = w.http("GET", "/api/session/options", None).await;
+        assert_eq!(options["purposes"], json!(["study", "focus", "planning"]));
+        let (status, _) = w.http("POST", "/api/session/end", None).await;
+        assert_eq!(status, 200);
     });
 }
 

@@ -7,6 +7,7 @@
 const $ = (id) => document.getElementById(id);
 const VIEWS = ["dashboard", "study-session", "study-plans", "today", "labs"];
 const PURPOSE_LABELS = {
+  study: "Study session — study mentor",
   planning: "Planning session — study-plan architect",
   focus: "Focus session",
 };
@@ -673,7 +674,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       energy: Number($("start-energy").value) || 5,
       agent: $("start-agent").value || resolvedAgent,
       transport: $("start-transport").value,
-      purpose: "focus",
+      purpose: $("start-purpose").value,
       resume: $("start-resume").checked,
     }, $("dash-error"));
   });
