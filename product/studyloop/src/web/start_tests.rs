@@ -339,10 +339,12 @@ fn bad_requests_get_the_reference_status_codes() {
             .start(json!({"topic": "t", "agent": "codex", "purpose": "cram"}))
             .await;
         assert_eq!(s, 422, "{b}");
-        let msg = b["error"].as_str().unwrap_or_default();
+        // The envelope's failure: {"error": {"code", "message", "details"}}.
+        assert_eq!(b["error"]["code"], "invalid_input", "{b}");
+        let msg = b["error"]["message"].as_str().unwrap_or_default();
         assert!(
             msg.contains("`cram`") && msg.contains("study, focus or planning"),
-            "{msg}"
+            "{b}"
         );
     });
 }
