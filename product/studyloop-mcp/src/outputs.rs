@@ -159,9 +159,11 @@ pub fn session_end() -> Value {
     json!({"type": "object", "anyOf": [ended, idle]})
 }
 
-/// `session_search` (`store::SearchOutcome`).
+/// `session_search` (`store::SearchOutcome`): a hit is a note or a
+/// conversation turn, and names its turn id (null for a note).
 pub fn search() -> Value {
-    let hit = all_required(json!({"session_id": t("string"), "source": t("string"),
+    let hit = all_required(json!({"kind": one_of_words(&["note", "turn"]),
+        "turn_id": nullable("string"), "session_id": t("string"), "source": t("string"),
         "project_path": nullable("string"), "updated_at": t("string"), "role": t("string"),
         "timestamp": t("string"), "preview": t("string"), "score": t("number"),
         "lexical_rank": nullable("integer"), "semantic_rank": nullable("integer")}));

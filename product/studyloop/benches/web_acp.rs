@@ -80,6 +80,7 @@ async fn direct(stub: &std::path::Path, dir: &std::path::Path) -> Duration {
         cwd: dir.to_path_buf(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         mcp_servers: Vec::new(),
+        turns: None,
     };
     let s = AcpSession::start(cmd, AcpTimeouts::default())
         .await

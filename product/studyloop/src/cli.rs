@@ -530,8 +530,13 @@ fn search(ctx: &Ctx, query: &str, json: bool, limit: u32) -> Result<u8, CliError
         out(&format!("No matches for `{query}`.\n"));
     } else {
         for h in found.results.iter().map(|f| &f.hit) {
+            let turn = h
+                .turn_id
+                .as_deref()
+                .map(|t| format!("  turn {t}"))
+                .unwrap_or_default();
             out(&format!(
-                "{}  {}  {}\n    {}\n",
+                "{}  {}  {}{turn}\n    {}\n",
                 h.timestamp, h.source, h.session_id, h.preview
             ));
         }

@@ -119,6 +119,18 @@ impl Store {
             .map_err(q("counting the tables"))
     }
 
+    /// Whether the DB has table `name` (`search` opens read-only without
+    /// migrating, so an older DB may lack the newer tables).
+    pub(super) fn has_table(&self, name: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+                [name],
+                |r| r.get(0),
+            )
+            .map_err(q("reading the schema"))
+    }
+
     /// The underlying connection, for this crate's tests.
     #[cfg(test)]
     pub(crate) fn conn(&self) -> &Connection {

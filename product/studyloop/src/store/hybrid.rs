@@ -145,13 +145,14 @@ impl Store {
                 .position(|x| *x == id)
                 .and_then(|p| u32::try_from(p + 1).ok())
         };
+        let with_turns = self.has_table("turns")?;
         let mut results = Vec::new();
         for (id, score) in fused
             .into_iter()
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
         {
             results.push(FusedHit {
-                hit: self.hit(id)?,
+                hit: self.hit(id, with_turns)?,
                 score,
                 lexical_rank: rank_in(&lexical, id),
                 semantic_rank: rank_in(&semantic, id),
@@ -195,11 +196,7 @@ impl Store {
         let action = "ranking messages by embedding";
         // A database not yet migrated to v3 (`search` opens read-only, without
         // migrating) has no vectors table: every message is embedded here.
-        let has_table: bool = self
-            .conn
-            .query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message_vectors')", [], |r| r.get(0))
-            .map_err(q(action))?;
-        let sql = if has_table {
+        let sql = if self.has_table("message_vectors")? {
             "SELECT m.id, m.content, v.vector FROM messages m
              LEFT JOIN message_vectors v ON v.message_id = m.id AND v.model = ?1"
         } else {
@@ -230,14 +227,24 @@ impl Store {
         ))
     }
 
-    fn hit(&self, id: i64) -> Result<SearchHit, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT m.session_id, s.source, s.project_path, s.updated_at, m.role, m.timestamp, substr(m.content, 1, 300)
-                 FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = ?1",
-                [id],
-                SearchHit::from_row,
+    /// Message `id` as a hit; `with_turns`: the DB has the v5 `turns` table
+    /// (without it every hit is a note).
+    fn hit(&self, id: i64, with_turns: bool) -> Result<SearchHit, StoreError> {
+        let sql = if with_turns {
+            format!(
+                "SELECT {} FROM messages m JOIN sessions s ON s.id = m.session_id
+                 LEFT JOIN turns t ON t.message_id = m.id WHERE m.id = ?1",
+                super::search::HIT_COLUMNS
             )
+        } else {
+            format!(
+                "SELECT {} FROM messages m JOIN sessions s ON s.id = m.session_id
+                 LEFT JOIN (SELECT NULL AS message_id, NULL AS turn_id) t ON 0 WHERE m.id = ?1",
+                super::search::HIT_COLUMNS
+            )
+        };
+        self.conn
+            .query_row(&sql, [id], SearchHit::from_row)
             .map_err(q("searching sessions"))
     }
 }

@@ -125,6 +125,18 @@ pub(super) const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE study_sessions ADD COLUMN spec_captures TEXT;
     ",
+    // v5: conversation turns (store::turns). A turn's text is its `messages`
+    // row (one copy, so it is in messages_fts and message_vectors like every
+    // other line); this table names which messages are turns, and which turn.
+    "
+    CREATE TABLE turns (
+        message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        UNIQUE (session_id, turn_id, role)
+    );
+    ",
 ];
 
 /// The schema version this build writes.

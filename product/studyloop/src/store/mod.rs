@@ -3,7 +3,8 @@
 //! `BEGIN IMMEDIATE` transaction. Tables: `study_sessions`, `study_progress`,
 //! `sessions` + `messages` with the FTS5 index `messages_fts`; `study_plans`
 //! (a rebuildable index of the plan documents) and `study_plan_checkpoints`;
-//! `message_vectors` (one embedding per message, for the hybrid search).
+//! `message_vectors` (one embedding per message, for the hybrid search);
+//! `turns` (which messages are conversation turns, and their turn ids).
 //!
 //! rusqlite is used here and nowhere else; callers get plain Rust rows.
 
@@ -15,6 +16,7 @@ mod migrations;
 mod plans;
 mod search;
 mod study;
+mod turns;
 mod vectors;
 
 pub use database::Store;
@@ -24,5 +26,6 @@ pub use export_rows::ProgressRow;
 pub use hybrid::{FusedHit, RRF_K, SearchMode, SearchOutcome, rrf, search_db};
 pub use migrations::SCHEMA_VERSION;
 pub use plans::{CheckpointRecord, PlanIndexRow};
-pub use search::{MAX_QUERY_WORDS, SearchHit, fts_query};
+pub use search::{HitKind, MAX_QUERY_WORDS, SearchHit, fts_query};
 pub use study::{EndRecord, NewStudySession, Progress, StudySessionRow};
+pub use turns::{MAX_TURN_TEXT_BYTES, NewTurn, bounded as bounded_turn_text};

@@ -8,9 +8,28 @@ use serde::Serialize;
 
 use super::{Store, StoreError, q};
 
+/// What a hit is: a conversation turn (`store::turns`) or a line of the
+/// session's notes (topics and parked items, written at the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HitKind {
+    /// A topic or parking note.
+    Note,
+    /// A conversation turn; the hit's `turn_id` names it.
+    Turn,
+}
+
+/// The columns [`SearchHit::from_row`] reads, over `messages m`, `sessions s`
+/// and `turns t` (left-joined).
+pub(super) const HIT_COLUMNS: &str = "m.session_id, s.source, s.project_path, s.updated_at, m.role, m.timestamp, substr(m.content, 1, 300), t.message_id IS NOT NULL, t.turn_id";
+
 /// One hit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchHit {
+    /// `note` or `turn`.
+    pub kind: HitKind,
+    /// The turn's id within its session (`t1`, `t2`, …) for a turn, else null.
+    pub turn_id: Option<String>,
     /// `sessions.id` (for StudyLoop's own log, the study id).
     pub session_id: String,
     /// Where the session came from (`studyloop`, `codex`, …).
@@ -28,10 +47,15 @@ pub struct SearchHit {
 }
 
 impl SearchHit {
-    /// A hit from the columns `session_id, source, project_path, updated_at,
-    /// role, timestamp, preview`, in that order.
+    /// A hit from the columns [`HIT_COLUMNS`], in that order.
     pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
+            kind: if r.get(7)? {
+                HitKind::Turn
+            } else {
+                HitKind::Note
+            },
+            turn_id: r.get(8)?,
             session_id: r.get(0)?,
             source: r.get(1)?,
             project_path: r.get(2)?,
@@ -51,10 +75,13 @@ pub const MAX_QUERY_WORDS: usize = 32;
 
 /// Turn user words into an FTS5 query: every distinct word a quoted phrase
 /// (AND), the first [`MAX_QUERY_WORDS`] of them. `None` when there are no words.
+/// NUL separates words too: FTS5 reads the query as a C string, so a NUL
+/// inside a phrase ended it early ("unterminated string").
 pub fn fts_query(input: &str) -> Option<String> {
     let mut seen = std::collections::HashSet::new();
     let words: Vec<String> = input
-        .split_whitespace()
+        .split(|c: char| c.is_whitespace() || c == '\0')
+        .filter(|w| !w.is_empty())
         .filter(|w| seen.insert(w.to_lowercase()))
         .take(MAX_QUERY_WORDS)
         .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
@@ -68,15 +95,16 @@ impl Store {
         let fts = fts_query(query).ok_or(StoreError::EmptyQuery)?;
         let mut st = self
             .conn
-            .prepare(
-                "SELECT m.session_id, s.source, s.project_path, s.updated_at, m.role, m.timestamp, substr(m.content, 1, 300)
+            .prepare(&format!(
+                "SELECT {HIT_COLUMNS}
                  FROM messages_fts
                  JOIN messages m ON m.id = messages_fts.rowid
                  JOIN sessions s ON s.id = m.session_id
+                 LEFT JOIN turns t ON t.message_id = m.id
                  WHERE messages_fts MATCH ?1
                  ORDER BY bm25(messages_fts), m.timestamp DESC
-                 LIMIT ?2",
-            )
+                 LIMIT ?2"
+            ))
             .map_err(q("searching sessions"))?;
         st.query_map(params![fts, limit], SearchHit::from_row)
             .and_then(Iterator::collect)

@@ -64,3 +64,5 @@ mod start_tests;
 mod testkit;
 #[cfg(test)]
 mod token_tests;
+#[cfg(test)]
+mod turn_search_tests;

@@ -98,6 +98,7 @@ mod tests {
                 cwd: dir.path().into(),
                 env: vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())],
                 mcp_servers: Vec::new(),
+                turns: None,
             };
             let id = start_acp_cmd(&s, cmd).await;
             let origin = format!("http://{}", s.base);

@@ -77,6 +77,7 @@ async fn start_acp(s: &Server, dir: &Path, knobs: &[(&str, &str)]) -> String {
         cwd: dir.into(),
         env,
         mcp_servers: Vec::new(),
+        turns: None,
     };
     start_acp_cmd(s, cmd).await
 }

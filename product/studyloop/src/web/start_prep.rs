@@ -223,6 +223,13 @@ fn prepare_claimed(
                 mcp_servers: crate::mcp_registration::spec(ctx, paths, &loaded.scope)
                     .into_iter()
                     .collect(),
+                // The console's own stream is the turn source (web::acp::turns).
+                turns: Some(super::acp::TurnLog::new(
+                    paths.db.clone(),
+                    id.clone(),
+                    session_dir.display().to_string(),
+                    turn_embedder(ctx),
+                )),
             }),
             None,
         )
@@ -351,4 +358,13 @@ pub fn state_json(app: &AppState) -> Value {
         obj.entry("purpose").or_insert(json!("focus"));
     }
     out
+}
+
+/// The embedding model for the turn log, when one is usable; otherwise the
+/// turns are found lexically and a later session end backfills their vectors.
+fn turn_embedder(ctx: &Ctx) -> Option<std::sync::Arc<crate::embed::Embedder>> {
+    match crate::embed::Availability::from_env(&ctx.env) {
+        Ok(crate::embed::Availability::Ready(e)) => Some(e),
+        _ => None,
+    }
 }

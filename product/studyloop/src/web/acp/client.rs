@@ -56,6 +56,7 @@ pub(super) struct Driver {
     pub stdout: tokio::process::ChildStdout,
     pub cwd: PathBuf,
     pub mcp_servers: Vec<McpServerSpec>,
+    pub turns: Option<super::TurnLog>,
     pub timeouts: AcpTimeouts,
     pub events: Arc<EventQueue>,
     pub commands: mpsc::Receiver<Command>,
@@ -72,6 +73,7 @@ pub(super) async fn drive(driver: Driver) {
         stdout,
         cwd,
         mcp_servers,
+        turns,
         timeouts,
         events,
         commands,
@@ -92,15 +94,19 @@ pub(super) async fn drive(driver: Driver) {
         let events_r = events.clone();
         let responders_r = responders.clone();
         let events_m = events.clone();
+        let (turns_n, turns_m) = (turns.clone(), turns.clone());
         let ready = &mut ready;
         Client
             .v1()
             .on_receive_notification(
                 async move |msg: UntypedMessage, _cx: ConnectionTo<Agent>| {
-                    if msg.method() == "session/update"
-                        && let Some(event) = map_session_update(msg.params())
-                    {
-                        events_n.push(event);
+                    if msg.method() == "session/update" {
+                        if let Some(t) = &turns_n {
+                            t.update(msg.params());
+                        }
+                        if let Some(event) = map_session_update(msg.params()) {
+                            events_n.push(event);
+                        }
                     }
                     // `_kiro.dev/*` and other notifications are not part of the console.
                     Ok(())
@@ -140,6 +146,7 @@ pub(super) async fn drive(driver: Driver) {
                     &events_m,
                     commands,
                     &responders,
+                    turns_m.as_ref(),
                 )
                 .await)
             })
@@ -152,6 +159,10 @@ pub(super) async fn drive(driver: Driver) {
         Ok(Ending::HandshakeFailed(e)) => ("error", None, Some(e)),
         Err(e) => ("error", Some(format!("ACP connection failed: {e}")), None),
     };
+    // A reply cut short by the stop is still the turn's reply.
+    if let Some(t) = &turns {
+        t.turn_end();
+    }
     let handshake_done = ready.is_none();
     if let Some(tx) = ready.take() {
         // The handshake failed or the connection ended before it could report:
@@ -334,6 +345,7 @@ async fn serve(
     events: &Arc<EventQueue>,
     mut commands: mpsc::Receiver<Command>,
     responders: &PermissionResponders,
+    turns: Option<&super::TurnLog>,
 ) -> Ending {
     let mut in_flight: Vec<tokio::task::JoinHandle<()>> = Vec::new();
     // Set once the learner ends the session: a prompt that then fails (the
@@ -351,7 +363,7 @@ async fn serve(
             Some(Command::Prompt(text)) => {
                 let request = PromptRequest::new(
                     session_id.to_owned(),
-                    vec![ContentBlock::Text(TextContent::new(text))],
+                    vec![ContentBlock::Text(TextContent::new(text.clone()))],
                 );
                 in_flight.retain(|h| !h.is_finished());
                 if in_flight.len() >= MAX_PROMPTS_IN_FLIGHT {
@@ -362,8 +374,12 @@ async fn serve(
                     });
                     continue;
                 }
+                if let Some(t) = turns {
+                    t.prompt(&text);
+                }
                 let pending = conn.send_request(request).block_task();
                 let (events, timeout) = (events.clone(), timeouts.prompt);
+                let turns = turns.cloned();
                 let stopping = stopping.clone();
                 // Fire and forget: the console stays responsive (cancel, permission).
                 in_flight.push(tokio::spawn(async move {
@@ -387,6 +403,9 @@ async fn serve(
                         },
                     };
                     let failed = matches!(event, AcpEvent::TransportError { .. });
+                    if let Some(t) = &turns {
+                        t.turn_end();
+                    }
                     events.push(event);
                     if failed {
                         // The console waits for turn_end to re-enable input.

@@ -33,6 +33,7 @@ pub(crate) fn script_agent(session_dir: &Path, body: &str) -> AgentCommand {
         cwd: session_dir.to_path_buf(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         mcp_servers: Vec::new(),
+        turns: None,
     }
 }
 

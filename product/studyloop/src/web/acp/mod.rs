@@ -36,6 +36,7 @@ mod session;
 mod tests;
 mod transport;
 mod turn_error;
+mod turns;
 
 pub use events::{
     AcpEvent, EVENT_QUEUE_BYTES, EVENT_QUEUE_CAPACITY, EventQueue, map_session_update,
@@ -43,3 +44,4 @@ pub use events::{
 pub use fs::{FsError, SessionFs};
 pub use process::{AgentCommand, STDERR_TAIL_BYTES, StderrTail, resolve_program};
 pub use session::{AcpError, AcpSession, AcpTimeouts, COMMAND_QUEUE};
+pub use turns::TurnLog;

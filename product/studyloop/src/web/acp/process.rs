@@ -34,6 +34,8 @@ pub struct AgentCommand {
     /// MCP servers passed in `session/new` `mcpServers` (stdio form), so a
     /// harness driven over ACP gets the product's tools.
     pub mcp_servers: Vec<crate::mcp_registration::McpServerSpec>,
+    /// Where the conversation's turns are indexed for search (none: not kept).
+    pub turns: Option<super::TurnLog>,
 }
 
 /// The last bytes an agent wrote to stderr.

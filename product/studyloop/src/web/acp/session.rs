@@ -126,6 +126,7 @@ impl AcpSession {
             stdout,
             cwd: cmd.cwd.clone(),
             mcp_servers: cmd.mcp_servers.clone(),
+            turns: cmd.turns.clone(),
             timeouts,
             events: events.clone(),
             commands: rx,

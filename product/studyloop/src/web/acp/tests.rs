@@ -22,6 +22,7 @@ pub(super) fn command(session_dir: &Path, knobs: &[(&str, &str)]) -> AgentComman
         cwd: session_dir.to_path_buf(),
         env,
         mcp_servers: Vec::new(),
+        turns: None,
     }
 }
 
@@ -428,6 +429,7 @@ fn a_missing_program_is_a_spawn_error_naming_it() {
             cwd: dir.path().to_path_buf(),
             env: vec![("PATH".into(), "/nonexistent".into())],
             mcp_servers: Vec::new(),
+            turns: None,
         };
         let err = AcpSession::start(cmd, fast()).await.expect_err("missing");
         assert!(err.to_string().contains("studyloop-no-such-agent"), "{err}");
