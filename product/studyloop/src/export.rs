@@ -6,8 +6,10 @@
 //! `docs/schemas/session-export.schema.json`.
 //!
 //! A source the record does not hold is `null`, never an empty list that
-//! would claim "there were none": conversation turns are not recorded yet
-//! (issue 30 item 4), and a session that has not ended has no log yet.
+//! would claim "there were none": conversation turns are recorded only for
+//! web console sessions over ACP (`store::turns`; a tmux session's are not),
+//! so a session with none recorded has `turns: null`; and a session that has
+//! not ended has no log yet.
 
 use std::path::{Path, PathBuf};
 
@@ -94,6 +96,22 @@ pub fn build(db: &Path, id: &str, exported_at: &str) -> Result<Value, ExportErro
         } else {
             (Value::Null, Value::Null)
         };
+    let turns = store.turns_of_session(id)?;
+    let turns = if turns.is_empty() {
+        Value::Null
+    } else {
+        turns
+            .into_iter()
+            .map(|t| {
+                json!({
+                    "turn_id": t.turn_id,
+                    "role": t.role,
+                    "text": t.text,
+                    "created_at": t.created_at,
+                })
+            })
+            .collect()
+    };
     let spec_captures = row
         .spec_captures
         .as_deref()
@@ -120,7 +138,7 @@ pub fn build(db: &Path, id: &str, exported_at: &str) -> Result<Value, ExportErro
         "topics": topics,
         "progress": progress,
         "parked": parked,
-        "turns": Value::Null,
+        "turns": turns,
         "spec_captures": spec_captures,
     });
     let checksum = content_sha256(&content);

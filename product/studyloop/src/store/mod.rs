@@ -28,4 +28,4 @@ pub use migrations::SCHEMA_VERSION;
 pub use plans::{CheckpointRecord, PlanIndexRow};
 pub use search::{HitKind, MAX_QUERY_WORDS, SearchHit, fts_query};
 pub use study::{EndRecord, NewStudySession, Progress, StudySessionRow};
-pub use turns::{MAX_TURN_TEXT_BYTES, NewTurn, bounded as bounded_turn_text};
+pub use turns::{MAX_TURN_TEXT_BYTES, NewTurn, RecordedTurn, bounded as bounded_turn_text};

@@ -44,7 +44,47 @@ pub fn bounded(text: &str) -> String {
     text[..end].replace('\0', "\u{fffd}")
 }
 
+/// One recorded side of a turn, as the export lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedTurn {
+    /// `t1`, `t2`, …
+    pub turn_id: String,
+    /// `user` or `agent`.
+    pub role: String,
+    /// The stored (bounded) text.
+    pub text: String,
+    /// RFC 3339 time it was written.
+    pub created_at: String,
+}
+
 impl Store {
+    /// The recorded turn sides of `session_id`, in the order they were written.
+    ///
+    /// # Errors
+    /// A database error.
+    pub fn turns_of_session(&self, session_id: &str) -> Result<Vec<RecordedTurn>, StoreError> {
+        let action = "reading a session's conversation turns";
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT t.turn_id, t.role, m.content, m.timestamp FROM turns t
+                 JOIN messages m ON m.id = t.message_id
+                 WHERE t.session_id = ?1 ORDER BY m.id",
+            )
+            .map_err(q(action))?;
+        let rows = stmt
+            .query_map(params![session_id], |r| {
+                Ok(RecordedTurn {
+                    turn_id: r.get(0)?,
+                    role: r.get(1)?,
+                    text: r.get(2)?,
+                    created_at: r.get(3)?,
+                })
+            })
+            .map_err(q(action))?;
+        rows.collect::<Result<_, _>>().map_err(q(action))
+    }
+
     /// Index one side of a turn (and embed it when the handle has a model),
     /// in one transaction. A text that is empty after trimming is skipped.
     ///

@@ -59,7 +59,7 @@ fn a_session_round_trips_through_export_and_the_schema() {
     assert_eq!(c["topics"].as_array().unwrap().len(), 1);
     assert!(c["topics"][0].as_str().unwrap().contains("LEFT JOIN"));
     assert_eq!(c["progress"][0]["concept"], "LEFT JOIN");
-    assert!(c["turns"].is_null(), "turns are not recorded: null, not []");
+    assert!(c["turns"].is_null(), "no turn recorded: null, not []");
     assert_eq!(c["spec_captures"]["entries"][0]["name"], "brief.md");
     assert_eq!(
         c["spec_captures"]["entries"][0]["content"],
@@ -99,4 +99,62 @@ fn a_session_round_trips_through_export_and_the_schema() {
         r.stderr
     );
     assert!(w.run(&["export", "--list"]).ok().stdout.contains(&id));
+}
+
+/// A session whose conversation turns were recorded (the web console's ACP
+/// stream writes them through `Store::record_turn`) exports them in the order
+/// written, each naming its turn id and role, and still validates.
+#[test]
+fn recorded_turns_are_exported_in_order_and_validate() {
+    let w = World::new();
+    w.run(&["study", "Turns", "--agent", "codex"]).ok();
+    let id = w.field("study_session_id");
+    w.run(&["study", "--end"]).ok();
+    {
+        let mut s = studyloop::store::Store::open(&w.config_dir().join("sessions.db")).unwrap();
+        for (turn_id, role, text) in [
+            ("t1", "user", "how does RANK treat ties?"),
+            (
+                "t1",
+                "agent",
+                "RANK gives ties one number and skips the next",
+            ),
+            ("t2", "user", "and DENSE_RANK?"),
+        ] {
+            s.record_turn(&studyloop::store::NewTurn {
+                session_id: &id,
+                project_path: "/s",
+                turn_id,
+                role,
+                text,
+                created_at: "2026-12-03T12:00:00Z",
+            })
+            .unwrap();
+        }
+    }
+    let a: serde_json::Value = serde_json::from_str(&w.run(&["export", &id]).ok().stdout).unwrap();
+    let (schemas, idx) = schema();
+    if let Err(e) = schemas.validate(&a, idx) {
+        panic!("the export breaks its schema: {e:#}\n{a:#}");
+    }
+    let turns: Vec<(String, String, String)> = a["content"]["turns"]
+        .as_array()
+        .expect("recorded turns are a list")
+        .iter()
+        .map(|t| {
+            let s = |k: &str| t[k].as_str().unwrap_or_default().to_owned();
+            (s("turn_id"), s("role"), s("text"))
+        })
+        .collect();
+    let want = [
+        ("t1", "user", "how does RANK treat ties?"),
+        (
+            "t1",
+            "agent",
+            "RANK gives ties one number and skips the next",
+        ),
+        ("t2", "user", "and DENSE_RANK?"),
+    ]
+    .map(|(a, b, c)| (a.to_owned(), b.to_owned(), c.to_owned()));
+    assert_eq!(turns, want);
 }
