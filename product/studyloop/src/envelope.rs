@@ -225,12 +225,6 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// A web success: the status and the route's command name around its result.
-#[must_use]
-pub fn ok_response(status: StatusCode, command: &str, result: Value) -> Response {
-    (status, Json(success(command, result))).into_response()
-}
-
 /// The published schema (docs/schemas/envelope.schema.json), for the tests.
 #[cfg(test)]
 pub(crate) fn published() -> Value {

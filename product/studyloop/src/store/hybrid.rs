@@ -230,21 +230,14 @@ impl Store {
     /// Message `id` as a hit; `with_turns`: the DB has the v5 `turns` table
     /// (without it every hit is a note).
     fn hit(&self, id: i64, with_turns: bool) -> Result<SearchHit, StoreError> {
-        let sql = if with_turns {
-            format!(
-                "SELECT {} FROM messages m JOIN sessions s ON s.id = m.session_id
-                 LEFT JOIN turns t ON t.message_id = m.id WHERE m.id = ?1",
-                super::search::HIT_COLUMNS
-            )
-        } else {
-            format!(
-                "SELECT {} FROM messages m JOIN sessions s ON s.id = m.session_id
-                 LEFT JOIN (SELECT NULL AS message_id, NULL AS turn_id) t ON 0 WHERE m.id = ?1",
-                super::search::HIT_COLUMNS
-            )
-        };
+        let sql = format!(
+            "SELECT {} FROM messages m JOIN sessions s ON s.id = m.session_id {} WHERE m.id = ?1",
+            super::search::HIT_COLUMNS,
+            super::search::turns_join(with_turns)
+        );
         self.conn
-            .query_row(&sql, [id], SearchHit::from_row)
+            .prepare_cached(&sql)
+            .and_then(|mut st| st.query_row([id], SearchHit::from_row))
             .map_err(q("searching sessions"))
     }
 }

@@ -23,6 +23,17 @@ pub enum HitKind {
 /// and `turns t` (left-joined).
 pub(super) const HIT_COLUMNS: &str = "m.session_id, s.source, s.project_path, s.updated_at, m.role, m.timestamp, substr(m.content, 1, 300), t.message_id IS NOT NULL, t.turn_id";
 
+/// The `turns t` join [`HIT_COLUMNS`] reads: the v5 table when the DB has it,
+/// else (a DB `search` opened read-only, unmigrated) an empty stand-in, so
+/// every hit is a note.
+pub(super) fn turns_join(with_turns: bool) -> &'static str {
+    if with_turns {
+        "LEFT JOIN turns t ON t.message_id = m.id"
+    } else {
+        "LEFT JOIN (SELECT NULL AS message_id, NULL AS turn_id) t ON 0"
+    }
+}
+
 /// One hit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchHit {
@@ -93,6 +104,7 @@ impl Store {
     /// Search messages; best match first.
     pub fn session_search(&self, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
         let fts = fts_query(query).ok_or(StoreError::EmptyQuery)?;
+        let turns = turns_join(self.has_table("turns")?);
         let mut st = self
             .conn
             .prepare(&format!(
@@ -100,7 +112,7 @@ impl Store {
                  FROM messages_fts
                  JOIN messages m ON m.id = messages_fts.rowid
                  JOIN sessions s ON s.id = m.session_id
-                 LEFT JOIN turns t ON t.message_id = m.id
+                 {turns}
                  WHERE messages_fts MATCH ?1
                  ORDER BY bm25(messages_fts), m.timestamp DESC
                  LIMIT ?2"

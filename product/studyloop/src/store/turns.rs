@@ -37,11 +37,7 @@ pub struct NewTurn<'a> {
 /// `text` without NUL and cut to [`MAX_TURN_TEXT_BYTES`] at a char boundary.
 #[must_use]
 pub fn bounded(text: &str) -> String {
-    let mut end = text.len().min(MAX_TURN_TEXT_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].replace('\0', "\u{fffd}")
+    text[..text.floor_char_boundary(MAX_TURN_TEXT_BYTES)].replace('\0', "\u{fffd}")
 }
 
 /// One recorded side of a turn, as the export lists it.

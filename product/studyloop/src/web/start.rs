@@ -30,7 +30,7 @@ use crate::session::Energy;
 
 use super::start_prep as prep;
 use super::start_req::err;
-pub use super::start_req::{ApiError, Code, StartReq, mode_for};
+pub use super::start_req::{ApiError, Code, PURPOSES, StartReq, mode_for};
 
 pub use prep::state_json;
 
@@ -76,14 +76,11 @@ pub(crate) fn parse(app: &AppState, body: &[u8]) -> Result<StartReq, ApiError> {
             .with_details(json!({"supported_transports": ["pty", "acp"]})));
         }
     };
-    let purpose = match field("purpose").and_then(Value::as_str).unwrap_or("focus") {
-        "focus" => "focus",
-        "study" => "study",
-        "planning" => "planning",
-        other => {
-            let msg = format!("purpose `{other}` is not accepted; use study, focus or planning");
-            return Err(err(StatusCode::UNPROCESSABLE_ENTITY, msg));
-        }
+    let given = field("purpose").and_then(Value::as_str).unwrap_or("focus");
+    let Some(purpose) = PURPOSES.into_iter().find(|p| *p == given) else {
+        let msg = format!("purpose `{given}` is not accepted; use study, focus or planning");
+        return Err(err(StatusCode::UNPROCESSABLE_ENTITY, msg)
+            .with_details(json!({"supported_purposes": PURPOSES})));
     };
     let origin = match field("origin").and_then(Value::as_str).unwrap_or("study") {
         "study" => "study",
@@ -316,7 +313,7 @@ pub async fn options(State(app): State<Arc<AppState>>) -> Json<Value> {
         .map(Harness::as_str);
     Json(
         json!({"agents": agents, "default_agent": default, "transports": ["pty", "acp"],
-                "purposes": ["study", "focus", "planning"]}),
+                "purposes": PURPOSES}),
     )
 }
 

@@ -38,6 +38,9 @@ pub struct StartReq {
     pub notice: Option<String>,
 }
 
+/// The purposes a web start accepts (`/api/session/options` lists them).
+pub const PURPOSES: [&str; 3] = ["study", "focus", "planning"];
+
 /// The session's mode: a study session (the Dashboard's "Start a study session")
 /// gets the study persona, the one `studyloop study` gives on the command line;
 /// planning sessions the plan-architect persona; `focus` (the API's default, kept

@@ -117,11 +117,7 @@ impl TurnLog {
         if let Some(reply) = self.state().reply.as_mut() {
             // Held bounded: what store::turns would cut anyway never piles up here.
             let room = MAX_TURN_TEXT_BYTES.saturating_sub(reply.len());
-            let mut end = text.len().min(room);
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            reply.push_str(&text[..end]);
+            reply.push_str(&text[..text.floor_char_boundary(room)]);
         }
     }
 
