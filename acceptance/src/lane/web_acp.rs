@@ -3,9 +3,10 @@
 //! SPA in headless Chromium). In a scratch world the real `studyloop web`
 //! starts an ACP study session (`purpose: "study"`, the study persona, as the
 //! Dashboard's "Start a study session" sends it) with the real pinned adapter;
-//! the persona goes first, as the product's console sends it; the selected learner actor talks for
-//! the selection's number of turns; every reply is proven by the cell's stub
-//! nonce; the session is ended and nothing may be left running. Each lane is a
+//! the persona goes first, as the product's console sends it; the selected
+//! learner actor talks for the selection's number of turns; every reply is
+//! proven by the cell's stub nonce; the session is ended and nothing may be
+//! left running. Each lane is a
 //! case on the engine (`crate::case`): the server, the socket and the browser
 //! sit in its slots, so a Ctrl-C stops them and the case still finishes.
 //!

@@ -122,9 +122,10 @@ impl WebServer {
     }
 
     /// `POST /api/session/start` with transport `acp` and purpose `study`, the way
-    /// the Dashboard's "Start a study session" sends it. `record` gets the raw response text first, whatever it says
-    /// (the bundle keeps it); then a 201 carrying every field a driver needs
-    /// is a [`SessionStart`], anything else one line naming what was wrong.
+    /// the Dashboard's "Start a study session" sends it. `record` gets the raw
+    /// response text first, whatever it says (the bundle keeps it); then a 201
+    /// carrying every field a driver needs is a [`SessionStart`], anything else
+    /// one line naming what was wrong.
     ///
     /// # Errors
     /// No response within `timeout`, a status other than 201, or a field
