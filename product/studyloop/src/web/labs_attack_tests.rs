@@ -91,7 +91,12 @@ fn hostile_unknown_removed_and_tampered_drills_are_refused_naming_them() {
             .expect("one")
             .expect("entry")
             .path();
-        std::fs::write(snap.join("scripts/check.sh"), "#!/bin/sh\necho pwned\n").expect("tamper");
+        // The snapshot is kept read-only; a tamperer with the learner's uid (not
+        // only root, who ignores the mode) can make it writable again first.
+        let script = snap.join("scripts/check.sh");
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        std::fs::write(&script, "#!/bin/sh\necho pwned\n").expect("tamper");
         let (got, body) = start(json!(DRILL)).await;
         assert_eq!(got, 409, "{body}");
         assert!(
