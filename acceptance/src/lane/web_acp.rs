@@ -110,7 +110,7 @@ fn drive(case: &mut Case<'_>, variant: Variant) -> Result<(), StepFailure> {
         let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(err)?;
         c.record
             .attach_json("product/session-state.json", &state.body)?;
-        Ok(SessionState::from(state.body))
+        Ok(SessionState::from(state.result().clone()))
     });
     let answered = answered?;
     let state = state?;

@@ -54,6 +54,24 @@ pub struct Response {
     pub text: String,
 }
 
+impl Response {
+    /// The `result` of the product's success envelope (`{"schema_version": 1,
+    /// "command", "result"}`, docs/schemas/envelope.schema.json): what an `/api/*`
+    /// route answered. `Null` when the body is not a success envelope (a refusal's
+    /// `{"error": …}`, or a server that does not wrap), so a reader finds nothing
+    /// rather than misreading the wrapper as the answer.
+    #[must_use]
+    pub fn result(&self) -> &Value {
+        static NULL: Value = Value::Null;
+        match &self.body {
+            Value::Object(m) if m.get("schema_version") == Some(&Value::from(1)) => {
+                m.get("result").unwrap_or(&NULL)
+            }
+            _ => &NULL,
+        }
+    }
+}
+
 /// Sends `method path` with an optional JSON body to `addr` (`127.0.0.1:port`).
 ///
 /// # Errors

@@ -81,7 +81,7 @@ pub struct SessionStart {
     pub persona: String,
     /// Its hash.
     pub persona_hash: String,
-    /// The whole response body.
+    /// The whole `result` of the response's envelope.
     pub body: Value,
 }
 
@@ -157,7 +157,7 @@ impl WebServer {
             });
         }
         let field = |name: &'static str| {
-            resp.body[name]
+            resp.result()[name]
                 .as_str()
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
@@ -171,7 +171,7 @@ impl WebServer {
             ws_url: field("ws_url")?,
             persona: field("persona_text")?,
             persona_hash: field("persona_hash")?,
-            body: resp.body.clone(),
+            body: resp.result().clone(),
         })
     }
 

@@ -105,7 +105,11 @@ fn dashboard_start_persona_two_turns_and_end_in_chromium() {
             .any(|(n, b)| n.ends_with(".png") && b.starts_with(b"\x89PNG"))
     );
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    assert!(SessionState::from(state.body).is_ended(), "{}", state.text);
+    assert!(
+        SessionState::from(state.result().clone()).is_ended(),
+        "{}",
+        state.text
+    );
     server.stop(Duration::from_secs(10));
     scratch.close().expect("scratch swept");
 }
@@ -188,7 +192,7 @@ fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
         json!("Planning session — study-plan architect")
     );
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    let state = SessionState::from(state.body);
+    let state = SessionState::from(state.result().clone());
     assert_eq!(
         (state.purpose(), state.topic()),
         (Some("planning"), Some("SQL window functions"))
@@ -201,7 +205,11 @@ fn plan_architect_starts_a_planning_pty_session_whose_label_survives_reload() {
     chrome.close();
     assert!(!shots.files.is_empty());
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    assert!(SessionState::from(state.body).is_ended(), "{}", state.text);
+    assert!(
+        SessionState::from(state.result().clone()).is_ended(),
+        "{}",
+        state.text
+    );
     server.stop(Duration::from_secs(10));
     scratch.close().expect("scratch swept");
 }
@@ -411,10 +419,15 @@ fn plans_view_ticks_a_milestone_and_today_names_the_plan_in_chromium() {
     loop {
         let d =
             http::request(&server.addr, "GET", "/api/plans/sql-windows", None, T).expect("detail");
-        if d.body["milestone_done"] == json!(1) {
-            assert_eq!(d.body["milestones"][1]["done"], json!(true), "{}", d.text);
+        if d.result()["milestone_done"] == json!(1) {
+            assert_eq!(
+                d.result()["milestones"][1]["done"],
+                json!(true),
+                "{}",
+                d.text
+            );
             assert!(
-                d.body["markdown"]
+                d.result()["markdown"]
                     .as_str()
                     .unwrap_or_default()
                     .contains("- [x] **Frames**")

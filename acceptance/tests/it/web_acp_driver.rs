@@ -45,7 +45,7 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
     assert_eq!(started.body["purpose"], "study", "{}", started.body);
     let agent_pid = http::request(&server.addr, "GET", "/api/session/state", None, T)
         .expect("state")
-        .body["child_pid"]
+        .result()["child_pid"]
         .as_u64()
         .expect("child_pid");
 
@@ -78,7 +78,11 @@ fn persona_then_three_turns_then_end_leaves_nothing_running() {
     );
 
     let state = http::request(&server.addr, "GET", "/api/session/state", None, T).expect("state");
-    assert!(SessionState::from(state.body).is_ended(), "{}", state.text);
+    assert!(
+        SessionState::from(state.result().clone()).is_ended(),
+        "{}",
+        state.text
+    );
     assert!(
         !std::path::Path::new(&format!("/proc/{agent_pid}")).exists(),
         "agent {agent_pid} still running"

@@ -186,6 +186,14 @@ pub fn success(command: &str, result: Value) -> Value {
     json!({ "schema_version": SCHEMA_VERSION, "command": command, "result": result })
 }
 
+/// A web success: `status` with the success shape around `result`, the one way a
+/// `/api/*` route answers JSON (the names are listed in docs/using-studyloop.md
+/// "The JSON envelope" and in the schema's `command` enum).
+#[must_use]
+pub fn respond(status: StatusCode, command: &str, result: Value) -> Response {
+    (status, Json(success(command, result))).into_response()
+}
+
 /// A web failure: the HTTP status and the [`Failure`] it carries.
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -279,8 +287,8 @@ mod tests {
     fn both_shapes_validate_and_near_misses_do_not() {
         let (schemas, idx, _) = schema();
         let good = [
-            success("plans.list", json!({"plans": []})),
-            success("web.end", json!(null)),
+            success("plan.list", json!({"plans": []})),
+            success("session.end", json!(null)),
             Failure::new(Code::NotFound, "no plan `x`").to_json(),
             Failure::new(Code::Conflict, "busy")
                 .with_details(json!({"active": true}))
@@ -296,6 +304,8 @@ mod tests {
             json!({"error": {"code": "internal", "message": "x"}}),
             json!({"schema_version": 2, "command": "x", "result": 1}),
             json!({"schema_version": 1, "result": 1}),
+            success("plans.list", json!({"plans": []})),
+            json!({"schema_version": 1, "command": "now", "result": 1, "error": null}),
             json!({"plans": []}),
         ];
         for v in &bad {

@@ -195,7 +195,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
                 None,
             )?;
             if r.status == 200 {
-                Ok(r.body)
+                Ok(r.result().clone())
             } else {
                 Err(errored(format!(
                     "GET /api/plans/{PLAN_ID} answered {}: {}",

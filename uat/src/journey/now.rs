@@ -110,7 +110,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     let now = c.step_doing("api-now", "GET /api/now", |c| {
         let r = api(c, "now", "GET", "/api/now", None)?;
         if r.status == 200 {
-            Ok(r.body)
+            Ok(r.result().clone())
         } else {
             Err(errored(format!(
                 "GET /api/now answered {}: {}",

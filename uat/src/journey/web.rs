@@ -205,7 +205,7 @@ pub fn end_session(c: &mut Case<'_>, started: &Started) -> Result<Value, StepFai
 /// No server, or no answer within [`HTTP_TIMEOUT`].
 pub fn session_state(c: &Case<'_>) -> Result<SessionState, StepFailure> {
     let state = c.server()?.session_state(HTTP_TIMEOUT).map_err(errored)?;
-    Ok(SessionState::from(state.body))
+    Ok(SessionState::from(state.result().clone()))
 }
 
 pub(super) fn wait_gone(pid: i32) -> bool {

@@ -102,7 +102,8 @@ fn post_to_console(
         .split_once("\r\n\r\n")
         .and_then(|(_, b)| serde_json::from_str(b).ok())
         .unwrap_or_default();
-    match (status, answer["error"].as_str()) {
+    // A refusal is the envelope's `{"error": {"code", "message", "details"}}`.
+    match (status, answer["error"]["message"].as_str()) {
         ("200", _) => Ok(()),
         ("404", _) => Err(NotTold::NoActiveSession),
         ("401", _) => Err(NotTold::WebRefused(

@@ -24,7 +24,6 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -63,16 +62,16 @@ fn body_json(body: &[u8]) -> Result<Value, ApiError> {
     })
 }
 
-fn reply(r: Result<(StatusCode, Value), ApiError>) -> Response {
+fn reply(command: &str, r: Result<(StatusCode, Value), ApiError>) -> Response {
     match r {
-        Ok((status, v)) => (status, Json(v)).into_response(),
+        Ok((status, v)) => crate::envelope::respond(status, command, v),
         Err(e) => e.into_response(),
     }
 }
 
 /// `POST /api/labs/drill/start`.
 pub(crate) async fn start(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
-    reply(start_drill(&app, &body).await)
+    reply("labs.drill.start", start_drill(&app, &body).await)
 }
 
 async fn start_drill(app: &Arc<AppState>, body: &[u8]) -> Result<(StatusCode, Value), ApiError> {
@@ -167,7 +166,7 @@ async fn start_drill(app: &Arc<AppState>, body: &[u8]) -> Result<(StatusCode, Va
 
 /// `POST /api/labs/drill/cancel`.
 pub(crate) async fn cancel(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
-    reply(cancel_drill(&app, &body).await)
+    reply("labs.drill.cancel", cancel_drill(&app, &body).await)
 }
 
 async fn cancel_drill(app: &AppState, body: &[u8]) -> Result<(StatusCode, Value), ApiError> {

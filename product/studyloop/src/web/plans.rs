@@ -1,14 +1,15 @@
 //! The plan and "now" routes: `/api/plans…` and `GET /api/now`, thin
 //! adapters over [`crate::plans::PlanApp`] (the same layer as the CLI and
-//! `studyloop-mcp`). Refusals map to 400 (`invalid`, `invalid_id`,
-//! `invalid_milestone`), 404, 409 and 422 `{message, ready, blockers, nudges}`;
-//! every response body is JSON (the markdown route returns `text/markdown`).
+//! `studyloop-mcp`). Refusals are the envelope's failure: 400 `invalid_input`
+//! (`details.plan_code` `invalid`, `invalid_id`, `invalid_milestone`), 404, 409 and
+//! 422 `not_ready` (`details` `{ready, blockers, nudges}`); a success is the
+//! envelope's success named by its route (`plan.list`, …, docs/using-studyloop.md),
+//! except the markdown route, which returns the document as `text/markdown`.
 //! Bodies arrive through the guard (JSON only, bounded).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -16,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::app_state::AppState;
-use crate::envelope::{ApiError, Code};
+use crate::envelope::{self, ApiError, Code};
 use crate::plans::now::{self, NowInput};
 use crate::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
 
@@ -68,9 +69,9 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
-fn reply(status: StatusCode, r: Result<Value, Response>) -> Response {
+fn reply(status: StatusCode, command: &str, r: Result<Value, Response>) -> Response {
     match r {
-        Ok(v) => (status, Json(v)).into_response(),
+        Ok(v) => envelope::respond(status, command, v),
         Err(resp) => resp,
     }
 }
@@ -91,6 +92,7 @@ pub async fn list(State(s): State<Arc<AppState>>, Query(q): Params) -> Response 
     let status = q.get("status").filter(|v| !v.is_empty()).cloned();
     reply(
         StatusCode::OK,
+        "plan.list",
         blocking(&s, move |app| {
             let status = status.as_deref().map(PlanStatus::parse).transpose()?;
             let (plans, problems) = app.list(status)?;
@@ -104,13 +106,18 @@ pub async fn list(State(s): State<Arc<AppState>>, Query(q): Params) -> Response 
 
 /// `GET /api/plans/interview`.
 pub async fn interview(State(s): State<Arc<AppState>>) -> Response {
-    reply(StatusCode::OK, blocking(&s, PlanApp::interview).await)
+    reply(
+        StatusCode::OK,
+        "plan.interview",
+        blocking(&s, PlanApp::interview).await,
+    )
 }
 
 /// `GET /api/plans/{id}`: detail plus markdown.
 pub async fn detail(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     reply(
         StatusCode::OK,
+        "plan.show",
         blocking(&s, move |app| app.detail(&id, true, None)).await,
     )
 }
@@ -136,6 +143,7 @@ pub async fn history(
     let limit = q.get("limit").cloned();
     reply(
         StatusCode::OK,
+        "plan.history",
         blocking(&s, move |app| {
             let limit = match limit.as_deref() {
                 None | Some("") => 20,
@@ -163,6 +171,7 @@ pub async fn evaluate_preview(
     let study = q.get("study_id").cloned().unwrap_or_default();
     reply(
         StatusCode::OK,
+        "plan.evaluate",
         blocking(&s, move |app| app.evaluate(&id, &phase, &study, false)).await,
     )
 }
@@ -175,6 +184,7 @@ pub async fn evaluate(
 ) -> Response {
     reply(
         StatusCode::OK,
+        "plan.evaluate",
         blocking(&s, move |app| {
             let v = body_json(&body)?;
             let phase = v
@@ -202,6 +212,7 @@ pub async fn evaluate(
 pub async fn create(State(s): State<Arc<AppState>>, body: Bytes) -> Response {
     reply(
         StatusCode::CREATED,
+        "plan.new",
         blocking(&s, move |app| {
             let v = body_json(&body)?;
             let plan = if let Some(md) = v.get("markdown") {
@@ -238,6 +249,7 @@ pub async fn patch(
 ) -> Response {
     reply(
         StatusCode::OK,
+        "plan.update",
         blocking(&s, move |app| {
             let v = body_json(&body)?;
             let plan = app.update(&id, &PlanPatch(v))?;
@@ -255,6 +267,7 @@ pub async fn toggle(
 ) -> Response {
     reply(
         StatusCode::OK,
+        "plan.milestone",
         blocking(&s, move |app| {
             let v = body_json(&body)?;
             let total = app.get(&id)?.milestones.len();
@@ -276,6 +289,7 @@ pub async fn toggle(
 pub async fn delete(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     reply(
         StatusCode::OK,
+        "plan.delete",
         blocking(&s, move |app| app.delete(&id, true)).await,
     )
 }
@@ -284,6 +298,7 @@ pub async fn delete(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> R
 pub async fn now(State(s): State<Arc<AppState>>, Query(q): Params) -> Response {
     reply(
         StatusCode::OK,
+        "now",
         blocking(&s, move |app| {
             let g = |k: &str| q.get(k).map(String::as_str);
             let input = NowInput::parse(g("energy"), g("time"), g("modality"), g("interleave"))?;

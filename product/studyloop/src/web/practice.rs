@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -16,12 +15,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::app_state::AppState;
-use crate::envelope::{ApiError, Code};
+use crate::envelope::{self, ApiError, Code};
 use crate::modules::block::is_block;
-
-fn reply(status: StatusCode, v: Value) -> Response {
-    (status, Json(v)).into_response()
-}
 
 fn refuse(status: StatusCode, code: Code, message: impl Into<String>) -> Response {
     ApiError::new(status, code, message).into_response()
@@ -59,7 +54,11 @@ pub(crate) async fn practice_check(State(app): State<Arc<AppState>>, body: Bytes
         );
     }
     match live.tell(block) {
-        Ok(()) => reply(StatusCode::OK, json!({"delivered": true})),
+        Ok(()) => envelope::respond(
+            StatusCode::OK,
+            "session.practice_check",
+            json!({"delivered": true}),
+        ),
         Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, Code::Unavailable, e),
     }
 }

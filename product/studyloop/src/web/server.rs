@@ -19,14 +19,14 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
-use axum::{Json, Router, middleware};
-use serde_json::{Value, json};
+use axum::{Router, middleware};
+use serde_json::json;
 
 use super::guard;
 use super::listen;
 use super::security::{self, Gate, Password};
 use super::{assets, plans, start, token, ws};
-use crate::envelope::{ApiError, Code};
+use crate::envelope::{self, ApiError, Code};
 
 // The state lives in its own file so the handlers import it without importing the
 // router that imports them.
@@ -92,17 +92,27 @@ pub fn router(state: Arc<AppState>, password: Password) -> Router {
 
 /// `GET /api/labs`: the installed drills (read-only; nothing runs from the
 /// browser).
-async fn labs(State(state): State<Arc<AppState>>) -> Json<Value> {
+async fn labs(State(state): State<Arc<AppState>>) -> Response {
     let env = state.ctx.env.clone();
-    let v = tokio::task::spawn_blocking(move || crate::modules::labs::catalogue(&env))
-        .await
-        .unwrap_or_else(|_| json!({ "modules": [] }));
-    Json(v)
+    match tokio::task::spawn_blocking(move || crate::modules::labs::catalogue(&env)).await {
+        Ok(v) => envelope::respond(StatusCode::OK, "labs.list", v),
+        // A panic in the catalogue is not "no modules installed".
+        Err(e) => ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Code::Internal,
+            format!("listing the installed drills failed: {e}"),
+        )
+        .into_response(),
+    }
 }
 
 async fn end(State(state): State<Arc<AppState>>) -> Response {
     match state.slot.end(None, "ended", true).await {
-        Some(info) => Json(json!({ "ended": true, "topic": info.topic })).into_response(),
+        Some(info) => envelope::respond(
+            StatusCode::OK,
+            "session.end",
+            json!({ "ended": true, "topic": info.topic }),
+        ),
         None => ApiError::new(
             StatusCode::NOT_FOUND,
             Code::NoActiveSession,

@@ -191,8 +191,9 @@ fn acp_relay_round_trip_then_stop_ends_once() {
             Some(json!("cancel"))
         );
         assert_eq!(*s.ended.lock().expect("log"), [format!("{id}:ended")]);
-        let (_, _, body) = get(&s, "/api/session/state").await;
-        let state: Value = serde_json::from_str(&body).expect("state json");
+        let state = testkit::request(&s.base, "GET", "/api/session/state", None)
+            .await
+            .json();
         assert_eq!(state["active"], false);
         assert_eq!(state["last_release"]["reason"], "ended");
     });

@@ -12,7 +12,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -187,7 +186,7 @@ fn require_binary(app: &AppState, req: &StartReq) -> Result<Option<PathBuf>, Api
 /// `POST /api/session/start`.
 pub async fn start(State(app): State<Arc<AppState>>, body: Bytes) -> Response {
     match start_inner(&app, &body).await {
-        Ok(v) => (StatusCode::CREATED, Json(v)).into_response(),
+        Ok(v) => crate::envelope::respond(StatusCode::CREATED, "session.start", v),
         Err(e) => e.into_response(),
     }
 }
@@ -298,7 +297,7 @@ async fn stop_unslotted(live: &Arc<Live>) {
 }
 
 /// `GET /api/session/options`: the agents the start picker offers.
-pub async fn options(State(app): State<Arc<AppState>>) -> Json<Value> {
+pub async fn options(State(app): State<Arc<AppState>>) -> Response {
     let env = &app.ctx.env;
     let agents: Vec<Value> = HARNESS_ORDER
         .iter()
@@ -311,17 +310,24 @@ pub async fn options(State(app): State<Arc<AppState>>) -> Json<Value> {
     let default = adapters::detect(env, &prep::priority(&app.ctx))
         .ok()
         .map(Harness::as_str);
-    Json(
+    crate::envelope::respond(
+        StatusCode::OK,
+        "session.options",
         json!({"agents": agents, "default_agent": default, "transports": ["pty", "acp"],
                 "purposes": PURPOSES}),
     )
 }
 
 /// `GET /api/session/state`.
-pub async fn state(State(app): State<Arc<AppState>>) -> Json<Value> {
+pub async fn state(State(app): State<Arc<AppState>>) -> Response {
     let app2 = app.clone();
-    let v = tokio::task::spawn_blocking(move || state_json(&app2))
-        .await
-        .unwrap_or_else(|_| json!({}));
-    Json(v)
+    match tokio::task::spawn_blocking(move || state_json(&app2)).await {
+        Ok(v) => crate::envelope::respond(StatusCode::OK, "session.state", v),
+        // A panic reading the state is not "no session": say it failed.
+        Err(e) => err(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("reading the session state failed: {e}"),
+        )
+        .into_response(),
+    }
 }

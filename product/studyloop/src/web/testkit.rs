@@ -93,8 +93,30 @@ pub(crate) struct Response {
 }
 
 impl Response {
-    /// The body as JSON (`Null` when it is not JSON).
+    /// The answer as a script reads it: the `result` of a 2xx JSON body, which must be
+    /// the success envelope (`{"schema_version", "command", "result"}`); any other body
+    /// as parsed (a failure's `{"error": …}`; `Null` when it is not JSON).
+    ///
+    /// # Panics
+    /// When a 2xx JSON body is not the success envelope.
     pub(crate) fn json(&self) -> Value {
+        let v = self.envelope();
+        if !(200..300).contains(&self.status) || v.is_null() {
+            return v;
+        }
+        match v {
+            Value::Object(mut m) if m.get("schema_version") == Some(&Value::from(1)) => m
+                .remove("result")
+                .unwrap_or_else(|| panic!("a success without `result`: {}", self.body)),
+            _ => panic!(
+                "HTTP {} answered JSON outside the success envelope: {}",
+                self.status, self.body
+            ),
+        }
+    }
+
+    /// The body as JSON exactly as sent, envelope and all (`Null` when it is not JSON).
+    pub(crate) fn envelope(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or(Value::Null)
     }
 }

@@ -217,7 +217,8 @@ impl Drop for Browser {
 }
 
 fn state(port: u16) -> Value {
-    http(port, "GET", "/api/session/state", None).1
+    // The envelope's result (docs/schemas/envelope.schema.json).
+    http(port, "GET", "/api/session/state", None).1["result"].clone()
 }
 
 fn study_sessions(w: &World) -> i64 {

@@ -18,12 +18,19 @@ async function api(path, options = {}) {
   const res = await fetch(path, init);
   let body = {};
   try { body = await res.json(); } catch (_) { body = {}; }
-  // Failures are the envelope's {"error": {code, message, details}} (README "JSON envelope").
-  const error = body && typeof body.error === "object" && body.error ? body.error : null;
+  // Every answer is the envelope (docs/using-studyloop.md "The JSON envelope"): a failure
+  // {"error": {code, message, details}}, a success {"schema_version", "command", "result"},
+  // unwrapped here once so every view reads the result itself.
+  let error = body && typeof body.error === "object" && body.error ? body.error : null;
   if (error) body = {};
+  else if (res.ok && body && body.schema_version === 1 && "result" in body) body = body.result ?? {};
+  else if (res.ok) {
+    error = { code: "internal", message: "the answer is not the JSON envelope", details: null };
+    body = {};
+  }
   // The server refuses the API without the launch token (its cookie comes from the printed URL).
   if (res.status === 403 && String(error?.message || "").includes("launch token")) show($("token-needed"), true);
-  return { status: res.status, ok: res.ok, body, error };
+  return { status: res.status, ok: res.ok && !error, body, error };
 }
 
 function show(el, visible) { el.hidden = !visible; }
