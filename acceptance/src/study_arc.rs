@@ -73,14 +73,14 @@ pub fn embed_model() -> Result<std::path::PathBuf, String> {
     }
 }
 
-/// Whether `studyloop search --json` output `out` (`{mode, notice, results: [...]}`)
+/// Whether `studyloop search --json` output `out` (the envelope around
+/// `{mode, notice, results: [...]}`)
 /// lists session `id`, with the detail a step records.
 ///
 /// # Errors
 /// The output is not the JSON object `search --json` prints.
 pub fn search_hit(out: &str, id: &str) -> Result<(bool, serde_json::Value), String> {
-    let hits: serde_json::Value =
-        serde_json::from_str(out).map_err(|e| format!("search --json is not JSON ({e})"))?;
+    let hits = crate::door::json_result(out, "search")?;
     let results = hits["results"]
         .as_array()
         .ok_or_else(|| format!("search --json has no `results` list: {out:.300}"))?;
@@ -223,15 +223,23 @@ mod tests {
 
     #[test]
     fn a_search_hit_is_read_from_the_results_list() {
-        let out = r#"{"mode":"hybrid","notice":null,"results":[{"session_id":"s1","lexical_rank":null,"semantic_rank":2}]}"#;
+        let out = r#"{"schema_version":1,"command":"search","result":{"mode":"hybrid","notice":null,"results":[{"session_id":"s1","lexical_rank":null,"semantic_rank":2}]}}"#;
         let (found, detail) = search_hit(out, "s1").unwrap();
         assert!(found);
         assert_eq!(detail["session_ranks"][0]["semantic_rank"], 2);
         assert!(!search_hit(out, "s2").unwrap().0);
+        let empty = r#"{"schema_version":1,"command":"search","result":[]}"#;
         assert!(
-            search_hit("[]", "s1")
+            search_hit(empty, "s1")
                 .unwrap_err()
                 .contains("no `results` list")
+        );
+        // The bare object of before the envelope is not a search answer.
+        let bare = r#"{"mode":"hybrid","notice":null,"results":[{"session_id":"s1"}]}"#;
+        assert!(
+            search_hit(bare, "s1")
+                .unwrap_err()
+                .contains("no `search` success envelope")
         );
     }
 

@@ -44,3 +44,21 @@ pub fn studyloop(c: &mut Case<'_>, tag: &str, args: &[&str]) -> Result<String, S
         tail.join(" / ")
     )))
 }
+
+/// The `result` of what `studyloop COMMAND --json` printed: the product's success
+/// envelope `{"schema_version": 1, "command", "result"}`
+/// (docs/schemas/envelope.schema.json), named `command` (`status`, `search`, …).
+///
+/// # Errors
+/// The output is not JSON, is the failure `{"error": …}`, or is not that command's
+/// success; the message quotes the start of it.
+pub fn json_result(out: &str, command: &str) -> Result<serde_json::Value, String> {
+    let v: serde_json::Value = serde_json::from_str(out)
+        .map_err(|e| format!("`{command} --json` printed no JSON ({e}): {out:.300}"))?;
+    if v["schema_version"] != 1 || v["command"] != command {
+        return Err(format!(
+            "`{command} --json` printed no `{command}` success envelope: {out:.300}"
+        ));
+    }
+    Ok(v["result"].clone())
+}

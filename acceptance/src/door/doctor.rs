@@ -30,8 +30,8 @@ pub(crate) fn doctor(l: &mut Case<'_>) -> Result<(), CheckError> {
         .map_err(|e| failed(e.to_string()))?;
     let after = tree_sizes(scratch.config_dir());
     l.record.attach("product/doctor.json", done.stdout.clone());
-    let report: serde_json::Value = serde_json::from_slice(&done.stdout)
-        .map_err(|e| failed(format!("printed no JSON ({e}): {}", done.stderr_text())))?;
+    let report = super::json_result(&done.stdout_text(), "doctor")
+        .map_err(|e| failed(format!("{e}; stderr: {}", done.stderr_text())))?;
     if done.status.code() == Some(CORE_FAILED) {
         return Err(failed(format!(
             "reports a failing core check (exit 2): {report}"

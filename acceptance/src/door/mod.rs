@@ -16,7 +16,7 @@ pub mod shipped;
 mod state;
 mod status;
 
-pub use cli::{CLI_TIMEOUT, studyloop};
+pub use cli::{CLI_TIMEOUT, json_result, studyloop};
 pub use db::{DB_FILE, DbReadError, ProductDb};
 pub use db_record::{SessionRecord, TableRows};
 pub(crate) use doctor::doctor;

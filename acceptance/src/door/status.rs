@@ -50,9 +50,9 @@ impl std::fmt::Display for Status {
 /// The call failed (see [`studyloop`]) or printed no JSON.
 pub fn status(c: &mut Case<'_>, tag: &str) -> Result<Status, StepFailure> {
     let out = studyloop(c, tag, &["status", "--json"])?;
-    serde_json::from_str(&out)
+    super::json_result(&out, "status")
         .map(|raw| Status { raw })
-        .map_err(|e| StepFailure::errored(format!("status --json is not JSON ({e})")))
+        .map_err(StepFailure::errored)
 }
 
 #[cfg(test)]

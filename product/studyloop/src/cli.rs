@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::adapters::Harness;
 use crate::context::Ctx;
+use crate::envelope::{self, Code, Failure};
 use crate::feeds::{self, TopicStatus};
 use crate::persona::Mode;
 use crate::session::{self, EndOutcome, Energy, ResumeOutcome, SessionError, StartRequest, Wait};
@@ -23,6 +24,24 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Whether the command was asked for `--json`: its failure is then printed as the
+    /// envelope's `{"error": …}` on stdout too (main.rs).
+    #[must_use]
+    pub fn wants_json(&self) -> bool {
+        use crate::plans::cli::PlanCommand as P;
+        match &self.command {
+            Command::Status { json }
+            | Command::Doctor { json, .. }
+            | Command::Search { json, .. }
+            | Command::Plan(P::List { json, .. } | P::Show { json, .. } | P::Interview { json })
+            | Command::Module(crate::modules::ModuleCommand::List { json }) => *json,
+            Command::Now(args) => args.json,
+            _ => false,
+        }
+    }
 }
 
 /// `studyloop study` options.
@@ -221,6 +240,37 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The envelope's failure for this error (what `--json` prints on stdout): the
+    /// closed-set class a script matches on and the same one-line message.
+    #[must_use]
+    pub fn failure(&self) -> Failure {
+        use crate::modules::ModuleError as M;
+        let code = match self {
+            Self::Plan(e) => return e.failure(),
+            Self::Session(SessionError::Scope(_)) => Code::ScopeUnconfigured,
+            Self::Session(
+                SessionError::InvalidEnergy(_)
+                | SessionError::InvalidMode(_)
+                | SessionError::EmptyTopic,
+            )
+            | Self::Store(store::StoreError::EmptyQuery)
+            | Self::Module(M::BadId(_) | M::BadDrill(_) | M::BadPhase(_))
+            | Self::Usage(_) => Code::InvalidInput,
+            Self::Session(SessionError::NoSessionToResume | SessionError::SessionGone { .. }) => {
+                Code::NoActiveSession
+            }
+            Self::Session(SessionError::Claim(session::ClaimError::Blocked { .. })) => {
+                Code::SessionActive
+            }
+            Self::Module(M::NotInstalled { .. } | M::UnknownDrill { .. }) => Code::NotFound,
+            Self::Module(M::AlreadyInstalled { .. } | M::Exists(_) | M::Tampered { .. }) => {
+                Code::Conflict
+            }
+            _ => Code::Internal,
+        };
+        Failure::new(code, self.to_string())
+    }
+
     /// Exit code: 2 for the scope gate, else 1.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -233,6 +283,20 @@ impl CliError {
 
 fn json_line(value: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// What `--json` prints for a success: the envelope around `result`, one pretty
+/// object and a newline (docs/using-studyloop.md "The JSON envelope").
+pub(crate) fn json_success(command: &str, result: &impl serde::Serialize) -> String {
+    let v = match serde_json::to_value(result) {
+        Ok(r) => envelope::success(command, r),
+        Err(e) => Failure::new(
+            Code::Internal,
+            format!("cannot serialise the `{command}` result: {e}"),
+        )
+        .to_json(),
+    };
+    format!("{v:#}\n")
 }
 
 /// Everything printed goes through [`crate::term::text`]: it carries topic
@@ -303,7 +367,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         Command::Status { json } => {
             let st = status::read(&settings::session_paths(&ctx.env)?)?;
             out(&if json {
-                json_line(&st) + "\n"
+                json_success("status", &st)
             } else {
                 status::render(&st)
             });
@@ -319,7 +383,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
             }
             let report = doctor::run(ctx);
             out(&if json {
-                json_line(&report) + "\n"
+                json_success("doctor", &report)
             } else {
                 doctor::render(&report)
             });
@@ -479,7 +543,7 @@ fn launched(started: session::Started, verb: &str) -> Result<u8, CliError> {
 fn doctor_fix(ctx: &Ctx, json: bool) -> Result<u8, CliError> {
     let fixed = doctor::fix(ctx)?;
     out(&if json {
-        json_line(&fixed) + "\n"
+        json_success("doctor.fix", &fixed)
     } else {
         fixed.render()
     });
@@ -519,7 +583,7 @@ fn search(ctx: &Ctx, query: &str, json: bool, limit: u32) -> Result<u8, CliError
     let avail = crate::embed::Availability::from_env(&ctx.env)?;
     let found = store::search_db(&loaded.paths.db, query, limit, &avail)?;
     if json {
-        out(&(json_line(&found) + "\n"));
+        out(&json_success("search", &found));
         return Ok(0);
     }
     // The one-line notice: a lexical-only search is never silent.

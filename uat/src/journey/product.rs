@@ -76,8 +76,7 @@ pub(super) fn learner_record(j: &mut Case<'_>, started: &Started) -> Result<(), 
 
 pub(super) fn search(j: &mut Case<'_>, id: &str) -> Result<(), StepFailure> {
     let out = cli(j, "search", &["search", "closures", "--json"])?;
-    let hits: Value = serde_json::from_str(&out)
-        .map_err(|e| errored(format!("search --json is not JSON ({e})")))?;
+    let hits: Value = door::json_result(&out, "search").map_err(errored)?;
     // `{"mode", "notice", "results": [...], ...}`: hybrid or lexical, said.
     let results = hits["results"].as_array();
     let found = results.is_some_and(|a| a.iter().any(|h| h["session_id"] == id));

@@ -141,7 +141,7 @@ fn list(ctx: &Ctx, json: bool) -> Result<u8, ModuleError> {
         }));
     }
     if json {
-        out(&format!("{:#}\n", serde_json::Value::from(rows)));
+        out(&crate::cli::json_success("module.list", &rows));
     } else if entries.is_empty() {
         out("No modules installed; add one with `studyloop module add PATH`.\n");
     } else {

@@ -189,7 +189,8 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             let (plans, problems) = app.list(status)?;
             if json {
                 let list: Vec<Value> = plans.iter().map(super::views::summary).collect();
-                pretty(&json!({"plans": list, "count": list.len(), "problems": problems}))
+                let v = json!({"plans": list, "count": list.len(), "problems": problems});
+                crate::cli::json_success("plan.list", &v)
             } else if plans.is_empty() && problems.is_empty() {
                 "No study plans yet; `studyloop plan new TITLE` or `studyloop plan architect`.\n"
                     .into()
@@ -209,6 +210,8 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
         } => {
             if markdown && !json {
                 app.markdown(&plan_id)?
+            } else if json {
+                crate::cli::json_success("plan.show", &app.detail(&plan_id, markdown, history)?)
             } else {
                 pretty(&app.detail(&plan_id, markdown, history)?)
             }
@@ -253,7 +256,10 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
                 app.doc_path(&plan.id).display()
             )
         }
-        PlanCommand::Interview { json: _ } => pretty(&app.interview()?),
+        PlanCommand::Interview { json: true } => {
+            crate::cli::json_success("plan.interview", &app.interview()?)
+        }
+        PlanCommand::Interview { json: false } => pretty(&app.interview()?),
         PlanCommand::Status { plan_id, status } => {
             let p = app.set_status(&plan_id, &status)?;
             format!("Plan {} is now {}.\n", p.id, p.status.as_str())
@@ -378,7 +384,7 @@ pub fn run_now(ctx: &Ctx, args: &NowArgs) -> Result<String, PlanError> {
     let app = PlanApp::from_ctx(ctx)?;
     let v = now::now(&app, &input)?;
     if args.json {
-        return Ok(pretty(&v));
+        return Ok(crate::cli::json_success("now", &v));
     }
     let line = |r: &Value| {
         format!(

@@ -97,6 +97,34 @@ impl PlanError {
         }
     }
 
+    /// The envelope's failure for this refusal, the same through every door (web,
+    /// CLI `--json`): the closed-set class a script matches on, with the plan's own
+    /// refusal word in `details.plan_code` (the MCP door's word).
+    #[must_use]
+    pub fn failure(&self) -> crate::envelope::Failure {
+        use crate::envelope::{Code, Failure};
+        use serde_json::json;
+        let (code, details) = match self {
+            Self::NotReady { blockers, nudges } => (
+                Code::NotReady,
+                json!({"ready": false, "blockers": blockers, "nudges": nudges}),
+            ),
+            Self::Scope(m) => (
+                Code::ScopeUnconfigured,
+                json!({"fix": crate::scope::unconfigured_payload(m)["fix"]}),
+            ),
+            Self::NotFound { .. } => (Code::NotFound, json!({"plan_code": self.code()})),
+            Self::Conflict { .. } => (Code::Conflict, json!({"plan_code": self.code()})),
+            Self::InvalidId { .. } | Self::Invalid(_) | Self::InvalidMilestone { .. } => {
+                (Code::InvalidInput, json!({"plan_code": self.code()}))
+            }
+            Self::Malformed { .. } | Self::Storage(_) => {
+                (Code::Internal, json!({"plan_code": self.code()}))
+            }
+        };
+        Failure::new(code, self.to_string()).with_details(details)
+    }
+
     /// An I/O failure on `path`.
     pub(crate) fn io(action: &str, path: &std::path::Path, e: &std::io::Error) -> Self {
         Self::Storage(format!("cannot {action} {}: {e}", path.display()))

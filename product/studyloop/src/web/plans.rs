@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::app_state::AppState;
-use crate::envelope::{self, ApiError, Code};
+use crate::envelope::{self, ApiError};
 use crate::plans::now::{self, NowInput};
 use crate::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
 
@@ -25,31 +25,11 @@ type Params = Query<HashMap<String, String>>;
 
 fn refusal(e: &PlanError) -> Response {
     let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    // The plan's own refusal code stays in `details.plan_code` (the MCP door's word);
-    // the envelope's closed set carries the class a script matches on.
-    let (code, details) = match e {
-        PlanError::NotReady { blockers, nudges } => (
-            Code::NotReady,
-            json!({"ready": false, "blockers": blockers, "nudges": nudges}),
-        ),
-        PlanError::Scope(m) => (
-            Code::ScopeUnconfigured,
-            json!({"fix": crate::scope::unconfigured_payload(m)["fix"]}),
-        ),
-        PlanError::NotFound { .. } => (Code::NotFound, json!({"plan_code": e.code()})),
-        PlanError::Conflict { .. } => (Code::Conflict, json!({"plan_code": e.code()})),
-        PlanError::InvalidId { .. }
-        | PlanError::Invalid(_)
-        | PlanError::InvalidMilestone { .. } => {
-            (Code::InvalidInput, json!({"plan_code": e.code()}))
-        }
-        PlanError::Malformed { .. } | PlanError::Storage(_) => {
-            (Code::Internal, json!({"plan_code": e.code()}))
-        }
-    };
-    ApiError::new(status, code, e.to_string())
-        .with_details(details)
-        .into_response()
+    ApiError {
+        status,
+        failure: e.failure(),
+    }
+    .into_response()
 }
 
 /// Run a blocking plan operation off the async workers.

@@ -23,7 +23,13 @@ fn cli_search(home: &std::path::Path, query: &str) -> Value {
         .output()
         .expect("run studyloop search");
     assert!(out.status.success(), "search {query:?}: {out:?}");
-    serde_json::from_slice(&out.stdout).expect("search --json is JSON")
+    let v: Value = serde_json::from_slice(&out.stdout).expect("search --json is JSON");
+    assert_eq!(
+        (&v["schema_version"], &v["command"]),
+        (&1.into(), &"search".into()),
+        "{v}"
+    );
+    v["result"].clone()
 }
 
 /// `session_search` over the real `studyloop-mcp` binary (which validates its

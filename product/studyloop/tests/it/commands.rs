@@ -104,10 +104,8 @@ fn config_init_and_show() {
 
 fn doctor(w: &World) -> (i32, serde_json::Value) {
     let out = w.run(&["doctor", "--json"]);
-    (
-        out.code,
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout)),
-    )
+    let report = common::json_result(&out, "doctor");
+    (out.code, report)
 }
 
 fn check<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
@@ -711,8 +709,13 @@ fn drill_tells_a_web_acp_session() {
 fn now_without_an_active_plan_equals_the_golden_file() {
     let w = World::new();
     let out = w.run(&["now", "--json"]).ok();
+    // The golden file is the `result` (the library's `now` test shares it).
     let golden = include_str!("../golden/now_plan_no_active.json");
-    assert_eq!(out.stdout, golden);
+    let result = common::json_result(&out, "now");
+    assert_eq!(
+        serde_json::to_string_pretty(&result).unwrap() + "\n",
+        golden
+    );
 }
 
 #[test]
@@ -747,8 +750,7 @@ fn plan_commands_drive_one_document() {
     let doc = std::fs::read_to_string(plans.join("sql-windows.md")).unwrap();
     assert!(doc.contains("- [x] **OVER clause**"), "{doc}");
     assert_eq!(mode_of(&plans.join("sql-windows.md")), 0o600);
-    let now: serde_json::Value =
-        serde_json::from_str(&w.run(&["now", "--json"]).ok().stdout).unwrap();
+    let now = common::json_result(&w.run(&["now", "--json"]).ok(), "now");
     assert_eq!(now["primary"]["source"], "study_plan:sql-windows:1");
     assert_eq!(now["active_plans"][0]["plan_id"], "sql-windows");
     let path = w.run(&["plan", "path", "sql-windows"]).ok();
@@ -846,6 +848,11 @@ fn plan_architect_opens_a_plan_architect_session_and_creates_no_plan() {
         )
     );
     let listed = w.run(&["plan", "list", "--json"]).ok();
-    assert!(listed.stdout.contains("\"count\": 0"), "{}", listed.stdout);
+    assert_eq!(
+        common::json_result(&listed, "plan.list")["count"],
+        0,
+        "{}",
+        listed.stdout
+    );
     w.run(&["study", "--end"]).ok();
 }

@@ -329,8 +329,7 @@ fn a_sigterm_reaches_the_harness_and_an_ignored_one_ends_it_after_the_grace() {
 fn doctor_reports_the_containment_a_harness_would_get() {
     let w = World::new();
     let report = |out: common::Out| -> serde_json::Value {
-        let r: serde_json::Value =
-            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        let r = common::json_result(&out, "doctor");
         r["checks"]
             .as_array()
             .unwrap()

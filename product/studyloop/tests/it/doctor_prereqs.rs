@@ -12,7 +12,7 @@ fn doctor_json(w: &World) -> (serde_json::Value, Duration) {
     let started = Instant::now();
     let out = w.run(&["doctor", "--json"]);
     let took = started.elapsed();
-    let r = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let r = crate::common::json_result(&out, "doctor");
     (r, took)
 }
 

@@ -202,7 +202,8 @@ fn search_json(w: &common::World, query: &str) -> Result<serde_json::Value, Fail
     ensure(out.code == 0, || {
         format!("search exited {}: {}", out.code, out.stderr)
     })?;
-    Ok(serde_json::from_str(&out.stdout)?)
+    serde_json::from_str::<serde_json::Value>(&out.stdout)?;
+    Ok(common::json_result(&out, "search"))
 }
 
 fn found(v: &serde_json::Value, id: &str) -> bool {

@@ -224,16 +224,14 @@ fn feeds_need_an_active_session_and_a_known_status() {
 #[test]
 fn search_and_status_before_any_session() {
     let w = World::new();
-    let st: serde_json::Value =
-        serde_json::from_str(&w.run(&["status", "--json"]).ok().stdout).unwrap();
+    let st = common::json_result(&w.run(&["status", "--json"]).ok(), "status");
     assert_eq!(st["active"], false);
     assert!(
         st["state"].is_null() && st["elapsed_seconds"].is_null(),
         "unknown is null: {st}"
     );
     assert_eq!(w.run(&["status"]).ok().stdout, "No active session.\n");
-    let found: serde_json::Value =
-        serde_json::from_str(&w.run(&["search", "anything", "--json"]).ok().stdout).unwrap();
+    let found = common::json_result(&w.run(&["search", "anything", "--json"]).ok(), "search");
     assert_eq!(found["results"], serde_json::json!([]), "{found}");
     assert_eq!(found["count"], 0, "{found}");
     one_line_error(&w.run(&["search", "  "]), 1);

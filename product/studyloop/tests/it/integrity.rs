@@ -285,7 +285,7 @@ fn doctor_reports_a_relative_session_db_as_a_config_error() {
     text.push_str("state_dir: data\nsession_db: sessions.db\n");
     std::fs::write(&cfg, text).unwrap();
     let out = w.run(&["doctor", "--json"]);
-    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let report = common::json_result(&out, "doctor");
     let config = report["checks"]
         .as_array()
         .unwrap()

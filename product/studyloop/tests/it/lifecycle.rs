@@ -129,8 +129,7 @@ fn start_topic_park_end_resume_end() {
     w.run(&["topic", "RANGE frames", "-s", "struggling", "-n", "peers?"])
         .ok();
     w.run(&["park", "How do NULLs sort?"]).ok();
-    let status: serde_json::Value =
-        serde_json::from_str(&w.run(&["status", "--json"]).ok().stdout).unwrap();
+    let status = common::json_result(&w.run(&["status", "--json"]).ok(), "status");
     assert_eq!(
         (
             status["active"].as_bool(),
@@ -220,8 +219,7 @@ fn start_topic_park_end_resume_end() {
     w.run(&["study", "--end"]).ok();
     assert_eq!(w.field("mode"), "ended");
     assert!(w.sessions().is_empty());
-    let hits: serde_json::Value =
-        serde_json::from_str(&w.run(&["search", "row_number", "--json"]).ok().stdout).unwrap();
+    let hits = common::json_result(&w.run(&["search", "row_number", "--json"]).ok(), "search");
     let first = &hits["results"][0];
     assert_eq!(first["session_id"].as_str(), Some(id1.as_str()), "{hits}");
     assert_eq!(first["source"].as_str(), Some("studyloop"));

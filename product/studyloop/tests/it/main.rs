@@ -13,6 +13,7 @@ mod doctor_prereqs;
 mod drill_bounds;
 mod drill_paste;
 mod embed;
+mod envelope;
 mod export;
 mod gates;
 mod integrity;

@@ -274,3 +274,16 @@ pub fn read_when_ready(path: &Path, secs: u64) -> String {
 pub fn mode_of(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
+
+/// The `result` of what `studyloop COMMAND --json` printed, which must be the
+/// success envelope `{"schema_version": 1, "command": COMMAND, "result"}`.
+#[track_caller]
+pub fn json_result(out: &Out, command: &str) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("`{command} --json` printed no JSON ({e}): {out:?}"));
+    assert!(
+        v["schema_version"] == 1 && v["command"] == command,
+        "`{command} --json` printed no `{command}` success envelope: {out:?}"
+    );
+    v["result"].clone()
+}
