@@ -554,14 +554,27 @@ mutants MODULE MODE="": deps-mutants
     case "$module" in
         redaction) pkg=studyloop-redaction; files=(redaction/src/*.rs) ;;
         cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs) ;;
-        signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs) ;;
-        bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs) ;;
+        # uat's and acceptance's whole suites are large (a mutant a few minutes): only the
+        # test targets and tests that call the module are built and run (signoff: its lib
+        # tests and tests/it/signoff*.rs, whose corpus drives the built studyloop-uat;
+        # bundle-verify: the evidence lib tests and the it tests of `studyloop-evidence`).
+        signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs)
+            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=uat_it)
+            filter=(-- -E 'test(/^signoff/)') ;;
+        bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs)
+            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
+            filter=(-- -E 'test(/^evidence::/) | test(/^(verify_recorded|gate)::/)') ;;
         # Acceptance's whole suite is large; only the test targets and tests that call the
         # module are built and run (partition_tests.rs, shard_record.rs tests; tests/it/shards.rs runs shard_record::build).
         partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs)
             narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
             filter=(-- -E 'test(/^runner::(partition|shard_record)::/) | test(/^shards::/)') ;;
-        fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs) ;;
+        # fidelity: the lib tests that score replies (transcript::fidelity_cases and the
+        # screen/store readers, the ledger's records). Not case::converse's: they start
+        # the stub provider, another package's bin that a `--lib` build does not make.
+        fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs)
+            narrow=(--cargo-arg=--lib)
+            filter=(-- -E 'test(/^(transcript|ledger)::/)') ;;
         *)
             printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2
             exit 2 ;;
