@@ -31,6 +31,7 @@ mod attention;
 mod build;
 mod cell;
 mod compare;
+mod compare_facts;
 mod error;
 mod exports;
 mod filter;
@@ -44,6 +45,7 @@ mod source;
 mod status;
 
 pub use build::{ReportOptions, Written, build};
-pub use compare::{CompareError, CompareOptions, Compared, compare};
+pub use compare::{COMPARE_JSON, CompareError, CompareOptions, Compared, compare};
+pub use compare_facts::{BrokenStep, FactDiff, VersionFact};
 pub use error::ReportError;
 pub use latest::{LatestRun, latest_runs};
