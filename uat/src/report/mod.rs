@@ -14,7 +14,10 @@
 //!
 //! `--compare OLD NEW` (`compare`) writes one page of what changed between
 //! two runs: new failures, fixed, newly flaky, time and fidelity changes per
-//! trial, trials added or removed, and changed pins.
+//! trial, trials added or removed, changed pins, broken steps with the rows
+//! to change and the adapter facts (`compare_facts`), also as `compare.json`.
+//! The report's `drift.html` (`drift`) lists the `just drift` runs beside the
+//! runs directory from those files.
 //!
 //! Safety: every recorded string reaches the page through the one escaping
 //! function (`studyloop_acceptance::markup::escape`); pages carry a CSP that
@@ -32,6 +35,7 @@ mod build;
 mod cell;
 mod compare;
 mod compare_facts;
+mod drift;
 mod error;
 mod exports;
 mod filter;
