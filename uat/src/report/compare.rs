@@ -17,7 +17,10 @@ use studyloop_acceptance::ledger::{
 };
 
 use super::build::{make_dir, write};
-use super::compare_facts::{BrokenStep, FactDiff, NOT_RECORDED, VersionFact, fact_diffs, versions};
+use super::compare_facts::{
+    BrokenStep, FactDiff, NOT_RECORDED, StoreRecord, VersionFact, fact_diffs, unparsable_records,
+    versions,
+};
 use super::error::ReportError;
 use super::html::{Render, duration, page};
 use super::model::Cell;
@@ -186,6 +189,7 @@ struct Diff<'a> {
     broken: Vec<BrokenStep>,
     facts: Vec<FactDiff>,
     versions: Vec<VersionFact>,
+    unparsable: Vec<StoreRecord>,
 }
 
 impl<'a> Diff<'a> {
@@ -209,6 +213,7 @@ impl<'a> Diff<'a> {
             broken: Vec::new(),
             facts: fact_diffs(old, new),
             versions: versions(old, new),
+            unparsable: unparsable_records(new),
         };
         for (trial, n) in &new_by {
             let Some(o) = old_by.get(trial) else { continue };
@@ -442,6 +447,15 @@ impl<'a> Diff<'a> {
                 show(&v.new, &v.new_parsed),
             );
         }
+        for u in &self.unparsable {
+            let _ = writeln!(
+                body,
+                "<tr><td>{}</td><td>session store: first record that no longer parses</td><td></td><td>broke</td><td><code>{}</code>: <code>{}</code></td></tr>",
+                r.t(&u.harness),
+                r.t(&u.trial),
+                r.t(&u.record)
+            );
+        }
         for (fact, why) in NOT_RECORDED {
             let _ = writeln!(
                 body,
@@ -474,6 +488,8 @@ impl<'a> Diff<'a> {
             "broken_steps": self.broken,
             "adapter_facts": self.facts,
             "versions": self.versions,
+            // Empty: no reader named a record (none failed to parse where a turn was looked for).
+            "unparsable_store_records": self.unparsable,
             "not_recorded": NOT_RECORDED.iter().map(|(f, why)| serde_json::json!({"fact": f, "old": null, "new": null, "why": why})).collect::<Vec<_>>(),
             "trials": self.both.iter().map(both).collect::<Vec<_>>(),
         })

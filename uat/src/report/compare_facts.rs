@@ -2,15 +2,17 @@
 //! step, the rows to change (`studyloop_acceptance::harness_spec::drift_rows`,
 //! the one mapping table), and per harness in both runs, each adapter fact as
 //! a fact: held, broke, or unknown (`None`: no step proving it was recorded),
-//! with the version strings as recorded and parsed. The ACP `initialize`
-//! capabilities and the session store's first unparsable record are not
-//! recorded by bundles yet: they are `None` with that said, never "held".
+//! with the version strings as recorded and parsed, and each session-store
+//! record the new run's reader quoted as no longer parsing. The ACP
+//! `initialize` capabilities are not recorded by bundles yet: unknown, with
+//! that said, never "held".
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 use studyloop_acceptance::harness_spec::drift_rows::{AdapterFact, RowsToChange, rows_to_change};
+use studyloop_acceptance::transcript::store::{UNPARSABLE, UNPARSABLE_FIX};
 
 use super::model::Cell;
 
@@ -208,16 +210,43 @@ pub(crate) fn versions(old: &[Cell], new: &[Cell]) -> Vec<VersionFact> {
 }
 
 /// What bundles do not record yet, named so a reader sees unknown, not held.
-pub(crate) const NOT_RECORDED: [(&str, &str); 2] = [
-    (
-        "ACP initialize capabilities",
-        "bundles do not record the adapter's `initialize` answer (the product's ACP client reads it); unknown",
-    ),
-    (
-        "session store: first record that no longer parses",
-        "bundles do not record it (the store reader skips what is not a message); a schema change shows as the session-store fact breaking, with the transcript check's error",
-    ),
-];
+pub(crate) const NOT_RECORDED: [(&str, &str); 1] = [(
+    "ACP initialize capabilities",
+    "bundles do not record the adapter's `initialize` answer (the product's ACP client reads it); unknown",
+)];
+
+/// A session store record the new run's reader could not parse.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreRecord {
+    /// The harness.
+    pub harness: String,
+    /// The trial whose step or check quoted it.
+    pub trial: String,
+    /// `line N: …` as the reader quoted it.
+    pub record: String,
+}
+
+/// Every record a step or check error of `cells` quotes as no longer parsing
+/// (the reader names one when a turn it looked for is missing), first per trial.
+pub(crate) fn unparsable_records(cells: &[Cell]) -> Vec<StoreRecord> {
+    cells
+        .iter()
+        .filter_map(|c| {
+            let record = outcomes(c).into_iter().find_map(|(_, ok, error)| {
+                let e = error.filter(|_| !ok)?;
+                let start = e.find(UNPARSABLE)? + UNPARSABLE.len();
+                let rest = &e[start..];
+                let end = rest.find(UNPARSABLE_FIX).unwrap_or(rest.len());
+                Some(rest[..end].to_owned())
+            })?;
+            Some(StoreRecord {
+                harness: c.harness_shown(),
+                trial: c.trial.clone(),
+                record,
+            })
+        })
+        .collect()
+}
 
 #[cfg(test)]
 mod tests {

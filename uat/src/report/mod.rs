@@ -50,6 +50,6 @@ mod status;
 
 pub use build::{ReportOptions, Written, build};
 pub use compare::{COMPARE_JSON, CompareError, CompareOptions, Compared, compare};
-pub use compare_facts::{BrokenStep, FactDiff, VersionFact};
+pub use compare_facts::{BrokenStep, FactDiff, StoreRecord, VersionFact};
 pub use error::ReportError;
 pub use latest::{LatestRun, latest_runs};

@@ -342,6 +342,8 @@ fn issue32_a_broken_step_ends_with_its_rows_to_change_and_adapter_facts_in_text_
             {"kind": "step", "name": "harness binary and version", "ok": true, "elapsed_ms": 10},
             {"kind": "step", "name": "harness ready", "ok": ready, "elapsed_ms": 900,
              "error": if ready { serde_json::Value::Null } else { "tmux session of pane %0 ended (exit) while waiting for the ready marker".into() }},
+            {"kind": "step", "name": "conversation", "ok": ready, "elapsed_ms": 50,
+             "error": if ready { serde_json::Value::Null } else { "the session s.jsonl holds 0 learner turns, not turn 1 (the harness did not store it, or a resume started a new session); the first record that no longer parses as the pinned schema, line 4: {\"type\":\"message\",\"message\":{\"role\":\"user\",\"parts\":[]}}: if the harness changed its store, change its reader (acceptance/src/transcript/store.rs)".into() }},
             {"kind": "check", "name": "the first session's record", "ok": ready, "elapsed_ms": 5,
              "checks": [
                 {"name": "db: study_sessions row with persona_hash", "ok": ready, "elapsed_ms": 1},
@@ -429,6 +431,16 @@ fn issue32_a_broken_step_ends_with_its_rows_to_change_and_adapter_facts_in_text_
             .unwrap()
             .iter()
             .all(|x| x["new"].is_null())
+    );
+    let store = &json["unparsable_store_records"][0];
+    assert_eq!(store["trial"], names[i].as_str());
+    assert_eq!(
+        store["record"],
+        "line 4: {\"type\":\"message\",\"message\":{\"role\":\"user\",\"parts\":[]}}"
+    );
+    assert!(
+        facts.contains("session store: first record that no longer parses"),
+        "{facts}"
     );
     let v = &json["versions"].as_array().unwrap()[0];
     assert_eq!(
