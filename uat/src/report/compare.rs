@@ -21,6 +21,7 @@ use super::compare_facts::{
     BrokenStep, FactDiff, NOT_RECORDED, StoreRecord, VersionFact, fact_diffs, unparsable_records,
     versions,
 };
+use super::drift::COMPARE_JSON;
 use super::error::ReportError;
 use super::html::{Render, duration, page};
 use super::model::Cell;
@@ -164,10 +165,6 @@ pub fn compare(options: &CompareOptions) -> Result<Compared, CompareError> {
             .collect(),
     })
 }
-
-/// The comparison as JSON, beside its page (the drift page of `just report`
-/// reads it).
-pub const COMPARE_JSON: &str = "compare.json";
 
 /// One trial in both runs.
 struct Pair<'a> {

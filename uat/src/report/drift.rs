@@ -15,6 +15,10 @@ use serde_json::Value;
 
 use super::html::{Render, page};
 
+/// The comparison as JSON, beside its page (`--compare` writes it; this page
+/// reads it back).
+pub const COMPARE_JSON: &str = "compare.json";
+
 /// The page's file name in the site.
 pub(crate) const PAGE: &str = "drift.html";
 
@@ -48,10 +52,7 @@ fn runs(root: &Path) -> Vec<DriftRun> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            compare: super::source::read_json(
-                &dir.join("report").join(super::compare::COMPARE_JSON),
-                8 << 20,
-            ),
+            compare: super::source::read_json(&dir.join("report").join(COMPARE_JSON), 8 << 20),
             dir,
         })
         .collect();

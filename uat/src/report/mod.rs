@@ -49,7 +49,8 @@ mod source;
 mod status;
 
 pub use build::{ReportOptions, Written, build};
-pub use compare::{COMPARE_JSON, CompareError, CompareOptions, Compared, compare};
+pub use compare::{CompareError, CompareOptions, Compared, compare};
 pub use compare_facts::{BrokenStep, FactDiff, StoreRecord, VersionFact};
+pub use drift::COMPARE_JSON;
 pub use error::ReportError;
 pub use latest::{LatestRun, latest_runs};
