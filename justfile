@@ -47,40 +47,9 @@ drift $HARNESS $VERSION="": deps harnesses
     #!/usr/bin/env bash
     set -uo pipefail
     # Parameters arrive as environment variables, never spliced into this text.
-    h="$HARNESS"; v="$VERSION"
-    case "$h" in
-        codex) pkg=@openai/codex bin=codex ;;
-        claude) pkg=@anthropic-ai/claude-code bin=claude ;;
-        pi) pkg=@mariozechner/pi-coding-agent bin=pi ;;
-        opencode) pkg=opencode-linux-x64 bin=opencode ;;
-        grok) pkg=@vibe-kit/grok-cli bin=grok ;;
-        kiro) echo "drift: kiro-cli is not on the npm registry, so there is no candidate to install; install a version yourself and run \`just testacc kiro\`" >&2; exit 2 ;;
-        *) echo "drift: HARNESS must be one of codex, claude, pi, opencode, grok (kiro is not on npm), not \`$h\`" >&2; exit 2 ;;
-    esac
-    if [ -z "$v" ]; then
-        v="$(npm view "$pkg" version 2>/dev/null)" || { echo "drift: the registry did not answer \`npm view $pkg version\`; check the registry (npm config get registry) or give VERSION" >&2; exit 2; }
-    fi
-    if ! [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]]; then
-        echo "drift: VERSION must be a version like 0.170.0, not \`$v\`" >&2; exit 2
-    fi
-    pinned="$(grep -F "\"$pkg\": " harnesses/package.json | cut -d'"' -f4)"
-    if [ "$v" = "$pinned" ]; then echo "drift: $h $v is the pinned version; give another (the registry lists them: npm view $pkg versions)" >&2; exit 2; fi
-    cand="$PWD/.harnesses-drift/$h@$v"
-    if [ ! -x "$cand/node_modules/.bin/$bin" ]; then
-        # Installed into a partial dir and moved into place whole: an interrupted
-        # or failed install leaves nothing half-installed.
-        tmp="$cand.partial.$$"
-        trap 'rm -rf -- "$tmp"' EXIT
-        trap 'exit 130' INT TERM
-        mkdir -p "$tmp" && printf '{"private": true}\n' >"$tmp/package.json"
-        if ! npm install --prefix "$tmp" --no-audit --no-fund --save-exact "$pkg@$v" >"$tmp.log" 2>&1; then
-            echo "drift: npm could not install $pkg@$v (log: $tmp.log); check the version exists (npm view $pkg versions)" >&2; exit 2
-        fi
-        rm -rf -- "$cand" && mv -- "$tmp" "$cand"
-    fi
-    if ! got="$("$cand/node_modules/.bin/$bin" --version 2>&1 | head -1)"; then
-        echo "drift: $pkg@$v installed but does not start: $got" >&2; exit 2
-    fi
+    # Validation, install and the start check: .ci/drift-install (tested, Ctrl-C too).
+    out="$(.ci/drift-install "$HARNESS" "$VERSION")" || exit
+    { read -r h; read -r v; read -r pinned; read -r cand; read -r bin; read -r got; } <<<"$out"
     echo "drift: $h pinned $pinned, candidate $v ($got), integrity in $cand/package-lock.json"
     .ci/cargo-lint build --workspace --bins || exit
     root="$PWD/target/studyloop/drift/$h-$v-$(date -u +%Y%m%dT%H%M%SZ)"
