@@ -11,6 +11,10 @@
 //! that many), but packed Teddy scans of at most [`GROUP`] literals each find every
 //! start of all of them in ~17 ms.
 //!
+//! A rewrite by one pattern moves the text under the later ones: their starts follow it
+//! ([`Scans::follow`]) instead of a new scan, so a text with secrets keeps the shared
+//! scans too.
+//!
 //! Why the positions are exact: a match of a grouped pattern starts where one of its
 //! start literals does (read from its syntax tree as the engine reads it), so the
 //! leftmost match at or after a position is the first anchored match at the first such
@@ -33,8 +37,9 @@ use crate::pattern::{Pattern, REDACT_GROUP};
 const MIN_LEN: usize = 3;
 /// The most start literals one pattern may bring to a scan.
 const MAX_LITERALS: usize = 64;
-/// The most literals in one scan: Teddy's buckets fill beyond this (measured: groups of
-/// 8 cost 23 ms per 16 MiB, of 24-32 16-17 ms, of 48-64 17 ms).
+/// The most literals in one scan (measured on 16 MiB of prose, all grouped patterns'
+/// starts: groups of 8 cost 23 ms, of 24-32 16-17 ms, of 48-64 17 ms; of 128, which
+/// no Teddy takes, 60-70 ms).
 pub(crate) const GROUP: usize = 64;
 
 /// The literals every match of `expression` starts with (optimised as the engine does
@@ -82,7 +87,7 @@ struct Group {
 
 impl Scans {
     /// The scans for `patterns`, packed in rule order, each of at most [`GROUP`]
-    /// literals (a pattern with more has a scan of its own).
+    /// literals ([`MAX_LITERALS`] per pattern, so one pattern always fits).
     pub(crate) fn new(patterns: &[Pattern]) -> Self {
         let mut scans = Self {
             groups: Vec::new(),
@@ -163,7 +168,7 @@ impl Scans {
             .map(|&grouped| grouped.then(Vec::new))
             .collect();
         for group in &self.groups {
-            group.find(text, (0, text.len()), 0, &mut found);
+            group.find(text, (0, text.len()), None, &mut found);
         }
         found
     }
@@ -207,7 +212,7 @@ impl Scans {
                     from.saturating_sub(group.longest.saturating_sub(1)),
                     (to + group.longest.saturating_sub(1)).min(text.len()),
                 );
-                group.find(text, window, to, &mut added);
+                group.find(text, window, Some(to), &mut added);
             }
         }
         for (i, new) in added.into_iter().enumerate().skip(first) {
@@ -250,16 +255,16 @@ fn merged(a: &[usize], b: &[usize]) -> Vec<usize> {
 
 impl Group {
     /// Every start in `text[window]` of this group's literals (only those before
-    /// `before`, when that is less than the window's end), pushed to each owner's list
-    /// (`found` entries that are `None` get one).
+    /// `before` when given), pushed to each owner's list (`found` entries that are
+    /// `None` get one).
     fn find(
         &self,
         text: &[u8],
         (from, to): (usize, usize),
-        before: usize,
+        before: Option<usize>,
         found: &mut [Option<Vec<usize>>],
     ) {
-        let before = if before == 0 { to } else { before };
+        let before = before.unwrap_or(to);
         let mut at = from;
         while let Some(hit) = self.searcher.find_in(text, Span::from(at..to)) {
             if hit.start() >= before {
