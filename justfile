@@ -47,40 +47,9 @@ drift $HARNESS $VERSION="": deps harnesses
     #!/usr/bin/env bash
     set -uo pipefail
     # Parameters arrive as environment variables, never spliced into this text.
-    h="$HARNESS"; v="$VERSION"
-    case "$h" in
-        codex) pkg=@openai/codex bin=codex ;;
-        claude) pkg=@anthropic-ai/claude-code bin=claude ;;
-        pi) pkg=@mariozechner/pi-coding-agent bin=pi ;;
-        opencode) pkg=opencode-linux-x64 bin=opencode ;;
-        grok) pkg=@vibe-kit/grok-cli bin=grok ;;
-        kiro) echo "drift: kiro-cli is not on the npm registry, so there is no candidate to install; install a version yourself and run \`just testacc kiro\`" >&2; exit 2 ;;
-        *) echo "drift: HARNESS must be one of codex, claude, pi, opencode, grok (kiro is not on npm), not \`$h\`" >&2; exit 2 ;;
-    esac
-    if [ -z "$v" ]; then
-        v="$(npm view "$pkg" version 2>/dev/null)" || { echo "drift: the registry did not answer \`npm view $pkg version\`; check the registry (npm config get registry) or give VERSION" >&2; exit 2; }
-    fi
-    if ! [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]]; then
-        echo "drift: VERSION must be a version like 0.170.0, not \`$v\`" >&2; exit 2
-    fi
-    pinned="$(grep -F "\"$pkg\": " harnesses/package.json | cut -d'"' -f4)"
-    if [ "$v" = "$pinned" ]; then echo "drift: $h $v is the pinned version; give another (the registry lists them: npm view $pkg versions)" >&2; exit 2; fi
-    cand="$PWD/.harnesses-drift/$h@$v"
-    if [ ! -x "$cand/node_modules/.bin/$bin" ]; then
-        # Installed into a partial dir and moved into place whole: an interrupted
-        # or failed install leaves nothing half-installed.
-        tmp="$cand.partial.$$"
-        trap 'rm -rf -- "$tmp"' EXIT
-        trap 'exit 130' INT TERM
-        mkdir -p "$tmp" && printf '{"private": true}\n' >"$tmp/package.json"
-        if ! npm install --prefix "$tmp" --no-audit --no-fund --save-exact "$pkg@$v" >"$tmp.log" 2>&1; then
-            echo "drift: npm could not install $pkg@$v (log: $tmp.log); check the version exists (npm view $pkg versions)" >&2; exit 2
-        fi
-        rm -rf -- "$cand" && mv -- "$tmp" "$cand"
-    fi
-    if ! got="$("$cand/node_modules/.bin/$bin" --version 2>&1 | head -1)"; then
-        echo "drift: $pkg@$v installed but does not start: $got" >&2; exit 2
-    fi
+    # Validation, install and the start check: .ci/drift-install (tested, Ctrl-C too).
+    out="$(.ci/drift-install "$HARNESS" "$VERSION")" || exit
+    { read -r h; read -r v; read -r pinned; read -r cand; read -r bin; read -r got; } <<<"$out"
     echo "drift: $h pinned $pinned, candidate $v ($got), integrity in $cand/package-lock.json"
     .ci/cargo-lint build --workspace --bins || exit
     root="$PWD/target/studyloop/drift/$h-$v-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -554,14 +523,27 @@ mutants MODULE MODE="": deps-mutants
     case "$module" in
         redaction) pkg=studyloop-redaction; files=(redaction/src/*.rs) ;;
         cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs) ;;
-        signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs) ;;
-        bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs) ;;
+        # uat's and acceptance's whole suites are large (a mutant a few minutes): only the
+        # test targets and tests that call the module are built and run (signoff: its lib
+        # tests and tests/it/signoff*.rs, whose corpus drives the built studyloop-uat;
+        # bundle-verify: the evidence lib tests and the it tests of `studyloop-evidence`).
+        signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs)
+            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=uat_it)
+            filter=(-- -E 'test(/^signoff/)') ;;
+        bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs)
+            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
+            filter=(-- -E 'test(/^evidence::/) | test(/^(verify_recorded|gate)::/)') ;;
         # Acceptance's whole suite is large; only the test targets and tests that call the
         # module are built and run (partition_tests.rs, shard_record.rs tests; tests/it/shards.rs runs shard_record::build).
         partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs)
             narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
             filter=(-- -E 'test(/^runner::(partition|shard_record)::/) | test(/^shards::/)') ;;
-        fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs) ;;
+        # fidelity: the lib tests that score replies (transcript::fidelity_cases and the
+        # screen/store readers, the ledger's records). Not case::converse's: they start
+        # the stub provider, another package's bin that a `--lib` build does not make.
+        fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs)
+            narrow=(--cargo-arg=--lib)
+            filter=(-- -E 'test(/^(transcript|ledger)::/)') ;;
         *)
             printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2
             exit 2 ;;

@@ -17,6 +17,7 @@ mod prefilter;
 mod redactor;
 mod rules;
 mod shield;
+mod starts;
 mod summary;
 mod trigger;
 mod violation;

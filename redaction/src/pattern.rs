@@ -28,7 +28,13 @@ pub struct Pattern {
     /// such a character is left alone (a lookbehind the `regex` crate does not have).
     pub(crate) not_after: Option<Regex>,
     pub(crate) placeholder: String,
-    /// Literals every match contains (`crate::trigger`); `None`: always run.
+    /// The literals every match starts with, when this pattern's starts are found by a
+    /// shared scan (`crate::starts`); `None`: it has a pass of its own.
+    pub(crate) starts: Option<Vec<Vec<u8>>>,
+    /// `regex` for anchored searches at those starts (`Some` exactly when `starts` is).
+    pub(crate) anchored: Option<regex_automata::meta::Regex>,
+    /// Literals every match contains (`crate::trigger`; its start literals when
+    /// `starts` is set, so a rewrite that creates a start arms it); `None`: always run.
     pub(crate) trigger: Option<regex::bytes::Regex>,
     /// How far a trigger literal can reach past a block boundary.
     pub(crate) reach: usize,

@@ -8,12 +8,16 @@
 //! A caller's literal secret is replaced in every spelling it can take in the text we
 //! redact (raw, JSON-escaped to any depth, percent-encoded): see the `literal` module.
 //!
-//! Speed: each pattern is one pass whose regex starts at (or contains) a literal, so the
-//! engine skips clean text with a literal prefilter instead of stepping a DFA over every
-//! byte. Measured and rejected: a `RegexSet` of all patterns (no prefilters) and one
-//! Aho-Corasick pass over every pattern's start literals with anchored matching at the
-//! hits (the ~100 literals defeat the vectorised searcher: that one pass alone cost as
-//! much as the 26 prefiltered ones). What is left to save is work per match and per
+//! Speed: each pattern's regex starts at (or contains) a literal, so the engine skips
+//! clean text with literal searches instead of stepping a DFA over every byte. The
+//! patterns whose every match starts with one of a few literals of three bytes or more
+//! (27 of v4's 38) share a handful of vectorised scans of at most 64 literals each and
+//! are tried only where one of their literals starts (the `starts` module; those
+//! starts follow the text through each rewrite); every other pattern is one pass of its
+//! own, skipped when the gate finds none of its trigger literals. Measured and
+//! rejected: a `RegexSet` of all patterns (no prefilters) and one Aho-Corasick
+//! automaton over every pattern's start literals (~200 literals defeat the vectorised
+//! searcher: that one pass alone cost more than all the prefiltered ones). What is left to save is work per match and per
 //! rewrite: the `unless_inside` shields are computed only for a match that `keep` and
 //! `not_after` did not already leave alone (URL-dense prose has thousands of kept
 //! matches), and only in that match's line when no shield can cross a line (the
@@ -31,6 +35,7 @@ use crate::literal::Literals;
 use crate::pattern::Pattern;
 use crate::rules::RedactionRules;
 use crate::shield::Shields;
+use crate::starts::Scans;
 use crate::trigger;
 
 /// The shortest secret value [`Redactor::with_secret`] accepts; a shorter literal (an env
@@ -48,6 +53,8 @@ pub struct Finding {
 #[derive(Debug, Clone)]
 pub struct Redactor {
     patterns: Vec<Pattern>,
+    /// The shared start-literal scans of the patterns that have them (`crate::starts`).
+    scans: Scans,
     allowed_fields: BTreeSet<String>,
     literals: Literals,
 }
@@ -57,6 +64,7 @@ impl Redactor {
     #[must_use]
     pub fn new(rules: &RedactionRules) -> Self {
         Self {
+            scans: Scans::new(rules.patterns()),
             patterns: rules.patterns().to_vec(),
             allowed_fields: rules.allowed_fields().clone(),
             literals: Literals::default(),
@@ -128,9 +136,11 @@ impl Redactor {
         to_fixpoint(text, |t| self.rewrite_once(t))
     }
 
-    /// One pass of the literals, then every pattern in rule order that the gate arms
-    /// (`crate::trigger`: a pattern none of whose trigger literals is in the text cannot
-    /// match it, so its pass is skipped).
+    /// One pass of the literals, then every pattern in rule order that can match: a
+    /// grouped pattern (`crate::starts`) where one of its start literals occurs, tried
+    /// only at those starts while the text is still the one scanned; any other where
+    /// the gate arms it (`crate::trigger`: a pattern none of whose trigger literals is
+    /// in the text cannot match it, so its pass is skipped).
     fn rewrite_once(&self, text: &str) -> (String, Vec<Finding>) {
         let (start, mut findings) = self.replace_literals(text);
         // The text so far and a spare buffer: a pattern that rewrites writes into the
@@ -139,27 +149,54 @@ impl Redactor {
             Cow::Owned(owned) => (Some(owned), String::new()),
             Cow::Borrowed(_) => (None, String::new()),
         };
-        let triggers: Vec<_> = self
+        let scanned = current.as_deref().unwrap_or(text);
+        let mut starts = self.scans.find(scanned.as_bytes());
+        // The gate asks only the patterns no scan covers.
+        let (asked, triggers): (Vec<usize>, Vec<_>) = self
             .patterns
             .iter()
-            .map(|p| (p.trigger.as_ref(), p.reach))
+            .enumerate()
+            .filter(|(i, _)| starts[*i].is_none())
+            .map(|(i, p)| (i, (p.trigger.as_ref(), p.reach)))
+            .unzip();
+        let mut armed: Vec<bool> = starts
+            .iter()
+            .map(|s| s.as_ref().is_some_and(|s| !s.is_empty()))
             .collect();
-        let mut armed = trigger::armed(current.as_deref().unwrap_or(text), &triggers);
-        let mut inserted = Vec::new();
+        for (i, on) in asked.into_iter().zip(trigger::armed(scanned, &triggers)) {
+            armed[i] = on;
+        }
+        let (mut replaced, mut inserted) = (Vec::new(), Vec::new());
         for (i, pattern) in self.patterns.iter().enumerate() {
             if !armed[i] {
                 continue;
             }
             let text = current.as_deref().unwrap_or(text);
+            replaced.clear();
             inserted.clear();
-            if rewrite_into(pattern, text, &mut spare, &mut findings, &mut inserted) {
+            let edits = (&mut replaced, &mut inserted);
+            if rewrite_into(
+                pattern,
+                text,
+                starts[i].as_deref(),
+                &mut spare,
+                &mut findings,
+                edits,
+            ) {
                 let previous = current.replace(std::mem::take(&mut spare));
                 spare = previous.unwrap_or_default();
-                // A placeholder and its neighbours can spell a later pattern's trigger:
-                // arm it then, as the sequential reference would run it on this text.
                 let now = current.as_deref().unwrap_or_default();
-                for (later, on) in self.patterns.iter().zip(armed.iter_mut()).skip(i + 1) {
-                    *on = *on || trigger::found_near(later, now, &inserted);
+                // The later patterns' starts follow the text; a placeholder and its
+                // neighbours can spell a later pattern's start or trigger: arm it then,
+                // as the sequential reference would run it on this text.
+                self.scans
+                    .follow(now.as_bytes(), &replaced, &inserted, &mut starts, i + 1);
+                let later = self.patterns.iter().zip(armed.iter_mut()).zip(&starts);
+                for ((pattern, on), starts) in later.skip(i + 1) {
+                    *on = match starts {
+                        Some(starts) => !starts.is_empty(),
+                        None => *on || trigger::found_near(pattern, now, &inserted),
+                    };
                 }
             }
         }
@@ -195,6 +232,9 @@ impl Redactor {
         (current, findings)
     }
 }
+
+/// Byte spans, in order.
+type Spans = Vec<(usize, usize)>;
 
 /// How many whole passes [`Redactor::rewrite`] makes at most. Each pass after the first
 /// runs only when the one before replaced something, and placeholders never match a
@@ -250,38 +290,46 @@ fn replace_pattern(pattern: &Pattern, text: &str, findings: &mut Vec<Finding>) -
     })
 }
 
-/// [`replace_pattern`] writing into `out` (cleared first, its capacity reused) and
+/// [`replace_pattern`] (its matches found from `starts` when given, `crate::starts`)
+/// writing into `out` (cleared first, its capacity reused) and
 /// looking for shields only for a match nothing else keeps, and only in its line where
-/// the shield allows (`crate::shield`), and recording where each placeholder landed in
-/// `out`; `false` (and `out` left empty) when nothing is replaced.
+/// the shield allows (`crate::shield`), and recording each replaced span of `text` and
+/// where its placeholder landed in `out`; `false` (and `out` left empty) when nothing
+/// is replaced.
 fn rewrite_into(
     pattern: &Pattern,
     text: &str,
+    starts: Option<&[usize]>,
     out: &mut String,
     findings: &mut Vec<Finding>,
-    inserted: &mut Vec<(usize, usize)>,
+    (replaced, inserted): (&mut Spans, &mut Spans),
 ) -> bool {
     out.clear();
     let mut shields = Shields::default();
-    let (mut copied, mut replaced) = (0, false);
-    for part in pattern.pass_targets(text) {
+    let mut copied = 0;
+    let targets = match starts {
+        Some(starts) => pattern.targets_from(text, starts),
+        None => pattern.pass_targets(text),
+    };
+    for part in targets {
         if pattern.keeps_unshielded(part, text) || shields.cover(pattern, text, part) {
             continue;
         }
-        if !replaced {
+        if replaced.is_empty() {
             out.reserve(text.len());
         }
         out.push_str(&text[copied..part.0]);
         let at = out.len();
         out.push_str(pattern.placeholder());
+        replaced.push(part);
         inserted.push((at, out.len()));
-        (copied, replaced) = (part.1, true);
+        copied = part.1;
         findings.push(Finding {
             rule: pattern.id().to_owned(),
         });
     }
-    if replaced {
+    if !replaced.is_empty() {
         out.push_str(&text[copied..]);
     }
-    replaced
+    !replaced.is_empty()
 }

@@ -300,9 +300,25 @@ fn compile(doc: PatternDoc) -> Result<Pattern, String> {
         .as_deref()
         .is_some_and(crate::shield::line_local);
     let pass = crate::prefilter::pass(&doc.regex, DFA_CACHE);
-    let trigger = crate::trigger::trigger(&doc.regex);
-    let reach = trigger.as_ref().map_or(0, crate::trigger::overlap);
+    let anchored = crate::starts::literals(&doc.regex).and_then(|starts| {
+        let regex = crate::starts::anchored(&doc.regex, DFA_CACHE)?;
+        let trigger = crate::trigger::alternation(starts.iter().map(Vec::as_slice))?;
+        Some((starts, regex, trigger))
+    });
+    let (starts, anchored, trigger, reach) = match anchored {
+        Some((starts, regex, trigger)) => {
+            let reach = starts.iter().map(Vec::len).max().unwrap_or(0);
+            (Some(starts), Some(regex), Some(trigger), reach)
+        }
+        None => {
+            let trigger = crate::trigger::trigger(&doc.regex);
+            let reach = trigger.as_ref().map_or(0, crate::trigger::overlap);
+            (None, None, trigger, reach)
+        }
+    };
     Ok(Pattern {
+        starts,
+        anchored,
         trigger,
         reach,
         id: doc.id,

@@ -27,10 +27,14 @@ const MAX_LITERALS: usize = 64;
 pub(crate) fn trigger(pattern: &str) -> Option<Regex> {
     let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
     let seq = required(&hir)?;
-    let literals = seq.literals()?;
+    alternation(seq.literals()?.iter().map(|lit| lit.as_bytes()))
+}
+
+/// `literals` as one literal-alternation regex (`None` when one is not UTF-8).
+pub(crate) fn alternation<'l>(literals: impl IntoIterator<Item = &'l [u8]>) -> Option<Regex> {
     let alternation = literals
-        .iter()
-        .map(|lit| std::str::from_utf8(lit.as_bytes()).map(regex::escape))
+        .into_iter()
+        .map(|lit| std::str::from_utf8(lit).map(regex::escape))
         .collect::<Result<Vec<_>, _>>()
         .ok()?
         .join("|");

@@ -525,6 +525,26 @@ fn run_compare(
         "studyloop-uat report --compare: {} new failure(s), {} fixed, {} newly flaky, {} changed pin(s), {} broken step(s)",
         c.new_failures, c.fixed, c.newly_flaky, c.changed_pins, c.broken_steps
     ));
+    // The rows that would have to change, one line each (also in the page and
+    // in compare.json): what `just drift` ends with.
+    for (trial, row) in &c.rows {
+        let shown = |v: &Option<String>| match (v, row.fact) {
+            (Some(s), _) => s.clone(),
+            (None, Some(_)) => "none".to_owned(),
+            (None, None) => "unknown".to_owned(),
+        };
+        out.line(format!(
+            "row to change: {trial}: `{}` ({}): harness table: {}; product: {}",
+            row.name,
+            row.fact.map_or(
+                "no rule names this step in acceptance/src/harness_spec/drift_rows.rs",
+                |f| f.label()
+            ),
+            shown(&row.harness_spec),
+            shown(&row.product),
+        ));
+    }
+    out.line(format!("json: {}", c.json.display()));
     let index = std::fs::canonicalize(&c.index).unwrap_or(c.index);
     out.line(format!("open file://{}", index.display()));
     // --fail-on-breaks (`just drift`): a trial that newly fails or a step that no

@@ -12,6 +12,7 @@
 pub(crate) mod auth_probe;
 pub(crate) mod credential_files;
 pub mod credentials;
+pub mod drift_rows;
 mod install_hint;
 pub mod login;
 pub mod provision;

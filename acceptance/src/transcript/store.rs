@@ -30,7 +30,7 @@ use serde_json::Value;
 /// The largest session file read (a 3-turn lane writes well under 1 MiB).
 const MAX_STORE_BYTES: u64 = 64 * 1024 * 1024;
 
-pub use super::store_types::{Role, StoreError, StoreFormat};
+pub use super::store_types::{Role, StoreError, StoreFormat, UNPARSABLE, UNPARSABLE_FIX};
 
 /// The reply of turn `turn` (1-based, counted as the stub counts) in the
 /// newest session of `format` under `home`.
@@ -38,22 +38,28 @@ pub use super::store_types::{Role, StoreError, StoreFormat};
 /// # Errors
 /// [`StoreError`].
 pub fn reply(format: StoreFormat, home: &Path, turn: u64) -> Result<String, StoreError> {
-    let (path, conversation) = read(format, home)?;
+    let (path, conversation, unparsable) = read(format, home)?;
     turn_reply(&conversation, turn).ok_or_else(|| StoreError::NoSuchTurn {
         found: learner_turns(&conversation),
         path,
         turn,
+        unparsable,
     })
 }
 
-/// The newest session of `format` under `home` as (where, conversation).
+/// A store as read: its file, the conversation, the first unparsable record.
+pub type Read = (PathBuf, Vec<(Role, String)>, Option<String>);
+
+/// The newest session of `format` under `home` as (where, conversation,
+/// first unparsable record).
+///
+/// The first unparsable record is the first of the file that no longer parses
+/// as the pinned schema says (`None` for the SQLite store, and when every
+/// record parsed), so a schema change names its record (`just drift`).
 ///
 /// # Errors
 /// [`StoreError`].
-pub fn read(
-    format: StoreFormat,
-    home: &Path,
-) -> Result<(PathBuf, Vec<(Role, String)>), StoreError> {
+pub fn read(format: StoreFormat, home: &Path) -> Result<Read, StoreError> {
     let (dir, depth, suffix) = match format {
         // Depth = directories between the root and the session file:
         // YYYY/MM/DD for codex, the cwd slug for claude and pi (claude's
@@ -64,7 +70,7 @@ pub fn read(
         StoreFormat::OpencodeDb => {
             let path = home.join(".local/share/opencode/opencode.db");
             let conversation = super::store_sqlite::opencode(&path)?;
-            return Ok((path, conversation));
+            return Ok((path, conversation, None));
         }
     };
     let path = newest(&dir, depth, suffix).ok_or_else(|| StoreError::Missing {
@@ -78,7 +84,67 @@ pub fn read(
         }
     })?;
     let text = String::from_utf8_lossy(&bytes);
-    Ok((path, parse_jsonl(format, &text)))
+    Ok((
+        path,
+        parse_jsonl(format, &text),
+        first_unparsable(format, &text),
+    ))
+}
+
+/// How much of a record an error quotes.
+const QUOTED: usize = 240;
+
+/// The first line of a JSONL session file that no longer parses as the pinned
+/// schema: not JSON (except the last line, which may be being written), or a
+/// record of a message kind (codex `response_item` of payload type `message`,
+/// claude `user`/`assistant`, pi `message`) whose role or content is not where
+/// the schema puts it. Quoted with its line number, cut at a char boundary.
+pub(crate) fn first_unparsable(format: StoreFormat, text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len().saturating_sub(1);
+    lines.iter().enumerate().find_map(|(i, line)| {
+        if line.trim().is_empty() {
+            return None;
+        }
+        let bad = match serde_json::from_str::<Value>(line) {
+            Err(_) => i != last,
+            Ok(v) => is_message_kind(format, &v) && !has_message_shape(format, &v),
+        };
+        bad.then(|| {
+            let cut = line.floor_char_boundary(QUOTED);
+            let more = if cut < line.len() { "…" } else { "" };
+            format!("line {}: {}{more}", i + 1, &line[..cut])
+        })
+    })
+}
+
+/// Whether a message-kind record has its message where the schema puts it: an
+/// object with a string `role` and a string or array `content` (any role: codex
+/// also stores `developer` messages, which are no turn but parse).
+fn has_message_shape(format: StoreFormat, v: &Value) -> bool {
+    let m = match format {
+        StoreFormat::CodexRollout => v.get("payload"),
+        _ => v.get("message"),
+    };
+    m.is_some_and(|m| {
+        m.get("role").is_some_and(Value::is_string)
+            && m.get("content")
+                .is_some_and(|c| c.is_string() || c.is_array())
+    })
+}
+
+/// Whether `v` is a record the schema says carries a message.
+fn is_message_kind(format: StoreFormat, v: &Value) -> bool {
+    let kind = v.get("type").and_then(Value::as_str);
+    match format {
+        StoreFormat::CodexRollout => {
+            kind == Some("response_item")
+                && v.pointer("/payload/type").and_then(Value::as_str) == Some("message")
+        }
+        StoreFormat::ClaudeProjects => matches!(kind, Some("user" | "assistant")),
+        StoreFormat::PiSessions => kind == Some("message"),
+        StoreFormat::OpencodeDb => false,
+    }
 }
 
 /// The conversation in one JSONL session file; lines that are not JSON (a

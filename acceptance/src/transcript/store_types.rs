@@ -16,6 +16,14 @@ pub enum Role {
     Assistant,
 }
 
+/// The words [`StoreError::NoSuchTurn`] quotes the first unparsable record
+/// after (`studyloop-uat report --compare` finds the record by them).
+pub const UNPARSABLE: &str = "the first record that no longer parses as the pinned schema, ";
+
+/// What follows the quoted record.
+pub const UNPARSABLE_FIX: &str =
+    ": if the harness changed its store, change its reader (acceptance/src/transcript/store.rs)";
+
 /// Why a store could not give a turn's reply.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -47,7 +55,8 @@ pub enum StoreError {
     },
     /// The session has fewer learner turns than asked for.
     #[error(
-        "the session {path} holds {found} learner turns, not turn {turn} (the harness did not store it, or a resume started a new session)"
+        "the session {path} holds {found} learner turns, not turn {turn} (the harness did not store it, or a resume started a new session){}",
+        unparsable.as_ref().map_or_else(String::new, |r| format!("; {UNPARSABLE}{r}{UNPARSABLE_FIX}"))
     )]
     NoSuchTurn {
         /// The session file or database.
@@ -56,5 +65,7 @@ pub enum StoreError {
         turn: u64,
         /// Real learner turns found.
         found: u64,
+        /// The first record that no longer parses, quoted with its line.
+        unparsable: Option<String>,
     },
 }

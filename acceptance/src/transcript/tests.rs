@@ -332,3 +332,48 @@ fn record_turn_scores_against_the_stub_log_and_sums_up_the_cell() {
     }
     assert!(!CellFidelity::of(&bad).pass);
 }
+
+#[test]
+fn the_pinned_samples_parse_whole_and_a_changed_schema_names_its_first_record() {
+    for (format, file) in [
+        (StoreFormat::CodexRollout, "codex-0.171.0-rollout.jsonl"),
+        (StoreFormat::ClaudeProjects, "claude-2.1.332-session.jsonl"),
+        (StoreFormat::PiSessions, "pi-0.73.1-session.jsonl"),
+    ] {
+        let text = std::fs::read_to_string(sample(file)).unwrap();
+        assert_eq!(store::first_unparsable(format, &text), None, "{file}");
+        // A line being written (the last, cut) is not a schema change.
+        let cut = format!("{text}{{\"type\":\"mess");
+        assert_eq!(store::first_unparsable(format, &cut), None, "{file}");
+    }
+    // A version that moved the message's content (pi: `content` → `parts`).
+    let text = std::fs::read_to_string(sample("pi-0.73.1-session.jsonl")).unwrap();
+    let changed = text.replacen("\"content\"", "\"parts\"", 1);
+    let line = changed
+        .lines()
+        .position(|l| l.contains("\"parts\""))
+        .unwrap()
+        + 1;
+    let got = store::first_unparsable(StoreFormat::PiSessions, &changed).unwrap();
+    assert!(
+        got.starts_with(&format!("line {line}: ")) && got.contains("\"parts\""),
+        "{got}"
+    );
+    // Not JSON in the middle of the file is unparsable too.
+    let got =
+        store::first_unparsable(StoreFormat::PiSessions, &format!("not json\n{text}")).unwrap();
+    assert!(got.starts_with("line 1: not json"), "{got}");
+    // And the error a missing turn gives names it.
+    let err = StoreError::NoSuchTurn {
+        path: "s.jsonl".into(),
+        turn: 1,
+        found: 0,
+        unparsable: Some(got),
+    };
+    assert!(
+        err.to_string().contains(
+            "the first record that no longer parses as the pinned schema, line 1: not json"
+        ),
+        "{err}"
+    );
+}

@@ -11,6 +11,7 @@ mod acp_console;
 mod acp_kit;
 mod browser_arc;
 mod docs_links;
+mod drift_install;
 mod env_chapter;
 mod env_literals;
 mod gate;

@@ -392,7 +392,7 @@ fn plans_view_ticks_a_milestone_and_today_names_the_plan_in_chromium() {
     let (studyloop, scratch) = configured_world();
     let mut server = WebServer::start(&scratch, &studyloop, &[]).expect("server up");
     let base = format!("http://{}", server.addr);
-    let plan = json!({"title": "SQL windows", "plan_id": "sql-windows", "status": "active",
+    let plan = json!({"title": "SQL windows", "plan_id": "sql-windows", "status": "active", "request_id": "browser-plan",
         "answers": {"why": "reports", "success": ["running totals"], "milestones": ["OVER clause", "Frames", "Ranking"]}});
     let r = http::request(&server.addr, "POST", "/api/plans", Some(&plan), T).expect("create");
     assert_eq!(r.status, 201, "{}", r.text);

@@ -93,7 +93,7 @@ fn main() {
     )
     .expect("write");
     let create = json!({"name": "create_study_plan",
-        "arguments": {"title": "P", "plan_id": "p", "answers": {}}});
+        "arguments": {"title": "P", "plan_id": "p", "answers": {}, "request_id": "bench-p"}});
     let reply = mcp.round_trip(&rpc(1, "tools/call", &create));
     assert!(!reply.contains("\"isError\":true"), "create: {reply}");
     let get = json!({"name": "get_study_plan", "arguments": {"plan_id": "p"}});

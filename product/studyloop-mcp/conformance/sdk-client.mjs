@@ -94,7 +94,7 @@ for (const t of tools) {
 const valid = [
   ['list_study_plans', {}],
   ['get_planning_interview', {}],
-  ['create_study_plan', { title: 'SQL windows', plan_id: 'sql', answers: { why: 'reports', success: ['a running total'], milestones: ['OVER', 'Frames'] } }],
+  ['create_study_plan', { title: 'SQL windows', plan_id: 'sql', request_id: 'req-sql', answers: { why: 'reports', success: ['a running total'], milestones: ['OVER', 'Frames'] } }],
   ['get_study_plan', { plan_id: 'sql', include_markdown: true, include_history: true }],
   ['update_study_plan', { plan_id: 'sql', topics: ['sql'], energy_floor: 3 }],
   ['set_study_plan_status', { plan_id: 'sql', status: 'active' }],
@@ -106,6 +106,10 @@ const valid = [
   ['session_search', { query: 'window' }],
   ['end_session', {}],
 ];
+// A change names the revision the last result carried (issue 30 item 2), as a client does.
+const changes = new Set(['update_study_plan', 'set_study_plan_status', 'set_study_plan_milestone',
+  'evaluate_study_plan', 'record_plan_learning', 'delete_study_plan']);
+let revision = null;
 const invalid = {
   list_study_plans: { status: 'finished' },
   get_planning_interview: { extra: 1 },
@@ -123,11 +127,13 @@ const invalid = {
 };
 let calledOk = 0;
 let refused = 0;
-for (const [name, args] of valid) {
+for (const [name, given] of valid) {
+  const args = changes.has(name) ? { ...given, if_revision: revision } : given;
   expect(validators[name]?.(args), `${name}: Ajv rejects the valid arguments ${JSON.stringify(args)}`);
   try {
     const r = await client.callTool({ name, arguments: args });
     expect(!r.isError && r.structuredContent && typeof r.structuredContent === 'object', `${name}: ${JSON.stringify(r).slice(0, 300)}`);
+    if (typeof r.structuredContent?.revision === 'string') revision = r.structuredContent.revision;
     calledOk += 1;
   } catch (e) {
     failures.push(`${name} ${JSON.stringify(args)}: ${e}`);

@@ -46,6 +46,11 @@ fn status() -> Value {
     one_of_words(&["draft", "active", "paused", "complete", "abandoned"])
 }
 
+/// A plan's revision (`Plan::revision`): what a change sends back as `if_revision`.
+fn revision() -> Value {
+    json!({"type": "string", "pattern": "^r[0-9a-f]{16}$"})
+}
+
 fn readiness() -> Value {
     all_required(json!({"ready": t("boolean"), "blockers": strings(), "nudges": strings()}))
 }
@@ -53,7 +58,7 @@ fn readiness() -> Value {
 /// The summary's properties (`views::summary`).
 fn summary_props() -> Value {
     json!({
-        "plan_id": t("string"), "title": t("string"), "status": status(),
+        "plan_id": t("string"), "revision": revision(), "title": t("string"), "status": status(),
         "created": t("string"), "updated": t("string"), "target_date": nullable("string"),
         "energy_floor": nullable("integer"), "review_cadence_days": nullable("integer"),
         "topics": strings(), "milestone_done": t("integer"), "milestone_total": t("integer"),
@@ -122,8 +127,10 @@ pub fn evaluation() -> Value {
         "db_write": write.clone(), "document_write": write,
         "recording_complete": t("boolean"), "warnings": strings(),
     }));
-    // Only when `record` is true: the document as saved, null when saving failed.
+    // Only when `record` is true: the document as saved and its revision, null when
+    // saving failed.
     s["properties"]["markdown"] = nullable("string");
+    s["properties"]["revision"] = json!({"type": ["string", "null"], "pattern": "^r[0-9a-f]{16}$"});
     s
 }
 
@@ -135,7 +142,7 @@ pub fn deletion() -> Value {
 /// `record_plan_learning`.
 pub fn learning() -> Value {
     all_required(
-        json!({"plan_id": t("string"), "title": t("string"), "status": t("string"),
+        json!({"plan_id": t("string"), "revision": revision(), "title": t("string"), "status": t("string"),
         "created": t("boolean"), "records": t("integer")}),
     )
 }

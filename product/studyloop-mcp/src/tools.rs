@@ -14,7 +14,10 @@ use serde_json::{Map, Value, json};
 use studyloop::context::Ctx;
 
 use crate::outputs;
-use studyloop::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
+use studyloop::plans::{
+    CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, required_request_id,
+    required_revision,
+};
 
 /// The plan tools, in the reference order (the product's one list).
 pub use studyloop::plans::PLAN_TOOL_NAMES;
@@ -98,6 +101,13 @@ pub fn specs() -> Vec<ToolSpec> {
     let status =
         json!({"type": "string", "enum": ["draft", "active", "paused", "complete", "abandoned"]});
     let id = s("The plan id (lowercase letters, digits, `-`).");
+    // Issue 30 item 2: a create names its request, a change the revision it read.
+    let request_id = s(
+        "A new id for this create (e.g. a UUID: lowercase a-z, 0-9, `.`, `_`, `:`, `-`); send the same one only to retry this same create, which then returns the plan it made and creates nothing.",
+    );
+    let if_revision = s(
+        "The plan's `revision` as you last read it (get_study_plan, list_study_plans or the last change's result); a plan changed since is refused with its current revision.",
+    );
     let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
     let milestones = json!({"type": "array", "description": "Milestones in order: titles or {title, concepts?, done?}.",
         "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"title": {"type": "string"}, "concepts": {"type": "array", "items": {"type": "string"}}, "done": {"type": "boolean"}}, "required": ["title"]}]}});
@@ -137,8 +147,8 @@ pub fn specs() -> Vec<ToolSpec> {
             description: "Create a plan from interview answers (why, success, topics, constraints, out_of_scope, milestones, target_date, resources). An existing id is a conflict; status active is gated on readiness.",
             schema: obj(
                 json!({"title": s("The plan title."), "answers": {"type": "object", "description": "The interview answers."},
-                "plan_id": id, "status": status}),
-                &["title", "answers"],
+                "plan_id": id, "status": status, "request_id": request_id}),
+                &["title", "answers", "request_id"],
             ),
             output: outputs::plan_detail(),
         },
@@ -148,11 +158,11 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: DESTROY,
             description: "Apply every given field together and save once.",
             schema: obj(
-                json!({"plan_id": id, "title": s("Title."), "topics": list("Topics."), "target_date": s("YYYY-MM-DD."),
+                json!({"plan_id": id, "if_revision": if_revision, "title": s("Title."), "topics": list("Topics."), "target_date": s("YYYY-MM-DD."),
                 "energy_floor": int("Lowest energy for this plan.", 1, 10), "review_cadence_days": int("Days between reviews.", 1, 90),
                 "notes": s("Notes."), "milestones": milestones, "status": status, "why": s("Why."), "success": list("Success criteria."),
                 "constraints": s("Constraints."), "out_of_scope": s("Out of scope."), "resources": list("Resources.")}),
-                &["plan_id"],
+                &["plan_id", "if_revision"],
             ),
             output: outputs::plan_detail(),
         },
@@ -162,8 +172,8 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: SET,
             description: "Set the status; activation needs a why, a success criterion and a milestone.",
             schema: obj(
-                json!({"plan_id": id, "status": status}),
-                &["plan_id", "status"],
+                json!({"plan_id": id, "if_revision": if_revision, "status": status}),
+                &["plan_id", "if_revision", "status"],
             ),
             output: outputs::plan_detail(),
         },
@@ -173,8 +183,8 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: SET,
             description: "Set milestone `index` (0-based) done or not done (a set, never a toggle).",
             schema: obj(
-                json!({"plan_id": id, "index": int("0-based milestone index.", 0, 10_000), "done": b("Done?")}),
-                &["plan_id", "index", "done"],
+                json!({"plan_id": id, "if_revision": if_revision, "index": int("0-based milestone index.", 0, 10_000), "done": b("Done?")}),
+                &["plan_id", "if_revision", "index", "done"],
             ),
             output: outputs::plan_detail(),
         },
@@ -182,10 +192,10 @@ pub fn specs() -> Vec<ToolSpec> {
             name: "evaluate_study_plan",
             title: "Evaluate a study plan",
             hints: ADD,
-            description: "Evaluate progress at a phase; record=true writes the checkpoint to the document and the database.",
+            description: "Evaluate progress at a phase; record=true writes the checkpoint to the document and the database (and then needs if_revision).",
             schema: obj(
                 json!({"plan_id": id, "phase": {"type": "string", "enum": ["start", "mid", "end"]}, "study_id": s("The study session."),
-                "record": b("Write the checkpoint.")}),
+                "record": b("Write the checkpoint."), "if_revision": if_revision}),
                 &["plan_id", "phase"],
             ),
             output: outputs::evaluation(),
@@ -196,8 +206,8 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: DESTROY,
             description: "Delete a plan document; refuses unless confirmed.",
             schema: obj(
-                json!({"plan_id": id, "confirmed": b("Confirm the deletion.")}),
-                &["plan_id"],
+                json!({"plan_id": id, "if_revision": if_revision, "confirmed": b("Confirm the deletion.")}),
+                &["plan_id", "if_revision"],
             ),
             output: outputs::deletion(),
         },
@@ -207,8 +217,8 @@ pub fn specs() -> Vec<ToolSpec> {
             hints: SET,
             description: "Add or update (by title) a learning record on a plan; idempotent.",
             schema: obj(
-                json!({"plan_id": id, "title": s("Record title."), "body": s("Body."), "status": s("Status word (default active).")}),
-                &["plan_id", "title"],
+                json!({"plan_id": id, "if_revision": if_revision, "title": s("Record title."), "body": s("Body."), "status": s("Status word (default active).")}),
+                &["plan_id", "if_revision", "title"],
             ),
             output: outputs::learning(),
         },
@@ -298,6 +308,11 @@ fn refuse(e: &PlanError) -> Refusal {
     }
 }
 
+/// The required `if_revision` of a change to plan `id`.
+fn revision<'a>(a: &'a Args<'_>, id: &str) -> Result<IfRevision<'a>, Refusal> {
+    required_revision(a.str("if_revision")?, id).map_err(|e| refuse(&e))
+}
+
 fn plan_app(ctx: &Ctx) -> Result<PlanApp, Refusal> {
     PlanApp::from_ctx(ctx).map_err(|e| refuse(&e))
 }
@@ -364,11 +379,13 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, R
                 }
                 Some(_) => return Err(invalid("`answers` must be an object")),
             };
+            let request_id = required_request_id(a.str("request_id")?).map_err(|e| refuse(&e))?;
             let req = CreateRequest {
                 title: a.req("title")?.to_owned(),
                 answers,
                 plan_id: a.str("plan_id")?.map(str::to_owned),
                 status: a.str("status")?.map(str::to_owned),
+                request_id: Some(request_id.to_owned()),
             };
             let app = plan_app(ctx)?;
             let plan = app.create(&req).map_err(|e| refuse(&e))?;
@@ -376,18 +393,22 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, R
         }
         "update_study_plan" => {
             let id = a.req("plan_id")?.to_owned();
+            let expect = revision(&a, &id)?;
             let mut fields = args.clone();
             fields.remove("plan_id");
+            fields.remove("if_revision");
             let app = plan_app(ctx)?;
             let plan = app
-                .update(&id, &PlanPatch(Value::Object(fields)))
+                .update(&id, expect, &PlanPatch(Value::Object(fields)))
                 .map_err(|e| refuse(&e))?;
             p(app.detail(plan.id.as_str(), false, None))
         }
         "set_study_plan_status" => {
+            let id = a.req("plan_id")?;
+            let expect = revision(&a, id)?;
             let app = plan_app(ctx)?;
             let plan = app
-                .set_status(a.req("plan_id")?, a.req("status")?)
+                .set_status(id, expect, a.req("status")?)
                 .map_err(|e| refuse(&e))?;
             p(app.detail(plan.id.as_str(), false, None))
         }
@@ -403,26 +424,37 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, R
                 Some(Value::Bool(b)) => *b,
                 _ => return Err(invalid("`done` is required: true or false")),
             };
+            let expect = revision(&a, id)?;
             let app = plan_app(ctx)?;
-            let plan = app.set_milestone(id, index, done).map_err(|e| refuse(&e))?;
+            let plan = app
+                .set_milestone(id, expect, index, done)
+                .map_err(|e| refuse(&e))?;
             p(app.detail(plan.id.as_str(), false, None))
         }
         "evaluate_study_plan" => {
             let (id, phase) = (a.req("plan_id")?, a.req("phase")?);
             let (study, record) = (a.str("study_id")?.unwrap_or(""), a.bool("record", false)?);
-            p(plan_app(ctx)?.evaluate(id, phase, study, record))
+            // Only a recorded evaluation changes the plan, so only it needs the revision.
+            let expect = if record {
+                revision(&a, id)?
+            } else {
+                IfRevision::Unchecked
+            };
+            p(plan_app(ctx)?.evaluate(id, phase, study, record, expect))
         }
         "delete_study_plan" => {
             let (id, confirmed) = (a.req("plan_id")?, a.bool("confirmed", false)?);
-            p(plan_app(ctx)?.delete(id, confirmed))
+            let expect = revision(&a, id)?;
+            p(plan_app(ctx)?.delete(id, expect, confirmed))
         }
         "record_plan_learning" => {
             let (id, title) = (a.req("plan_id")?, a.req("title")?);
+            let expect = revision(&a, id)?;
             let (body, status) = (
                 a.str("body")?.unwrap_or(""),
                 a.str("status")?.unwrap_or("active"),
             );
-            p(plan_app(ctx)?.record_learning(id, title, body, status))
+            p(plan_app(ctx)?.record_learning(id, expect, title, body, status))
         }
         "log_topic" => crate::session_tools::log_topic(
             ctx,

@@ -48,6 +48,7 @@ fn main() {
             answers: answers.clone(),
             plan_id: Some(format!("p{i}")),
             status: Some(status.into()),
+            request_id: None,
         })
         .expect("create");
         each.push(t.elapsed());

@@ -250,28 +250,28 @@ fn lifecycle(c: &mut Case<'_>, m: &mut Mcp) -> Result<(), StepFailure> {
     )?;
     let answers = json!({"why": "reports at work", "success": ["write a running total"],
         "milestones": [{"title": FIRST, "concepts": ["PARTITION BY"]}, "Frames"]});
-    expect(
+    let rev = expect(
         c,
         m,
         "create",
         "create_study_plan",
-        json!({"title": "SQL windows", "plan_id": PLAN_ID, "answers": answers}),
+        json!({"title": "SQL windows", "plan_id": PLAN_ID, "answers": answers, "request_id": "uat-mcp-create"}),
         |v| v["status"] == "draft",
     )?;
-    expect(
+    let rev = expect(
         c,
         m,
         "activate",
         "set_study_plan_status",
-        json!({"plan_id": PLAN_ID, "status": "active"}),
+        json!({"plan_id": PLAN_ID, "status": "active", "if_revision": rev}),
         |v| v["status"] == "active",
     )?;
-    expect(
+    let rev = expect(
         c,
         m,
         "evaluate",
         "evaluate_study_plan",
-        json!({"plan_id": PLAN_ID, "phase": "start", "record": true}),
+        json!({"plan_id": PLAN_ID, "phase": "start", "record": true, "if_revision": rev}),
         |v| {
             v["db_write"] == "saved"
                 && v["document_write"] == "saved"
@@ -283,7 +283,7 @@ fn lifecycle(c: &mut Case<'_>, m: &mut Mcp) -> Result<(), StepFailure> {
         m,
         "milestone",
         "set_study_plan_milestone",
-        json!({"plan_id": PLAN_ID, "index": 0, "done": true}),
+        json!({"plan_id": PLAN_ID, "index": 0, "done": true, "if_revision": rev}),
         |v| v["milestone_done"] == 1,
     )?;
     expect(
@@ -304,12 +304,13 @@ fn expect(
     tool: &str,
     args: Value,
     ok: impl FnOnce(&Value) -> bool,
-) -> Result<(), StepFailure> {
+) -> Result<String, StepFailure> {
     c.step_doing(id, &format!("tools/call {tool} {args}"), |c| {
         let v = m.call(tool, args.clone())?;
         c.record.attach_json(&format!("mcp/{id}.json"), &v)?;
         if ok(&v) {
-            Ok(())
+            // The plan's revision, which the next change sends back (issue 30 item 2).
+            Ok(v["revision"].as_str().unwrap_or_default().to_owned())
         } else {
             Err(errored(format!("{tool} answered {v}")))
         }

@@ -97,7 +97,7 @@ fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
         "create-plan",
         "POST /api/plans: an active plan with three milestones",
         |c| {
-            let plan = json!({"title": TITLE, "plan_id": PLAN_ID, "status": "active",
+            let plan = json!({"title": TITLE, "plan_id": PLAN_ID, "status": "active", "request_id": "uat-now-create",
                 "answers": {"why": "reports", "success": ["running totals"], "milestones": MILESTONES}});
             let r = api(c, "plan-create", "POST", "/api/plans", Some(&plan))?;
             if r.status == 201 {

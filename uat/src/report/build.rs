@@ -65,9 +65,12 @@ pub fn build(options: &ReportOptions, redactor: &Redactor) -> Result<Written, Re
     };
     let verdict = signoff.word().to_owned();
     let index = out.join("index.html");
+    let drift_root = super::drift::root_for(&options.runs);
+    let (drift_page, drift_runs) = super::drift::render(drift_root.as_deref(), &render);
+    write(&out.join(super::drift::PAGE), drift_page.as_bytes())?;
     write(
         &index,
-        super::overview::render(&cells, &options.runs, &signoff, &render).as_bytes(),
+        super::overview::render(&cells, &options.runs, &signoff, drift_runs, &render).as_bytes(),
     )?;
     // The index's filters: beside it, so `script-src 'self'` allows it.
     write(&out.join(super::filter::PATH), super::filter::JS.as_bytes())?;

@@ -17,6 +17,11 @@ use studyloop_acceptance::ledger::{
 };
 
 use super::build::{make_dir, write};
+use super::compare_facts::{
+    BrokenStep, FactDiff, NOT_RECORDED, StoreRecord, VersionFact, fact_diffs, unparsable_records,
+    versions,
+};
+use super::drift::COMPARE_JSON;
 use super::error::ReportError;
 use super::html::{Render, duration, page};
 use super::model::Cell;
@@ -48,6 +53,14 @@ pub struct Compared {
     pub changed_pins: usize,
     /// Trials whose new bundle failed a step the old bundle passed.
     pub broken_steps: usize,
+    /// The same written as JSON (`compare.json` beside the page): every
+    /// list, the broken steps with their rows to change, the adapter facts.
+    pub json: PathBuf,
+    /// Per broken step or check: (trial, the rows to change).
+    pub rows: Vec<(
+        String,
+        studyloop_acceptance::harness_spec::drift_rows::RowsToChange,
+    )>,
 }
 
 /// Why no comparison was written.
@@ -133,6 +146,10 @@ pub fn compare(options: &CompareOptions) -> Result<Compared, CompareError> {
     make_dir(out)?;
     let index = out.join("index.html");
     write(&index, html.as_bytes())?;
+    let json = out.join(COMPARE_JSON);
+    let text = serde_json::to_string_pretty(&diff.json(&old_dir, &new_dir))
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    write(&json, text.as_bytes())?;
     Ok(Compared {
         index,
         new_failures: diff.new_failures.len(),
@@ -140,6 +157,12 @@ pub fn compare(options: &CompareOptions) -> Result<Compared, CompareError> {
         newly_flaky: diff.newly_flaky.len(),
         changed_pins: diff.pins.len(),
         broken_steps: diff.broken.len(),
+        json,
+        rows: diff
+            .broken
+            .iter()
+            .flat_map(|b| b.rows.iter().map(|r| (b.trial.clone(), r.clone())))
+            .collect(),
     })
 }
 
@@ -152,9 +175,6 @@ struct Pair<'a> {
 /// A pin whose recorded values differ: (name, old values, new values).
 type PinChange = (String, BTreeSet<String>, BTreeSet<String>);
 
-/// A step that held in the old run and failed in the new: (trial, step, error).
-type BrokenStep = (String, String, String);
-
 struct Diff<'a> {
     both: Vec<Pair<'a>>,
     new_failures: Vec<&'a str>,
@@ -164,6 +184,9 @@ struct Diff<'a> {
     removed: Vec<&'a Cell>,
     pins: Vec<PinChange>,
     broken: Vec<BrokenStep>,
+    facts: Vec<FactDiff>,
+    versions: Vec<VersionFact>,
+    unparsable: Vec<StoreRecord>,
 }
 
 impl<'a> Diff<'a> {
@@ -185,6 +208,9 @@ impl<'a> Diff<'a> {
                 .collect(),
             pins: Vec::new(),
             broken: Vec::new(),
+            facts: fact_diffs(old, new),
+            versions: versions(old, new),
+            unparsable: unparsable_records(new),
         };
         for (trial, n) in &new_by {
             let Some(o) = old_by.get(trial) else { continue };
@@ -199,8 +225,8 @@ impl<'a> Diff<'a> {
             if is == "flaky" && was != "flaky" {
                 d.newly_flaky.push(trial);
             }
-            if let Some((step, error)) = broken_step(o, n) {
-                d.broken.push(((*trial).to_owned(), step, error));
+            if let Some((step, error, checks)) = broken_step(o, n) {
+                d.broken.push(BrokenStep::new(n, step, error, checks));
             }
             d.both.push(Pair { old: o, new: n });
         }
@@ -267,6 +293,8 @@ impl<'a> Diff<'a> {
         );
         self.pins_section(&mut body, r);
         self.broken_section(&mut body, r);
+        self.rows_section(&mut body, r);
+        self.facts_section(&mut body, r);
         self.trials_section(&mut body, r);
         page(
             "StudyLoop run comparison",
@@ -279,6 +307,8 @@ impl<'a> Diff<'a> {
                 ("removed", "Removed"),
                 ("pins", "Changed pins"),
                 ("broken-steps", "Broken steps"),
+                ("rows-to-change", "Rows to change"),
+                ("adapter-facts", "Adapter facts"),
                 ("per-trial", "Per trial"),
             ],
             &body,
@@ -359,16 +389,107 @@ impl<'a> Diff<'a> {
             return;
         }
         body.push_str("<p>Per trial, the first step the new run's bundle failed although the old run's bundle passed a step of that name: after a harness upgrade, the adapter fact that no longer holds.</p>\n<ul>");
-        for (trial, step, error) in &self.broken {
+        for b in &self.broken {
             let _ = write!(
                 body,
                 "<li><code>{}</code>: step <strong>{}</strong>: {}</li>",
-                r.t(trial),
-                r.t(step),
-                r.md(error)
+                r.t(&b.trial),
+                r.t(&b.step),
+                r.md(&b.error)
             );
         }
         body.push_str("</ul></section>\n");
+    }
+
+    fn rows_section(&self, body: &mut String, r: &Render<'_>) {
+        let n = self.broken.iter().map(|b| b.rows.len()).sum();
+        if !open_section(body, "rows-to-change", "Rows to change", n) {
+            return;
+        }
+        body.push_str("<p>For each broken step and each of its failed checks: the adapter fact it proves, the harness-table entry and the product's row that would have to change (the mapping: <code>acceptance/src/harness_spec/drift_rows.rs</code>).</p>\n");
+        rows_table(body, &self.broken, r);
+        body.push_str("</section>\n");
+    }
+
+    fn facts_section(&self, body: &mut String, r: &Render<'_>) {
+        let _ = writeln!(
+            body,
+            "<section aria-labelledby=\"h-adapter-facts\"><h2 id=\"h-adapter-facts\"><a id=\"adapter-facts\"></a>Adapter facts ({})</h2>",
+            self.facts.len()
+        );
+        body.push_str("<p>Per harness, each adapter fact the recorded steps and checks prove: held, broke, or unknown when no step proving it was recorded (never held).</p>\n");
+        body.push_str("<div class=\"wide\"><table class=\"tokens\"><caption>Adapter facts, old → new</caption><thead><tr><th scope=\"col\">Harness</th><th scope=\"col\">Fact</th><th scope=\"col\">Old run</th><th scope=\"col\">New run</th><th scope=\"col\">Evidence</th></tr></thead><tbody>\n");
+        for f in &self.facts {
+            let _ = writeln!(
+                body,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                r.t(&f.harness),
+                r.t(f.fact.label()),
+                f.old.unwrap_or("unknown"),
+                f.new.unwrap_or("unknown"),
+                f.evidence.as_deref().map_or_else(String::new, |e| r.md(e)),
+            );
+        }
+        for v in &self.versions {
+            let show = |line: &Option<String>, parsed: &Option<String>| match (line, parsed) {
+                (None, _) => "unknown (not recorded)".to_owned(),
+                (Some(l), Some(p)) => format!("<code>{}</code> → {}", r.t(l), r.t(p)),
+                (Some(l), None) => format!("<code>{}</code> → does not parse", r.t(l)),
+            };
+            let _ = writeln!(
+                body,
+                "<tr><td>{}</td><td>version string parse</td><td>{}</td><td>{}</td><td></td></tr>",
+                r.t(&v.harness),
+                show(&v.old, &v.old_parsed),
+                show(&v.new, &v.new_parsed),
+            );
+        }
+        for u in &self.unparsable {
+            let _ = writeln!(
+                body,
+                "<tr><td>{}</td><td>session store: first record that no longer parses</td><td></td><td>broke</td><td><code>{}</code>: <code>{}</code></td></tr>",
+                r.t(&u.harness),
+                r.t(&u.trial),
+                r.t(&u.record)
+            );
+        }
+        for (fact, why) in NOT_RECORDED {
+            let _ = writeln!(
+                body,
+                "<tr><td>every</td><td>{fact}</td><td>unknown</td><td>unknown</td><td>{}</td></tr>",
+                r.t(why)
+            );
+        }
+        body.push_str("</tbody></table></div></section>\n");
+    }
+
+    fn json(&self, old_dir: &Path, new_dir: &Path) -> serde_json::Value {
+        let both = |p: &Pair<'_>| {
+            serde_json::json!({
+                "trial": p.new.trial,
+                "old": p.old.status_word(),
+                "new": p.new.status_word(),
+                "old_ms": p.old.elapsed_ms(),
+                "new_ms": p.new.elapsed_ms(),
+            })
+        };
+        serde_json::json!({
+            "old": old_dir,
+            "new": new_dir,
+            "new_failures": self.new_failures,
+            "fixed": self.fixed,
+            "newly_flaky": self.newly_flaky,
+            "added": self.added.iter().map(|c| &c.trial).collect::<Vec<_>>(),
+            "removed": self.removed.iter().map(|c| &c.trial).collect::<Vec<_>>(),
+            "changed_pins": self.pins.iter().map(|(n, a, b)| serde_json::json!({"pin": n, "old": a, "new": b})).collect::<Vec<_>>(),
+            "broken_steps": self.broken,
+            "adapter_facts": self.facts,
+            "versions": self.versions,
+            // Empty: no reader named a record (none failed to parse where a turn was looked for).
+            "unparsable_store_records": self.unparsable,
+            "not_recorded": NOT_RECORDED.iter().map(|(f, why)| serde_json::json!({"fact": f, "old": null, "new": null, "why": why})).collect::<Vec<_>>(),
+            "trials": self.both.iter().map(both).collect::<Vec<_>>(),
+        })
     }
 
     fn trials_section(&self, body: &mut String, r: &Render<'_>) {
@@ -436,7 +557,7 @@ fn only(body: &mut String, id: &str, title: &str, cells: &[&Cell], r: &Render<'_
 /// The first step of `new`'s last bundle that failed while a step of that name
 /// passed in `old`'s last bundle, with its error; `None` when every such step
 /// held or either bundle has no step record.
-fn broken_step(old: &Cell, new: &Cell) -> Option<(String, String)> {
+fn broken_step(old: &Cell, new: &Cell) -> Option<(String, String, Vec<String>)> {
     let steps = |c: &Cell| {
         let bundle = c.attempts.iter().rev().find_map(|a| a.bundle.as_ref())?;
         super::cell::step_records(bundle.dir())
@@ -461,9 +582,51 @@ fn broken_step(old: &Cell, new: &Cell) -> Option<(String, String)> {
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or("no error recorded")
                 .to_owned();
-            (n, error)
+            let checks = s
+                .get("checks")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|c| ok(c) == Some(false))
+                .filter_map(name)
+                .collect();
+            (n, error, checks)
         })
     })
+}
+
+/// The rows-to-change table of `broken` (the compare page and the drift page).
+pub(crate) fn rows_table(body: &mut String, broken: &[BrokenStep], r: &Render<'_>) {
+    body.push_str("<div class=\"wide\"><table class=\"tokens\"><caption>Rows to change</caption><thead><tr><th scope=\"col\">Trial</th><th scope=\"col\">Step or check</th><th scope=\"col\">Adapter fact</th><th scope=\"col\">Harness table</th><th scope=\"col\">Product row</th></tr></thead><tbody>\n");
+    for b in broken {
+        for row in &b.rows {
+            let cell = |v: &Option<String>| {
+                v.as_deref().map_or_else(
+                    || {
+                        if row.fact.is_some() {
+                            "none".to_owned()
+                        } else {
+                            "unknown".to_owned()
+                        }
+                    },
+                    |s| format!("<code>{}</code>", r.t(s)),
+                )
+            };
+            let _ = writeln!(
+                body,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                r.t(&b.trial),
+                r.t(&row.name),
+                row.fact.map_or(
+                    "unknown: no rule names this step (acceptance/src/harness_spec/drift_rows.rs)",
+                    |f| f.label()
+                ),
+                cell(&row.harness_spec),
+                cell(&row.product),
+            );
+        }
+    }
+    body.push_str("</tbody></table></div>\n");
 }
 
 /// `+1.50 s` / `-0.20 s`.

@@ -14,7 +14,10 @@
 //!
 //! `--compare OLD NEW` (`compare`) writes one page of what changed between
 //! two runs: new failures, fixed, newly flaky, time and fidelity changes per
-//! trial, trials added or removed, and changed pins.
+//! trial, trials added or removed, changed pins, broken steps with the rows
+//! to change and the adapter facts (`compare_facts`), also as `compare.json`.
+//! The report's `drift.html` (`drift`) lists the `just drift` runs beside the
+//! runs directory from those files.
 //!
 //! Safety: every recorded string reaches the page through the one escaping
 //! function (`studyloop_acceptance::markup::escape`); pages carry a CSP that
@@ -31,6 +34,8 @@ mod attention;
 mod build;
 mod cell;
 mod compare;
+mod compare_facts;
+mod drift;
 mod error;
 mod exports;
 mod filter;
@@ -45,5 +50,7 @@ mod status;
 
 pub use build::{ReportOptions, Written, build};
 pub use compare::{CompareError, CompareOptions, Compared, compare};
+pub use compare_facts::{BrokenStep, FactDiff, StoreRecord, VersionFact};
+pub use drift::COMPARE_JSON;
 pub use error::ReportError;
 pub use latest::{LatestRun, latest_runs};

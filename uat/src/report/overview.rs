@@ -54,6 +54,7 @@ pub(crate) fn render(
     cells: &[Cell],
     runs: &[PathBuf],
     signoff: &SignoffView,
+    drift_runs: usize,
     r: &Render<'_>,
 ) -> String {
     let mut body = String::new();
@@ -91,6 +92,15 @@ pub(crate) fn render(
         );
     }
     body.push_str("</ul></section>\n");
+    let _ = writeln!(
+        body,
+        "<section aria-labelledby=\"h-drift\"><h2 id=\"h-drift\"><a id=\"drift\"></a>Drift runs</h2><p>{}: <a href=\"{}\">the drift page</a>.</p></section>",
+        match drift_runs {
+            0 => "No drift run".to_owned(),
+            n => format!("{n} <code>just drift</code> run(s)"),
+        },
+        super::drift::PAGE
+    );
     page_with(
         "StudyLoop run report",
         None,
@@ -99,6 +109,7 @@ pub(crate) fn render(
             ("matrix", "Matrix"),
             ("signoff", "Sign-off"),
             ("runs", "Run directories"),
+            ("drift", "Drift runs"),
         ],
         &body,
         Scripts::Filter,

@@ -202,3 +202,92 @@ fn issue28_play_advances_the_recording_on_a_cell_page() {
     assert_eq!(injected, serde_json::json!(0));
     chrome.close();
 }
+
+/// Issue 32: `just report`'s drift page lists a drift run's planted break with
+/// its row to change, as Chromium parses it; with no drift run it says so.
+#[test]
+fn issue32_the_drift_page_shows_a_drift_runs_broken_step_and_its_row_to_change() {
+    use super::report_grid::{Plan, catalogue, catalogue_run, plan};
+    let tmp = tempfile::tempdir().unwrap();
+    let names = catalogue();
+    let old = catalogue_run(
+        &tmp.path().join("runs/old"),
+        |i, _| plan(i),
+        "codex-cli 0.171.0",
+    );
+    let new = catalogue_run(
+        &tmp.path().join("runs/new"),
+        |i, _| plan(i),
+        "codex-cli 0.172.0",
+    );
+    let site = tmp.path().join("site");
+    let build = |site: &Path| {
+        let o = super::report::report(
+            &[new.dir().as_os_str(), "--out".as_ref(), site.as_os_str()],
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    // No drift run yet: said, not an empty page.
+    build(&site);
+    let dom = chromium(&["--dump-dom"], &site.join("drift.html"));
+    assert!(dom.contains("No drift run"), "{dom}");
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(
+        index.contains("No drift run: <a href=\"drift.html\">"),
+        "{index}"
+    );
+    // The planted break: the candidate's TUI never shows its ready marker.
+    let i = (0..names.len())
+        .find(|i| plan(*i) == Plan::Pass && names[*i].starts_with("cli-tmux::codex"))
+        .unwrap();
+    let steps = |ok: bool| {
+        serde_json::json!([{"kind": "step", "name": "harness ready", "ok": ok, "elapsed_ms": 900,
+            "error": if ok { serde_json::Value::Null } else { "tmux session of pane %0 ended (exit) while waiting for the ready marker".into() }}])
+        .to_string()
+    };
+    let bundle = |run: &Path| {
+        let text = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("\"trial\":\"{}\"", names[i])))
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        std::path::PathBuf::from(v["bundle"].as_str().unwrap())
+    };
+    std::fs::write(bundle(old.dir()).join("steps.json"), steps(true)).unwrap();
+    std::fs::write(bundle(new.dir()).join("steps.json"), steps(false)).unwrap();
+    let drift = tmp.path().join("drift/codex-0.172.0-20261204T010000Z");
+    let o = super::report::report(
+        &[
+            "--compare".as_ref(),
+            old.dir().as_os_str(),
+            new.dir().as_os_str(),
+            "--out".as_ref(),
+            drift.join("report").as_os_str(),
+        ],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // An interrupted drift run: no comparison, listed as such.
+    std::fs::create_dir_all(tmp.path().join("drift/claude-2.1.400-20261204T020000Z")).unwrap();
+    let site2 = tmp.path().join("site2");
+    build(&site2);
+    let dom = chromium(&["--dump-dom"], &site2.join("drift.html"));
+    assert!(!dom.contains("No drift run"), "{dom}");
+    assert!(
+        dom.contains("codex-0.172.0-20261204T010000Z") && dom.contains("1 broken step(s)"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(&format!("<code>{}</code>", names[i]))
+            && dom.contains("<code>acceptance/src/harness_spec/table.rs: SPECS[codex].markers.ready, ready_timeout</code>")
+            && dom.contains("<code>product/studyloop/src/adapters/table.rs: ADAPTERS[codex].fresh</code>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("claude-2.1.400-20261204T020000Z") && dom.contains("No comparison in"),
+        "{dom}"
+    );
+    assert!(!dom.to_lowercase().contains("<script"), "{dom}");
+}

@@ -317,3 +317,134 @@ fn issue32_a_step_that_held_and_now_fails_is_a_broken_step_and_fails_on_breaks()
         String::from_utf8_lossy(&clean.stdout)
     );
 }
+
+#[test]
+fn issue32_a_broken_step_ends_with_its_rows_to_change_and_adapter_facts_in_text_html_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let names = catalogue();
+    let old = catalogue_run(
+        &tmp.path().join("runs/old"),
+        |i, _| plan(i),
+        "codex-cli 0.171.0",
+    );
+    let new = catalogue_run(
+        &tmp.path().join("runs/new"),
+        |i, _| plan(i),
+        "codex-cli 0.172.0",
+    );
+    let i = (0..names.len())
+        .find(|i| plan(*i) == Plan::Pass && names[*i].starts_with("cli-tmux::codex"))
+        .unwrap();
+    // The new version's TUI never shows its ready marker; its record check
+    // also failed one check (the persona row), another held.
+    let steps = |ready: bool| {
+        serde_json::json!([
+            {"kind": "step", "name": "harness binary and version", "ok": true, "elapsed_ms": 10},
+            {"kind": "step", "name": "harness ready", "ok": ready, "elapsed_ms": 900,
+             "error": if ready { serde_json::Value::Null } else { "tmux session of pane %0 ended (exit) while waiting for the ready marker".into() }},
+            {"kind": "step", "name": "conversation", "ok": ready, "elapsed_ms": 50,
+             "error": if ready { serde_json::Value::Null } else { "the session s.jsonl holds 0 learner turns, not turn 1 (the harness did not store it, or a resume started a new session); the first record that no longer parses as the pinned schema, line 4: {\"type\":\"message\",\"message\":{\"role\":\"user\",\"parts\":[]}}: if the harness changed its store, change its reader (acceptance/src/transcript/store.rs)".into() }},
+            {"kind": "check", "name": "the first session's record", "ok": ready, "elapsed_ms": 5,
+             "checks": [
+                {"name": "db: study_sessions row with persona_hash", "ok": ready, "elapsed_ms": 1},
+                {"name": "doctor --json (read-only)", "ok": true, "elapsed_ms": 1},
+             ]},
+        ])
+        .to_string()
+    };
+    std::fs::write(
+        bundle_of(old.dir(), &names[i]).join("steps.json"),
+        steps(true),
+    )
+    .unwrap();
+    std::fs::write(
+        bundle_of(new.dir(), &names[i]).join("steps.json"),
+        steps(false),
+    )
+    .unwrap();
+    let out = tmp.path().join("cmp");
+    let o = report(
+        &[
+            "--compare".as_ref(),
+            old.dir().as_os_str(),
+            new.dir().as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+        tmp.path(),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}");
+    let line = format!(
+        "row to change: {}: `harness ready` (ready marker): harness table: acceptance/src/harness_spec/table.rs: SPECS[codex].markers.ready, ready_timeout; product: product/studyloop/src/adapters/table.rs: ADAPTERS[codex].fresh",
+        names[i]
+    );
+    assert!(stdout.contains(&line), "{stdout}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let rows = section(&html, "Rows to change");
+    assert!(
+        rows.contains("<code>acceptance/src/harness_spec/table.rs: SPECS[codex].markers.ready, ready_timeout</code>")
+            && rows.contains("<code>product/studyloop/src/adapters/table.rs: ADAPTERS[codex].fresh</code>"),
+        "{rows}"
+    );
+    let facts = section(&html, "Adapter facts");
+    assert!(
+        facts.contains("<code>codex-cli 0.172.0</code> → 0.172.0"),
+        "{facts}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("compare.json")).unwrap()).unwrap();
+    let broken = &json["broken_steps"][0];
+    assert_eq!(broken["trial"], names[i].as_str());
+    assert_eq!(broken["rows"][0]["fact"], "ready-marker");
+    assert_eq!(
+        broken["rows"][0]["harness_spec"],
+        "acceptance/src/harness_spec/table.rs: SPECS[codex].markers.ready, ready_timeout"
+    );
+    let fact = |f: &str| {
+        json["adapter_facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["harness"] == "codex" && x["fact"] == f)
+            .cloned()
+    };
+    let ready = fact("ready-marker").unwrap();
+    assert_eq!(
+        (ready["old"].as_str(), ready["new"].as_str()),
+        (Some("held"), Some("broke")),
+        "{ready}"
+    );
+    assert!(
+        ready["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("waiting for the ready marker")
+    );
+    let persona = fact("persona-placement").unwrap();
+    assert_eq!(persona["new"], "broke", "{persona}");
+    // Nothing recorded an MCP step: unknown, absent from the facts, never held.
+    assert!(fact("mcp-config").is_none(), "{json}");
+    assert!(
+        json["not_recorded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["new"].is_null())
+    );
+    let store = &json["unparsable_store_records"][0];
+    assert_eq!(store["trial"], names[i].as_str());
+    assert_eq!(
+        store["record"],
+        "line 4: {\"type\":\"message\",\"message\":{\"role\":\"user\",\"parts\":[]}}"
+    );
+    assert!(
+        facts.contains("session store: first record that no longer parses"),
+        "{facts}"
+    );
+    let v = &json["versions"].as_array().unwrap()[0];
+    assert_eq!(
+        (v["old_parsed"].as_str(), v["new_parsed"].as_str()),
+        (Some("0.171.0"), Some("0.172.0"))
+    );
+}

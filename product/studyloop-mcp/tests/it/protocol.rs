@@ -228,17 +228,17 @@ fn schema_refusal(m: &mut Mcp, tool: &str, args: &Value) -> Value {
 fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix() {
     let (home, plans) = world();
     let mut m = Mcp::spawn(home.path(), Some(&plans));
-    let (doc, before) = bare_plan(&mut m, &plans);
+    let (doc, before, rev) = bare_plan(&mut m, &plans);
     // (tool, arguments, words the message must hold)
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
             "update_study_plan",
-            json!({"plan_id": "bare", "topics": "sql"}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "topics": "sql"}),
             vec!["`topics`", "an array", "the string \"sql\"", "[\"sql\"]"],
         ),
         (
             "update_study_plan",
-            json!({"plan_id": "bare", "success": "ship it"}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "success": "ship it"}),
             vec!["`success`", "an array", "[\"ship it\"]"],
         ),
         (
@@ -248,12 +248,12 @@ fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix(
         ),
         (
             "delete_study_plan",
-            json!({"plan_id": "bare", "confirmed": null}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "confirmed": null}),
             vec!["`confirmed`", "a boolean", "got null"],
         ),
         (
             "update_study_plan",
-            json!({"plan_id": "bare", "colour": "red"}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "colour": "red"}),
             vec!["`colour`", "remove it", "accepted:", "topics"],
         ),
         (
@@ -267,13 +267,23 @@ fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix(
             vec!["`plan_id`", "required", "add \"plan_id\""],
         ),
         (
+            "create_study_plan",
+            json!({"title": "X", "answers": {}}),
+            vec!["`request_id`", "required", "add \"request_id\""],
+        ),
+        (
             "set_study_plan_status",
-            json!({"plan_id": "bare", "status": "finished"}),
+            json!({"plan_id": "bare", "status": "paused"}),
+            vec!["`if_revision`", "required", "add \"if_revision\""],
+        ),
+        (
+            "set_study_plan_status",
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "status": "finished"}),
             vec!["`status`", "one of: draft, active, paused", "\"finished\""],
         ),
         (
             "update_study_plan",
-            json!({"plan_id": "bare", "energy_floor": 0}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "energy_floor": 0}),
             vec!["`energy_floor`", "at least 1", "the number 0"],
         ),
         (
@@ -283,12 +293,12 @@ fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix(
         ),
         (
             "create_study_plan",
-            json!({"title": "X", "answers": "nope"}),
+            json!({"request_id": "req-x", "title": "X", "answers": "nope"}),
             vec!["`answers`", "an object"],
         ),
         (
             "set_study_plan_milestone",
-            json!({"plan_id": "bare", "index": "0", "done": true}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "index": "0", "done": true}),
             vec![
                 "`index`",
                 "an integer",
@@ -298,12 +308,12 @@ fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix(
         ),
         (
             "update_study_plan",
-            json!({"plan_id": "bare", "milestones": ["one", 2]}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "milestones": ["one", 2]}),
             vec!["`milestones[1]`", "accepted forms", "a string", "an object"],
         ),
         (
             "update_study_plan",
-            json!({"plan_id": "bare", "milestones": [{"title": 3}]}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "milestones": [{"title": 3}]}),
             vec!["`milestones[0]`", "accepted forms"],
         ),
         (
@@ -332,7 +342,7 @@ fn arguments_the_schema_forbids_are_invalid_params_naming_argument_type_and_fix(
     // The same arguments in the declared types are accepted and written.
     m.call(
         "update_study_plan",
-        json!({"plan_id": "bare", "topics": ["sql"], "success": ["ship it"]}),
+        json!({"plan_id": "bare", "if_revision": rev, "topics": ["sql"], "success": ["ship it"]}),
     )
     .unwrap();
     let after = std::fs::read_to_string(&doc).unwrap();
@@ -387,11 +397,11 @@ fn every_listed_schema_is_the_one_checked() {
 fn from_2025_11_25_arguments_the_schema_forbids_are_a_tool_error_the_model_reads() {
     let (home, plans) = world();
     let mut m = Mcp::spawn_version(home.path(), Some(&plans), "2025-11-25");
-    let (doc, before) = bare_plan(&mut m, &plans);
+    let (doc, before, _) = bare_plan(&mut m, &plans);
     let err = m
         .call(
             "update_study_plan",
-            json!({"plan_id": "bare", "topics": "sql"}),
+            json!({"plan_id": "bare", "if_revision": "r0000000000000000", "topics": "sql"}),
         )
         .unwrap_err();
     for w in ["invalid: ", "`topics`", "an array", "[\"sql\"]"] {

@@ -123,17 +123,26 @@ impl Drop for Mcp {
     }
 }
 
-/// Creates the plan `bare` (no answers) and returns its document and text, for
-/// tests that prove a refused call wrote nothing.
-pub(crate) fn bare_plan(m: &mut Mcp, plans: &Path) -> (PathBuf, String) {
-    m.call(
-        "create_study_plan",
-        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
-    )
-    .unwrap();
+/// Creates the plan `bare` (no answers) and returns its document, text and revision,
+/// for tests that prove a refused call wrote nothing.
+pub(crate) fn bare_plan(m: &mut Mcp, plans: &Path) -> (PathBuf, String, String) {
+    let created = m
+        .call(
+            "create_study_plan",
+            json!({"title": "Bare", "plan_id": "bare", "answers": {}, "request_id": "req-bare"}),
+        )
+        .unwrap();
     let doc = plans.join("bare.md");
     let text = std::fs::read_to_string(&doc).unwrap();
-    (doc, text)
+    (doc, text, revision(&created))
+}
+
+/// The `revision` a plan result carries (what the next change sends back).
+pub(crate) fn revision(result: &Value) -> String {
+    result["revision"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no revision in {result}"))
+        .to_owned()
 }
 
 pub(crate) fn world() -> (tempfile::TempDir, PathBuf) {
@@ -185,7 +194,7 @@ fn plan_lifecycle_over_stdio() {
     let created = m
         .call(
             "create_study_plan",
-            json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": answers}),
+            json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": answers, "request_id": "req-sql"}),
         )
         .unwrap();
     assert_eq!(
@@ -195,15 +204,35 @@ fn plan_lifecycle_over_stdio() {
         ),
         (json!("draft"), json!(true))
     );
-    m.call(
-        "set_study_plan_status",
-        json!({"plan_id": "sql-windows", "status": "active"}),
-    )
-    .unwrap();
+    // A retried create (same request_id, same arguments) returns the plan it made.
+    let again = m
+        .call(
+            "create_study_plan",
+            json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": answers, "request_id": "req-sql"}),
+        )
+        .unwrap();
+    assert_eq!(again["revision"], created["revision"]);
+    let active = m
+        .call(
+            "set_study_plan_status",
+            json!({"plan_id": "sql-windows", "status": "active", "if_revision": revision(&created)}),
+        )
+        .unwrap();
+    // The revision it was read at is stale now: refused with the current one.
+    let stale = m
+        .call(
+            "set_study_plan_milestone",
+            json!({"plan_id": "sql-windows", "index": 0, "done": true, "if_revision": revision(&created)}),
+        )
+        .unwrap_err();
+    assert!(
+        stale.starts_with("stale_revision:") && stale.contains(&revision(&active)),
+        "{stale}"
+    );
     let ev = m
         .call(
             "evaluate_study_plan",
-            json!({"plan_id": "sql-windows", "phase": "start", "record": true}),
+            json!({"plan_id": "sql-windows", "phase": "start", "record": true, "if_revision": revision(&active)}),
         )
         .unwrap();
     assert_eq!(
@@ -215,7 +244,7 @@ fn plan_lifecycle_over_stdio() {
     let ms = m
         .call(
             "set_study_plan_milestone",
-            json!({"plan_id": "sql-windows", "index": 0, "done": true}),
+            json!({"plan_id": "sql-windows", "index": 0, "done": true, "if_revision": revision(&ev)}),
         )
         .unwrap();
     assert_eq!(ms["milestone_done"], json!(1));
@@ -229,7 +258,7 @@ fn plan_lifecycle_over_stdio() {
     let doc = std::fs::read_to_string(plans.join("sql-windows.md")).unwrap();
     assert!(doc.contains("- [x] **OVER clause**"), "{doc}");
     assert_eq!(got["markdown"].as_str().unwrap(), doc);
-    let up = m.call("update_study_plan", json!({"plan_id": "sql-windows", "energy_floor": 3, "target_date": "2027-01-31", "topics": ["sql"]})).unwrap();
+    let up = m.call("update_study_plan", json!({"plan_id": "sql-windows", "if_revision": revision(&ms), "energy_floor": 3, "target_date": "2027-01-31", "topics": ["sql"]})).unwrap();
     assert_eq!(
         (up["energy_floor"].clone(), up["target_date"].clone()),
         (json!(3), json!("2027-01-31"))
@@ -237,14 +266,14 @@ fn plan_lifecycle_over_stdio() {
     let rec = m
         .call(
             "record_plan_learning",
-            json!({"plan_id": "sql-windows", "title": "Frames", "body": "ROWS vs RANGE"}),
+            json!({"plan_id": "sql-windows", "if_revision": revision(&up), "title": "Frames", "body": "ROWS vs RANGE"}),
         )
         .unwrap();
     assert_eq!(rec["created"], json!(true));
     let rec = m
         .call(
             "record_plan_learning",
-            json!({"plan_id": "sql-windows", "title": "Frames", "body": "again"}),
+            json!({"plan_id": "sql-windows", "if_revision": revision(&rec), "title": "Frames", "body": "again"}),
         )
         .unwrap();
     assert_eq!(
@@ -258,14 +287,17 @@ fn plan_lifecycle_over_stdio() {
     let interview = m.call("get_planning_interview", json!({})).unwrap();
     assert_eq!(interview["existing_plans"][0]["plan_id"], "sql-windows");
     assert!(
-        m.call("delete_study_plan", json!({"plan_id": "sql-windows"}))
-            .unwrap_err()
-            .starts_with("invalid:")
+        m.call(
+            "delete_study_plan",
+            json!({"plan_id": "sql-windows", "if_revision": revision(&rec)})
+        )
+        .unwrap_err()
+        .starts_with("invalid:")
     );
     let del = m
         .call(
             "delete_study_plan",
-            json!({"plan_id": "sql-windows", "confirmed": true}),
+            json!({"plan_id": "sql-windows", "confirmed": true, "if_revision": revision(&rec)}),
         )
         .unwrap();
     assert_eq!(
@@ -278,7 +310,7 @@ fn plan_lifecycle_over_stdio() {
 fn every_refusal_prefix_and_no_write() {
     let (home, plans) = world();
     let mut m = Mcp::spawn(home.path(), Some(&plans));
-    let (doc, before) = bare_plan(&mut m, &plans);
+    let (doc, before, rev) = bare_plan(&mut m, &plans);
     let cases = [
         ("get_study_plan", json!({"plan_id": "nope"}), "not_found:"),
         (
@@ -288,17 +320,35 @@ fn every_refusal_prefix_and_no_write() {
         ),
         (
             "create_study_plan",
-            json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
+            json!({"title": "Bare", "plan_id": "bare", "answers": {}, "request_id": "req-bare-2"}),
+            "conflict:",
+        ),
+        (
+            "create_study_plan",
+            json!({"title": "Other", "answers": {}, "request_id": "req-bare"}),
             "conflict:",
         ),
         (
             "set_study_plan_status",
-            json!({"plan_id": "bare", "status": "active"}),
+            json!({"plan_id": "bare", "status": "active", "if_revision": rev}),
             "not_ready:",
         ),
         (
+            "set_study_plan_status",
+            json!({"plan_id": "bare", "status": "paused", "if_revision": "r0000000000000000"}),
+            "stale_revision:",
+        ),
+        // A recorded evaluation changes the plan, so it needs the revision (the schema
+        // cannot say so: a preview needs none). A missing required `request_id` or
+        // `if_revision` is a schema refusal: protocol::arguments_the_schema_forbids_….
+        (
+            "evaluate_study_plan",
+            json!({"plan_id": "bare", "phase": "mid", "record": true}),
+            "invalid:",
+        ),
+        (
             "set_study_plan_milestone",
-            json!({"plan_id": "bare", "index": 0, "done": true}),
+            json!({"plan_id": "bare", "index": 0, "done": true, "if_revision": rev}),
             "invalid_milestone:",
         ),
         // An unknown tool is a protocol error (-32602), not a tool refusal:
@@ -314,7 +364,7 @@ fn every_refusal_prefix_and_no_write() {
     let nr = m
         .call(
             "set_study_plan_status",
-            json!({"plan_id": "bare", "status": "active"}),
+            json!({"plan_id": "bare", "status": "active", "if_revision": rev}),
         )
         .unwrap_err();
     assert!(
@@ -332,7 +382,7 @@ fn every_refusal_prefix_and_no_write() {
     let err = m
         .call(
             "set_study_plan_milestone",
-            json!({"plan_id": "bare", "index": 0, "done": true}),
+            json!({"plan_id": "bare", "index": 0, "done": true, "if_revision": rev}),
         )
         .unwrap_err();
     assert!(

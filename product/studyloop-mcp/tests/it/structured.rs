@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::stdio::{Mcp, world};
+use crate::stdio::{Mcp, revision, world};
 
 /// The listed output schemas, compiled, by tool name.
 struct Listed {
@@ -62,12 +62,12 @@ fn every_tools_structured_content_matches_its_listed_output_schema() {
     let s = &mut seen;
     valid_call(&mut m, &l, s, "list_study_plans", json!({}));
     valid_call(&mut m, &l, s, "get_planning_interview", json!({}));
-    valid_call(
+    let bare = valid_call(
         &mut m,
         &l,
         s,
         "create_study_plan",
-        json!({"title": "Bare", "plan_id": "bare", "answers": {}}),
+        json!({"title": "Bare", "plan_id": "bare", "answers": {}, "request_id": "req-bare"}),
     );
     // No milestones: progress is unknown (null), and the schema says so.
     let ev = valid_call(
@@ -80,40 +80,40 @@ fn every_tools_structured_content_matches_its_listed_output_schema() {
     assert_eq!(ev["progress"], Value::Null, "{ev}");
     let answers = json!({"why": "reports", "success": ["a running total"],
         "milestones": [{"title": "OVER", "concepts": ["PARTITION BY"]}, "Frames"]});
-    valid_call(
+    let r = valid_call(
         &mut m,
         &l,
         s,
         "create_study_plan",
-        json!({"title": "SQL windows", "plan_id": "sql", "answers": answers, "status": "active"}),
+        json!({"title": "SQL windows", "plan_id": "sql", "answers": answers, "status": "active", "request_id": "req-sql"}),
     );
-    valid_call(
+    let r = valid_call(
         &mut m,
         &l,
         s,
         "update_study_plan",
-        json!({"plan_id": "sql", "energy_floor": 3, "target_date": "2027-01-31", "topics": ["sql"]}),
+        json!({"plan_id": "sql", "if_revision": revision(&r), "energy_floor": 3, "target_date": "2027-01-31", "topics": ["sql"]}),
     );
-    valid_call(
+    let r = valid_call(
         &mut m,
         &l,
         s,
         "set_study_plan_milestone",
-        json!({"plan_id": "sql", "index": 0, "done": true}),
+        json!({"plan_id": "sql", "if_revision": revision(&r), "index": 0, "done": true}),
     );
-    valid_call(
+    let r = valid_call(
         &mut m,
         &l,
         s,
         "evaluate_study_plan",
-        json!({"plan_id": "sql", "phase": "mid", "study_id": "s-x", "record": true}),
+        json!({"plan_id": "sql", "if_revision": revision(&r), "phase": "mid", "study_id": "s-x", "record": true}),
     );
-    valid_call(
+    let r = valid_call(
         &mut m,
         &l,
         s,
         "record_plan_learning",
-        json!({"plan_id": "sql", "title": "Frames", "body": "ROWS"}),
+        json!({"plan_id": "sql", "if_revision": revision(&r), "title": "Frames", "body": "ROWS"}),
     );
     let got = valid_call(
         &mut m,
@@ -131,7 +131,7 @@ fn every_tools_structured_content_matches_its_listed_output_schema() {
         &l,
         s,
         "set_study_plan_status",
-        json!({"plan_id": "sql", "status": "paused"}),
+        json!({"plan_id": "sql", "if_revision": revision(&r), "status": "paused"}),
     );
     valid_call(
         &mut m,
@@ -145,7 +145,7 @@ fn every_tools_structured_content_matches_its_listed_output_schema() {
         &l,
         s,
         "delete_study_plan",
-        json!({"plan_id": "bare", "confirmed": true}),
+        json!({"plan_id": "bare", "if_revision": revision(&bare), "confirmed": true}),
     );
     // Nothing live: `ended: false`.
     let idle = valid_call(&mut m, &l, s, "end_session", json!({}));

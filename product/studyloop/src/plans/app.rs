@@ -12,11 +12,15 @@ use serde_json::{Value, json};
 use super::doc::{Plan, PlanStatus, limits, title_text};
 use super::files::{plans_dir, read_doc};
 use super::input::{apply_fields, known_keys, opt_int, opt_str};
+use super::revision::{IfRevision, body_digest, parse_request_id};
 use super::views::{self, gate, readiness};
 use super::{PlanError, PlanId, parse};
 use crate::context::Ctx;
 use crate::fsutil::{self, FileLock};
-use crate::store::{CheckpointRecord, PlanIndexRow, Store};
+use crate::store::{CheckpointRecord, PlanIndexRow, RequestRow, Store};
+
+/// The command a plan create is recorded under in the request ledger.
+const CREATE_COMMAND: &str = "plans.create";
 
 /// The plan application over one plans directory and one history DB.
 #[derive(Debug, Clone)]
@@ -39,6 +43,10 @@ pub struct CreateRequest {
     pub plan_id: Option<String>,
     /// Initial status (default draft; active is gated).
     pub status: Option<String>,
+    /// The caller's request id: a retry with the same id returns the plan the first
+    /// call created and creates nothing (the doors require it; `None` only from the
+    /// interactive CLI and tests).
+    pub request_id: Option<String>,
 }
 
 /// The fields `update_study_plan` / `PATCH` may change, as given (JSON).
@@ -174,15 +182,18 @@ impl PlanApp {
             .map_err(|e| format!("the index was not updated ({e}); run `studyloop plan reindex`"))
     }
 
-    /// Lock, re-read, change, save.
+    /// Lock, re-read, check the expected revision, change, save.
     pub(super) fn mutate(
         &self,
         id: &str,
+        expect: IfRevision<'_>,
         f: impl FnOnce(&mut Plan) -> Result<(), PlanError>,
     ) -> Result<Plan, PlanError> {
         let id = PlanId::parse(id)?;
         let _guard = self.lock(&id)?;
         let mut plan = self.load(&id)?;
+        // Under the lock, so no write can land between the check and this one.
+        expect.check(&plan)?;
         f(&mut plan)?;
         plan.updated = crate::context::now_rfc3339();
         self.save(&plan)?;
@@ -315,14 +326,19 @@ impl PlanApp {
         apply_fields(&mut plan, &answers)?;
         gate(&plan, status)?;
         plan.status = status;
-        self.insert(plan)
+        let body = json!({"title": req.title, "answers": answers, "plan_id": req.plan_id, "status": req.status});
+        self.create_once(req.request_id.as_deref(), &body, || self.insert(plan))
     }
 
     /// Create a plan from a whole document (`POST /api/plans {markdown}`).
     ///
     /// # Errors
     /// A malformed document (`plan_error` with the line), `conflict`, `not_ready`.
-    pub fn create_from_markdown(&self, markdown: &str) -> Result<Plan, PlanError> {
+    pub fn create_from_markdown(
+        &self,
+        markdown: &str,
+        request_id: Option<&str>,
+    ) -> Result<Plan, PlanError> {
         if markdown.len() > limits::DOC_BYTES {
             return Err(PlanError::Invalid(format!(
                 "the document is larger than {} bytes",
@@ -331,7 +347,59 @@ impl PlanApp {
         }
         let plan = parse::parse(Path::new("(posted markdown)"), markdown, None)?;
         gate(&plan, plan.status)?;
-        self.insert(plan)
+        self.create_once(request_id, &json!({"markdown": markdown}), || {
+            self.insert(plan)
+        })
+    }
+
+    /// Run `make` once per `request_id`: the ledger lookup, the create and its record
+    /// under one lock, so two retries racing cannot both create. A recorded id returns
+    /// the plan it created (as it is now); the same id with another body is refused.
+    fn create_once(
+        &self,
+        request_id: Option<&str>,
+        body: &Value,
+        make: impl FnOnce() -> Result<Plan, PlanError>,
+    ) -> Result<Plan, PlanError> {
+        let Some(raw) = request_id else {
+            return make();
+        };
+        let request_id = parse_request_id(raw)?;
+        let digest = body_digest(body);
+        fsutil::ensure_private_dir(&self.dir)
+            .map_err(|e| PlanError::io("create", &self.dir, &e))?;
+        let lock = self.dir.join(".requests.lock");
+        let _guard = FileLock::exclusive(&lock).map_err(|e| PlanError::io("lock", &lock, &e))?;
+        if let Some(row) = self.with_store(|s| s.request(request_id))? {
+            if row.command != CREATE_COMMAND || row.body_sha256 != digest {
+                return Err(PlanError::RequestReused {
+                    request_id: request_id.to_owned(),
+                    command: row.command,
+                });
+            }
+            return self.get(&row.entity_id).map_err(|e| match e {
+                PlanError::NotFound { id } => PlanError::RequestDone {
+                    request_id: request_id.to_owned(),
+                    id,
+                },
+                other => other,
+            });
+        }
+        let plan = make()?;
+        let row = RequestRow {
+            request_id: request_id.to_owned(),
+            command: CREATE_COMMAND.into(),
+            body_sha256: digest,
+            entity_id: plan.id.to_string(),
+            created_at: plan.created.clone(),
+        };
+        self.with_store(|s| s.record_request(&row)).map_err(|e| {
+            PlanError::Storage(format!(
+                "plan `{}` was created, but its request_id was not recorded ({e}); a retry is refused as a conflict, never a second plan",
+                plan.id
+            ))
+        })?;
+        Ok(plan)
     }
 
     fn insert(&self, mut plan: Plan) -> Result<Plan, PlanError> {
@@ -355,9 +423,14 @@ impl PlanApp {
     ///
     /// # Errors
     /// `invalid`, `not_found`, `not_ready` (status active), a malformed document.
-    pub fn update(&self, id: &str, patch: &PlanPatch) -> Result<Plan, PlanError> {
+    pub fn update(
+        &self,
+        id: &str,
+        expect: IfRevision<'_>,
+        patch: &PlanPatch,
+    ) -> Result<Plan, PlanError> {
         known_keys(&patch.0, "update", PATCH_KEYS)?;
-        self.mutate(id, |plan| {
+        self.mutate(id, expect, |plan| {
             let mut next = plan.clone();
             if let Some(t) = patch.0.get("title").and_then(Value::as_str) {
                 next.title = title_text("title", t, limits::TITLE)?;
@@ -382,9 +455,14 @@ impl PlanApp {
     ///
     /// # Errors
     /// `invalid`, `not_found`, `not_ready`.
-    pub fn set_status(&self, id: &str, status: &str) -> Result<Plan, PlanError> {
+    pub fn set_status(
+        &self,
+        id: &str,
+        expect: IfRevision<'_>,
+        status: &str,
+    ) -> Result<Plan, PlanError> {
         let status = PlanStatus::parse(status)?;
-        self.mutate(id, |plan| {
+        self.mutate(id, expect, |plan| {
             gate(plan, status)?;
             plan.status = status;
             Ok(())
@@ -395,25 +473,37 @@ impl PlanApp {
     ///
     /// # Errors
     /// `invalid_milestone`, `not_found`.
-    pub fn set_milestone(&self, id: &str, index: i64, done: bool) -> Result<Plan, PlanError> {
-        self.with_milestone(id, index, |_| done)
+    pub fn set_milestone(
+        &self,
+        id: &str,
+        expect: IfRevision<'_>,
+        index: i64,
+        done: bool,
+    ) -> Result<Plan, PlanError> {
+        self.with_milestone(id, expect, index, |_| done)
     }
 
     /// Flip milestone `index` (the web toggle).
     ///
     /// # Errors
     /// As [`Self::set_milestone`].
-    pub fn toggle_milestone(&self, id: &str, index: i64) -> Result<Plan, PlanError> {
-        self.with_milestone(id, index, |was| !was)
+    pub fn toggle_milestone(
+        &self,
+        id: &str,
+        expect: IfRevision<'_>,
+        index: i64,
+    ) -> Result<Plan, PlanError> {
+        self.with_milestone(id, expect, index, |was| !was)
     }
 
     fn with_milestone(
         &self,
         id: &str,
+        expect: IfRevision<'_>,
         index: i64,
         done: impl FnOnce(bool) -> bool,
     ) -> Result<Plan, PlanError> {
-        self.mutate(id, |plan| {
+        self.mutate(id, expect, |plan| {
             let total = plan.milestones.len();
             let m = usize::try_from(index)
                 .ok()
@@ -428,7 +518,12 @@ impl PlanApp {
     ///
     /// # Errors
     /// `invalid` without confirmation, `not_found`.
-    pub fn delete(&self, id: &str, confirmed: bool) -> Result<Value, PlanError> {
+    pub fn delete(
+        &self,
+        id: &str,
+        expect: IfRevision<'_>,
+        confirmed: bool,
+    ) -> Result<Value, PlanError> {
         let id = PlanId::parse(id)?;
         if !confirmed {
             return Err(PlanError::Invalid(format!(
@@ -447,6 +542,9 @@ impl PlanApp {
                 });
             }
             Err(_) => return Err(PlanError::NotFound { id: id.to_string() }),
+        }
+        if expect != IfRevision::Unchecked {
+            expect.check(&self.load(&id)?)?;
         }
         std::fs::remove_file(&path).map_err(|e| PlanError::io("delete", &path, &e))?;
         let warnings: Vec<String> = match self.with_store(|s| s.unindex_plan(id.as_str())) {

@@ -25,6 +25,7 @@ fn create(app: &PlanApp, id: &str, status: &str) -> Result<Plan, PlanError> {
         answers: ready_answers(),
         plan_id: Some(id.into()),
         status: Some(status.into()),
+        request_id: None,
     })
 }
 
@@ -33,8 +34,11 @@ fn lifecycle_and_both_sinks() {
     let (_d, app) = app();
     let p = create(&app, "sql-windows", "draft").unwrap();
     assert_eq!((p.status, readiness(&p).ready), (PlanStatus::Draft, true));
-    app.set_status("sql-windows", "active").unwrap();
-    let ev = app.evaluate("sql-windows", "start", "s-1", true).unwrap();
+    app.set_status("sql-windows", IfRevision::Unchecked, "active")
+        .unwrap();
+    let ev = app
+        .evaluate("sql-windows", "start", "s-1", true, IfRevision::Unchecked)
+        .unwrap();
     assert_eq!(
         (ev["db_write"].as_str(), ev["document_write"].as_str()),
         (Some("saved"), Some("saved"))
@@ -46,11 +50,13 @@ fn lifecycle_and_both_sinks() {
             .unwrap()
             .contains("| start | s-1 | 0/2 |")
     );
-    let p = app.set_milestone("sql-windows", 0, true).unwrap();
+    let p = app
+        .set_milestone("sql-windows", IfRevision::Unchecked, 0, true)
+        .unwrap();
     assert_eq!(p.milestone_done(), 1);
     // Idempotent: a set, never a toggle.
     assert_eq!(
-        app.set_milestone("sql-windows", 0, true)
+        app.set_milestone("sql-windows", IfRevision::Unchecked, 0, true)
             .unwrap()
             .milestone_done(),
         1
@@ -63,7 +69,9 @@ fn lifecycle_and_both_sinks() {
             .unwrap()
             .contains("- [x] **OVER clause**")
     );
-    let preview = app.evaluate("sql-windows", "mid", "", false).unwrap();
+    let preview = app
+        .evaluate("sql-windows", "mid", "", false, IfRevision::Unchecked)
+        .unwrap();
     assert_eq!(preview["db_write"], json!("not_requested"));
     assert_eq!(
         app.history("sql-windows", 200).unwrap().len(),
@@ -71,21 +79,34 @@ fn lifecycle_and_both_sinks() {
         "a preview writes nothing"
     );
     // Learning records are idempotent by title.
-    app.record_learning("sql-windows", "Frames", "ROWS vs RANGE", "active")
-        .unwrap();
-    app.record_learning("sql-windows", "Frames", "ROWS vs RANGE, again", "resolved")
-        .unwrap();
+    app.record_learning(
+        "sql-windows",
+        IfRevision::Unchecked,
+        "Frames",
+        "ROWS vs RANGE",
+        "active",
+    )
+    .unwrap();
+    app.record_learning(
+        "sql-windows",
+        IfRevision::Unchecked,
+        "Frames",
+        "ROWS vs RANGE, again",
+        "resolved",
+    )
+    .unwrap();
     let p = app.get("sql-windows").unwrap();
     assert_eq!(p.records.len(), 1);
     assert_eq!(p.records[0].status, "resolved");
     // Delete needs confirmation; the checkpoint log outlives the plan.
     assert!(
-        app.delete("sql-windows", false)
+        app.delete("sql-windows", IfRevision::Unchecked, false)
             .unwrap_err()
             .to_string()
             .starts_with("invalid:")
     );
-    app.delete("sql-windows", true).unwrap();
+    app.delete("sql-windows", IfRevision::Unchecked, true)
+        .unwrap();
     assert!(matches!(
         app.get("sql-windows"),
         Err(PlanError::NotFound { .. })
@@ -102,59 +123,108 @@ fn every_refusal_has_its_prefix_and_writes_nothing() {
             answers: json!({}),
             plan_id: Some("bare".into()),
             status: None,
+            request_id: None,
         })
         .unwrap();
     let before = std::fs::read_to_string(app.doc_path(&bare.id)).unwrap();
     let cases: Vec<(&str, Result<Plan, PlanError>)> = vec![
-        ("not_found:", app.set_status("nope", "paused")),
-        ("invalid_id:", app.set_status("../bare", "paused")),
+        (
+            "not_found:",
+            app.set_status("nope", IfRevision::Unchecked, "paused"),
+        ),
+        (
+            "invalid_id:",
+            app.set_status("../bare", IfRevision::Unchecked, "paused"),
+        ),
         ("invalid_id:", app.get("Bare")),
         ("conflict:", create(&app, "bare", "draft")),
-        ("invalid:", app.set_status("bare", "finished")),
-        ("not_ready:", app.set_status("bare", "active")),
-        ("invalid_milestone:", app.set_milestone("bare", 0, true)),
-        ("invalid_milestone:", app.set_milestone("bare", -1, true)),
         (
             "invalid:",
-            app.update("bare", &PlanPatch(json!({"energy_floor": 11}))),
-        ),
-        (
-            "invalid:",
-            app.update("bare", &PlanPatch(json!({"review_cadence_days": 0}))),
-        ),
-        (
-            "invalid:",
-            app.update("bare", &PlanPatch(json!({"target_date": "2026-02-30"}))),
-        ),
-        (
-            "invalid:",
-            app.update("bare", &PlanPatch(json!({"colour": "red"}))),
-        ),
-        (
-            "invalid:",
-            app.update("bare", &PlanPatch(json!({"why": "x".repeat(2001)}))),
+            app.set_status("bare", IfRevision::Unchecked, "finished"),
         ),
         (
             "not_ready:",
-            app.update("bare", &PlanPatch(json!({"why": "w", "status": "active"}))),
+            app.set_status("bare", IfRevision::Unchecked, "active"),
+        ),
+        (
+            "invalid_milestone:",
+            app.set_milestone("bare", IfRevision::Unchecked, 0, true),
+        ),
+        (
+            "invalid_milestone:",
+            app.set_milestone("bare", IfRevision::Unchecked, -1, true),
         ),
         (
             "invalid:",
-            app.update("bare", &PlanPatch(json!({"milestones": vec!["m"; 101]}))),
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"energy_floor": 11})),
+            ),
+        ),
+        (
+            "invalid:",
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"review_cadence_days": 0})),
+            ),
+        ),
+        (
+            "invalid:",
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"target_date": "2026-02-30"})),
+            ),
+        ),
+        (
+            "invalid:",
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"colour": "red"})),
+            ),
+        ),
+        (
+            "invalid:",
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"why": "x".repeat(2001)})),
+            ),
+        ),
+        (
+            "not_ready:",
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"why": "w", "status": "active"})),
+            ),
+        ),
+        (
+            "invalid:",
+            app.update(
+                "bare",
+                IfRevision::Unchecked,
+                &PlanPatch(json!({"milestones": vec!["m"; 101]})),
+            ),
         ),
     ];
     for (prefix, r) in cases {
         let msg = r.unwrap_err().to_string();
         assert!(msg.starts_with(prefix), "want {prefix}: {msg}");
     }
-    let ne = app.set_status("bare", "active").unwrap_err();
+    let ne = app
+        .set_status("bare", IfRevision::Unchecked, "active")
+        .unwrap_err();
     let PlanError::NotReady { blockers, .. } = &ne else {
         panic!("{ne}")
     };
     assert_eq!(blockers.len(), 3, "{blockers:?}");
     assert!(ne.to_string().contains(&blockers[0]));
     assert!(
-        app.evaluate("bare", "later", "", true)
+        app.evaluate("bare", "later", "", true, IfRevision::Unchecked)
             .unwrap_err()
             .to_string()
             .starts_with("invalid:")
@@ -168,6 +238,7 @@ fn every_refusal_has_its_prefix_and_writes_nothing() {
     let p = app
         .update(
             "bare",
+            IfRevision::Unchecked,
             &PlanPatch(
                 json!({"why": "w", "success": ["s"], "milestones": ["m"], "status": "active"}),
             ),
@@ -186,7 +257,7 @@ fn malformed_documents_are_reported_by_line_and_never_overwritten() {
         .replace("- [ ] **Frames**", "- [ ] Frames");
     std::fs::write(&path, &broken).unwrap();
     let err = app
-        .set_milestone("sql-windows", 0, true)
+        .set_milestone("sql-windows", IfRevision::Unchecked, 0, true)
         .unwrap_err()
         .to_string();
     let line = broken
@@ -230,7 +301,7 @@ fn hostile_files_do_not_hang_or_escape() {
     std::fs::write(&outside, "---\nid: link\ntitle: x\n---\n").unwrap();
     std::os::unix::fs::symlink(&outside, app.dir().join("link.md")).unwrap();
     assert!(app.get("link").is_err());
-    assert!(app.delete("link", true).is_err());
+    assert!(app.delete("link", IfRevision::Unchecked, true).is_err());
     assert!(outside.exists());
     // A huge document is refused, not read whole.
     std::fs::write(
@@ -274,11 +345,22 @@ fn concurrent_writers_lose_no_update() {
             let app = app.clone();
             std::thread::spawn(move || {
                 for i in 0..10 {
-                    app.record_learning("shared", &format!("w{t}-{i}"), "b", "active")
-                        .unwrap();
+                    app.record_learning(
+                        "shared",
+                        IfRevision::Unchecked,
+                        &format!("w{t}-{i}"),
+                        "b",
+                        "active",
+                    )
+                    .unwrap();
                     if i % 3 == 0 {
-                        app.set_milestone("shared", i64::from(t % 2), t % 4 < 2)
-                            .unwrap();
+                        app.set_milestone(
+                            "shared",
+                            IfRevision::Unchecked,
+                            i64::from(t % 2),
+                            t % 4 < 2,
+                        )
+                        .unwrap();
                     }
                 }
             })
@@ -320,6 +402,7 @@ fn hostile_text_always_round_trips() {
             answers,
             plan_id: Some(id.clone()),
             status: None,
+            request_id: None,
         }) {
             Ok(_) | Err(PlanError::Invalid(_)) => {}
             Err(e) => failures.push(format!("create {id}: {e}")),
@@ -327,7 +410,13 @@ fn hostile_text_always_round_trips() {
         if app.get(&id).is_err() {
             continue;
         }
-        let _ = app.record_learning(&id, &format!("r{}", text(8)), &text(15), "active");
+        let _ = app.record_learning(
+            &id,
+            IfRevision::Unchecked,
+            &format!("r{}", text(8)),
+            &text(15),
+            "active",
+        );
         let saved = app.get(&id);
         match saved {
             Ok(p) => {
@@ -346,4 +435,207 @@ fn hostile_text_always_round_trips() {
         failures.len(),
         &failures[..failures.len().min(5)]
     );
+}
+
+/// Issue 30 item 2: every change that names a revision the plan is no longer at is
+/// refused with the current one, and writes nothing: not the document, not the
+/// checkpoint log. The same change with the current revision applies.
+#[test]
+fn a_stale_revision_is_refused_with_the_current_one_and_writes_nothing() {
+    let (_d, app) = app();
+    let first = create(&app, "sql-windows", "draft").unwrap().revision();
+    assert_eq!(app.get("sql-windows").unwrap().revision(), first);
+    assert!(
+        first.len() == 17 && first.starts_with('r'),
+        "revision `{first}`"
+    );
+    let now = app
+        .set_status("sql-windows", IfRevision::Given(&first), "paused")
+        .unwrap()
+        .revision();
+    assert_ne!(now, first, "a write gives a new revision");
+    assert_eq!(app.get("sql-windows").unwrap().revision(), now);
+    let path = app.doc_path(&PlanId::parse("sql-windows").unwrap());
+    let before = std::fs::read(&path).unwrap();
+    let stale = IfRevision::Given(&first);
+    let patch = PlanPatch(json!({"notes": "overwritten"}));
+    let results: Vec<(&str, Result<(), PlanError>)> = vec![
+        ("update", app.update("sql-windows", stale, &patch).map(drop)),
+        (
+            "status",
+            app.set_status("sql-windows", stale, "draft").map(drop),
+        ),
+        (
+            "milestone",
+            app.set_milestone("sql-windows", stale, 0, true).map(drop),
+        ),
+        (
+            "toggle",
+            app.toggle_milestone("sql-windows", stale, 1).map(drop),
+        ),
+        (
+            "record",
+            app.record_learning("sql-windows", stale, "Frames", "b", "active")
+                .map(drop),
+        ),
+        (
+            "evaluate",
+            app.evaluate("sql-windows", "mid", "", true, stale)
+                .map(drop),
+        ),
+        ("delete", app.delete("sql-windows", stale, true).map(drop)),
+    ];
+    for (what, r) in results {
+        match r {
+            Err(PlanError::StaleRevision { id, given, current }) => {
+                assert_eq!(
+                    (id.as_str(), given.as_str(), current.as_str()),
+                    ("sql-windows", first.as_str(), now.as_str()),
+                    "{what}"
+                );
+            }
+            other => panic!("{what}: a stale revision was not refused: {other:?}"),
+        }
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a refused change wrote the document"
+    );
+    assert_eq!(
+        app.history("sql-windows", 200).unwrap().len(),
+        0,
+        "a refused evaluation logged a checkpoint"
+    );
+    // A made-up revision is refused the same way; the current one applies.
+    assert!(matches!(
+        app.set_status(
+            "sql-windows",
+            IfRevision::Given("r0000000000000000"),
+            "draft"
+        ),
+        Err(PlanError::StaleRevision { .. })
+    ));
+    let after = app
+        .set_milestone("sql-windows", IfRevision::Given(&now), 0, true)
+        .unwrap();
+    assert_eq!(after.milestone_done(), 1);
+    // A hand edit the parser reads as a change moves the revision too, so a change
+    // computed before it is refused rather than written over it.
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("OVER clause", "OVER clause, by hand");
+    std::fs::write(&path, edited).unwrap();
+    let by_hand = app.get("sql-windows").unwrap().revision();
+    assert_ne!(by_hand, after.revision());
+    assert!(matches!(
+        app.set_status("sql-windows", IfRevision::Given(&after.revision()), "draft"),
+        Err(PlanError::StaleRevision { .. })
+    ));
+}
+
+fn create_once(app: &PlanApp, request_id: &str, title: &str) -> Result<Plan, PlanError> {
+    app.create(&CreateRequest {
+        title: title.into(),
+        answers: ready_answers(),
+        plan_id: None,
+        status: None,
+        request_id: Some(request_id.into()),
+    })
+}
+
+fn documents(app: &PlanApp) -> usize {
+    std::fs::read_dir(app.dir())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".md")
+        })
+        .count()
+}
+
+/// Issue 30 item 2: a retried create returns the plan the first one made and creates
+/// nothing; the same id with another body, or after the plan was deleted, is a
+/// conflict; a malformed id is refused before anything is written.
+#[test]
+fn a_retried_create_returns_the_first_plan_and_creates_nothing() {
+    let (_d, app) = app();
+    let first = create_once(&app, "0b9d-req-1", "SQL windows").unwrap();
+    let again = create_once(&app, "0b9d-req-1", "SQL windows").unwrap();
+    assert_eq!((again.id.as_str(), documents(&app)), ("sql-windows", 1));
+    assert_eq!(again.revision(), first.revision());
+    // Without the ledger, the retry is a second create: refused as an existing id
+    // here, a second plan where the id is derived anew (a markdown create).
+    assert!(matches!(
+        create_once(&app, "0b9d-req-2", "SQL windows"),
+        Err(PlanError::Conflict { .. })
+    ));
+    match create_once(&app, "0b9d-req-1", "Another title") {
+        Err(PlanError::RequestReused {
+            request_id,
+            command,
+        }) => assert_eq!(
+            (request_id.as_str(), command.as_str()),
+            ("0b9d-req-1", "plans.create")
+        ),
+        other => panic!("a reused request id was not refused: {other:?}"),
+    }
+    assert_eq!(documents(&app), 1);
+    let md = first.render().replace("sql-windows", "md-plan");
+    let a = app.create_from_markdown(&md, Some("md-1")).unwrap();
+    let b = app.create_from_markdown(&md, Some("md-1")).unwrap();
+    assert_eq!(
+        (a.id.as_str(), b.id.as_str(), documents(&app)),
+        ("md-plan", "md-plan", 2)
+    );
+    app.delete("sql-windows", IfRevision::Unchecked, true)
+        .unwrap();
+    match create_once(&app, "0b9d-req-1", "SQL windows") {
+        Err(PlanError::RequestDone { request_id, id }) => {
+            assert_eq!(
+                (request_id.as_str(), id.as_str()),
+                ("0b9d-req-1", "sql-windows")
+            );
+        }
+        other => panic!("a retry after the delete re-created the plan: {other:?}"),
+    }
+    assert_eq!(documents(&app), 1, "the late retry created nothing");
+    for bad in [
+        "",
+        "Upper",
+        "-lead",
+        "a b",
+        "a/b",
+        &"x".repeat(REQUEST_ID_MAX + 1),
+    ] {
+        match create_once(&app, bad, "Bad ids") {
+            Err(PlanError::Invalid(m)) => assert!(m.contains("request_id"), "{bad}: {m}"),
+            other => panic!("request id `{bad}` was not refused: {other:?}"),
+        }
+    }
+    assert!(create_once(&app, &"x".repeat(REQUEST_ID_MAX), "Longest id").is_ok());
+    assert_eq!(documents(&app), 2);
+}
+
+/// Retries racing each other (a client that timed out and sent again while the first
+/// was still running) create one plan, and each is answered with it.
+#[test]
+fn racing_retries_of_one_request_create_one_plan() {
+    let (_d, app) = app();
+    let app = Arc::new(app);
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let app = app.clone();
+            std::thread::spawn(move || {
+                create_once(&app, "race-1", "Racing plan").map(|p| p.id.to_string())
+            })
+        })
+        .collect();
+    for h in threads {
+        assert_eq!(h.join().unwrap().unwrap(), "racing-plan");
+    }
+    assert_eq!(documents(&app), 1);
 }

@@ -8,7 +8,13 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 
 use super::now::{self, NowInput};
-use super::{CreateRequest, PlanApp, PlanError, PlanStatus};
+use super::{CreateRequest, IfRevision, PlanApp, PlanError, PlanStatus};
+
+/// The interactive CLI's expectation: the given revision, else the plan as it is now
+/// (the person typing just read it; scripts pass `--if-revision`).
+fn expect(given: Option<&str>) -> IfRevision<'_> {
+    given.map_or(IfRevision::Unchecked, IfRevision::Given)
+}
 use crate::context::Ctx;
 
 /// `studyloop plan …`.
@@ -65,6 +71,10 @@ pub enum PlanCommand {
         /// Create from a whole plan document instead (`-` for stdin).
         #[arg(long, conflicts_with_all = ["why", "success", "milestone", "topic", "target_date", "status", "plan_id"])]
         from_file: Option<std::path::PathBuf>,
+        /// A request id for this create (e.g. a UUID): the same id again returns the
+        /// plan it made and creates nothing (for scripts that retry).
+        #[arg(long)]
+        request_id: Option<String>,
     },
     /// The planning interview (questions the architect asks).
     Interview {
@@ -78,6 +88,10 @@ pub enum PlanCommand {
         plan_id: String,
         /// draft, active, paused, complete or abandoned.
         status: String,
+        /// Apply only if the plan is still at this revision (`plan show --json` shows it);
+        /// without it the change applies to the plan as it is now.
+        #[arg(long)]
+        if_revision: Option<String>,
     },
     /// Mark milestone INDEX (0-based) done, or not done with --undone.
     Milestone {
@@ -88,6 +102,10 @@ pub enum PlanCommand {
         /// Mark it not done.
         #[arg(long)]
         undone: bool,
+        /// Apply only if the plan is still at this revision (`plan show --json` shows it);
+        /// without it the change applies to the plan as it is now.
+        #[arg(long)]
+        if_revision: Option<String>,
     },
     /// Evaluate progress; --record writes the checkpoint to the document and DB.
     Evaluate {
@@ -102,6 +120,10 @@ pub enum PlanCommand {
         /// Write the checkpoint (default: preview only).
         #[arg(long)]
         record: bool,
+        /// Apply only if the plan is still at this revision (`plan show --json` shows it);
+        /// without it the change applies to the plan as it is now.
+        #[arg(long)]
+        if_revision: Option<String>,
     },
     /// Add or update (by title) a learning record.
     Record {
@@ -115,6 +137,10 @@ pub enum PlanCommand {
         /// Its status word.
         #[arg(long, default_value = "active")]
         status: String,
+        /// Apply only if the plan is still at this revision (`plan show --json` shows it);
+        /// without it the change applies to the plan as it is now.
+        #[arg(long)]
+        if_revision: Option<String>,
     },
     /// Rebuild the SQLite index from the documents.
     Reindex,
@@ -138,6 +164,10 @@ pub enum PlanCommand {
         /// Confirm the deletion.
         #[arg(long)]
         yes: bool,
+        /// Apply only if the plan is still at this revision (`plan show --json` shows it);
+        /// without it the change applies to the plan as it is now.
+        #[arg(long)]
+        if_revision: Option<String>,
     },
 }
 
@@ -226,11 +256,12 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             target_date,
             status,
             from_file,
+            request_id,
         } => {
             let plan = match from_file {
                 Some(path) => {
                     let text = read_input(&path)?;
-                    app.create_from_markdown(&text)?
+                    app.create_from_markdown(&text, request_id.as_deref())?
                 }
                 None => {
                     let mut answers =
@@ -246,13 +277,15 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
                         answers,
                         plan_id,
                         status,
+                        request_id,
                     })?
                 }
             };
             format!(
-                "Created plan {} ({}) at {}\n",
+                "Created plan {} ({}, revision {}) at {}\n",
                 plan.id,
                 plan.status.as_str(),
+                plan.revision(),
                 app.doc_path(&plan.id).display()
             )
         }
@@ -260,21 +293,32 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             crate::cli::json_success("plan.interview", &app.interview()?)
         }
         PlanCommand::Interview { json: false } => pretty(&app.interview()?),
-        PlanCommand::Status { plan_id, status } => {
-            let p = app.set_status(&plan_id, &status)?;
-            format!("Plan {} is now {}.\n", p.id, p.status.as_str())
+        PlanCommand::Status {
+            plan_id,
+            status,
+            if_revision,
+        } => {
+            let p = app.set_status(&plan_id, expect(if_revision.as_deref()), &status)?;
+            format!(
+                "Plan {} is now {} (revision {}).\n",
+                p.id,
+                p.status.as_str(),
+                p.revision()
+            )
         }
         PlanCommand::Milestone {
             plan_id,
             index,
             undone,
+            if_revision,
         } => {
-            let p = app.set_milestone(&plan_id, index, !undone)?;
+            let p = app.set_milestone(&plan_id, expect(if_revision.as_deref()), index, !undone)?;
             format!(
-                "Plan {}: {}/{} milestones done.\n",
+                "Plan {}: {}/{} milestones done (revision {}).\n",
                 p.id,
                 p.milestone_done(),
-                p.milestones.len()
+                p.milestones.len(),
+                p.revision()
             )
         }
         PlanCommand::Evaluate {
@@ -282,13 +326,27 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             phase,
             study_id,
             record,
-        } => pretty(&app.evaluate(&plan_id, &phase, &study_id, record)?),
+            if_revision,
+        } => pretty(&app.evaluate(
+            &plan_id,
+            &phase,
+            &study_id,
+            record,
+            expect(if_revision.as_deref()),
+        )?),
         PlanCommand::Record {
             plan_id,
             title,
             body,
             status,
-        } => pretty(&app.record_learning(&plan_id, &title, &body, &status)?),
+            if_revision,
+        } => pretty(&app.record_learning(
+            &plan_id,
+            expect(if_revision.as_deref()),
+            &title,
+            &body,
+            &status,
+        )?),
         PlanCommand::Reindex => {
             let (n, problems) = app.reindex()?;
             let mut s = format!("Indexed {n} plans from {}.\n", app.dir().display());
@@ -301,7 +359,11 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             Some(id) => format!("{}\n", app.doc_path(&super::PlanId::parse(&id)?).display()),
             None => format!("{}\n", app.dir().display()),
         },
-        PlanCommand::Delete { plan_id, yes } => pretty(&app.delete(&plan_id, yes)?),
+        PlanCommand::Delete {
+            plan_id,
+            yes,
+            if_revision,
+        } => pretty(&app.delete(&plan_id, expect(if_revision.as_deref()), yes)?),
         PlanCommand::Architect { subject, agent } => architect(ctx, subject, agent)?,
     })
 }

@@ -29,6 +29,38 @@ pub enum PlanError {
         /// The id.
         id: String,
     },
+    /// A change named a revision the plan is no longer at (`if_revision`).
+    #[error(
+        "stale_revision: plan `{id}` is at revision {current}, not {given}; it changed since you read it: read it again, redo the change on what it holds now, and send that revision"
+    )]
+    StaleRevision {
+        /// The plan.
+        id: String,
+        /// The revision the request named.
+        given: String,
+        /// The revision the plan is at.
+        current: String,
+    },
+    /// A request id already used for a different request.
+    #[error(
+        "conflict: request_id `{request_id}` was already used for a different request ({command}); send a new request_id for a new create, and the same one only to retry the same create"
+    )]
+    RequestReused {
+        /// The id.
+        request_id: String,
+        /// What it was used for.
+        command: String,
+    },
+    /// A retried create whose plan was deleted since.
+    #[error(
+        "conflict: request_id `{request_id}` created plan `{id}`, which was deleted since; send a new request_id to create it again"
+    )]
+    RequestDone {
+        /// The id.
+        request_id: String,
+        /// The plan it created.
+        id: String,
+    },
     /// A bad argument.
     #[error("invalid: {0}")]
     Invalid(String),
@@ -75,7 +107,10 @@ impl PlanError {
         match self {
             Self::NotFound { .. } => "not_found",
             Self::InvalidId { .. } => "invalid_id",
-            Self::Conflict { .. } => "conflict",
+            Self::Conflict { .. } | Self::RequestReused { .. } | Self::RequestDone { .. } => {
+                "conflict"
+            }
+            Self::StaleRevision { .. } => "stale_revision",
             Self::Invalid(_) => "invalid",
             Self::NotReady { .. } => "not_ready",
             Self::InvalidMilestone { .. } => "invalid_milestone",
@@ -90,7 +125,10 @@ impl PlanError {
         match self {
             Self::NotFound { .. } => 404,
             Self::InvalidId { .. } | Self::Invalid(_) | Self::InvalidMilestone { .. } => 400,
-            Self::Conflict { .. } => 409,
+            Self::Conflict { .. }
+            | Self::StaleRevision { .. }
+            | Self::RequestReused { .. }
+            | Self::RequestDone { .. } => 409,
             Self::NotReady { .. } => 422,
             Self::Malformed { .. } | Self::Storage(_) => 500,
             Self::Scope(_) => 503,
@@ -114,7 +152,14 @@ impl PlanError {
                 json!({"fix": crate::scope::unconfigured_payload(m)["fix"]}),
             ),
             Self::NotFound { .. } => (Code::NotFound, json!({"plan_code": self.code()})),
-            Self::Conflict { .. } => (Code::Conflict, json!({"plan_code": self.code()})),
+            Self::Conflict { .. } | Self::RequestReused { .. } | Self::RequestDone { .. } => {
+                (Code::Conflict, json!({"plan_code": self.code()}))
+            }
+            // The current revision in `details`, so a client can re-read and redo.
+            Self::StaleRevision { current, .. } => (
+                Code::Conflict,
+                json!({"plan_code": self.code(), "current_revision": current}),
+            ),
             Self::InvalidId { .. } | Self::Invalid(_) | Self::InvalidMilestone { .. } => {
                 (Code::InvalidInput, json!({"plan_code": self.code()}))
             }

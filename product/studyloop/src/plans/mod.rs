@@ -7,7 +7,7 @@
 //! Modules: `id` (the strict plan id), `doc` (the document model and its
 //! rendering), `render` (the one escaping rendering step and the write gate), `parse` (document text → model, errors by file and line),
 //! `files` (the plans dir, the safe document read), `error` (refusals with their MCP prefix and HTTP status), `app` (the
-//! operations, locked read-modify-write), `record` (evaluate and learning records), `views` (the JSON shapes),
+//! operations, locked read-modify-write), `record` (evaluate and learning records), `views` (the JSON shapes), `revision` (revisions and request ids),
 //! `now` (the "what next" engine), `cli` (the `plan` and `now` commands).
 
 mod app;
@@ -21,12 +21,16 @@ pub mod now;
 mod parse;
 mod record;
 mod render;
+mod revision;
 mod tool_names;
 mod views;
 
 pub use app::{CreateRequest, PlanApp, PlanPatch};
 pub use doc::{Inner, Kept, Milestone, Owned, Plan, PlanStatus};
 pub use error::PlanError;
+pub use revision::{
+    IfRevision, REQUEST_ID_MAX, parse_request_id, required_request_id, required_revision,
+};
 
 pub use id::PlanId;
 pub use tool_names::PLAN_TOOL_NAMES;

@@ -316,7 +316,7 @@ pub fn now(app: &super::PlanApp, input: &NowInput) -> Result<Value, PlanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plans::{CreateRequest, PlanApp};
+    use crate::plans::{CreateRequest, IfRevision, PlanApp};
 
     const GOLDEN: &str = include_str!("../../tests/golden/now_plan_no_active.json");
 
@@ -330,6 +330,7 @@ mod tests {
                 answers: serde_json::json!({}),
                 plan_id: None,
                 status: None,
+                request_id: None,
             })
             .unwrap()
         };
@@ -360,13 +361,15 @@ mod tests {
                 answers,
                 plan_id: Some(id.into()),
                 status: Some("active".into()),
+                request_id: None,
             })
             .unwrap();
         };
         mk("sql-windows", Some("2026-12-10"), None);
         mk("later", Some("2027-06-01"), None);
         mk("tiring", Some("2026-12-01"), Some(9));
-        app.set_milestone("sql-windows", 0, true).unwrap();
+        app.set_milestone("sql-windows", IfRevision::Unchecked, 0, true)
+            .unwrap();
         let day: jiff::civil::Date = "2026-12-01".parse().unwrap();
         let (plans, problems) = app.list(Some(PlanStatus::Active)).unwrap();
         let v = build(&plans, &problems, &NowInput::default(), day);

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::doc::{CheckpointRow, LearningRecord, Plan, clip, limits, one_line, title_text};
+use super::revision::IfRevision;
 use super::views::readiness;
 use super::{PlanApp, PlanError};
 use crate::store::CheckpointRecord;
@@ -21,6 +22,7 @@ impl PlanApp {
         phase: &str,
         study_id: &str,
         record: bool,
+        expect: IfRevision<'_>,
     ) -> Result<Value, PlanError> {
         if !matches!(phase, "start" | "mid" | "end") {
             return Err(PlanError::Invalid(format!(
@@ -38,10 +40,13 @@ impl PlanApp {
             out["warnings"] = json!([]);
             return Ok(out);
         }
+        // A stale revision writes to neither sink: checked here for the DB log, and
+        // again under the document's lock by `mutate`.
+        expect.check(&preview)?;
         let mut warnings = Vec::new();
         let note = out["summary"].as_str().unwrap_or_default().to_owned();
         let mut row = None;
-        let doc = self.mutate(id, |plan| {
+        let doc = self.mutate(id, expect, |plan| {
             let r = CheckpointRow {
                 date: crate::context::now_rfc3339(),
                 phase: phase.to_owned(),
@@ -56,6 +61,9 @@ impl PlanApp {
             row = Some(r);
             Ok(())
         });
+        if let Err(e @ PlanError::StaleRevision { .. }) = doc {
+            return Err(e);
+        }
         let document_write = match &doc {
             Ok(_) => "saved",
             Err(e) => {
@@ -92,9 +100,9 @@ impl PlanApp {
         out["document_write"] = json!(document_write);
         out["recording_complete"] = json!(db_write == "saved" && document_write == "saved");
         out["warnings"] = json!(warnings);
-        out["markdown"] = match doc {
-            Ok(p) => json!(p.render()),
-            Err(_) => Value::Null,
+        (out["markdown"], out["revision"]) = match doc {
+            Ok(p) => (json!(p.render()), json!(p.revision())),
+            Err(_) => (Value::Null, Value::Null),
         };
         Ok(out)
     }
@@ -106,6 +114,7 @@ impl PlanApp {
     pub fn record_learning(
         &self,
         id: &str,
+        expect: IfRevision<'_>,
         title: &str,
         body: &str,
         status: &str,
@@ -124,7 +133,7 @@ impl PlanApp {
             )));
         }
         let mut created = false;
-        let plan = self.mutate(id, |plan| {
+        let plan = self.mutate(id, expect, |plan| {
             let rec = LearningRecord {
                 title: title.clone(),
                 status: status.to_owned(),
@@ -146,7 +155,7 @@ impl PlanApp {
             Ok(())
         })?;
         Ok(
-            json!({"plan_id": plan.id.as_str(), "title": title, "status": status, "created": created, "records": plan.records.len()}),
+            json!({"plan_id": plan.id.as_str(), "revision": plan.revision(), "title": title, "status": status, "created": created, "records": plan.records.len()}),
         )
     }
 }

@@ -22,7 +22,7 @@ fn a_newline_in_a_posted_title_forges_no_milestone() {
     let (_d, app) = app();
     let title = json!("x\n\n## Milestones\n\n- [x] **Forged**\n\n## Notes\n").to_string();
     let p = app
-        .create_from_markdown(&TWO.replace("TITLE", &title))
+        .create_from_markdown(&TWO.replace("TITLE", &title), None)
         .unwrap();
     assert_eq!(p.milestones.len(), 2);
     let back = app.get("two").unwrap();
@@ -34,13 +34,18 @@ fn a_newline_in_a_posted_title_forges_no_milestone() {
 #[test]
 fn notes_starting_with_a_heading_leave_the_plan_readable() {
     let (_d, app) = app();
-    app.create_from_markdown(&TWO.replace("TITLE", "T"))
+    app.create_from_markdown(&TWO.replace("TITLE", "T"), None)
         .unwrap();
-    app.update("two", &PlanPatch(json!({"notes": "## Not a section"})))
-        .unwrap();
+    app.update(
+        "two",
+        IfRevision::Unchecked,
+        &PlanPatch(json!({"notes": "## Not a section"})),
+    )
+    .unwrap();
     let p = app.get("two").unwrap();
     assert_eq!(p.notes, "## Not a section");
-    app.set_milestone("two", 1, true).unwrap();
+    app.set_milestone("two", IfRevision::Unchecked, 1, true)
+        .unwrap();
     assert_eq!(app.get("two").unwrap().notes, "## Not a section");
 }
 
@@ -49,7 +54,10 @@ fn posted_documents_are_held_to_the_size_bounds() {
     let (_d, app) = app();
     let many: String = (0..40_000).map(|i| format!("- [ ] **m{i}**\n")).collect();
     let doc = TWO.replace("- [ ] **One**\n", &many).replace("TITLE", "T");
-    let err = app.create_from_markdown(&doc).unwrap_err().to_string();
+    let err = app
+        .create_from_markdown(&doc, None)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("40001 milestones") && err.contains("at most 100"),
         "{err}"
@@ -60,7 +68,10 @@ fn posted_documents_are_held_to_the_size_bounds() {
         .replace("- [ ] **One**\n", &hundred)
         .replace("TITLE", "T");
     assert_eq!(
-        app.create_from_markdown(&doc).unwrap().milestones.len(),
+        app.create_from_markdown(&doc, None)
+            .unwrap()
+            .milestones
+            .len(),
         100
     );
 }
@@ -69,7 +80,7 @@ fn posted_documents_are_held_to_the_size_bounds() {
 fn a_plan_that_would_not_read_back_is_refused_and_nothing_written() {
     let (_d, app) = app();
     let mut p = app
-        .create_from_markdown(&TWO.replace("TITLE", "T"))
+        .create_from_markdown(&TWO.replace("TITLE", "T"), None)
         .unwrap();
     let before = std::fs::read_to_string(app.doc_path(&p.id)).unwrap();
     for bad in [
@@ -101,7 +112,7 @@ fn a_plan_that_would_not_read_back_is_refused_and_nothing_written() {
 #[test]
 fn hand_edits_survive_the_next_write() {
     let (_d, app) = app();
-    app.create_from_markdown(&TWO.replace("TITLE", "T"))
+    app.create_from_markdown(&TWO.replace("TITLE", "T"), None)
         .unwrap();
     let path = app.doc_path(&PlanId::parse("two").unwrap());
     let text = std::fs::read_to_string(&path).unwrap();
@@ -112,7 +123,8 @@ fn hand_edits_survive_the_next_write() {
             "## Notes\n\nfirst line\n\n  indented second\n\n## My links\n\n- https://example.org\nfree text\n",
         );
     std::fs::write(&path, &edited).unwrap();
-    app.set_milestone("two", 0, true).unwrap();
+    app.set_milestone("two", IfRevision::Unchecked, 0, true)
+        .unwrap();
     let after = std::fs::read_to_string(&path).unwrap();
     for kept in [
         "# my comment\n",
@@ -130,7 +142,7 @@ fn hand_edits_survive_the_next_write() {
 #[test]
 fn comments_and_headings_inside_owned_sections_stay_in_place() {
     let (_d, app) = app();
-    app.create_from_markdown(&TWO.replace("TITLE", "T"))
+    app.create_from_markdown(&TWO.replace("TITLE", "T"), None)
         .unwrap();
     let path = app.doc_path(&PlanId::parse("two").unwrap());
     let text = std::fs::read_to_string(&path).unwrap();
@@ -143,7 +155,8 @@ fn comments_and_headings_inside_owned_sections_stay_in_place() {
     std::fs::write(&path, &edited).unwrap();
     let p = app.get("two").unwrap();
     assert_eq!(p.milestones.len(), 2, "{:?}", p.kept);
-    app.set_milestone("two", 1, true).unwrap();
+    app.set_milestone("two", IfRevision::Unchecked, 1, true)
+        .unwrap();
     let after = std::fs::read_to_string(&path).unwrap();
     for kept in [
         "## Mission\n\n<!-- the why, in one line -->\nWhy: w\n",
@@ -158,6 +171,7 @@ fn comments_and_headings_inside_owned_sections_stay_in_place() {
     // A write with fewer milestones keeps the lines anchored past the end.
     app.update(
         "two",
+        IfRevision::Unchecked,
         &PlanPatch(json!({"milestones": [{"title": "Only"}]})),
     )
     .unwrap();
@@ -176,7 +190,10 @@ fn an_unclosed_comment_in_an_owned_section_is_refused_naming_its_line() {
     let doc = TWO
         .replace("TITLE", "T")
         .replace("- [ ] **Two**\n", "<!-- hides the rest\n- [ ] **Two**\n");
-    let err = app.create_from_markdown(&doc).unwrap_err().to_string();
+    let err = app
+        .create_from_markdown(&doc, None)
+        .unwrap_err()
+        .to_string();
     let line = doc.lines().position(|l| l.starts_with("<!--")).unwrap() + 1;
     assert!(
         err.contains(&format!(":{line}")) && err.contains("not closed with `-->`"),

@@ -56,6 +56,7 @@ pub fn summary(p: &Plan) -> Value {
     let next = p.next_milestone();
     json!({
         "plan_id": p.id.as_str(),
+        "revision": p.revision(),
         "title": p.title,
         "status": p.status.as_str(),
         "created": p.created,

@@ -137,6 +137,19 @@ pub(super) const MIGRATIONS: &[&str] = &[
         UNIQUE (session_id, turn_id, role)
     );
     ",
+    // v6: the request ledger (store::requests): which entity each `request_id`
+    // created, bound to the digest of what was asked, so a retried create returns
+    // the first one's entity and creates nothing. Kept after the entity is deleted,
+    // so a late retry cannot quietly create it again.
+    "
+    CREATE TABLE requests (
+        request_id TEXT PRIMARY KEY,
+        command TEXT NOT NULL,
+        body_sha256 TEXT NOT NULL,
+        entity_id TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    ",
 ];
 
 /// The schema version this build writes.

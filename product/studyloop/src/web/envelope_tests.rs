@@ -168,6 +168,7 @@ fn every_documented_route_succeeds_with_its_documented_command() {
     let w = world(&[]);
     labs_tests::install(&w);
     let plan = json!({"title": "SQL windows", "plan_id": "sql-windows", "status": "active",
+        "request_id": "envelope-walk-1",
         "answers": {"why": "reports", "success": ["running totals"], "milestones": ["OVER clause", "Frames"]}});
     let mut seen = BTreeSet::new();
     let mut broken = Vec::new();
@@ -188,26 +189,34 @@ fn every_documented_route_succeeds_with_its_documented_command() {
         call("GET", "/api/session/state", "/api/session/state", None).await;
         call("GET", "/api/labs", "/api/labs", None).await;
         call("GET", "/api/plans/interview", "/api/plans/interview", None).await;
-        call("POST", "/api/plans", "/api/plans", Some(plan)).await;
+        // Each change sends back the revision the answer before it carried.
+        let rev = |v: &Value| v["revision"].as_str().unwrap_or_default().to_owned();
+        let made = call("POST", "/api/plans", "/api/plans", Some(plan)).await;
         call("GET", "/api/plans", "/api/plans", None).await;
         let one = "/api/plans/sql-windows";
         call("GET", "/api/plans/{id}", one, None).await;
-        call(
+        let patched = call(
             "PATCH",
             "/api/plans/{id}",
             one,
-            Some(json!({"title": "SQL window functions"})),
+            Some(json!({"title": "SQL window functions", "if_revision": rev(&made)})),
         )
         .await;
         let toggle = "/api/plans/{id}/milestones/{index}/toggle";
-        call("POST", toggle, &format!("{one}/milestones/0/toggle"), None).await;
+        let ticked = call(
+            "POST",
+            toggle,
+            &format!("{one}/milestones/0/toggle"),
+            Some(json!({"if_revision": rev(&patched)})),
+        )
+        .await;
         let evaluate = "/api/plans/{id}/evaluate";
         call("GET", evaluate, &format!("{one}/evaluate?phase=mid"), None).await;
         call(
             "POST",
             evaluate,
             &format!("{one}/evaluate"),
-            Some(json!({"phase": "mid", "record": true})),
+            Some(json!({"phase": "mid", "record": true, "if_revision": rev(&ticked)})),
         )
         .await;
         call(
@@ -273,7 +282,10 @@ fn every_documented_route_succeeds_with_its_documented_command() {
             md.status,
             md.body
         );
-        call("DELETE", "/api/plans/{id}", one, None).await;
+        // The revision after the recorded evaluation, read back.
+        let shown = call("GET", "/api/plans/{id}", one, None).await;
+        let gone = format!("{one}?if_revision={}", rev(&shown));
+        call("DELETE", "/api/plans/{id}", &gone, None).await;
     });
     let missed: Vec<&String> = documented.keys().filter(|r| !seen.contains(*r)).collect();
     assert!(

@@ -19,7 +19,10 @@ use serde_json::{Value, json};
 use super::app_state::AppState;
 use crate::envelope::{self, ApiError};
 use crate::plans::now::{self, NowInput};
-use crate::plans::{CreateRequest, PlanApp, PlanError, PlanPatch, PlanStatus};
+use crate::plans::{
+    CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, required_request_id,
+    required_revision,
+};
 
 type Params = Query<HashMap<String, String>>;
 
@@ -54,6 +57,20 @@ fn reply(status: StatusCode, command: &str, r: Result<Value, Response>) -> Respo
         Ok(v) => envelope::respond(status, command, v),
         Err(resp) => resp,
     }
+}
+
+/// A string field of a body: absent or null is `None`.
+fn body_str<'a>(v: &'a Value, k: &str) -> Result<Option<&'a str>, PlanError> {
+    match v.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(PlanError::Invalid(format!("`{k}` must be a string"))),
+    }
+}
+
+/// The body's required `if_revision` for a change to plan `id`.
+fn body_revision<'a>(v: &'a Value, id: &str) -> Result<IfRevision<'a>, PlanError> {
+    required_revision(body_str(v, "if_revision")?, id)
 }
 
 fn body_json(body: &[u8]) -> Result<Value, PlanError> {
@@ -152,7 +169,10 @@ pub async fn evaluate_preview(
     reply(
         StatusCode::OK,
         "plan.evaluate",
-        blocking(&s, move |app| app.evaluate(&id, &phase, &study, false)).await,
+        blocking(&s, move |app| {
+            app.evaluate(&id, &phase, &study, false, IfRevision::Unchecked)
+        })
+        .await,
     )
 }
 
@@ -182,7 +202,13 @@ pub async fn evaluate(
                 Some(Value::Bool(b)) => *b,
                 Some(_) => return Err(PlanError::Invalid("`record` must be true or false".into())),
             };
-            app.evaluate(&id, &phase, &study, record)
+            // Only a recorded evaluation changes the plan, so only it needs the revision.
+            let expect = if record {
+                body_revision(&v, &id)?
+            } else {
+                IfRevision::Unchecked
+            };
+            app.evaluate(&id, &phase, &study, record, expect)
         })
         .await,
     )
@@ -195,24 +221,20 @@ pub async fn create(State(s): State<Arc<AppState>>, body: Bytes) -> Response {
         "plan.new",
         blocking(&s, move |app| {
             let v = body_json(&body)?;
+            let request_id = required_request_id(body_str(&v, "request_id")?)?;
             let plan = if let Some(md) = v.get("markdown") {
                 let md = md
                     .as_str()
                     .ok_or_else(|| PlanError::Invalid("`markdown` must be a string".into()))?;
-                app.create_from_markdown(md)?
+                app.create_from_markdown(md, Some(request_id))?
             } else {
-                let str_of = |k: &str| -> Result<Option<String>, PlanError> {
-                    match v.get(k) {
-                        None | Some(Value::Null) => Ok(None),
-                        Some(Value::String(s)) => Ok(Some(s.clone())),
-                        Some(_) => Err(PlanError::Invalid(format!("`{k}` must be a string"))),
-                    }
-                };
+                let str_of = |k: &str| body_str(&v, k).map(|s| s.map(str::to_owned));
                 app.create(&CreateRequest {
                     title: str_of("title")?.unwrap_or_default(),
                     answers: v.get("answers").cloned().unwrap_or(Value::Null),
                     plan_id: str_of("plan_id")?,
                     status: str_of("status")?,
+                    request_id: Some(request_id.to_owned()),
                 })?
             };
             app.detail(plan.id.as_str(), true, None)
@@ -231,8 +253,13 @@ pub async fn patch(
         StatusCode::OK,
         "plan.update",
         blocking(&s, move |app| {
-            let v = body_json(&body)?;
-            let plan = app.update(&id, &PlanPatch(v))?;
+            let mut v = body_json(&body)?;
+            let given = body_str(&v, "if_revision")?.map(str::to_owned);
+            let expect = required_revision(given.as_deref(), &id)?;
+            if let Some(o) = v.as_object_mut() {
+                o.remove("if_revision");
+            }
+            let plan = app.update(&id, expect, &PlanPatch(v))?;
             app.detail(plan.id.as_str(), true, None)
         })
         .await,
@@ -254,9 +281,10 @@ pub async fn toggle(
             let index: i64 = index
                 .parse()
                 .map_err(|_| PlanError::InvalidMilestone { index: -1, total })?;
+            let expect = body_revision(&v, &id)?;
             let plan = match v.get("done") {
-                None | Some(Value::Null) => app.toggle_milestone(&id, index)?,
-                Some(Value::Bool(b)) => app.set_milestone(&id, index, *b)?,
+                None | Some(Value::Null) => app.toggle_milestone(&id, expect, index)?,
+                Some(Value::Bool(b)) => app.set_milestone(&id, expect, index, *b)?,
                 Some(_) => return Err(PlanError::Invalid("`done` must be true or false".into())),
             };
             app.detail(plan.id.as_str(), false, None)
@@ -265,12 +293,22 @@ pub async fn toggle(
     )
 }
 
-/// `DELETE /api/plans/{id}` (the request is the confirmation).
-pub async fn delete(State(s): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+/// `DELETE /api/plans/{id}?if_revision=` (the request is the confirmation; a DELETE
+/// has no body, so the revision is a query parameter).
+pub async fn delete(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Params,
+) -> Response {
+    let given = q.get("if_revision").cloned();
     reply(
         StatusCode::OK,
         "plan.delete",
-        blocking(&s, move |app| app.delete(&id, true)).await,
+        blocking(&s, move |app| {
+            let expect = required_revision(given.as_deref(), &id)?;
+            app.delete(&id, expect, true)
+        })
+        .await,
     )
 }
 

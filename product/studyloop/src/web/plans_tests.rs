@@ -48,14 +48,30 @@ fn plan_routes_serve_the_reference_codes_and_bodies() {
     rt().block_on(async {
         let b = server_at(home.path(), Some(&plans)).await;
         let answers = json!({"why": "reports", "success": ["running totals"], "milestones": ["OVER clause", "Frames"]});
-        let r = call(&b, "POST", "/api/plans", Some(json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": answers}))).await;
+        let create = json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": answers, "request_id": "req-sql"});
+        let r = call(&b, "POST", "/api/plans", Some(create.clone())).await;
         assert_eq!(r.status, 201, "{}", r.body);
         assert_eq!(r.json()["readiness"]["ready"], json!(true));
-        let r = call(&b, "POST", "/api/plans", Some(json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": {}}))).await;
+        let rev = r.json()["revision"].as_str().unwrap().to_owned();
+        // A retry of the same create answers with the plan it made and creates nothing.
+        let r = call(&b, "POST", "/api/plans", Some(create)).await;
+        assert_eq!((r.status, r.json()["revision"].clone()), (201, json!(rev)), "{}", r.body);
+        // Without a request id nothing is created.
+        let r = call(&b, "POST", "/api/plans", Some(json!({"title": "No id", "answers": {}}))).await;
+        assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!("invalid_input")), "{}", r.body);
+        assert!(r.json()["error"]["message"].as_str().unwrap().contains("`request_id` is required"), "{}", r.body);
+        let r = call(&b, "POST", "/api/plans", Some(json!({"title": "SQL windows", "plan_id": "sql-windows", "answers": {}, "request_id": "req-2"}))).await;
         assert_eq!((r.status, r.json()["error"]["code"].clone()), (409, json!("conflict")), "{}", r.body);
-        let r = call(&b, "POST", "/api/plans", Some(json!({"title": "Bare", "plan_id": "bare", "answers": {}}))).await;
+        let r = call(&b, "POST", "/api/plans", Some(json!({"title": "Bare", "plan_id": "bare", "answers": {}, "request_id": "req-bare"}))).await;
         assert_eq!(r.status, 201);
-        let r = call(&b, "PATCH", "/api/plans/bare", Some(json!({"status": "active"}))).await;
+        let bare = r.json()["revision"].as_str().unwrap().to_owned();
+        // A change without its revision, or with a stale one, is refused and writes nothing.
+        let r = call(&b, "PATCH", "/api/plans/sql-windows", Some(json!({"notes": "x"}))).await;
+        assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!("invalid_input")), "{}", r.body);
+        let r = call(&b, "PATCH", "/api/plans/sql-windows", Some(json!({"notes": "x", "if_revision": "r0000000000000000"}))).await;
+        assert_eq!((r.status, r.json()["error"]["code"].clone(), r.json()["error"]["details"]["current_revision"].clone()), (409, json!("conflict"), json!(rev)), "{}", r.body);
+        assert_eq!(r.json()["error"]["details"]["plan_code"], json!("stale_revision"));
+        let r = call(&b, "PATCH", "/api/plans/bare", Some(json!({"status": "active", "if_revision": bare}))).await;
         assert_eq!(r.status, 422, "{}", r.body);
         let v = r.json();
         assert_eq!(v["error"]["code"], json!("not_ready"));
@@ -64,15 +80,19 @@ fn plan_routes_serve_the_reference_codes_and_bodies() {
         assert!(v["error"]["message"].as_str().unwrap().starts_with("not_ready:"));
         assert_eq!(d["blockers"].as_array().unwrap().len(), 3);
         assert!(d["nudges"].is_array());
-        let r = call(&b, "PATCH", "/api/plans/sql-windows", Some(json!({"status": "active"}))).await;
+        let r = call(&b, "PATCH", "/api/plans/sql-windows", Some(json!({"status": "active", "if_revision": rev}))).await;
         assert_eq!(r.status, 200, "{}", r.body);
-        let r = call(&b, "POST", "/api/plans/sql-windows/milestones/0/toggle", None).await;
+        let rev = r.json()["revision"].as_str().unwrap().to_owned();
+        let r = call(&b, "POST", "/api/plans/sql-windows/milestones/0/toggle", Some(json!({"if_revision": rev}))).await;
         assert_eq!((r.status, r.json()["milestone_done"].clone()), (200, json!(1)), "{}", r.body);
-        let r = call(&b, "POST", "/api/plans/sql-windows/milestones/7/toggle", None).await;
+        let rev = r.json()["revision"].as_str().unwrap().to_owned();
+        let r = call(&b, "POST", "/api/plans/sql-windows/milestones/7/toggle", Some(json!({"if_revision": rev}))).await;
         assert_eq!((r.status, r.json()["error"]["details"]["plan_code"].clone()), (400, json!("invalid_milestone")));
         let r = call(&b, "GET", "/api/plans/sql-windows/markdown", None).await;
         assert!(r.status == 200 && r.body.contains("- [x] **OVER clause**") && r.head.contains("text/markdown"), "{}", r.body);
         let r = call(&b, "POST", "/api/plans/sql-windows/evaluate", Some(json!({"phase": "mid", "record": true}))).await;
+        assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!("invalid_input")), "{}", r.body);
+        let r = call(&b, "POST", "/api/plans/sql-windows/evaluate", Some(json!({"phase": "mid", "record": true, "if_revision": rev}))).await;
         assert_eq!((r.json()["db_write"].clone(), r.json()["document_write"].clone()), (json!("saved"), json!("saved")), "{}", r.body);
         let r = call(&b, "GET", "/api/plans/sql-windows/evaluate?phase=end", None).await;
         assert_eq!(r.json()["db_write"], json!("not_requested"));
@@ -98,10 +118,13 @@ fn plan_routes_serve_the_reference_codes_and_bodies() {
             assert_eq!((r.status, r.json()["error"]["details"]["plan_code"].clone()), (400, json!("invalid_id")), "{bad}: {}", r.body);
         }
         assert_eq!(call(&b, "GET", "/api/plans/nope", None).await.status, 404);
-        let r = call(&b, "POST", "/api/plans", Some(json!({"markdown": "not a plan"}))).await;
+        let r = call(&b, "POST", "/api/plans", Some(json!({"markdown": "not a plan", "request_id": "req-md"}))).await;
         assert_eq!((r.status, r.json()["error"]["details"]["plan_code"].clone()), (500, json!("plan_error")), "{}", r.body);
-        assert_eq!(call(&b, "DELETE", "/api/plans/bare", None).await.status, 200);
-        assert_eq!(call(&b, "DELETE", "/api/plans/bare", None).await.status, 404);
+        let bare = call(&b, "GET", "/api/plans/bare", None).await.json()["revision"].as_str().unwrap().to_owned();
+        assert_eq!(call(&b, "DELETE", "/api/plans/bare", None).await.status, 400);
+        assert_eq!(call(&b, "DELETE", "/api/plans/bare?if_revision=r0000000000000000", None).await.status, 409);
+        assert_eq!(call(&b, "DELETE", &format!("/api/plans/bare?if_revision={bare}"), None).await.status, 200);
+        assert_eq!(call(&b, "DELETE", &format!("/api/plans/bare?if_revision={bare}"), None).await.status, 404);
         // The guard fronts these routes too: a cross-site form post writes nothing.
         let text = format!(
             "POST /api/plans HTTP/1.1\r\nHost: {b}\r\nOrigin: http://evil.example\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"

@@ -741,11 +741,47 @@ fn plan_commands_drive_one_document() {
         ])
         .ok();
     assert!(
-        created.stdout.contains("Created plan sql-windows (draft)"),
+        created
+            .stdout
+            .contains("Created plan sql-windows (draft, revision r"),
         "{}",
         created.stdout
     );
-    w.run(&["plan", "status", "sql-windows", "active"]).ok();
+    // A script names the revision it read: a stale one is refused with the current
+    // one and changes nothing; the current one applies.
+    let shown = common::json_result(
+        &w.run(&["plan", "show", "sql-windows", "--json"]).ok(),
+        "plan.show",
+    );
+    let rev = shown["revision"].as_str().unwrap().to_owned();
+    let before = std::fs::read_to_string(plans.join("sql-windows.md")).unwrap();
+    let stale = w.run(&[
+        "plan",
+        "status",
+        "sql-windows",
+        "active",
+        "--if-revision",
+        "r0000000000000000",
+    ]);
+    assert_eq!(stale.code, 1, "{}", stale.stderr);
+    assert!(
+        stale.stderr.contains("stale_revision:") && stale.stderr.contains(&rev),
+        "{}",
+        stale.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(plans.join("sql-windows.md")).unwrap(),
+        before
+    );
+    w.run(&[
+        "plan",
+        "status",
+        "sql-windows",
+        "active",
+        "--if-revision",
+        &rev,
+    ])
+    .ok();
     w.run(&["plan", "milestone", "sql-windows", "0"]).ok();
     let doc = std::fs::read_to_string(plans.join("sql-windows.md")).unwrap();
     assert!(doc.contains("- [x] **OVER clause**"), "{doc}");
@@ -821,8 +857,14 @@ fn concurrent_plan_writers_across_processes_lose_no_update() {
     };
     let app = studyloop::plans::PlanApp::from_ctx(&ctx).unwrap();
     for i in 0..16 {
-        app.record_learning("shared", &format!("lib-{i}"), "b", "active")
-            .unwrap();
+        app.record_learning(
+            "shared",
+            studyloop::plans::IfRevision::Unchecked,
+            &format!("lib-{i}"),
+            "b",
+            "active",
+        )
+        .unwrap();
     }
     procs.into_iter().for_each(|h| h.join().unwrap());
     assert_eq!(app.get("shared").unwrap().records.len(), 4 * 8 + 16);

@@ -455,6 +455,9 @@ async function loadPlanDetail(planId) {
   if (status !== 200) { setError($("plans-error"), error?.message || `HTTP ${status}`); show(box, false); return; }
   openPlanId = planId;
   box.dataset.planId = planId;
+  // The revision this view shows: a change sends it back, so a change made meanwhile
+  // (by the agent, another tab) is refused instead of overwritten (issue 30 item 2).
+  box.dataset.revision = body.revision || "";
   $("plan-detail-title").textContent = body.title || planId;
   $("plan-detail-status").textContent = `${body.status} · ${body.milestone_done}/${body.milestone_total} milestones done`;
   $("plan-detail-why").textContent = body.mission && body.mission.why ? `Why: ${body.mission.why}` : "";
@@ -488,8 +491,10 @@ async function loadPlanDetail(planId) {
 }
 
 async function setMilestone(planId, index, done) {
+  const if_revision = $("plan-detail").dataset.revision;
   const { status, error } = await api(`/api/plans/${encodeURIComponent(planId)}/milestones/${index}/toggle`,
-    { method: "POST", body: { done } });
+    { method: "POST", body: { done, if_revision } });
+  // A stale revision (409) says the plan changed meanwhile; the reload below shows it.
   setError($("plans-error"), status === 200 ? "" : (error?.message || `HTTP ${status}`));
   await loadPlans();
 }
