@@ -39,6 +39,7 @@ impl Cli {
             | Command::Plan(P::List { json, .. } | P::Show { json, .. } | P::Interview { json })
             | Command::Module(crate::modules::ModuleCommand::List { json }) => *json,
             Command::Now(args) => args.json,
+            Command::Plan(p) => p.json_input().is_some(),
             _ => false,
         }
     }

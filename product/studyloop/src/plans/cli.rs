@@ -9,13 +9,13 @@ use serde_json::{Value, json};
 
 use super::now::{self, NowInput};
 use super::{CreateRequest, IfRevision, PlanApp, PlanError, PlanStatus};
+use crate::context::Ctx;
 
 /// The interactive CLI's expectation: the given revision, else the plan as it is now
-/// (the person typing just read it; scripts pass `--if-revision`).
+/// (the person typing just read it; scripts pass `--if-revision`, or `--json`).
 fn expect(given: Option<&str>) -> IfRevision<'_> {
     given.map_or(IfRevision::Unchecked, IfRevision::Given)
 }
-use crate::context::Ctx;
 
 /// `studyloop plan …`.
 #[derive(Debug, Subcommand)]
@@ -46,7 +46,8 @@ pub enum PlanCommand {
     /// Create a plan (draft unless --status active, which needs readiness).
     New {
         /// The title.
-        title: String,
+        #[arg(required_unless_present = "json")]
+        title: Option<String>,
         /// The id (default: derived from the title).
         #[arg(long = "id")]
         plan_id: Option<String>,
@@ -75,6 +76,10 @@ pub enum PlanCommand {
         /// plan it made and creates nothing (for scripts that retry).
         #[arg(long)]
         request_id: Option<String>,
+        /// Script mode: the fields as one JSON object (inline, `-` for stdin or `@PATH`),
+        /// `request_id` required; prints the JSON envelope (docs/using-studyloop.md).
+        #[arg(long, value_name = "JSON|-|@PATH", conflicts_with_all = ["title", "plan_id", "why", "success", "milestone", "topic", "target_date", "status", "from_file", "request_id"])]
+        json: Option<String>,
     },
     /// The planning interview (questions the architect asks).
     Interview {
@@ -85,20 +90,28 @@ pub enum PlanCommand {
     /// Set a plan's status (active needs readiness).
     Status {
         /// The plan id.
-        plan_id: String,
+        #[arg(required_unless_present = "json")]
+        plan_id: Option<String>,
         /// draft, active, paused, complete or abandoned.
-        status: String,
+        #[arg(required_unless_present = "json")]
+        status: Option<String>,
         /// Apply only if the plan is still at this revision (`plan show --json` shows it);
         /// without it the change applies to the plan as it is now.
         #[arg(long)]
         if_revision: Option<String>,
+        /// Script mode: the fields as one JSON object (inline, `-` for stdin or `@PATH`),
+        /// `if_revision` required; prints the JSON envelope (docs/using-studyloop.md).
+        #[arg(long, value_name = "JSON|-|@PATH", conflicts_with_all = ["plan_id", "status", "if_revision"])]
+        json: Option<String>,
     },
     /// Mark milestone INDEX (0-based) done, or not done with --undone.
     Milestone {
         /// The plan id.
-        plan_id: String,
+        #[arg(required_unless_present = "json")]
+        plan_id: Option<String>,
         /// The 0-based index.
-        index: i64,
+        #[arg(required_unless_present = "json")]
+        index: Option<i64>,
         /// Mark it not done.
         #[arg(long)]
         undone: bool,
@@ -106,11 +119,16 @@ pub enum PlanCommand {
         /// without it the change applies to the plan as it is now.
         #[arg(long)]
         if_revision: Option<String>,
+        /// Script mode: the fields as one JSON object (inline, `-` for stdin or `@PATH`),
+        /// `if_revision` required; prints the JSON envelope (docs/using-studyloop.md).
+        #[arg(long, value_name = "JSON|-|@PATH", conflicts_with_all = ["plan_id", "index", "undone", "if_revision"])]
+        json: Option<String>,
     },
     /// Evaluate progress; --record writes the checkpoint to the document and DB.
     Evaluate {
         /// The plan id.
-        plan_id: String,
+        #[arg(required_unless_present = "json")]
+        plan_id: Option<String>,
         /// start, mid or end.
         #[arg(long, default_value = "mid")]
         phase: String,
@@ -124,13 +142,19 @@ pub enum PlanCommand {
         /// without it the change applies to the plan as it is now.
         #[arg(long)]
         if_revision: Option<String>,
+        /// Script mode: the fields as one JSON object (inline, `-` for stdin or `@PATH`),
+        /// `if_revision` (with `record`) required; prints the JSON envelope (docs/using-studyloop.md).
+        #[arg(long, value_name = "JSON|-|@PATH", conflicts_with_all = ["plan_id", "phase", "study_id", "record", "if_revision"])]
+        json: Option<String>,
     },
     /// Add or update (by title) a learning record.
     Record {
         /// The plan id.
-        plan_id: String,
+        #[arg(required_unless_present = "json")]
+        plan_id: Option<String>,
         /// The record's title.
-        title: String,
+        #[arg(required_unless_present = "json")]
+        title: Option<String>,
         /// The body.
         #[arg(long, default_value = "")]
         body: String,
@@ -141,6 +165,10 @@ pub enum PlanCommand {
         /// without it the change applies to the plan as it is now.
         #[arg(long)]
         if_revision: Option<String>,
+        /// Script mode: the fields as one JSON object (inline, `-` for stdin or `@PATH`),
+        /// `if_revision` required; prints the JSON envelope (docs/using-studyloop.md).
+        #[arg(long, value_name = "JSON|-|@PATH", conflicts_with_all = ["plan_id", "title", "body", "status", "if_revision"])]
+        json: Option<String>,
     },
     /// Rebuild the SQLite index from the documents.
     Reindex,
@@ -160,7 +188,8 @@ pub enum PlanCommand {
     /// Delete a plan document (its checkpoint log stays).
     Delete {
         /// The plan id.
-        plan_id: String,
+        #[arg(required_unless_present = "json")]
+        plan_id: Option<String>,
         /// Confirm the deletion.
         #[arg(long)]
         yes: bool,
@@ -168,6 +197,10 @@ pub enum PlanCommand {
         /// without it the change applies to the plan as it is now.
         #[arg(long)]
         if_revision: Option<String>,
+        /// Script mode: the fields as one JSON object (inline, `-` for stdin or `@PATH`),
+        /// `if_revision` required; prints the JSON envelope (docs/using-studyloop.md).
+        #[arg(long, value_name = "JSON|-|@PATH", conflicts_with_all = ["plan_id", "yes", "if_revision"])]
+        json: Option<String>,
     },
 }
 
@@ -213,6 +246,11 @@ fn summary_line(p: &super::Plan) -> String {
 /// The operation's refusal.
 pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
     let app = PlanApp::from_ctx(ctx)?;
+    if let Some((sub, input)) = cmd.json_input() {
+        let text = super::cli_json::read(input, &ctx.cwd)?;
+        let (command, result) = super::cli_json::run(&app, sub, &text)?;
+        return Ok(crate::cli::json_success(&command, &result));
+    }
     Ok(match cmd {
         PlanCommand::List { status, json } => {
             let status = status.as_deref().map(PlanStatus::parse).transpose()?;
@@ -257,7 +295,9 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             status,
             from_file,
             request_id,
+            json: _,
         } => {
+            let title = title.unwrap_or_default();
             let plan = match from_file {
                 Some(path) => {
                     let text = read_input(&path)?;
@@ -297,7 +337,9 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             plan_id,
             status,
             if_revision,
+            json: _,
         } => {
+            let (plan_id, status) = (plan_id.unwrap_or_default(), status.unwrap_or_default());
             let p = app.set_status(&plan_id, expect(if_revision.as_deref()), &status)?;
             format!(
                 "Plan {} is now {} (revision {}).\n",
@@ -311,7 +353,9 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             index,
             undone,
             if_revision,
+            json: _,
         } => {
+            let (plan_id, index) = (plan_id.unwrap_or_default(), index.unwrap_or(-1));
             let p = app.set_milestone(&plan_id, expect(if_revision.as_deref()), index, !undone)?;
             format!(
                 "Plan {}: {}/{} milestones done (revision {}).\n",
@@ -327,8 +371,9 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             study_id,
             record,
             if_revision,
+            json: _,
         } => pretty(&app.evaluate(
-            &plan_id,
+            &plan_id.unwrap_or_default(),
             &phase,
             &study_id,
             record,
@@ -340,10 +385,11 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             body,
             status,
             if_revision,
+            json: _,
         } => pretty(&app.record_learning(
-            &plan_id,
+            &plan_id.unwrap_or_default(),
             expect(if_revision.as_deref()),
-            &title,
+            &title.unwrap_or_default(),
             &body,
             &status,
         )?),
@@ -363,9 +409,32 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             plan_id,
             yes,
             if_revision,
-        } => pretty(&app.delete(&plan_id, expect(if_revision.as_deref()), yes)?),
+            json: _,
+        } => pretty(&app.delete(
+            &plan_id.unwrap_or_default(),
+            expect(if_revision.as_deref()),
+            yes,
+        )?),
         PlanCommand::Architect { subject, agent } => architect(ctx, subject, agent)?,
     })
+}
+
+impl PlanCommand {
+    /// The subcommand's name and its `--json` input, when it was given one (the
+    /// commands that change something; the read commands' `--json` is a switch).
+    #[must_use]
+    pub fn json_input(&self) -> Option<(&'static str, &str)> {
+        let (sub, json) = match self {
+            Self::New { json, .. } => ("new", json),
+            Self::Status { json, .. } => ("status", json),
+            Self::Milestone { json, .. } => ("milestone", json),
+            Self::Evaluate { json, .. } => ("evaluate", json),
+            Self::Record { json, .. } => ("record", json),
+            Self::Delete { json, .. } => ("delete", json),
+            _ => return None,
+        };
+        json.as_deref().map(|j| (sub, j))
+    }
 }
 
 fn read_input(path: &std::path::Path) -> Result<String, PlanError> {

@@ -8,10 +8,11 @@
 //! rendering), `render` (the one escaping rendering step and the write gate), `parse` (document text → model, errors by file and line),
 //! `files` (the plans dir, the safe document read), `error` (refusals with their MCP prefix and HTTP status), `app` (the
 //! operations, locked read-modify-write), `record` (evaluate and learning records), `views` (the JSON shapes), `revision` (revisions and request ids),
-//! `now` (the "what next" engine), `cli` (the `plan` and `now` commands).
+//! `now` (the "what next" engine), `cli` (the `plan` and `now` commands), `cli_json` (their `--json` script input).
 
 mod app;
 pub mod cli;
+mod cli_json;
 mod doc;
 mod error;
 mod files;
