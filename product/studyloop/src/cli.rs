@@ -286,20 +286,6 @@ fn json_line(value: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }
 
-/// What `--json` prints for a success: the envelope around `result`, one pretty
-/// object and a newline (docs/using-studyloop.md "The JSON envelope").
-pub(crate) fn json_success(command: &str, result: &impl serde::Serialize) -> String {
-    let v = match serde_json::to_value(result) {
-        Ok(r) => envelope::success(command, r),
-        Err(e) => Failure::new(
-            Code::Internal,
-            format!("cannot serialise the `{command}` result: {e}"),
-        )
-        .to_json(),
-    };
-    format!("{v:#}\n")
-}
-
 /// Everything printed goes through [`crate::term::text`]: it carries topic
 /// names, notes and state values that the agent or another writer stored.
 fn out(text: &str) {
@@ -368,7 +354,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
         Command::Status { json } => {
             let st = status::read(&settings::session_paths(&ctx.env)?)?;
             out(&if json {
-                json_success("status", &st)
+                envelope::success_text("status", &st)
             } else {
                 status::render(&st)
             });
@@ -384,7 +370,7 @@ pub fn run(cli: Cli, ctx: &Ctx) -> Result<u8, CliError> {
             }
             let report = doctor::run(ctx);
             out(&if json {
-                json_success("doctor", &report)
+                envelope::success_text("doctor", &report)
             } else {
                 doctor::render(&report)
             });
@@ -544,7 +530,7 @@ fn launched(started: session::Started, verb: &str) -> Result<u8, CliError> {
 fn doctor_fix(ctx: &Ctx, json: bool) -> Result<u8, CliError> {
     let fixed = doctor::fix(ctx)?;
     out(&if json {
-        json_success("doctor.fix", &fixed)
+        envelope::success_text("doctor.fix", &fixed)
     } else {
         fixed.render()
     });
@@ -584,7 +570,7 @@ fn search(ctx: &Ctx, query: &str, json: bool, limit: u32) -> Result<u8, CliError
     let avail = crate::embed::Availability::from_env(&ctx.env)?;
     let found = store::search_db(&loaded.paths.db, query, limit, &avail)?;
     if json {
-        out(&json_success("search", &found));
+        out(&envelope::success_text("search", &found));
         return Ok(0);
     }
     // The one-line notice: a lexical-only search is never silent.

@@ -186,6 +186,23 @@ pub fn success(command: &str, result: Value) -> Value {
     json!({ "schema_version": SCHEMA_VERSION, "command": command, "result": result })
 }
 
+/// What a CLI `--json` prints for a success: the envelope around `result`, one
+/// pretty object and a newline (docs/using-studyloop.md "The JSON envelope"). Here,
+/// not in `cli`, so the command modules that print it (plans, modules) need no
+/// import of the CLI that dispatches to them.
+#[must_use]
+pub fn success_text(command: &str, result: &impl Serialize) -> String {
+    let v = match serde_json::to_value(result) {
+        Ok(r) => success(command, r),
+        Err(e) => Failure::new(
+            Code::Internal,
+            format!("cannot serialise the `{command}` result: {e}"),
+        )
+        .to_json(),
+    };
+    format!("{v:#}\n")
+}
+
 /// A web success: `status` with the success shape around `result`, the one way a
 /// `/api/*` route answers JSON (the names are listed in docs/using-studyloop.md
 /// "The JSON envelope" and in the schema's `command` enum).

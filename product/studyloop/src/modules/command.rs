@@ -141,7 +141,7 @@ fn list(ctx: &Ctx, json: bool) -> Result<u8, ModuleError> {
         }));
     }
     if json {
-        out(&crate::cli::json_success("module.list", &rows));
+        out(&crate::envelope::success_text("module.list", &rows));
     } else if entries.is_empty() {
         out("No modules installed; add one with `studyloop module add PATH`.\n");
     } else {

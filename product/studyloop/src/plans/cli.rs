@@ -249,7 +249,7 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
     if let Some((sub, input)) = cmd.json_input() {
         let text = super::cli_json::read(input, &ctx.cwd)?;
         let (command, result) = super::cli_json::run(&app, sub, &text)?;
-        return Ok(crate::cli::json_success(&command, &result));
+        return Ok(crate::envelope::success_text(&command, &result));
     }
     Ok(match cmd {
         PlanCommand::List { status, json } => {
@@ -258,7 +258,7 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             if json {
                 let list: Vec<Value> = plans.iter().map(super::views::summary).collect();
                 let v = json!({"plans": list, "count": list.len(), "problems": problems});
-                crate::cli::json_success("plan.list", &v)
+                crate::envelope::success_text("plan.list", &v)
             } else if plans.is_empty() && problems.is_empty() {
                 "No study plans yet; `studyloop plan new TITLE` or `studyloop plan architect`.\n"
                     .into()
@@ -279,7 +279,10 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             if markdown && !json {
                 app.markdown(&plan_id)?
             } else if json {
-                crate::cli::json_success("plan.show", &app.detail(&plan_id, markdown, history)?)
+                crate::envelope::success_text(
+                    "plan.show",
+                    &app.detail(&plan_id, markdown, history)?,
+                )
             } else {
                 pretty(&app.detail(&plan_id, markdown, history)?)
             }
@@ -330,7 +333,7 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             )
         }
         PlanCommand::Interview { json: true } => {
-            crate::cli::json_success("plan.interview", &app.interview()?)
+            crate::envelope::success_text("plan.interview", &app.interview()?)
         }
         PlanCommand::Interview { json: false } => pretty(&app.interview()?),
         PlanCommand::Status {
@@ -515,7 +518,7 @@ pub fn run_now(ctx: &Ctx, args: &NowArgs) -> Result<String, PlanError> {
     let app = PlanApp::from_ctx(ctx)?;
     let v = now::now(&app, &input)?;
     if args.json {
-        return Ok(crate::cli::json_success("now", &v));
+        return Ok(crate::envelope::success_text("now", &v));
     }
     let line = |r: &Value| {
         format!(
