@@ -538,12 +538,12 @@ mutants MODULE MODE="": deps-mutants
         partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs)
             narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
             filter=(-- -E 'test(/^runner::(partition|shard_record)::/) | test(/^shards::/)') ;;
-        # fidelity: the lib tests that score replies (transcript::fidelity_cases and the
-        # screen/store readers, the ledger's records). Not case::converse's: they start
+        # fidelity: the lib tests that score replies (the module's own, transcript::fidelity_cases
+        # and the screen/store readers, the ledger's records). Not case::converse's: they start
         # the stub provider, another package's bin that a `--lib` build does not make.
         fidelity) pkg=studyloop-acceptance; files=(acceptance/src/fidelity.rs acceptance/src/fidelity/*.rs)
             narrow=(--cargo-arg=--lib)
-            filter=(-- -E 'test(/^(transcript|ledger)::/)') ;;
+            filter=(-- -E 'test(/^(fidelity|transcript|ledger)::/)') ;;
         *)
             printf 'just mutants: unknown MODULE `%s`: the accepted set is redaction, cassette, signoff, bundle-verify, partition, fidelity (e.g. `just mutants redaction`)\n' "$module" >&2
             exit 2 ;;

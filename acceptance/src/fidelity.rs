@@ -21,6 +21,8 @@
 //! what was sent are reported as the chrome the reader kept.
 
 mod align;
+#[cfg(test)]
+mod align_tests;
 mod score;
 mod source;
 
