@@ -24,6 +24,8 @@ mod align;
 #[cfg(test)]
 mod align_tests;
 mod score;
+#[cfg(test)]
+mod score_tests;
 mod source;
 
 pub use score::{
