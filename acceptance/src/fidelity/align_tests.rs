@@ -145,3 +145,43 @@ fn a_middle_longer_than_the_bound_is_not_aligned_on_either_side() {
         (3, 2 * MAX_ALIGN_CHARS, 0)
     );
 }
+
+#[test]
+fn the_first_difference_is_named_where_a_person_reads_it() {
+    use super::align::first_difference;
+    use super::source::SourceKind;
+    let chars = |s: &str| s.chars().collect::<Vec<_>>();
+    let (a, b) = (chars("abc\ndefXgh\n"), chars("abc\ndefYgh\n"));
+    assert_eq!(
+        first_difference(&a, &b, SourceKind::Acp).as_deref(),
+        Some(r#"line 2 column 4: sent "abc\ndefXgh\n" / recorded "abc\ndefYgh\n""#)
+    );
+    assert_eq!(
+        first_difference(&a, &b, SourceKind::Screen).as_deref(),
+        Some(r#"char 7: sent "abc\ndefXgh\n" / recorded "abc\ndefYgh\n""#)
+    );
+    // From 20 characters before the difference to 40 after it, on each side.
+    let sent: String = (0..100)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let mut recorded = sent.clone();
+    recorded.replace_range(50..51, "#");
+    let d = first_difference(&chars(&sent), &chars(&recorded), SourceKind::Screen).unwrap();
+    assert_eq!(
+        d,
+        format!(
+            "char 50: sent {:?} / recorded {:?}",
+            &sent[30..90],
+            &recorded[30..90]
+        )
+    );
+    // One text a prefix of the other: the difference is where the shorter ends.
+    assert_eq!(
+        first_difference(&chars("same"), &chars("same+"), SourceKind::Acp).as_deref(),
+        Some(r#"line 1 column 5: sent "same" / recorded "same+""#)
+    );
+    assert_eq!(
+        first_difference(&chars("same"), &chars("same"), SourceKind::Acp),
+        None
+    );
+}

@@ -94,3 +94,17 @@ fn a_cell_names_each_source_once_in_order_and_takes_the_highest_floor() {
     let screen_only = CellFidelity::of(&[turn(1, SourceKind::Screen)]);
     assert!((screen_only.floor - 0.99).abs() < f64::EPSILON);
 }
+
+#[test]
+fn kept_chrome_of_an_exact_source_reads_its_markup_as_sent() {
+    // A line sent with emphasis is the same line recorded, not chrome, though the
+    // flattened screen form of what was sent has lost its stars.
+    let text = "**bold** text and `code`\nmore";
+    assert!(score(text, text, SourceKind::Acp).kept_chrome.is_empty());
+    // A reply flattened by a screen reader is not chrome of a screen reply either.
+    assert!(
+        score(text, "bold text and code more", SourceKind::Screen)
+            .kept_chrome
+            .is_empty()
+    );
+}
