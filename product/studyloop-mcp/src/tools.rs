@@ -15,8 +15,8 @@ use studyloop::context::Ctx;
 
 use crate::outputs;
 use studyloop::plans::{
-    CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, required_request_id,
-    required_revision,
+    CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, evaluation_revision,
+    required_request_id, required_revision,
 };
 
 /// The plan tools, in the reference order (the product's one list).
@@ -434,12 +434,8 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, R
         "evaluate_study_plan" => {
             let (id, phase) = (a.req("plan_id")?, a.req("phase")?);
             let (study, record) = (a.str("study_id")?.unwrap_or(""), a.bool("record", false)?);
-            // Only a recorded evaluation changes the plan, so only it needs the revision.
-            let expect = if record {
-                revision(&a, id)?
-            } else {
-                IfRevision::Unchecked
-            };
+            let expect =
+                evaluation_revision(record, a.str("if_revision")?, id).map_err(|e| refuse(&e))?;
             p(plan_app(ctx)?.evaluate(id, phase, study, record, expect))
         }
         "delete_study_plan" => {

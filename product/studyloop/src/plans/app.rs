@@ -20,7 +20,8 @@ use crate::fsutil::{self, FileLock};
 use crate::store::{CheckpointRecord, PlanIndexRow, RequestRow, Store};
 
 /// The command a plan create is recorded under in the request ledger.
-const CREATE_COMMAND: &str = "plans.create";
+/// The envelope's name for the same operation, so a ledger row reads like the answer.
+const CREATE_COMMAND: &str = "plan.new";
 
 /// The plan application over one plans directory and one history DB.
 #[derive(Debug, Clone)]

@@ -579,7 +579,7 @@ fn a_retried_create_returns_the_first_plan_and_creates_nothing() {
             command,
         }) => assert_eq!(
             (request_id.as_str(), command.as_str()),
-            ("0b9d-req-1", "plans.create")
+            ("0b9d-req-1", "plan.new")
         ),
         other => panic!("a reused request id was not refused: {other:?}"),
     }

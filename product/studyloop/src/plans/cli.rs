@@ -303,7 +303,13 @@ pub fn run_plan(ctx: &Ctx, cmd: PlanCommand) -> Result<String, PlanError> {
             let title = title.unwrap_or_default();
             let plan = match from_file {
                 Some(path) => {
-                    let text = read_input(&path)?;
+                    let limit = super::doc::limits::DOC_BYTES as u64;
+                    let text = super::cli_json::read_source(
+                        &path,
+                        &ctx.cwd,
+                        limit,
+                        "the --from-file document",
+                    )?;
                     app.create_from_markdown(&text, request_id.as_deref())?
                 }
                 None => {
@@ -438,30 +444,6 @@ impl PlanCommand {
         };
         json.as_deref().map(|j| (sub, j))
     }
-}
-
-fn read_input(path: &std::path::Path) -> Result<String, PlanError> {
-    use std::io::Read as _;
-    let mut text = String::new();
-    let limit = super::doc::limits::DOC_BYTES as u64 + 1;
-    let r = if path.as_os_str() == "-" {
-        std::io::stdin()
-            .lock()
-            .take(limit)
-            .read_to_string(&mut text)
-            .map(drop)
-    } else {
-        // A FIFO or device named as the file is refused, never read on end.
-        crate::fsutil::read_user(path, limit)
-            .and_then(|b| b.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
-            .and_then(|b| {
-                String::from_utf8(b)
-                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))
-            })
-            .map(|t| text = t)
-    };
-    r.map_err(|e| PlanError::io("read", path, &e))?;
-    Ok(text)
 }
 
 fn architect(

@@ -17,56 +17,78 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{
-    CreateRequest, IfRevision, PlanApp, PlanError, required_request_id, required_revision,
+    CreateRequest, PlanApp, PlanError, evaluation_revision, required_request_id, required_revision,
 };
 
 /// The most input bytes read.
 pub const MAX_INPUT: u64 = 64 << 20;
 
-/// The input text, from where `raw` says.
+/// The input text, from where `raw` says: inline, `-` (stdin) or `@PATH`.
 ///
 /// # Errors
 /// [`PlanError::Invalid`] naming the source and what is wrong with it.
 pub(super) fn read(raw: &str, cwd: &Path) -> Result<String, PlanError> {
-    let too_big = |from: &str| {
-        PlanError::Invalid(format!(
-            "the --json input ({from}) is larger than {MAX_INPUT} bytes (64 MiB); send less"
-        ))
+    match raw.strip_prefix('@') {
+        Some(rel) => read_source(Path::new(rel), cwd, MAX_INPUT, "the --json input"),
+        None if raw == "-" => read_source(Path::new("-"), cwd, MAX_INPUT, "the --json input"),
+        None if raw.len() as u64 > MAX_INPUT => {
+            Err(too_big("the --json input", "the argument", MAX_INPUT))
+        }
+        None => Ok(raw.to_owned()),
+    }
+}
+
+fn too_big(what: &str, from: &str, limit: u64) -> PlanError {
+    let size = if limit.is_multiple_of(1 << 20) {
+        format!("{} MiB", limit >> 20)
+    } else {
+        format!("{} KiB", limit >> 10)
     };
-    let bytes = if raw == "-" {
+    PlanError::Invalid(format!(
+        "{what} ({from}) is larger than {limit} bytes ({size}); send less"
+    ))
+}
+
+/// Text handed to a plan command, the one reader of `--json -|@PATH` and `plan new
+/// --from-file`: `-` reads stdin, anything else the file at `path` (relative to `cwd`;
+/// opened as a regular file, so a FIFO or device is refused rather than waited on).
+/// At most `limit` bytes of UTF-8; `what` names the input in every refusal.
+///
+/// # Errors
+/// [`PlanError::Invalid`] naming the source and what is wrong with it.
+pub(super) fn read_source(
+    path: &Path,
+    cwd: &Path,
+    limit: u64,
+    what: &str,
+) -> Result<String, PlanError> {
+    let bytes = if path.as_os_str() == "-" {
         let mut b = Vec::new();
         std::io::stdin()
             .lock()
-            .take(MAX_INPUT + 1)
+            .take(limit + 1)
             .read_to_end(&mut b)
-            .map_err(|e| {
-                PlanError::Invalid(format!("cannot read the --json input from stdin: {e}"))
-            })?;
-        if b.len() as u64 > MAX_INPUT {
-            return Err(too_big("stdin"));
+            .map_err(|e| PlanError::Invalid(format!("cannot read {what} from stdin: {e}")))?;
+        if b.len() as u64 > limit {
+            return Err(too_big(what, "stdin", limit));
         }
         b
-    } else if let Some(rel) = raw.strip_prefix('@') {
-        let path = cwd.join(rel);
+    } else {
+        let path = cwd.join(path);
         let shown = path.display().to_string();
-        if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() > MAX_INPUT) {
-            return Err(too_big(&shown));
+        // Checked first for this message: the bounded reader's own names a planted file.
+        if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() > limit) {
+            return Err(too_big(what, &shown, limit));
         }
-        crate::fsutil::read_user(&path, MAX_INPUT)
-            .map_err(|e| PlanError::Invalid(format!("cannot read the --json input {shown}: {e}")))?
+        crate::fsutil::read_user(&path, limit)
+            .map_err(|e| PlanError::Invalid(format!("cannot read {what} {shown}: {e}")))?
             .ok_or_else(|| {
                 PlanError::Invalid(format!(
-                    "the --json input {shown} does not exist; give inline JSON, `-` for stdin or `@PATH` of a file"
+                    "{what} {shown} does not exist; give the path of a file, or `-` for stdin"
                 ))
             })?
-    } else {
-        if raw.len() as u64 > MAX_INPUT {
-            return Err(too_big("the argument"));
-        }
-        raw.as_bytes().to_vec()
     };
-    String::from_utf8(bytes)
-        .map_err(|e| PlanError::Invalid(format!("the --json input is not UTF-8 ({e})")))
+    String::from_utf8(bytes).map_err(|e| PlanError::Invalid(format!("{what} is not UTF-8 ({e})")))
 }
 
 /// `text` as the fields of `command`, every unknown field refused by name.
@@ -188,12 +210,7 @@ pub(super) fn run(app: &PlanApp, sub: &str, text: &str) -> Result<(String, Value
         "evaluate" => {
             let f: Evaluate = fields(text, &name)?;
             let record = f.record.unwrap_or(false);
-            // Only a recorded evaluation changes the plan, so only it needs the revision.
-            let expect = if record {
-                required_revision(f.if_revision.as_deref(), &f.plan_id)?
-            } else {
-                IfRevision::Unchecked
-            };
+            let expect = evaluation_revision(record, f.if_revision.as_deref(), &f.plan_id)?;
             app.evaluate(
                 &f.plan_id,
                 f.phase.as_deref().unwrap_or("mid"),

@@ -30,7 +30,8 @@ pub use app::{CreateRequest, PlanApp, PlanPatch};
 pub use doc::{Inner, Kept, Milestone, Owned, Plan, PlanStatus};
 pub use error::PlanError;
 pub use revision::{
-    IfRevision, REQUEST_ID_MAX, parse_request_id, required_request_id, required_revision,
+    IfRevision, REQUEST_ID_MAX, evaluation_revision, parse_request_id, required_request_id,
+    required_revision,
 };
 
 pub use id::PlanId;

@@ -82,6 +82,23 @@ pub fn required_revision<'a>(
     })
 }
 
+/// The `if_revision` of an evaluation: only a recorded one changes the plan, so only
+/// it must name the revision (every door asks through this, so they cannot differ).
+///
+/// # Errors
+/// As [`required_revision`], when `record` is set.
+pub fn evaluation_revision<'a>(
+    record: bool,
+    given: Option<&'a str>,
+    id: &str,
+) -> Result<IfRevision<'a>, PlanError> {
+    if record {
+        required_revision(given, id)
+    } else {
+        Ok(IfRevision::Unchecked)
+    }
+}
+
 /// Check a request id: an opaque lowercase identifier (seed 001), 1 to
 /// [`REQUEST_ID_MAX`] characters of `a-z`, `0-9`, `.`, `_`, `:` and `-`, starting with
 /// a letter or digit (a UUID qualifies).

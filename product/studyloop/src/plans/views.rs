@@ -82,10 +82,11 @@ pub fn detail(p: &Plan) -> Value {
         .enumerate()
         .map(|(i, m)| json!({"index": i, "title": m.title, "done": m.done, "concepts": m.concepts}))
         .collect();
+    // One summary (it renders and hashes the document for the revision), twice.
     let mut d = summary(p);
+    let s = d.clone();
     if let Some(o) = d.as_object_mut() {
-        let s = summary(p);
-        o.insert("plan".into(), s.clone());
+        o.insert("plan".into(), s);
         o.insert(
             "mission".into(),
             json!({"why": p.why, "success": p.success, "constraints": p.constraints,

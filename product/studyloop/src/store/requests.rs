@@ -12,7 +12,7 @@ use super::{Store, StoreError, q};
 pub struct RequestRow {
     /// The caller's id.
     pub request_id: String,
-    /// What it did (`plans.create`).
+    /// What it did, by its envelope name (`plan.new`).
     pub command: String,
     /// sha256 of the canonical request body.
     pub body_sha256: String,

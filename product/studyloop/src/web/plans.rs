@@ -20,8 +20,8 @@ use super::app_state::AppState;
 use crate::envelope::{self, ApiError};
 use crate::plans::now::{self, NowInput};
 use crate::plans::{
-    CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, required_request_id,
-    required_revision,
+    CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, evaluation_revision,
+    required_request_id, required_revision,
 };
 
 type Params = Query<HashMap<String, String>>;
@@ -202,12 +202,7 @@ pub async fn evaluate(
                 Some(Value::Bool(b)) => *b,
                 Some(_) => return Err(PlanError::Invalid("`record` must be true or false".into())),
             };
-            // Only a recorded evaluation changes the plan, so only it needs the revision.
-            let expect = if record {
-                body_revision(&v, &id)?
-            } else {
-                IfRevision::Unchecked
-            };
+            let expect = evaluation_revision(record, body_str(&v, "if_revision")?, &id)?;
             app.evaluate(&id, &phase, &study, record, expect)
         })
         .await,

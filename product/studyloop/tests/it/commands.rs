@@ -898,3 +898,46 @@ fn plan_architect_opens_a_plan_architect_session_and_creates_no_plan() {
     );
     w.run(&["study", "--end"]).ok();
 }
+
+/// `plan new --from-file` reads through the one plan-input reader (shared with
+/// `--json @PATH`): a document file relative to the working directory, refused when it
+/// is a FIFO (never waited on) or over the document bound, writing nothing.
+#[test]
+fn plan_new_from_file_reads_a_document_and_refuses_a_fifo_or_an_oversized_file() {
+    let w = World::new();
+    w.run(&["plan", "new", "Source plan", "--id", "source"])
+        .ok();
+    let doc = w.run(&["plan", "show", "source", "--markdown"]).ok().stdout;
+    std::fs::write(
+        w.home.path().join("copy.md"),
+        doc.replace("id: source", "id: copied"),
+    )
+    .unwrap();
+    w.run(&["plan", "new", "ignored", "--from-file", "copy.md"])
+        .ok();
+    let shown = w.run(&["plan", "show", "copied", "--json"]).ok();
+    assert!(shown.stdout.contains("\"copied\""), "{}", shown.stdout);
+    let big = w.home.path().join("big.md");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(1024 * 1024 + 1)
+        .unwrap();
+    let out = w.run(&["plan", "new", "x", "--from-file", "big.md"]);
+    assert!(
+        out.code == 1 && out.stderr.contains("larger than 1048576 bytes (1 MiB)"),
+        "{out:?}"
+    );
+    let fifo = w.home.path().join("fifo.md");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let out = w.run(&["plan", "new", "x", "--from-file", "fifo.md"]);
+        assert!(out.code == 1 && out.stderr.contains("fifo.md"), "{out:?}");
+    } else {
+        eprintln!("SKIP the FIFO case: mkfifo is not available here");
+    }
+    let listed = w.run(&["plan", "list", "--json"]).ok().stdout;
+    assert!(listed.contains("\"count\": 2"), "{listed}");
+}
