@@ -419,8 +419,20 @@ fn capabilities(profile_dir: &Path, mode: Mode) -> serde_json::Map<String, Value
     caps.as_object().cloned().unwrap_or_default()
 }
 
-/// Reads `ChromeDriver was started successfully on port N.` (10 s deadline).
+/// How long chromedriver may take to print its port. It prints it in well
+/// under a second on a quiet machine; the bound is a liveness bound for a
+/// loaded one (CI runs eight journeys on two cores beside Chromium), not a
+/// timing claim, so it is generous: a driver that is merely slow is waited
+/// for, one that died is named at once (its stdout closes).
+const PORT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Reads `ChromeDriver was started successfully on port N.`, within
+/// [`PORT_DEADLINE`].
 fn read_port(driver: &mut Child) -> Result<u16, String> {
+    read_port_within(driver, PORT_DEADLINE)
+}
+
+fn read_port_within(driver: &mut Child, deadline: Duration) -> Result<u16, String> {
     let stdout = driver.stdout.take().ok_or("no stdout")?;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -429,13 +441,24 @@ fn read_port(driver: &mut Child) -> Result<u16, String> {
             if let Some(rest) = line.split("started successfully on port ").nth(1) {
                 let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
                 let _ = tx.send(digits.parse::<u16>().ok());
+                return;
             }
         }
+        // stdout closed without the line: `tx` drops and the reader hears it.
     });
-    match rx.recv_timeout(Duration::from_secs(10)) {
+    match rx.recv_timeout(deadline) {
         Ok(Some(port)) => Ok(port),
         Ok(None) => Err("it printed an unreadable port".into()),
-        Err(_) => Err("it printed no port within 10 s".into()),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            let status = driver
+                .wait()
+                .map_or_else(|e| format!("status unknown: {e}"), |s| s.to_string());
+            Err(format!("it exited before printing its port ({status})"))
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+            "it printed no port within {} s",
+            deadline.as_secs_f64()
+        )),
     }
 }
 
@@ -454,4 +477,54 @@ pub fn profile_dir(parent: &Path) -> std::io::Result<PathBuf> {
     let dir = parent.join("chromium-profile");
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+
+    use super::read_port_within;
+
+    fn sh(script: &str) -> std::process::Child {
+        Command::new("sh")
+            .args(["-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_slow_driver_is_waited_for_past_the_first_line() {
+        let mut d = sh("echo 'Starting ChromeDriver on port 0'; sleep 1; \
+                        echo 'ChromeDriver was started successfully on port 43117.'; sleep 5");
+        assert_eq!(read_port_within(&mut d, Duration::from_secs(20)), Ok(43117));
+        let _ = d.kill();
+        let _ = d.wait();
+    }
+
+    #[test]
+    fn a_driver_that_dies_is_named_as_exited_with_its_status_not_as_slow() {
+        let mut d = sh("echo 'Starting ChromeDriver on port 0'; exit 3");
+        let started = std::time::Instant::now();
+        let err = read_port_within(&mut d, Duration::from_secs(20)).unwrap_err();
+        assert_eq!(err, "it exited before printing its port (exit status: 3)");
+        // Heard from the closed pipe, not from the deadline.
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_silent_driver_is_named_with_the_bound_it_missed() {
+        let mut d = sh("sleep 30");
+        let err = read_port_within(&mut d, Duration::from_millis(300)).unwrap_err();
+        assert_eq!(err, "it printed no port within 0.3 s");
+        let _ = d.kill();
+        let _ = d.wait();
+    }
 }
