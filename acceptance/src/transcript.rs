@@ -32,4 +32,4 @@ mod tests;
 #[cfg(test)]
 pub(crate) use reply::sent_reply;
 pub use reply::{RecordedReply, ReplySource, TranscriptError, TurnTrace, mentor_reply, read_reply};
-pub(crate) use reply::{record_turn, score_turn};
+pub(crate) use reply::{record_turn, score_against, score_turn};

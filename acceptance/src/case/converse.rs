@@ -103,6 +103,7 @@ pub fn converse(
         home: faithful::home_of(case.slots.scratch.as_ref()),
         stub: case.slots.stub.as_ref(),
         seed: case.seed,
+        scripted: case.scripted_replies.as_deref(),
     };
     let mut mentor = Faithful::new(transport, reader);
     let transcript = actor.converse(&mut mentor, &mut budget, &CancelToken::new());

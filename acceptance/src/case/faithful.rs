@@ -43,6 +43,10 @@ pub(crate) struct Reader<'a> {
     /// The cell's stub provider (its request log holds every sent reply).
     pub stub: Option<&'a StubProvider>,
     pub seed: u64,
+    /// What a test-double agent was told to send for ACP learner turn `k`
+    /// (index `k - 1`), for a cell with no stub provider to log it
+    /// ([`Case::scripted_replies`](super::Case::scripted_replies)).
+    pub scripted: Option<&'a [String]>,
 }
 
 impl Reader<'_> {
@@ -68,6 +72,25 @@ impl Reader<'_> {
             prompt: &r.prompt,
         };
         transcript::record_turn(self.harness, &trace, &self.stub_log(), self.seed)
+    }
+
+    /// The fidelity of ACP turn `turn` (the persona was stub turn 0): scored
+    /// against the test double's script when it was given one, else against
+    /// the stub provider's log.
+    fn acp_turn(&self, text: String, turn: u64, prompt: &str) -> TurnFidelity {
+        let recorded = RecordedReply::acp(text);
+        match self.scripted {
+            Some(script) => {
+                let sent = usize::try_from(turn - 1)
+                    .ok()
+                    .and_then(|i| script.get(i))
+                    .map(String::as_str);
+                transcript::score_against(recorded, turn, sent)
+            }
+            None => {
+                transcript::score_turn(recorded, turn, Some(prompt), &self.stub_log(), self.seed)
+            }
+        }
     }
 }
 
@@ -110,13 +133,8 @@ impl Mentor for Faithful<'_, '_> {
             Transport::Socket(m) | Transport::Console(m) => {
                 let reply = m.send(learner_message)?;
                 self.acp_turns += 1;
-                transcript::score_turn(
-                    RecordedReply::acp(reply.text),
-                    self.acp_turns,
-                    Some(learner_message),
-                    &self.reader.stub_log(),
-                    self.reader.seed,
-                )
+                self.reader
+                    .acp_turn(reply.text, self.acp_turns, learner_message)
             }
         };
         let reply = MentorReply::new(turn.text.clone());
@@ -209,6 +227,7 @@ impl super::Case<'_> {
             home: home_of(self.slots.scratch.as_ref()),
             stub: self.slots.stub.as_ref(),
             seed: self.seed,
+            scripted: self.scripted_replies.as_deref(),
         };
         let t = reader
             .pane_turn(turn, session_turn)

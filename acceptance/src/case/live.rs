@@ -57,6 +57,13 @@ pub struct Case<'a> {
     pub slots: Slots,
     /// What it recorded.
     pub record: CaseRecord,
+    /// For a cell whose mentor is a test double with canned replies
+    /// (`studyloop-stub-acp` in the UAT smoke) and no stub provider to log
+    /// what was sent: the reply it was told to give to learner turn `k`
+    /// (index `k - 1`), the record its replies' fidelity is scored against.
+    /// `None` (every cell with a model path) scores against the stub
+    /// provider's log, or leaves the verdict unknown in real-auth.
+    pub scripted_replies: Option<Vec<String>>,
 }
 
 impl Steps for Case<'_> {
@@ -99,6 +106,7 @@ impl<'a> Case<'a> {
             provisioned: false,
             slots: Slots::default(),
             record,
+            scripted_replies: None,
         }
     }
 

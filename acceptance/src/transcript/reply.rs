@@ -169,8 +169,20 @@ pub(crate) fn score_turn(
     stub_log: &[studyloop_stubs::LogRecord],
     seed: u64,
 ) -> fidelity::TurnFidelity {
-    let verdict = sent_reply(stub_log, seed, turn, prompt)
-        .map(|sent| fidelity::score(sent, &recorded.text, recorded.source));
+    score_against(recorded, turn, sent_reply(stub_log, seed, turn, prompt))
+}
+
+/// Scores a reply recorded as turn `turn` against `sent`, the text its
+/// mentor sent for it by whichever record says so (the stub provider's log,
+/// or the script a test-double agent was given); `None` leaves the verdict
+/// unknown, never a pass.
+#[must_use]
+pub(crate) fn score_against(
+    recorded: RecordedReply,
+    turn: u64,
+    sent: Option<&str>,
+) -> fidelity::TurnFidelity {
+    let verdict = sent.map(|sent| fidelity::score(sent, &recorded.text, recorded.source));
     fidelity::TurnFidelity {
         turn,
         source: recorded.source,

@@ -68,6 +68,16 @@ pub fn run(ctx: &TrialContext, dest: &dyn Destination) -> Finished {
 fn drive(c: &mut Case<'_>) -> Result<(), StepFailure> {
     let script = catalogue::default_turn_script().map_err(errored)?;
     let prompts = script.prompts();
+    // No stub provider logs what the double sends: its canned replies are the
+    // record each reply's fidelity is scored against (the same texts the
+    // `conversation` step compares whole).
+    c.scripted_replies = Some(
+        prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| canned_reply(i + 1, p))
+            .collect(),
+    );
     let stub = bins::path("studyloop-stub-acp").map_err(errored)?;
     c.record.facts.binary_path = Some(stub.display().to_string());
     let frames_log = c.step_doing(
@@ -150,11 +160,26 @@ fn conversation(c: &mut Case<'_>, prompts: &[String]) -> Result<(), StepFailure>
         .enumerate()
         .map(|(i, p)| canned_reply(i + 1, p))
         .collect();
-    if got == want {
+    if got != want {
+        return Err(errored(format!(
+            "replies {got:?} differ from the canned {want:?}"
+        )));
+    }
+    // Every reply is scored against its canned text: a turn left unknown
+    // would fail a release sign-off whose every other cell is genuine.
+    let unscored: Vec<u64> = c
+        .record
+        .fidelity
+        .iter()
+        .filter(|t| t.verdict.is_none())
+        .map(|t| t.turn)
+        .collect();
+    if unscored.is_empty() && !c.record.fidelity.is_empty() {
         Ok(())
     } else {
         Err(errored(format!(
-            "replies {got:?} differ from the canned {want:?}"
+            "turn(s) {unscored:?} of {} recorded have no fidelity verdict; each is scored against its canned reply",
+            c.record.fidelity.len()
         )))
     }
 }
