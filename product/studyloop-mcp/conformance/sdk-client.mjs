@@ -56,6 +56,7 @@ for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
     if (r.protocolVersion >= '2025-11-25') {
       const res = await c.request(bad, CallToolResultSchema);
       expect(res.isError === true && /^invalid: .*`topics`/.test(res.content?.[0]?.text ?? ''), `${version}: ${JSON.stringify(res).slice(0, 200)}`);
+      expect(res.structuredContent?.error?.code === 'invalid_input' && res.structuredContent.error.details?.violations?.length > 0, `${version}: ${JSON.stringify(res.structuredContent)}`);
     } else {
       try {
         const res = await c.request(bad, CallToolResultSchema);
@@ -89,8 +90,8 @@ for (const t of tools) {
 
 // Each tool called with arguments its schema accepts (a plan's life; the live session
 // the test's state file describes: a topic, a search, the end), then with arguments
-// it forbids. The SDK validates each
-// success's structuredContent against the tool's outputSchema itself.
+// it forbids. The SDK validates each result's structuredContent (a success's and a
+// refusal's: the envelope, issue 30 item 1) against the tool's outputSchema itself.
 const valid = [
   ['list_study_plans', {}],
   ['get_planning_interview', {}],
@@ -132,8 +133,9 @@ for (const [name, given] of valid) {
   expect(validators[name]?.(args), `${name}: Ajv rejects the valid arguments ${JSON.stringify(args)}`);
   try {
     const r = await client.callTool({ name, arguments: args });
-    expect(!r.isError && r.structuredContent && typeof r.structuredContent === 'object', `${name}: ${JSON.stringify(r).slice(0, 300)}`);
-    if (typeof r.structuredContent?.revision === 'string') revision = r.structuredContent.revision;
+    const env = r.structuredContent;
+    expect(!r.isError && env?.schema_version === 1 && typeof env.command === 'string' && env.result && typeof env.result === 'object', `${name}: ${JSON.stringify(r).slice(0, 300)}`);
+    if (typeof env?.result?.revision === 'string') revision = env.result.revision;
     calledOk += 1;
   } catch (e) {
     failures.push(`${name} ${JSON.stringify(args)}: ${e}`);
@@ -145,12 +147,22 @@ for (const [name, given] of valid) {
     const r = await client.callTool({ name, arguments: bad });
     const text = r.content?.[0]?.text ?? '';
     expect(r.isError === true && text.startsWith(`invalid: invalid arguments for \`${name}\``), `${name} ${JSON.stringify(bad)}: ${JSON.stringify(r).slice(0, 300)}`);
+    expect(r.structuredContent?.error?.code === 'invalid_input' && r.structuredContent.error.message === text, `${name}: ${JSON.stringify(r.structuredContent).slice(0, 300)}`);
     if (r.isError) refused += 1;
   } catch (e) {
     failures.push(`${name} ${JSON.stringify(bad)}: ${e}`);
   }
 }
 expect(calledOk === 13 && refused === 13, `called ${calledOk}, refused ${refused}`);
+// A refusal of the tool itself (the plan is gone): the failure envelope, which the
+// SDK validates against the outputSchema like a success, so it must not throw.
+try {
+  const r = await client.callTool({ name: 'get_study_plan', arguments: { plan_id: 'sql' } });
+  const e = r.structuredContent?.error;
+  expect(r.isError === true && e?.code === 'not_found' && e.message === r.content?.[0]?.text && e.details?.plan_code === 'not_found', `not_found: ${JSON.stringify(r).slice(0, 300)}`);
+} catch (e) {
+  failures.push(`get_study_plan of a deleted plan threw: ${e}`);
+}
 
 // 3. ping; a cancelled request (the SDK sends notifications/cancelled); the session
 //    survives both; an unknown method is -32601.

@@ -12,6 +12,7 @@ mod edge;
 mod framing;
 mod http;
 mod outputs;
+mod refusal;
 mod schema;
 mod server;
 mod session_tools;

@@ -1,10 +1,12 @@
-//! Each tool's `outputSchema`: the JSON Schema of the `structuredContent` a
-//! success carries, as the product's own views build it
+//! What each tool returns: the JSON Schema of a success's `result`, as the
+//! product's own views build it
 //! (`studyloop::plans::views`, the session feeds, `store::search_db`). Every
 //! listed key is required and typed; what can be unknown is `null`, never a
 //! made-up 0. Extra keys are allowed (a newer server may add some), so an
-//! old client keeps validating. `schema::Checker` compiles these with the
-//! input schemas, and the tests validate every tool's real results with it.
+//! old client keeps validating. `tools::specs` wraps each in the envelope
+//! (`studyloop::envelope_schema::tool_output`: the tool's `outputSchema`), which
+//! `schema::Checker` compiles with the input schemas; the tests validate every
+//! tool's real results with it.
 
 use serde_json::{Map, Value, json};
 

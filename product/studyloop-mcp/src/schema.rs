@@ -1,7 +1,7 @@
 //! The tools' JSON Schemas, compiled once and checked with one validator
 //! (`boon`, JSON Schema 2020-12, the MCP default): every `tools/call`'s
 //! arguments against the `inputSchema` the server lists, and every
-//! success's `structuredContent` against the tool's `outputSchema`. A
+//! result's `structuredContent` against the tool's `outputSchema`. A
 //! violation is described for a person: the argument, what it must be, what
 //! it was, and how to fix the call.
 
@@ -107,7 +107,8 @@ impl Checker {
         self.check(&self.input, tool, args)
     }
 
-    /// Check a success's `structuredContent` against `tool`'s `outputSchema`.
+    /// Check a result's `structuredContent` (its success or failure envelope)
+    /// against `tool`'s `outputSchema`.
     ///
     /// # Errors
     /// Every violation found.

@@ -1,8 +1,12 @@
 //! The rmcp glue: a `ServerHandler` whose `tools/list` is [`tools::specs`]
 //! in order and whose `tools/call` runs [`tools::call`] on a blocking thread
-//! (plans and the store do file and SQLite I/O). A refusal is a tool result
-//! with `isError: true` and the prefixed text; success carries the JSON as
-//! text and as `structuredContent`.
+//! (plans and the store do file and SQLite I/O). Every tool result's
+//! `structuredContent` is the product's one envelope (`studyloop::envelope`,
+//! issue 30 item 1), as the CLI's `--json` and the web's `/api/*` answer: a success
+//! is `{"schema_version", "command", "result"}` with the same JSON as text (for
+//! clients without structured content); a refusal is `isError: true`, the
+//! failure's message as text (what a model reads) and `{"error": {code, message,
+//! details}}`. Both validate against the tool's listed `outputSchema`.
 
 use std::sync::Arc;
 
@@ -15,7 +19,9 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServiceExt as _};
 use studyloop::context::Ctx;
+use studyloop::envelope::{self, Failure};
 
+use crate::refusal::{invalid, storage};
 use crate::schema::{self, Checker};
 use crate::tools;
 
@@ -26,6 +32,8 @@ use crate::tools;
 pub struct StudyLoopMcp {
     ctx: Arc<Ctx>,
     tools: Arc<Vec<Tool>>,
+    /// Each tool's envelope `command`, by tool name.
+    commands: Arc<Vec<(&'static str, &'static str)>>,
     checker: Arc<Checker>,
 }
 
@@ -68,8 +76,48 @@ impl StudyLoopMcp {
             ctx: Arc::new(ctx),
             checker: Arc::new(Checker::new(&specs)?),
             tools: Arc::new(tool_list(&specs)),
+            commands: Arc::new(specs.iter().map(|t| (t.name, t.command)).collect()),
         })
     }
+
+    /// The tool result for `outcome`: the envelope as `structuredContent`, checked
+    /// against the tool's listed `outputSchema` first. Our own answer breaking it is
+    /// a bug here; a strict client would reject it, so say so instead of sending it.
+    fn answer(&self, tool: &str, outcome: Result<serde_json::Value, Failure>) -> CallToolResult {
+        let command = self
+            .commands
+            .iter()
+            .find_map(|(t, c)| (*t == tool).then_some(*c))
+            .unwrap_or("unknown");
+        let shaped = outcome.map(|v| envelope::success(command, v));
+        let body = match &shaped {
+            Ok(v) => v.clone(),
+            Err(f) => f.to_json(),
+        };
+        let shaped = match self.checker.check_output(tool, &body) {
+            Ok(()) => shaped,
+            Err(violations) => Err(storage(format!(
+                "the result does not match the tool's outputSchema ({}); this is a bug in studyloop-mcp: report it with the call",
+                schema::mismatches(&violations)
+            ))),
+        };
+        match shaped {
+            Ok(v) => {
+                // A `Value` always serialises (string keys only): `{:#}` is its pretty form.
+                let mut r = CallToolResult::success(vec![ContentBlock::text(format!("{v:#}"))]);
+                r.structured_content = Some(v);
+                r
+            }
+            Err(f) => refusal(&f),
+        }
+    }
+}
+
+/// A tool error: the failure's message as text, its envelope as `structuredContent`.
+fn refusal(f: &Failure) -> CallToolResult {
+    let mut r = CallToolResult::error(vec![ContentBlock::text(f.message.clone())]);
+    r.structured_content = Some(f.to_json());
+    r
 }
 
 impl ServerHandler for StudyLoopMcp {
@@ -116,8 +164,10 @@ impl ServerHandler for StudyLoopMcp {
                 .protocol_version()
                 .is_some_and(|v| v >= ProtocolVersion::V_2025_11_25);
             if sep_1303 {
-                let text = format!("invalid: {message}");
-                return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+                // The plan layer's `invalid:` refusal, with the violations as details.
+                let mut f = invalid(&message);
+                f.details = Some(data);
+                return Ok(refusal(&f).into());
             }
             return Err(ErrorData::invalid_params(message, Some(data)));
         }
@@ -129,27 +179,8 @@ impl ServerHandler for StudyLoopMcp {
         };
         let outcome = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
             .await
-            .unwrap_or_else(|e| Err(format!("plan_error: the tool task failed: {e}")));
-        // Our own result breaking our own outputSchema is a bug here; a strict
-        // client would reject it, so say so instead of sending it.
-        let outcome = outcome.and_then(|v| match self.checker.check_output(&tool, &v) {
-            Ok(()) => Ok(v),
-            Err(violations) => Err(format!(
-                "plan_error: the result does not match the tool's outputSchema ({}); this is a bug in studyloop-mcp: report it with the call",
-                schema::mismatches(&violations)
-            )),
-        });
-        let result = match outcome {
-            Ok(v) => {
-                // A `Value` always serialises (string keys only): `{:#}` is its pretty form.
-                let text = format!("{v:#}");
-                let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
-                r.structured_content = Some(v);
-                r
-            }
-            Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
-        };
-        Ok(result.into())
+            .unwrap_or_else(|e| Err(storage(format!("the tool task failed: {e}"))));
+        Ok(self.answer(&tool, outcome).into())
     }
 }
 

@@ -6,14 +6,20 @@
 //! own layers ([`studyloop::plans::PlanApp`], the session feeds, the store),
 //! so the MCP door refuses exactly like the CLI and web doors.
 //!
-//! A refusal is `Err(text)` whose text starts with its prefix (`not_found:`,
-//! `invalid_id:`, `conflict:`, `invalid:`, `not_ready:`, `invalid_milestone:`,
-//! `plan_error:`); a missing scope is the shared `scope_unconfigured` payload.
+//! A refusal is `Err(failure)`, the envelope's [`Failure`] built by the product's
+//! one mapping ([`PlanError::failure`], the CLI's for session and store errors), so
+//! the MCP door refuses with the code, message and details the CLI and web give for
+//! the same failure. Its message starts with the plan layer's refusal word
+//! (`not_found:`, `invalid_id:`, `conflict:`, `stale_revision:`, `invalid:`,
+//! `not_ready:`, `invalid_milestone:`, `plan_error:`), which is also
+//! `details.plan_code`.
 
 use serde_json::{Map, Value, json};
 use studyloop::context::Ctx;
+use studyloop::envelope::Failure;
 
 use crate::outputs;
+use crate::refusal::invalid;
 use studyloop::plans::{
     CreateRequest, IfRevision, PlanApp, PlanError, PlanPatch, PlanStatus, evaluation_revision,
     required_request_id, required_revision,
@@ -70,6 +76,9 @@ const DESTROY: Hints = Hints {
 pub struct ToolSpec {
     /// The name.
     pub name: &'static str,
+    /// The envelope's `command` of its success (the words of the CLI command or
+    /// web route doing the same; docs/using-studyloop.md "The JSON envelope").
+    pub command: &'static str,
     /// The human title (`title` and `annotations.title`).
     pub title: &'static str,
     /// What a call does to the world.
@@ -78,7 +87,8 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The input schema (an object schema).
     pub schema: Value,
-    /// The schema of a success's `structuredContent` (see [`crate::outputs`]).
+    /// The `outputSchema`: the success envelope around the result [`crate::outputs`]
+    /// describes, or the failure envelope ([`studyloop::envelope_schema::tool_output`]).
     pub output: Value,
 }
 
@@ -111,9 +121,10 @@ pub fn specs() -> Vec<ToolSpec> {
     let list = |d: &str| json!({"type": "array", "items": {"type": "string"}, "description": d});
     let milestones = json!({"type": "array", "description": "Milestones in order: titles or {title, concepts?, done?}.",
         "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"title": {"type": "string"}, "concepts": {"type": "array", "items": {"type": "string"}}, "done": {"type": "boolean"}}, "required": ["title"]}]}});
-    vec![
+    let tools = vec![
         ToolSpec {
             name: "list_study_plans",
+            command: "plan.list",
             title: "List study plans",
             hints: READ,
             description: "List study plans (active first, then oldest updated first).",
@@ -122,6 +133,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "get_study_plan",
+            command: "plan.show",
             title: "Show a study plan",
             hints: READ,
             description: "One plan: summary, mission, milestones, records, readiness; markdown and checkpoint history on request.",
@@ -134,6 +146,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "get_planning_interview",
+            command: "plan.interview",
             title: "Planning interview",
             hints: READ,
             description: "The planning interview: questions, a seed and the existing plans.",
@@ -142,6 +155,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "create_study_plan",
+            command: "plan.new",
             title: "Create a study plan",
             hints: ADD,
             description: "Create a plan from interview answers (why, success, topics, constraints, out_of_scope, milestones, target_date, resources). An existing id is a conflict; status active is gated on readiness.",
@@ -154,6 +168,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "update_study_plan",
+            command: "plan.update",
             title: "Update a study plan",
             hints: DESTROY,
             description: "Apply every given field together and save once.",
@@ -168,6 +183,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "set_study_plan_status",
+            command: "plan.status",
             title: "Set a plan's status",
             hints: SET,
             description: "Set the status; activation needs a why, a success criterion and a milestone.",
@@ -179,6 +195,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "set_study_plan_milestone",
+            command: "plan.milestone",
             title: "Mark a milestone done or not done",
             hints: SET,
             description: "Set milestone `index` (0-based) done or not done (a set, never a toggle).",
@@ -190,6 +207,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "evaluate_study_plan",
+            command: "plan.evaluate",
             title: "Evaluate a study plan",
             hints: ADD,
             description: "Evaluate progress at a phase; record=true writes the checkpoint to the document and the database (and then needs if_revision).",
@@ -202,6 +220,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "delete_study_plan",
+            command: "plan.delete",
             title: "Delete a study plan",
             hints: DESTROY,
             description: "Delete a plan document; refuses unless confirmed.",
@@ -213,6 +232,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "record_plan_learning",
+            command: "plan.record",
             title: "Record a learning on a plan",
             hints: SET,
             description: "Add or update (by title) a learning record on a plan; idempotent.",
@@ -224,6 +244,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "log_topic",
+            command: "topic",
             title: "Log a topic to the live session",
             hints: ADD,
             description: "Log a topic to the live study session (feed and database).",
@@ -236,6 +257,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "end_session",
+            command: "session.end",
             title: "End the live study session",
             hints: DESTROY,
             description: "End the live study session (notes, progress rows, teardown).",
@@ -244,6 +266,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "session_search",
+            command: "search",
             title: "Search recorded sessions",
             hints: READ,
             description: "Lexical search over recorded sessions (FTS5, best match first).",
@@ -253,17 +276,22 @@ pub fn specs() -> Vec<ToolSpec> {
             ),
             output: outputs::search(),
         },
-    ]
+    ];
+    // structuredContent is the envelope (issue 30 item 1): the listed schema is its
+    // success around the result, or its failure (which a client validates too).
+    tools
+        .into_iter()
+        .map(|mut t| {
+            t.output = studyloop::envelope_schema::tool_output(t.command, t.output);
+            t
+        })
+        .collect()
 }
 
 /// The arguments of one call, checked against the tool's schema keys.
 struct Args<'a>(&'a Map<String, Value>);
 
-type Refusal = String;
-
-fn invalid(msg: impl std::fmt::Display) -> Refusal {
-    format!("invalid: {msg}")
-}
+type Refusal = Failure;
 
 impl Args<'_> {
     fn str(&self, k: &str) -> Result<Option<&str>, Refusal> {
@@ -297,15 +325,8 @@ impl Args<'_> {
     }
 }
 
-fn scope_payload(message: &str) -> Refusal {
-    studyloop::scope::unconfigured_payload(message).to_string()
-}
-
 fn refuse(e: &PlanError) -> Refusal {
-    match e {
-        PlanError::Scope(m) => scope_payload(m),
-        other => other.to_string(),
-    }
+    e.failure()
 }
 
 /// The required `if_revision` of a change to plan `id`.
@@ -337,7 +358,7 @@ pub fn unknown_tool(name: &str) -> String {
 /// Call tool `name` with `args`.
 ///
 /// # Errors
-/// The refusal text (with its prefix), or the scope payload.
+/// The refusal, as the envelope's failure.
 pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, Refusal> {
     // Unknown tools and arguments the schema forbids never get here: the
     // server checks both first (`schema::Checker`). The typed reads below
@@ -417,7 +438,7 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Value, R
             let index = match args.get("index") {
                 Some(v) => v
                     .as_i64()
-                    .ok_or_else(|| format!("invalid_milestone: index {v} is not an integer"))?,
+                    .ok_or_else(|| invalid(format!("`index` {v} is not an integer")))?,
                 None => return Err(invalid("`index` is required (0-based)")),
             };
             let done = match args.get("done") {

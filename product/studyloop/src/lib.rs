@@ -23,6 +23,7 @@ pub(crate) mod doctor;
 pub mod embed;
 pub mod env;
 pub mod envelope;
+pub mod envelope_schema;
 pub mod export;
 pub mod feeds;
 pub(crate) mod fsutil;

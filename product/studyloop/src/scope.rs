@@ -39,17 +39,9 @@ pub struct Scope {
     pub source: ScopeSource,
 }
 
-/// The shared `scope_unconfigured` payload every non-CLI door (MCP tools,
-/// web plan routes) returns when the scope gate refuses: the error code, the
-/// gate's message and the fix.
-#[must_use]
-pub fn unconfigured_payload(message: &str) -> serde_json::Value {
-    serde_json::json!({
-        "error": "scope_unconfigured",
-        "message": message,
-        "fix": "set `memory.default_scope` in config.yaml (`studyloop config init` writes one) or export SESSION_CONTEXT_SCOPE",
-    })
-}
+/// The fix a `scope_unconfigured` failure names in `details.fix`
+/// ([`crate::plans::PlanError::failure`], the same through the CLI, web and MCP doors).
+pub const UNCONFIGURED_FIX: &str = "set `memory.default_scope` in config.yaml (`studyloop config init` writes one) or export SESSION_CONTEXT_SCOPE";
 
 /// Why no scope is available.
 #[derive(Debug, thiserror::Error)]

@@ -127,7 +127,8 @@ impl Mcp {
         }
     }
 
-    /// `tools/call`: the structured result, or the refusal text as a failure.
+    /// `tools/call`: the success envelope's `result` (its text is the envelope as
+    /// JSON, docs/using-studyloop.md "The JSON envelope"), or the refusal text as a failure.
     fn call(&mut self, name: &str, args: Value) -> Result<Value, StepFailure> {
         let r = self.request("tools/call", json!({"name": name, "arguments": args}))?;
         let res = &r["result"];
@@ -142,11 +143,17 @@ impl Mcp {
                 }
             )));
         }
-        serde_json::from_str(text).map_err(|e| {
+        let envelope: Value = serde_json::from_str(text).map_err(|e| {
             errored(format!(
                 "tools/call {name}: its text is not JSON ({e}): {text}"
             ))
-        })
+        })?;
+        if envelope["schema_version"] != 1 || envelope.get("result").is_none() {
+            return Err(errored(format!(
+                "tools/call {name}: its text is not the success envelope: {text}"
+            )));
+        }
+        Ok(envelope["result"].clone())
     }
 }
 

@@ -97,23 +97,73 @@ impl Mcp {
         }
     }
 
-    /// `tools/call`: Ok(structured result) or Err(refusal text).
-    pub(crate) fn call(&mut self, name: &str, args: Value) -> Result<Value, String> {
+    /// `tools/call`: the tool result (`content`, `structuredContent`, `isError`), which
+    /// must be the published `$defs/mcp_tool_result` (docs/schemas/envelope.schema.json).
+    pub(crate) fn call_raw(&mut self, name: &str, args: Value) -> Value {
         let r = self.request("tools/call", json!({"name": name, "arguments": args}));
-        let res = &r["result"];
+        let res = r["result"].clone();
         assert!(res.is_object(), "tools/call {name} answered {r}");
+        if let Err(e) = tool_result_schema().validate(&res) {
+            panic!("tools/call {name}: not the published mcp_tool_result: {e}\n{res:#}");
+        }
+        res
+    }
+
+    /// `tools/call`: Ok(the success envelope's `result`) or Err(the refusal's text).
+    /// A success's text is its envelope as JSON; a refusal's text is its failure's
+    /// message, and its `structuredContent` that failure (issue 30 item 1).
+    pub(crate) fn call(&mut self, name: &str, args: Value) -> Result<Value, String> {
+        let res = self.call_raw(name, args);
         let text = res["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
+        let structured = &res["structuredContent"];
         if res["isError"] == json!(true) {
+            assert_eq!(structured["error"]["message"], json!(text), "{res}");
             Err(text)
         } else {
             let parsed: Value = serde_json::from_str(&text).expect("the text is the JSON");
-            assert_eq!(res["structuredContent"], parsed);
-            Ok(parsed)
+            assert_eq!(structured, &parsed);
+            assert_eq!(parsed["schema_version"], 1, "{parsed}");
+            Ok(parsed["result"].clone())
         }
     }
+
+    /// `tools/call` that must be refused: the `error` object of its `structuredContent`.
+    pub(crate) fn refusal(&mut self, name: &str, args: Value) -> Value {
+        let res = self.call_raw(name, args.clone());
+        assert_eq!(res["isError"], true, "{name} {args}: {res}");
+        res["structuredContent"]["error"].clone()
+    }
+}
+
+/// The published envelope schema's `$defs/mcp_tool_result`, compiled.
+pub(crate) struct ToolResultSchema(boon::Schemas, boon::SchemaIndex);
+
+impl ToolResultSchema {
+    pub(crate) fn validate(&self, v: &Value) -> Result<(), String> {
+        self.0.validate(v, self.1).map_err(|e| format!("{e:#}"))
+    }
+}
+
+pub(crate) fn tool_result_schema() -> ToolResultSchema {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/schemas/envelope.schema.json"
+    );
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the schema")).expect("JSON");
+    // Added under its own `$id`, so the `#/$defs/…` pointer resolves in it (nothing is fetched).
+    let id = schema["$id"].as_str().expect("$id").to_owned();
+    let mut c = boon::Compiler::new();
+    c.set_default_draft(boon::Draft::V2020_12);
+    c.add_resource(&id, schema).expect("resource");
+    let mut schemas = boon::Schemas::new();
+    let idx = c
+        .compile(&format!("{id}#/$defs/mcp_tool_result"), &mut schemas)
+        .expect("compiles");
+    ToolResultSchema(schemas, idx)
 }
 
 impl Drop for Mcp {
@@ -396,14 +446,16 @@ fn every_refusal_prefix_and_no_write() {
 fn session_tools_and_the_scope_payload() {
     let (home, plans) = world();
     let mut m = Mcp::spawn(home.path(), Some(&plans));
-    let err = m
-        .call(
-            "log_topic",
-            json!({"topic": "window functions", "status": "win"}),
-        )
-        .unwrap_err();
+    let err = m.refusal(
+        "log_topic",
+        json!({"topic": "window functions", "status": "win"}),
+    );
+    assert_eq!(err["code"], "no_active_session", "{err}");
     assert!(
-        err.starts_with("invalid:") && err.contains("no active study session"),
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("no active study session"),
         "{err}"
     );
     // A status outside the schema's enum is -32602 (protocol.rs).
@@ -439,12 +491,17 @@ fn session_tools_and_the_scope_payload() {
         .call("session_search", json!({"query": "window"}))
         .unwrap();
     assert!(hits["results"].is_array());
+    // The store's own refusal, as `studyloop search "  " --json` gives it.
+    let err = m.refusal("session_search", json!({"query": "  "}));
+    assert_eq!(err["code"], "invalid_input", "{err}");
     assert!(
-        m.call("session_search", json!({"query": "  "}))
-            .unwrap_err()
-            .starts_with("invalid:")
+        err["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the search query is empty"),
+        "{err}"
     );
-    // No scope: the shared payload, on every tool.
+    // No scope: the scope gate's failure, on every tool (a plan tool's names the fix).
     let bare = tempfile::tempdir().unwrap();
     let mut m = Mcp::spawn(bare.path(), None);
     for tool in [
@@ -458,16 +515,23 @@ fn session_tools_and_the_scope_payload() {
             "session_search" => json!({"query": "q"}),
             _ => json!({}),
         };
-        let err = m.call(tool, args).unwrap_err();
-        let v: Value =
-            serde_json::from_str(&err).unwrap_or_else(|_| panic!("{tool}: not the payload: {err}"));
-        assert_eq!(v["error"], "scope_unconfigured", "{tool}: {v}");
+        let v = m.refusal(tool, args);
+        assert_eq!(v["code"], "scope_unconfigured", "{tool}: {v}");
         assert!(
             v["message"]
                 .as_str()
                 .unwrap()
-                .contains("No context scope configured")
+                .contains("No context scope configured"),
+            "{tool}: {v}"
         );
+        if tool == "list_study_plans" {
+            assert!(
+                v["details"]["fix"]
+                    .as_str()
+                    .is_some_and(|f| f.contains("memory.default_scope")),
+                "{v}"
+            );
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 //! server's own validator (`boon`, JSON Schema 2020-12), and every tool's
 //! real `structuredContent` validated against it, on each success path
 //! (issue 27 item 6): what a strict client (the TypeScript SDK validates
-//! results against `outputSchema`) would accept or throw on.
+//! results against `outputSchema`, a refusal's too) would accept or throw on.
+//! The structuredContent is the envelope (issue 30 item 1): each success names the
+//! `command` docs/using-studyloop.md lists for its tool, each refusal is the failure.
 
 use std::collections::BTreeMap;
 
@@ -39,17 +41,67 @@ fn listed(m: &mut Mcp) -> Listed {
     Listed { schemas, by_tool }
 }
 
-/// Call `tool`, demand a success whose structuredContent the listed schema accepts.
+/// `tool -> command`, the MCP table of docs/using-studyloop.md "The JSON envelope".
+fn documented() -> BTreeMap<String, String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/using-studyloop.md");
+    let doc = std::fs::read_to_string(path).expect("docs/using-studyloop.md");
+    let section = doc
+        .split("## The JSON envelope")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            match cells[..] {
+                [_, tool, name, _]
+                    if tool.starts_with('`')
+                        && !tool.contains(' ')
+                        && tool.contains('_')
+                        && name.starts_with('`') =>
+                {
+                    Some((
+                        tool.trim_matches('`').to_owned(),
+                        name.trim_matches('`').to_owned(),
+                    ))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Call `tool`, demand a success whose structuredContent the listed schema accepts
+/// and whose `command` is the documented one; its `result`.
 fn valid_call(m: &mut Mcp, l: &Listed, seen: &mut Vec<String>, tool: &str, args: Value) -> Value {
-    let out = m
-        .call(tool, args.clone())
-        .unwrap_or_else(|e| panic!("{tool} {args}: refused: {e}"));
+    let out = m.call_raw(tool, args.clone());
+    assert_ne!(out["isError"], true, "{tool} {args}: refused: {out}");
+    let content = &out["structuredContent"];
     let idx = l.by_tool[tool];
-    if let Err(e) = l.schemas.validate(&out, idx) {
-        panic!("{tool} {args}: structuredContent breaks its outputSchema: {e:#}\n{out:#}");
+    if let Err(e) = l.schemas.validate(content, idx) {
+        panic!("{tool} {args}: structuredContent breaks its outputSchema: {e:#}\n{content:#}");
     }
+    let documented = documented();
+    assert_eq!(
+        content["command"].as_str(),
+        documented.get(tool).map(String::as_str),
+        "{tool}: the command docs/using-studyloop.md lists ({documented:?})"
+    );
     seen.push(tool.to_owned());
-    out
+    content["result"].clone()
+}
+
+/// Call `tool`, demand a refusal whose structuredContent (the failure envelope) the
+/// listed schema accepts, as the TypeScript SDK checks it; its `error`.
+fn refused_call(m: &mut Mcp, l: &Listed, tool: &str, args: Value) -> Value {
+    let out = m.call_raw(tool, args.clone());
+    assert_eq!(out["isError"], true, "{tool} {args}: {out}");
+    let content = &out["structuredContent"];
+    if let Err(e) = l.schemas.validate(content, l.by_tool[tool]) {
+        panic!("{tool} {args}: the refusal breaks its outputSchema: {e:#}\n{content:#}");
+    }
+    content["error"].clone()
 }
 
 #[test]
@@ -184,6 +236,20 @@ fn every_tools_structured_content_matches_its_listed_output_schema() {
     assert_eq!(ended["ended"], true, "{ended}");
     let hits = valid_call(&mut m, &l, s, "session_search", json!({"query": "frames"}));
     assert!(hits["results"].is_array(), "{hits}");
+    // Refusals: plan, session and store errors, each the failure its schema accepts.
+    for (tool, args, code) in [
+        ("get_study_plan", json!({"plan_id": "nope"}), "not_found"),
+        (
+            "set_study_plan_status",
+            json!({"plan_id": "sql", "if_revision": "r0000000000000000", "status": "active"}),
+            "conflict",
+        ),
+        ("log_topic", json!({"topic": "late"}), "no_active_session"),
+        ("session_search", json!({"query": "  "}), "invalid_input"),
+    ] {
+        let e = refused_call(&mut m, &l, tool, args);
+        assert_eq!(e["code"], code, "{tool}: {e}");
+    }
     seen.sort();
     seen.dedup();
     assert_eq!(
@@ -200,20 +266,49 @@ fn the_listed_output_schemas_reject_a_wrong_shape() {
     let (home, plans) = world();
     let mut m = Mcp::spawn(home.path(), Some(&plans));
     let l = listed(&mut m);
+    let ok = |command: &str, result: Value| json!({"schema_version": 1, "command": command, "result": result});
+    let empty = json!({"plans": [], "count": 0, "problems": []});
+    assert!(
+        l.schemas
+            .validate(
+                &ok("plan.list", empty.clone()),
+                l.by_tool["list_study_plans"]
+            )
+            .is_ok()
+    );
     for (tool, bad) in [
+        // The bare result (no envelope), another tool's command, a code outside the set.
+        ("list_study_plans", empty.clone()),
+        ("list_study_plans", ok("plan.show", empty)),
+        (
+            "get_study_plan",
+            json!({"error": {"code": "gone", "message": "x", "details": null}}),
+        ),
         (
             "list_study_plans",
-            json!({"plans": "none", "count": 0, "problems": []}),
+            ok(
+                "plan.list",
+                json!({"plans": "none", "count": 0, "problems": []}),
+            ),
         ),
-        ("evaluate_study_plan", json!({"plan_id": "x"})),
-        ("end_session", json!({"ended": true})),
+        (
+            "evaluate_study_plan",
+            ok("plan.evaluate", json!({"plan_id": "x"})),
+        ),
+        ("end_session", ok("session.end", json!({"ended": true}))),
         (
             "session_search",
-            json!({"mode": "fuzzy", "model": null, "notice": null, "results": [], "count": 0, "unembedded": 0}),
+            ok(
+                "search",
+                json!({"mode": "fuzzy", "model": null, "notice": null, "results": [], "count": 0, "unembedded": 0}),
+            ),
         ),
         (
             "log_topic",
-            json!({"logged": true, "topic": "t", "status": "win", "study_session_id": "s", "db_write": 0}),
+            ok(
+                "topic",
+                json!({"logged": true, "topic": "t", "status": "win", "study_session_id": "s", "db_write": 0}),
+            ),
         ),
     ] {
         assert!(

@@ -1,6 +1,7 @@
 //! Plan refusals. Each variant's message starts with the refusal prefix the
-//! MCP tools return (`not_found:`, `invalid_id:`, …) and maps to one HTTP
-//! status for the web door, so the three doors refuse alike.
+//! MCP tools' text shows (`not_found:`, `invalid_id:`, …), maps to one HTTP
+//! status for the web door and to one envelope failure ([`PlanError::failure`])
+//! that all three doors send, so they refuse alike.
 
 use std::path::PathBuf;
 
@@ -136,7 +137,7 @@ impl PlanError {
     }
 
     /// The envelope's failure for this refusal, the same through every door (web,
-    /// CLI `--json`): the closed-set class a script matches on, with the plan's own
+    /// CLI `--json`, MCP `structuredContent`): the closed-set class a script matches on, with the plan's own
     /// refusal word in `details.plan_code` (the MCP door's word).
     #[must_use]
     pub fn failure(&self) -> crate::envelope::Failure {
@@ -147,9 +148,9 @@ impl PlanError {
                 Code::NotReady,
                 json!({"ready": false, "blockers": blockers, "nudges": nudges}),
             ),
-            Self::Scope(m) => (
+            Self::Scope(_) => (
                 Code::ScopeUnconfigured,
-                json!({"fix": crate::scope::unconfigured_payload(m)["fix"]}),
+                json!({"fix": crate::scope::UNCONFIGURED_FIX}),
             ),
             Self::NotFound { .. } => (Code::NotFound, json!({"plan_code": self.code()})),
             Self::Conflict { .. } | Self::RequestReused { .. } | Self::RequestDone { .. } => {

@@ -37,6 +37,8 @@ pub mod token;
 pub mod ws;
 
 #[cfg(test)]
+mod doors_tests;
+#[cfg(test)]
 mod envelope_tests;
 #[cfg(test)]
 mod guard_tests;

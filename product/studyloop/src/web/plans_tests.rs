@@ -14,7 +14,7 @@ use super::testkit::{self, Response};
 use crate::context::Ctx;
 use crate::env::Env;
 
-async fn server_at(home: &Path, plans: Option<&Path>) -> String {
+pub(super) async fn server_at(home: &Path, plans: Option<&Path>) -> String {
     let mut pairs = vec![("HOME".to_owned(), home.display().to_string())];
     if let Some(p) = plans {
         pairs.push(("STUDYLOOP_PLANS_DIR".into(), p.display().to_string()));

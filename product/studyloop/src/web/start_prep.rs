@@ -39,6 +39,9 @@ pub enum Launch {
 pub struct Prepared {
     /// The study session id.
     pub id: String,
+    /// The purpose's mode (`mode_for`): the persona, the DB row and the state file's
+    /// `mode` all take this one value, as the CLI start writes `Mode::as_str`.
+    pub mode: crate::persona::Mode,
     /// Start time.
     pub now: String,
     /// The persona and its hash.
@@ -274,6 +277,7 @@ fn prepare_claimed(
     };
     Ok(Prepared {
         id,
+        mode,
         now: now.to_owned(),
         persona_text: persona.text,
         persona_hash: persona.hash,
@@ -311,7 +315,7 @@ pub fn write_state(
             s.energy_label = crate::session::Energy::parse(&info.energy.to_string())
                 .ok()
                 .map(|e| e.label().to_owned());
-            s.mode = Some("focus".into());
+            s.mode = Some(p.mode.as_str().to_owned());
             s.timer_mode = Some("energy".into());
             s.started_at = Some(p.now.clone());
             s.start_time = Some(p.now.clone());

@@ -378,6 +378,41 @@ fn a_study_purpose_start_gets_the_study_persona() {
     });
 }
 
+/// Each purpose's start writes the mode its persona was built for into the state
+/// file, the value `studyloop study --mode` writes (`Mode::as_str`), not "focus"
+/// for all three; the DB row says the same.
+#[test]
+fn a_web_start_writes_its_purposes_mode_into_the_state_file() {
+    let w = world(&[]);
+    w.rt.block_on(async {
+        for (purpose, mode) in [
+            ("study", "study"),
+            ("focus", "focus"),
+            ("planning", "plan-architect"),
+        ] {
+            let (status, body) = w
+                .start(
+                    json!({"topic": "Closures", "agent": "codex", "transport": "acp",
+                              "purpose": purpose}),
+                )
+                .await;
+            assert_eq!(status, 201, "{purpose}: {body}");
+            assert_eq!(w.state_mode(), mode, "{purpose}");
+            let st = w.state_file().expect("state");
+            let id = st.study_session_id.expect("id");
+            let db = crate::session::load(&w.state.ctx).expect("load").paths.db;
+            let row = crate::store::Store::open(&db)
+                .expect("db")
+                .study_session(&id)
+                .expect("read")
+                .expect("row");
+            assert_eq!(row.mode.as_deref(), Some(mode), "{purpose}: the DB row");
+            let (status, _) = w.http("POST", "/api/session/end", None).await;
+            assert_eq!(status, 200, "{purpose}");
+        }
+    });
+}
+
 #[test]
 fn missing_binary_is_503_naming_it_and_the_install_hint() {
     // No hatch: the real adapter lookup runs against an empty PATH.

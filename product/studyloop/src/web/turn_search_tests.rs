@@ -4,8 +4,7 @@
 //! `studyloop-mcp` binary's `session_search`, each hit naming kind `turn`, the
 //! session and the turn id; hostile turns neither fail nor match wrongly.
 
-use std::io::{BufRead as _, Write as _};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -33,41 +32,14 @@ fn cli_search(home: &std::path::Path, query: &str) -> Value {
 }
 
 /// `session_search` over the real `studyloop-mcp` binary (which validates its
-/// answer against the listed outputSchema before sending it).
+/// answer against the listed outputSchema before sending it): the envelope's `result`.
 fn mcp_search(home: &std::path::Path, query: &str) -> Value {
-    let mut child = Command::new(testkit::bin("studyloop-mcp"))
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", "/usr/bin:/bin")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn studyloop-mcp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    for line in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-            "capabilities": {}, "clientInfo": {"name": "turn-search-test", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "session_search", "arguments": {"query": query}}}),
-    ] {
-        writeln!(stdin, "{line}").expect("write");
-    }
-    stdin.flush().expect("flush");
-    let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    let mut answer = None;
-    for line in stdout.lines().map_while(Result::ok) {
-        let v: Value = serde_json::from_str(&line).expect("JSON-RPC");
-        if v["id"] == 2 {
-            answer = Some(v);
-            break;
-        }
-    }
-    drop(stdin);
-    let _ = child.wait();
-    let answer = answer.expect("an answer to session_search");
-    assert_ne!(answer["result"]["isError"], true, "{answer}");
-    answer["result"]["structuredContent"].clone()
+    let answer =
+        super::doors_tests::mcp_calls(home, &[], &[("session_search", json!({"query": query}))])
+            .remove(0);
+    assert_ne!(answer["isError"], true, "{answer}");
+    assert_eq!(answer["structuredContent"]["command"], "search", "{answer}");
+    answer["structuredContent"]["result"].clone()
 }
 
 /// `(kind, session_id, turn_id, role)` of every hit.
