@@ -522,7 +522,11 @@ mutants MODULE MODE="": deps-mutants
     narrow=(); filter=()
     case "$module" in
         redaction) pkg=studyloop-redaction; files=(redaction/src/*.rs) ;;
-        cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs) ;;
+        # cassette: the lib tests and tests/it's cassette_* of the cassette (the package's whole
+        # suite, the LiteLLM proxy tests among it, is 3 minutes per mutant).
+        cassette) pkg=studyloop-actors; files=(actors/src/llm/cassette/*.rs)
+            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=actors_it)
+            filter=(-- -E 'test(/cassette/)') ;;
         # uat's and acceptance's whole suites are large (a mutant a few minutes): only the
         # test targets and tests that call the module are built and run (signoff: its lib
         # tests and tests/it/signoff*.rs, whose corpus drives the built studyloop-uat;
@@ -530,9 +534,13 @@ mutants MODULE MODE="": deps-mutants
         signoff) pkg=studyloop-uat; files=(uat/src/signoff/*.rs)
             narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=uat_it)
             filter=(-- -E 'test(/^signoff/)') ;;
+        # bundle-verify: not gate::'s probe tests, which build and drive the whole acceptance
+        # runner (`cargo test --workspace --test acceptance`, minutes per mutant, and the stub
+        # bins a narrowed copy lacks); `studyloop-evidence verify` is driven by verify_recorded.
+        # The copy keeps .git (12 MB): evidence::repo reads the commit a bundle was built from.
         bundle-verify) pkg=studyloop-acceptance; files=(acceptance/src/evidence/*.rs)
-            narrow=(--cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
-            filter=(-- -E 'test(/^evidence::/) | test(/^(verify_recorded|gate)::/)') ;;
+            narrow=(--copy-vcs=true --cargo-arg=--lib --cargo-arg=--test --cargo-arg=acceptance_it)
+            filter=(-- -E 'test(/^evidence::/) | test(/^verify_recorded::/)') ;;
         # Acceptance's whole suite is large; only the test targets and tests that call the
         # module are built and run (partition_tests.rs, shard_record.rs tests; tests/it/shards.rs runs shard_record::build).
         partition) pkg=studyloop-acceptance; files=(acceptance/src/runner/partition.rs acceptance/src/runner/shard_record.rs)

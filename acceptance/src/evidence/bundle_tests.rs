@@ -262,3 +262,24 @@ fn a_fifo_or_symlink_manifest_is_an_error_not_a_hang() {
     let err = verify(&dir).unwrap_err().to_string();
     assert!(err.contains("a FIFO, not a regular file"), "{err}");
 }
+
+#[test]
+fn a_bundle_dir_that_is_a_file_or_a_link_to_an_empty_dir_is_taken_and_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("file");
+    std::fs::write(&file, b"someone's file").unwrap();
+    let err = BundleWriter::create(&file, manifest()).unwrap_err();
+    assert!(matches!(err, EvidenceError::Taken { .. }), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"someone's file");
+    // An empty directory reached through a link would pass the emptiness
+    // check; the link itself is what is refused, and the target keeps its mode.
+    let target = tmp.path().join("elsewhere");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let err = BundleWriter::create(&link, manifest()).unwrap_err();
+    assert!(matches!(err, EvidenceError::Taken { .. }), "{err}");
+    assert_eq!(mode(&target), 0o755);
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+}
